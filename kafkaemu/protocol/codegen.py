@@ -1,0 +1,136 @@
+"""Turn parsed specs into ``construct`` codecs, one per (message, version).
+
+Every version of a message decodes to the same shape: a ``Container`` with snake_case field
+names, where fields absent from the version hold their defaults. Encoding takes that shape
+(any mapping; missing keys take defaults) and writes only what the version has.
+"""
+from __future__ import annotations
+
+import io
+from functools import cached_property
+
+from construct import (Bytes, Construct, ConstructError, Flag, Float64b, Int8sb, Int16sb,
+                       Int16ub, Int32sb, Int32ub, Int64sb)
+
+from .primitives import DecodeError, KArray, KBytes, KOptional, KString, KStruct
+from .spec import FieldSpec, MessageSpec, VersionRange
+
+_FIXED: dict[str, Construct] = {
+    "bool": Flag, "int8": Int8sb, "int16": Int16sb, "int32": Int32sb, "int64": Int64sb,
+    "uint16": Int16ub, "uint32": Int32ub, "float64": Float64b, "uuid": Bytes(16),
+}
+
+ZERO_UUID = bytes(16)
+
+
+def _prim_default(typ: str, raw: str | None, nullable: bool):
+    if raw == "null":
+        return None
+    if typ in ("int8", "int16", "int32", "int64", "uint16", "uint32"):
+        return int(raw, 0) if raw is not None else 0
+    if typ == "float64":
+        return float(raw) if raw is not None else 0.0
+    if typ == "bool":
+        return raw == "true"
+    if typ == "string":
+        if raw is None:
+            return ""
+        return "" if raw == '""' else raw
+    if typ == "uuid":
+        return ZERO_UUID
+    if typ == "records":
+        return None
+    if typ == "bytes":
+        return b""
+    raise ValueError(f"no default for {typ}")
+
+
+def field_default(f: FieldSpec, version: int):
+    if f.is_array:
+        return None if f.default == "null" else []
+    if f.is_struct:
+        if f.default == "null":
+            return None
+        return {c.name: field_default(c, version) for c in f.fields if version in c.versions}
+    return _prim_default(f.type, f.default, version in f.nullable)
+
+
+def _field_construct(f: FieldSpec, version: int, flexible: bool) -> Construct:
+    compact = flexible if f.flex is None else version in f.flex
+    nullable = version in f.nullable
+    elem = f.element_type
+    if f.is_struct:
+        sub = build_struct(f.fields, version, flexible)
+    elif elem in ("string",):
+        sub = KString(compact, nullable and not f.is_array)
+    elif elem in ("bytes", "records"):
+        sub = KBytes(compact, nullable and not f.is_array)
+    else:
+        sub = _FIXED[elem]
+    if f.is_array:
+        return KArray(sub, compact, nullable)
+    if f.is_struct and nullable:
+        return KOptional(sub)
+    return sub
+
+
+def build_struct(fields: list[FieldSpec], version: int, flexible: bool) -> KStruct:
+    plain, tagged = [], {}
+    for f in fields:
+        if version not in f.versions:
+            continue
+        entry = (f.name, _field_construct(f, version, flexible), field_default(f, version))
+        if flexible and version in f.tagged:
+            tagged[f.tag] = entry
+        else:
+            plain.append(entry)
+    return KStruct(plain, tagged, flexible)
+
+
+class Codec:
+    """Encoder/decoder of one message at one version."""
+
+    def __init__(self, spec: MessageSpec, version: int):
+        self.spec = spec
+        self.version = version
+        self.flexible = version in spec.flexible
+        self.plain = build_struct(spec.fields, version, self.flexible)
+
+    @cached_property
+    def compiled(self):
+        return self.plain.compile()
+
+    def decode(self, data: bytes, *, compiled: bool = True):
+        """Decode a whole body; trailing bytes are an error. Raises DecodeError."""
+        stream = io.BytesIO(data)
+        try:
+            if compiled:
+                try:
+                    obj = self.compiled.parse_stream(stream)
+                except Exception:  # compiled code may fail oddly on hostile bytes
+                    stream = io.BytesIO(data)
+                    obj = self.plain.parse_stream(stream)
+            else:
+                obj = self.plain.parse_stream(stream)
+        except ConstructError:
+            raise
+        except Exception as exc:
+            raise DecodeError(f"{self.spec.name} v{self.version}: {exc}") from exc
+        if stream.tell() != len(data):
+            raise DecodeError(f"{self.spec.name} v{self.version}: {len(data) - stream.tell()} trailing bytes")
+        return obj
+
+    def decode_prefix(self, stream: io.BytesIO):
+        """Decode from a stream, leaving it positioned after the message (headers)."""
+        return self.plain.parse_stream(stream)
+
+    def encode(self, obj, *, compiled: bool = True) -> bytes:
+        stream = io.BytesIO()
+        if compiled:
+            self.compiled.build_stream(obj, stream)
+        else:
+            self.plain.build_stream(obj, stream)
+        return stream.getvalue()
+
+    def encode_into(self, obj, stream) -> None:
+        self.compiled.build_stream(obj, stream)

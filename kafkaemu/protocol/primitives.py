@@ -1,0 +1,341 @@
+"""Kafka's wire primitives as ``construct`` classes.
+
+Each class has a plain ``_parse``/``_build`` and an ``_emitparse``/``_emitbuild`` so that
+``.compile()`` inlines it. Both paths call the bounds-checked helpers below, so a truncated or
+hostile body raises :class:`DecodeError` (a ``construct`` error) on either path; the plain
+codec is still kept as the error path because its messages name the failing field.
+"""
+from __future__ import annotations
+
+import io as _io
+import struct
+
+from construct import Construct, ConstructError, Container
+
+_I16 = struct.Struct(">h")
+_I32 = struct.Struct(">i")
+
+
+class DecodeError(ConstructError):
+    pass
+
+
+def read_exact(io, n: int) -> bytes:
+    if n < 0:
+        raise DecodeError(f"negative length {n}")
+    data = io.read(n)
+    if len(data) != n:
+        raise DecodeError(f"truncated: wanted {n} bytes, got {len(data)}")
+    return data
+
+
+def read_uvarint(io) -> int:
+    result = shift = 0
+    while True:
+        b = io.read(1)
+        if not b:
+            raise DecodeError("truncated varint")
+        byte = b[0]
+        result |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return result
+        shift += 7
+        if shift > 63:
+            raise DecodeError("varint too long")
+
+
+def uvarint_bytes(n: int) -> bytes:
+    if n < 0:
+        raise DecodeError(f"negative varint {n}")
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _read_len(io, compact: bool, wide: bool) -> int:
+    if compact:
+        return read_uvarint(io) - 1
+    return (_I32 if wide else _I16).unpack(read_exact(io, 4 if wide else 2))[0]
+
+
+def _write_len(io, n: int, compact: bool, wide: bool) -> None:
+    if compact:
+        io.write(uvarint_bytes(n + 1))
+    else:
+        io.write((_I32 if wide else _I16).pack(n))
+
+
+def read_string(io, compact: bool, nullable: bool):
+    n = _read_len(io, compact, False)
+    if n < 0:
+        if nullable and n == -1:
+            return None
+        raise DecodeError(f"invalid string length {n}")
+    try:
+        return read_exact(io, n).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"string is not UTF-8: {exc}") from None
+
+
+def write_string(io, obj, compact: bool, nullable: bool) -> None:
+    if obj is None:
+        if nullable:
+            _write_len(io, -1, compact, False)
+            return
+        obj = ""
+    data = obj.encode("utf-8")
+    if len(data) > 0x7FFF and not compact:
+        raise DecodeError("string longer than 32767 bytes")
+    _write_len(io, len(data), compact, False)
+    io.write(data)
+
+
+def read_bytes(io, compact: bool, nullable: bool):
+    n = _read_len(io, compact, True)
+    if n < 0:
+        if nullable and n == -1:
+            return None
+        raise DecodeError(f"invalid bytes length {n}")
+    return read_exact(io, n)
+
+
+def write_bytes(io, obj, compact: bool, nullable: bool) -> None:
+    if obj is None:
+        if nullable:
+            _write_len(io, -1, compact, True)
+            return
+        obj = b""
+    _write_len(io, len(obj), compact, True)
+    io.write(obj)
+
+
+def read_array_len(io, compact: bool, nullable: bool):
+    n = _read_len(io, compact, True)
+    if n < 0:
+        if nullable and n == -1:
+            return None
+        raise DecodeError(f"invalid array length {n}")
+    return n
+
+
+def write_array_len(io, obj, compact: bool, nullable: bool) -> None:
+    if obj is None:
+        if nullable:
+            _write_len(io, -1, compact, True)
+            return
+        obj = ()
+    _write_len(io, len(obj), compact, True)
+
+
+def read_tagged_header(io) -> tuple[int, bytes]:
+    tag = read_uvarint(io)
+    size = read_uvarint(io)
+    return tag, read_exact(io, size)
+
+
+def write_tagged(io, entries: list[tuple[int, bytes]]) -> None:
+    io.write(uvarint_bytes(len(entries)))
+    for tag, data in entries:
+        io.write(uvarint_bytes(tag))
+        io.write(uvarint_bytes(len(data)))
+        io.write(data)
+
+
+def _kp_import(code) -> str:
+    if not getattr(code, "_kafkaemu_imported", False):
+        code.append("import kafkaemu.protocol.primitives as _kp\n")
+        code._kafkaemu_imported = True
+    return "_kp"
+
+
+class KString(Construct):
+    """STRING / COMPACT_STRING, optionally NULLABLE."""
+
+    def __init__(self, compact: bool, nullable: bool):
+        super().__init__()
+        self.compact, self.nullable = compact, nullable
+
+    def _parse(self, stream, context, path):
+        return read_string(stream, self.compact, self.nullable)
+
+    def _build(self, obj, stream, context, path):
+        write_string(stream, obj, self.compact, self.nullable)
+        return obj
+
+    def _emitparse(self, code):
+        kp = _kp_import(code)
+        return f"{kp}.read_string(io, {self.compact}, {self.nullable})"
+
+    def _emitbuild(self, code):
+        kp = _kp_import(code)
+        return f"({kp}.write_string(io, obj, {self.compact}, {self.nullable}), obj)[1]"
+
+
+class KBytes(KString):
+    """BYTES / COMPACT_BYTES / RECORDS, optionally NULLABLE."""
+
+    def _parse(self, stream, context, path):
+        return read_bytes(stream, self.compact, self.nullable)
+
+    def _build(self, obj, stream, context, path):
+        write_bytes(stream, obj, self.compact, self.nullable)
+        return obj
+
+    def _emitparse(self, code):
+        return f"{_kp_import(code)}.read_bytes(io, {self.compact}, {self.nullable})"
+
+    def _emitbuild(self, code):
+        kp = _kp_import(code)
+        return f"({kp}.write_bytes(io, obj, {self.compact}, {self.nullable}), obj)[1]"
+
+
+class KArray(Construct):
+    """ARRAY / COMPACT_ARRAY of one element construct, optionally NULLABLE."""
+
+    def __init__(self, subcon: Construct, compact: bool, nullable: bool):
+        super().__init__()
+        self.subcon, self.compact, self.nullable = subcon, compact, nullable
+
+    def _parse(self, stream, context, path):
+        n = read_array_len(stream, self.compact, self.nullable)
+        if n is None:
+            return None
+        sc = self.subcon
+        return [sc._parsereport(stream, context, path) for _ in range(n)]
+
+    def _build(self, obj, stream, context, path):
+        write_array_len(stream, obj, self.compact, self.nullable)
+        for item in obj or ():
+            self.subcon._build(item, stream, context, path)
+        return obj
+
+    def _emitparse(self, code):
+        kp = _kp_import(code)
+        fname = f"parse_karray_{code.allocateId()}"
+        code.append(f"""
+def {fname}(io, this):
+    n = {kp}.read_array_len(io, {self.compact}, {self.nullable})
+    if n is None:
+        return None
+    return [{self.subcon._compileparse(code)} for _ in range(n)]
+""")
+        return f"{fname}(io, this)"
+
+    def _emitbuild(self, code):
+        kp = _kp_import(code)
+        fname = f"build_karray_{code.allocateId()}"
+        code.append(f"""
+def {fname}(items, io, this):
+    {kp}.write_array_len(io, items, {self.compact}, {self.nullable})
+    for obj in items or ():
+        {self.subcon._compilebuild(code)}
+    return items
+""")
+        return f"{fname}(obj, io, this)"
+
+
+class KOptional(Construct):
+    """A nullable struct: INT8 -1 for null, 1 followed by the struct."""
+
+    def __init__(self, subcon: Construct):
+        super().__init__()
+        self.subcon = subcon
+
+    def _parse(self, stream, context, path):
+        marker = read_exact(stream, 1)[0]
+        if marker == 0xFF:
+            return None
+        return self.subcon._parsereport(stream, context, path)
+
+    def _build(self, obj, stream, context, path):
+        if obj is None:
+            stream.write(b"\xff")
+            return None
+        stream.write(b"\x01")
+        return self.subcon._build(obj, stream, context, path)
+
+
+class KStruct(Construct):
+    """A struct: fields in order, then (when flexible) the tagged-field section.
+
+    ``fields`` and ``tagged`` hold ``(name, construct, default)``; ``tagged`` is keyed by tag.
+    Building takes any mapping and uses the default for a missing key, so a response built
+    in the newest shape encodes to every version. Tagged fields at their default are omitted.
+    """
+
+    def __init__(self, fields, tagged: dict | None, flexible: bool):
+        super().__init__()
+        self.kfields = list(fields)
+        self.ktagged = dict(sorted((tagged or {}).items()))
+        self.flexible = flexible
+
+    def _parse(self, stream, context, path):
+        result = Container()
+        for name, sc, _ in self.kfields:
+            result[name] = sc._parsereport(stream, context, f"{path} -> {name}")
+        if self.flexible:
+            for name, _, default in self.ktagged.values():
+                result[name] = default
+            for _ in range(read_uvarint(stream)):
+                tag, data = read_tagged_header(stream)
+                entry = self.ktagged.get(tag)
+                if entry is not None:
+                    name, sc, _ = entry
+                    result[name] = sc._parsereport(_io.BytesIO(data), context, f"{path} -> {name}")
+        return result
+
+    def _build(self, obj, stream, context, path):
+        get = obj.get
+        for name, sc, default in self.kfields:
+            sc._build(get(name, default), stream, context, f"{path} -> {name}")
+        if self.flexible:
+            entries = []
+            for tag, (name, sc, default) in self.ktagged.items():
+                value = get(name, default)
+                if value is not default and value != default:
+                    sub = _io.BytesIO()
+                    sc._build(value, sub, context, path)
+                    entries.append((tag, sub.getvalue()))
+            write_tagged(stream, entries)
+        return obj
+
+    def _emitparse(self, code):
+        kp = _kp_import(code)
+        fname = f"parse_kstruct_{code.allocateId()}"
+        lines = [f"def {fname}(io, this):", "    result = Container()"]
+        for name, sc, _ in self.kfields:
+            lines.append(f"    result[{name!r}] = {sc._compileparse(code)}")
+        if self.flexible:
+            for name, _, default in self.ktagged.values():
+                lines.append(f"    result[{name!r}] = {default!r}")
+            lines.append(f"    for _ in range({kp}.read_uvarint(io)):")
+            lines.append(f"        tag, data = {kp}.read_tagged_header(io)")
+            for tag, (name, sc, _) in self.ktagged.items():
+                lines.append(f"        if tag == {tag}:")
+                lines.append(f"            result[{name!r}] = restream(data, lambda io: {sc._compileparse(code)})")
+        lines.append("    return result")
+        code.append("\n".join(lines) + "\n")
+        return f"{fname}(io, this)"
+
+    def _emitbuild(self, code):
+        kp = _kp_import(code)
+        fname = f"build_kstruct_{code.allocateId()}"
+        lines = [f"def {fname}(objdict, io, this):", "    get = objdict.get"]
+        for name, sc, default in self.kfields:
+            lines.append(f"    obj = get({name!r}, {default!r})")
+            lines.append(f"    {sc._compilebuild(code)}")
+        if self.flexible:
+            lines.append("    entries = []")
+            for tag, (name, sc, default) in self.ktagged.items():
+                lines.append(f"    obj = get({name!r}, {default!r})")
+                lines.append(f"    if obj != {default!r}:")
+                lines.append("        sub = io; io = BytesIO()")
+                lines.append(f"        {sc._compilebuild(code)}")
+                lines.append(f"        entries.append(({tag}, io.getvalue())); io = sub")
+            lines.append(f"    {kp}.write_tagged(io, entries)")
+        lines.append("    return objdict")
+        code.append("\n".join(lines) + "\n")
+        return f"{fname}(obj, io, this)"
