@@ -1,0 +1,33 @@
+"""Broker configuration: the settings a user of a Kafka broker would expect, with CI-friendly defaults."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class BrokerConfig:
+    host: str = "127.0.0.1"
+    port: int = 9092
+    advertised_host: str | None = None
+    node_id: int = 0
+    cluster_id: str = "kafkaemu-cluster-0000"
+    auto_create_topics: bool = True
+    num_partitions: int = 1
+    default_replication_factor: int = 1
+    socket_request_max_bytes: int = 100 * 1024 * 1024
+    message_max_bytes: int = 1048588
+    data_dir: str | None = None
+    # group coordinator
+    offsets_topic_num_partitions: int = 50
+    group_min_session_timeout_ms: int = 6000
+    group_max_session_timeout_ms: int = 1800000
+    group_initial_rebalance_delay_ms: int = 0
+    group_max_size: int = 2**31 - 1
+    offset_metadata_max_bytes: int = 4096
+    offsets_retention_minutes: int = 7 * 24 * 60
+    offsets_retention_check_interval_ms: int = 600000
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def advertised(self) -> str:
+        return self.advertised_host or self.host

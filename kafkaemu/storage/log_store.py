@@ -1,0 +1,76 @@
+"""Topics and their partition logs: the broker's whole data set, pure and in memory."""
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+
+from .partition_log import PartitionLog
+
+_LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
+OFFSETS_TOPIC = "__consumer_offsets"
+
+
+class TopicError(Exception):
+    def __init__(self, code, message: str = ""):
+        super().__init__(message or code.name)
+        self.code = code
+
+
+@dataclass
+class Topic:
+    name: str
+    topic_id: bytes
+    partitions: list[PartitionLog]
+    configs: dict[str, str] = field(default_factory=dict)
+    internal: bool = False
+
+
+def validate_topic_name(name: str) -> bool:
+    return bool(_LEGAL_TOPIC.match(name)) and name not in (".", "..")
+
+
+class LogStore:
+    def __init__(self) -> None:
+        self.topics: dict[str, Topic] = {}
+        self._by_id: dict[bytes, Topic] = {}
+
+    def get(self, name: str) -> Topic | None:
+        return self.topics.get(name)
+
+    def by_id(self, topic_id: bytes) -> Topic | None:
+        return self._by_id.get(topic_id)
+
+    def create_topic(self, name: str, num_partitions: int, configs: dict[str, str] | None = None,
+                     internal: bool = False) -> Topic:
+        from ..protocol.errors import ErrorCode
+        if not validate_topic_name(name):
+            raise TopicError(ErrorCode.INVALID_TOPIC_EXCEPTION, f"illegal topic name {name!r}")
+        if name in self.topics:
+            raise TopicError(ErrorCode.TOPIC_ALREADY_EXISTS, f"topic {name!r} already exists")
+        if num_partitions < 1:
+            raise TopicError(ErrorCode.INVALID_PARTITIONS, "number of partitions must be at least 1")
+        topic = Topic(name, uuid.uuid4().bytes, [], dict(configs or {}), internal)
+        topic.partitions = [PartitionLog(topic, i) for i in range(num_partitions)]
+        self.topics[name] = topic
+        self._by_id[topic.topic_id] = topic
+        return topic
+
+    def delete_topic(self, name: str) -> Topic:
+        from ..protocol.errors import ErrorCode
+        topic = self.topics.pop(name, None)
+        if topic is None:
+            raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        del self._by_id[topic.topic_id]
+        return topic
+
+    def add_partitions(self, name: str, total: int) -> Topic:
+        from ..protocol.errors import ErrorCode
+        topic = self.topics.get(name)
+        if topic is None:
+            raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        if total <= len(topic.partitions):
+            raise TopicError(ErrorCode.INVALID_PARTITIONS,
+                             f"topic {name} has {len(topic.partitions)} partitions; cannot reduce or keep to {total}")
+        topic.partitions.extend(PartitionLog(topic, i) for i in range(len(topic.partitions), total))
+        return topic
