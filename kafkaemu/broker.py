@@ -4,7 +4,7 @@ from __future__ import annotations
 import structlog
 
 from .config import BrokerConfig
-from .storage.log_store import LogStore
+from .storage.log_store import LogStore, Topic
 
 log = structlog.get_logger("kafkaemu.broker")
 
@@ -16,7 +16,24 @@ class Broker:
         self.cluster_id = config.cluster_id
         self.store = LogStore()
         self.now_ms = now_ms
+        # node id -> (advertised host, port); the server fills in the bound port.
+        self.listeners: dict[int, tuple[str, int]] = {config.node_id: (config.advertised, config.port)}
 
+    # -- topics --------------------------------------------------------------------------
+    def create_topic(self, name: str, num_partitions: int, configs: dict[str, str]) -> Topic:
+        topic = self.store.create_topic(name, num_partitions, configs)
+        log.info("topic_created", topic=name, partitions=num_partitions)
+        return topic
+
+    def delete_topic(self, name: str) -> Topic:
+        topic = self.store.delete_topic(name)
+        log.info("topic_deleted", topic=name)
+        return topic
+
+    def partition_leader(self, partition) -> int:
+        return self.node_id
+
+    # -- time ----------------------------------------------------------------------------
     def tick(self, now_ms: int) -> None:
         """Fire every timer due at ``now_ms`` (session expiry, long-poll timeouts, ...)."""
         self.now_ms = now_ms

@@ -17,7 +17,19 @@ def _collect() -> dict[str, int]:
                 codes.setdefault(name, errno)
             stack.append(sub)
     codes.setdefault("UNKNOWN_SERVER_ERROR", -1)
-    return dict(sorted(codes.items(), key=lambda kv: kv[1]))
+    # Apache Kafka's own spelling where kafka-python's differs; listed first, so it is the
+    # canonical name and kafka-python's becomes an alias.
+    merged = dict(_JAVA_NAMES)
+    merged.update(codes)
+    return dict(sorted(merged.items(), key=lambda kv: (kv[1], kv[0] not in _JAVA_NAMES)))
+
+
+_JAVA_NAMES = {
+    "NOT_LEADER_OR_FOLLOWER": 6,
+    "MESSAGE_TOO_LARGE": 10,
+    "INVALID_TOPIC_EXCEPTION": 17,
+    "INVALID_REPLICA_ASSIGNMENT": 39,
+}
 
 
 ErrorCode = IntEnum("ErrorCode", _collect())

@@ -1,0 +1,3 @@
+from .emulator import KafkaEmulator
+
+__all__ = ["KafkaEmulator"]

@@ -1,0 +1,67 @@
+"""``kafkaemu serve``: run the emulator until SIGINT/SIGTERM."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+
+from .config import BrokerConfig
+from .logging import configure_logging
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kafkaemu", description="A Kafka-compatible broker emulator.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the broker")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=9092, help="port to listen on; 0 picks a free one (default 9092)")
+    serve.add_argument("--advertised-host", default=None, help="host name given to clients in Metadata")
+    serve.add_argument("--node-id", type=int, default=0)
+    serve.add_argument("--data-dir", default=None, help="keep logs and __consumer_offsets here across restarts")
+    serve.add_argument("--no-auto-create-topics", dest="auto_create", action="store_false",
+                       help="answer UNKNOWN_TOPIC_OR_PARTITION instead of creating topics on first use")
+    serve.add_argument("--num-partitions", type=int, default=1, help="partitions of auto-created topics")
+    serve.add_argument("--group-initial-rebalance-delay-ms", type=int, default=0)
+    serve.add_argument("--group-min-session-timeout-ms", type=int, default=6000)
+    serve.add_argument("--group-max-session-timeout-ms", type=int, default=1800000)
+    serve.add_argument("--offsets-retention-minutes", type=int, default=7 * 24 * 60)
+    serve.add_argument("--log-format", choices=["console", "json"], default="console")
+    serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"], default="info")
+    return parser
+
+
+def config_from_args(args) -> BrokerConfig:
+    return BrokerConfig(
+        host=args.host, port=args.port, advertised_host=args.advertised_host, node_id=args.node_id,
+        data_dir=args.data_dir, auto_create_topics=args.auto_create, num_partitions=args.num_partitions,
+        group_initial_rebalance_delay_ms=args.group_initial_rebalance_delay_ms,
+        group_min_session_timeout_ms=args.group_min_session_timeout_ms,
+        group_max_session_timeout_ms=args.group_max_session_timeout_ms,
+        offsets_retention_minutes=args.offsets_retention_minutes,
+    )
+
+
+async def serve(config: BrokerConfig) -> None:
+    from .server import KafkaServer
+    server = KafkaServer(config)
+    await server.start()
+    print(f"kafkaemu listening on {config.host}:{server.port}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(args.log_format, args.log_level)
+    import uvloop
+    uvloop.run(serve(config_from_args(args)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,23 @@
+"""ApiVersions (key 18), v0-v4.
+
+The answer is derived from the registry: every API with a handler, at the versions it
+handles. v3+ requests name the client software; a malformed name or version gets
+INVALID_REQUEST as in Kafka. Feature flags (supported/finalized features) are not advertised.
+An ApiVersions request above v4 is answered by the connection layer in v0 format.
+"""
+import re
+
+from ..protocol.errors import ErrorCode
+from .registry import REGISTRY, handler
+
+_SOFTWARE = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
+
+
+@handler(18, 0, 4)
+def api_versions(ctx, req):
+    api_keys = [{"api_key": k, "min_version": lo, "max_version": hi} for k, lo, hi in REGISTRY.versions()]
+    error = ErrorCode.NONE
+    if ctx.api_version >= 3 and not (_SOFTWARE.match(req.client_software_name or "")
+                                     and _SOFTWARE.match(req.client_software_version or "")):
+        error = ErrorCode.INVALID_REQUEST
+    return {"error_code": error, "api_keys": api_keys, "finalized_features_epoch": -1}

@@ -1,0 +1,89 @@
+"""CreateTopics (key 19), v0-v7.
+
+Validates as a KRaft broker does: duplicate names in one request (INVALID_REQUEST), partition
+count and replication factor (-1 means the broker default; a factor above the node count is
+INVALID_REPLICATION_FACTOR), manual assignments (accepted when they name this cluster's nodes;
+replicas beyond the first are ignored), configs (INVALID_CONFIG), existing topics
+(TOPIC_ALREADY_EXISTS). validate_only checks without creating. timeout_ms is not needed:
+creation is immediate.
+"""
+from collections import Counter
+
+from ..protocol.errors import ErrorCode
+from ..storage.log_store import TopicError, validate_topic_name
+from ..storage.topic_config import TOPIC_CONFIG_DEFAULTS, validate_topic_config
+from .registry import handler
+
+DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG = 5, 1
+
+
+@handler(19, 0, 7)
+def create_topics(ctx, req):
+    broker = ctx.broker
+    counts = Counter(t.name for t in req.topics)
+    results = []
+    for t in req.topics:
+        result = {"name": t.name, "error_code": ErrorCode.NONE, "error_message": None}
+        error = _validate(broker, t, counts)
+        if error is not None:
+            result["error_code"], result["error_message"] = error
+            results.append(result)
+            continue
+        partitions = len(t.assignments) if t.assignments else (
+            broker.config.num_partitions if t.num_partitions == -1 else t.num_partitions)
+        rf = broker.config.default_replication_factor if t.replication_factor == -1 else t.replication_factor
+        configs = {c.name: c.value for c in t.configs if c.value is not None}
+        topic_id = bytes(16)
+        if not req.validate_only:
+            try:
+                topic_id = broker.create_topic(t.name, partitions, configs).topic_id
+            except TopicError as exc:
+                result["error_code"], result["error_message"] = exc.code, str(exc)
+                results.append(result)
+                continue
+        result.update(topic_id=topic_id, num_partitions=partitions, replication_factor=rf,
+                      configs=_config_entries(configs))
+        results.append(result)
+    return {"topics": results}
+
+
+def _validate(broker, t, counts):
+    if counts[t.name] > 1:
+        return ErrorCode.INVALID_REQUEST, "Duplicate topic name."
+    if not validate_topic_name(t.name):
+        return ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic name {t.name!r} is illegal."
+    if broker.store.get(t.name) is not None:
+        return ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{t.name}' already exists."
+    if t.assignments:
+        if t.num_partitions != -1 or t.replication_factor != -1:
+            return ErrorCode.INVALID_REQUEST, \
+                "Both numPartitions or replicationFactor and replicasAssignments were set."
+        nodes = set(broker.listeners)
+        for a in t.assignments:
+            if not a.broker_ids or any(b not in nodes for b in a.broker_ids):
+                return ErrorCode.INVALID_REPLICA_ASSIGNMENT, f"Invalid replica assignment {list(a.broker_ids)}."
+        if sorted(a.partition_index for a in t.assignments) != list(range(len(t.assignments))):
+            return ErrorCode.INVALID_REPLICA_ASSIGNMENT, "Partitions must be numbered consecutively from 0."
+    else:
+        if t.num_partitions == 0 or t.num_partitions < -1:
+            return ErrorCode.INVALID_PARTITIONS, "Number of partitions was set to an invalid non-positive value."
+        if t.replication_factor == 0 or t.replication_factor < -1:
+            return ErrorCode.INVALID_REPLICATION_FACTOR, \
+                "Replication factor must be larger than 0, or -1 to use the default value."
+        rf = t.replication_factor
+        if rf > len(broker.listeners):
+            return ErrorCode.INVALID_REPLICATION_FACTOR, (
+                f"Unable to replicate the partition {rf} time(s): The target replication factor of {rf} "
+                f"cannot be reached because only {len(broker.listeners)} broker(s) are registered.")
+    for c in t.configs:
+        message = validate_topic_config(c.name, c.value)
+        if message:
+            return ErrorCode.INVALID_CONFIG, message
+    return None
+
+
+def _config_entries(configs):
+    return [{"name": name, "value": configs.get(name, default), "read_only": False,
+             "config_source": DYNAMIC_TOPIC_CONFIG if name in configs else DEFAULT_CONFIG,
+             "is_sensitive": False}
+            for name, (default, _) in sorted(TOPIC_CONFIG_DEFAULTS.items())]

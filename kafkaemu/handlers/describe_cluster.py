@@ -1,0 +1,25 @@
+"""DescribeCluster (key 60), v0-v1. Brokers endpoint type only (v1 endpoint_type 2,
+controllers, gets UNSUPPORTED_ENDPOINT_TYPE as a broker answers it)."""
+from ..protocol.errors import ErrorCode
+from ..protocol.operations import CLUSTER_OPERATIONS, NOT_REQUESTED
+from .registry import handler
+from .topic_views import brokers
+
+BROKERS_ENDPOINT = 1
+
+
+@handler(60, 0, 1)
+def describe_cluster(ctx, req):
+    broker = ctx.broker
+    if req.endpoint_type != BROKERS_ENDPOINT:
+        return {"error_code": ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
+                "error_message": "The broker only handles the BROKER endpoint type",
+                "endpoint_type": req.endpoint_type, "cluster_id": broker.cluster_id}
+    return {
+        "endpoint_type": BROKERS_ENDPOINT,
+        "cluster_id": broker.cluster_id,
+        "controller_id": broker.node_id,
+        "brokers": brokers(broker),
+        "cluster_authorized_operations":
+            CLUSTER_OPERATIONS if req.include_cluster_authorized_operations else NOT_REQUESTED,
+    }

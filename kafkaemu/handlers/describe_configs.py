@@ -1,0 +1,81 @@
+"""DescribeConfigs (key 32), v0-v4.
+
+Topics (resource type 2) report every topic config with its effective value: set on the topic
+(DYNAMIC_TOPIC_CONFIG) or Kafka's default (DEFAULT_CONFIG). Brokers (type 4, name "" or this
+node's id) report the settings kafkaemu has. Broker loggers (type 8) answer an empty list.
+configuration_keys filters; synonyms list the entry itself; documentation is null.
+"""
+from ..protocol.errors import ErrorCode
+from ..storage.topic_config import TOPIC_CONFIG_DEFAULTS
+from .registry import handler
+
+TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
+DYNAMIC_TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 1, 4, 5
+_BOOLEAN, _STRING, _INT, _LONG = 1, 2, 3, 5
+
+
+def broker_configs(broker) -> dict[str, tuple[str, int]]:
+    c = broker.config
+    return {
+        "broker.id": (str(broker.node_id), _INT),
+        "node.id": (str(broker.node_id), _INT),
+        "auto.create.topics.enable": (str(c.auto_create_topics).lower(), _BOOLEAN),
+        "num.partitions": (str(c.num_partitions), _INT),
+        "default.replication.factor": (str(c.default_replication_factor), _INT),
+        "message.max.bytes": (str(c.message_max_bytes), _INT),
+        "socket.request.max.bytes": (str(c.socket_request_max_bytes), _INT),
+        "offsets.topic.num.partitions": (str(c.offsets_topic_num_partitions), _INT),
+        "offsets.topic.replication.factor": ("1", _INT),
+        "offsets.retention.minutes": (str(c.offsets_retention_minutes), _INT),
+        "offset.metadata.max.bytes": (str(c.offset_metadata_max_bytes), _INT),
+        "group.initial.rebalance.delay.ms": (str(c.group_initial_rebalance_delay_ms), _INT),
+        "group.min.session.timeout.ms": (str(c.group_min_session_timeout_ms), _INT),
+        "group.max.session.timeout.ms": (str(c.group_max_session_timeout_ms), _INT),
+        "group.max.size": (str(c.group_max_size), _INT),
+        "log.retention.ms": (TOPIC_CONFIG_DEFAULTS["retention.ms"][0], _LONG),
+        "log.cleanup.policy": ("delete", 7),
+        "min.insync.replicas": ("1", _INT),
+        "transaction.state.log.replication.factor": ("1", 4),
+    }
+
+
+@handler(32, 0, 4)
+def describe_configs(ctx, req):
+    return {"results": [_describe(ctx, r, req.include_synonyms) for r in req.resources]}
+
+
+def _entry(ctx, name, value, source, typ, synonyms):
+    return {"name": name, "value": value, "read_only": False, "is_default": source == DEFAULT_CONFIG,
+            "config_source": source, "is_sensitive": False, "config_type": typ, "documentation": None,
+            "synonyms": [{"name": name, "value": value, "source": source}] if synonyms else []}
+
+
+def _describe(ctx, res, synonyms):
+    broker = ctx.broker
+    out = {"error_code": ErrorCode.NONE, "error_message": None, "resource_type": res.resource_type,
+           "resource_name": res.resource_name, "configs": []}
+    keys = None if res.configuration_keys is None else set(res.configuration_keys)
+    if res.resource_type == TOPIC:
+        topic = broker.store.get(res.resource_name)
+        if topic is None:
+            out["error_code"] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            out["error_message"] = f"Topic {res.resource_name} does not exist."
+            return out
+        for name, (default, typ) in sorted(TOPIC_CONFIG_DEFAULTS.items()):
+            if keys is None or name in keys:
+                source = DYNAMIC_TOPIC_CONFIG if name in topic.configs else DEFAULT_CONFIG
+                out["configs"].append(_entry(ctx, name, topic.configs.get(name, default), source, typ, synonyms))
+    elif res.resource_type == BROKER:
+        if res.resource_name not in ("", str(broker.node_id)) and not (
+                res.resource_name.isdigit() and int(res.resource_name) in broker.listeners):
+            out["error_code"] = ErrorCode.INVALID_REQUEST
+            out["error_message"] = f"Unexpected broker id, expected {broker.node_id} or empty string, " \
+                                   f"but received {res.resource_name}"
+            return out
+        for name, (value, typ) in sorted(broker_configs(broker).items()):
+            if keys is None or name in keys:
+                out["configs"].append(_entry(ctx, name, value, STATIC_BROKER_CONFIG, typ, synonyms))
+    elif res.resource_type != BROKER_LOGGER:
+        out["error_code"] = ErrorCode.INVALID_REQUEST
+        out["error_message"] = f"Unsupported resource type {res.resource_type}"
+    return out

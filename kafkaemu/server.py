@@ -1,0 +1,114 @@
+"""The only module that does IO: a uvloop TCP listener feeding sans-IO connections, and a
+ticker that calls the broker with the injected clock's "now" when its next timer is due."""
+from __future__ import annotations
+
+import asyncio
+import itertools
+
+import structlog
+
+from .broker import Broker
+from .clock import SystemClock
+from .config import BrokerConfig
+from .handlers import REGISTRY
+from .wire.connection import Connection, ProtocolViolation
+
+log = structlog.get_logger("kafkaemu.server")
+
+
+class KafkaServer:
+    def __init__(self, config: BrokerConfig, clock=None, registry=REGISTRY) -> None:
+        self.config = config
+        self.clock = clock or SystemClock()
+        self.registry = registry
+        self.broker = Broker(config, self.clock.now_ms())
+        self.port: int | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_deadline: int | None = None
+        self._ids = itertools.count(1)
+        self.protocols: set[_KafkaProtocol] = set()
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._server = await self._loop.create_server(
+            lambda: _KafkaProtocol(self), self.config.host, self.config.port, reuse_address=True)
+        self.port = self._server.sockets[0].getsockname()[1]
+        self.broker.listeners[self.broker.node_id] = (self.config.advertised, self.port)
+        log.info("listening", host=self.config.host, port=self.port, node_id=self.broker.node_id)
+        self.schedule_tick()
+
+    async def stop(self) -> None:
+        if self._timer:
+            self._timer.cancel()
+        if self._server:
+            self._server.close()
+        for proto in list(self.protocols):
+            proto.abort()
+        if self._server:
+            await self._server.wait_closed()
+        log.info("stopped")
+
+    # -- time ----------------------------------------------------------------------------
+    def tick(self) -> None:
+        self._timer = self._timer_deadline = None
+        self.broker.tick(self.clock.now_ms())
+        self.schedule_tick()
+
+    def schedule_tick(self) -> None:
+        """(Re)arm the timer for the broker's next deadline. With a manual clock, time only
+        moves when a test advances it, and the test's advance calls ``tick`` itself."""
+        if self.clock.manual or self._loop is None:
+            return
+        deadline = self.broker.next_deadline_ms()
+        if deadline is None or deadline == self._timer_deadline:
+            return
+        if self._timer:
+            self._timer.cancel()
+        delay = max(0.0, (deadline - self.clock.now_ms()) / 1000.0)
+        self._timer_deadline = deadline
+        self._timer = self._loop.call_later(delay, self.tick)
+
+
+class _KafkaProtocol(asyncio.Protocol):
+    def __init__(self, server: KafkaServer) -> None:
+        self.server = server
+        self.transport: asyncio.Transport | None = None
+        self.conn: Connection | None = None
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+        peer = transport.get_extra_info("peername") or ("?", 0)
+        self.conn = Connection(self.server.broker, self.server.registry, next(self.server._ids), peer[0],
+                               on_output=self._write)
+        self.server.protocols.add(self)
+        self.conn.log.debug("connection_opened", port=peer[1])
+
+    def data_received(self, data: bytes) -> None:
+        conn = self.conn
+        try:
+            conn.receive(data, self.server.clock.now_ms())
+        except ProtocolViolation as exc:
+            conn.log.warning("connection_closed", reason=str(exc))
+            self.abort()
+        except Exception:  # never let one connection take the server down
+            conn.log.exception("connection_failed")
+            self.abort()
+        self.server.schedule_tick()
+
+    def _write(self) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(self.conn.take_output())
+
+    def abort(self) -> None:
+        if self.conn:
+            self.conn.close()
+        if self.transport is not None:
+            self.transport.close()
+
+    def connection_lost(self, exc) -> None:
+        if self.conn:
+            self.conn.close()
+            self.conn.log.debug("connection_lost")
+        self.server.protocols.discard(self)
