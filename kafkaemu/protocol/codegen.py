@@ -9,15 +9,15 @@ from __future__ import annotations
 import io
 from functools import cached_property
 
-from construct import (Bytes, Construct, ConstructError, Flag, Float64b, Int8sb, Int16sb,
-                       Int16ub, Int32sb, Int32ub, Int64sb)
+from construct import (Construct, ConstructError, Float64b, Int8sb, Int16sb, Int16ub, Int32sb,
+                       Int32ub, Int64sb)
 
-from .primitives import DecodeError, KArray, KBytes, KOptional, KString, KStruct
+from .primitives import DecodeError, KArray, KBool, KBytes, KOptional, KString, KStruct, KUuid
 from .spec import FieldSpec, MessageSpec, VersionRange
 
 _FIXED: dict[str, Construct] = {
-    "bool": Flag, "int8": Int8sb, "int16": Int16sb, "int32": Int32sb, "int64": Int64sb,
-    "uint16": Int16ub, "uint32": Int32ub, "float64": Float64b, "uuid": Bytes(16),
+    "bool": KBool(), "int8": Int8sb, "int16": Int16sb, "int32": Int32sb, "int64": Int64sb,
+    "uint16": Int16ub, "uint32": Int32ub, "float64": Float64b, "uuid": KUuid(),
 }
 
 ZERO_UUID = bytes(16)
@@ -55,6 +55,17 @@ def field_default(f: FieldSpec, version: int):
     return _prim_default(f.type, f.default, version in f.nullable)
 
 
+def shape_default(f: FieldSpec):
+    """The default of a field in the one shape all versions share (every child included)."""
+    if f.is_array:
+        return None if f.default == "null" else []
+    if f.is_struct:
+        if f.default == "null":
+            return None
+        return {c.name: shape_default(c) for c in f.fields}
+    return _prim_default(f.type, f.default, False)
+
+
 def _field_construct(f: FieldSpec, version: int, flexible: bool) -> Construct:
     compact = flexible if f.flex is None else version in f.flex
     nullable = version in f.nullable
@@ -75,16 +86,18 @@ def _field_construct(f: FieldSpec, version: int, flexible: bool) -> Construct:
 
 
 def build_struct(fields: list[FieldSpec], version: int, flexible: bool) -> KStruct:
-    plain, tagged = [], {}
+    plain, tagged, absent, fill = [], {}, [], {}
     for f in fields:
         if version not in f.versions:
+            absent.append((f.name, shape_default(f)))
             continue
         entry = (f.name, _field_construct(f, version, flexible), field_default(f, version))
         if flexible and version in f.tagged:
             tagged[f.tag] = entry
+            fill[f.name] = shape_default(f)  # what decoding gives when the tag is not sent
         else:
             plain.append(entry)
-    return KStruct(plain, tagged, flexible)
+    return KStruct(plain, tagged, flexible, absent, fill)
 
 
 class Codec:

@@ -144,11 +144,82 @@ def write_tagged(io, entries: list[tuple[int, bytes]]) -> None:
         io.write(data)
 
 
+def is_default(value, default) -> bool:
+    """True when ``value`` equals a field's default; a struct only compares the fields its
+    version has, so a struct given in the newest shape still counts as default."""
+    if isinstance(default, dict):
+        if not isinstance(value, dict):
+            return value is None and default is None
+        return all(is_default(value.get(k, d), d) for k, d in default.items())
+    return value == default
+
+
+def fresh(default):
+    """A new copy of a default, so no decoded message shares a mutable default with another."""
+    if isinstance(default, dict):
+        return Container({k: fresh(v) for k, v in default.items()})
+    if isinstance(default, list):
+        return []
+    return default
+
+
+def default_source(default) -> str:
+    """Python source that evaluates to ``fresh(default)`` (for compiled codecs)."""
+    if isinstance(default, dict):
+        return "Container({%s})" % ", ".join(f"{k!r}: {default_source(v)}" for k, v in default.items())
+    if isinstance(default, list):
+        return "[]"
+    return repr(default)
+
+
 def _kp_import(code) -> str:
     if not getattr(code, "_kafkaemu_imported", False):
         code.append("import kafkaemu.protocol.primitives as _kp\n")
         code._kafkaemu_imported = True
     return "_kp"
+
+
+class KBool(Construct):
+    """BOOLEAN: one byte, anything but zero is true."""
+
+    def _parse(self, stream, context, path):
+        return read_exact(stream, 1) != b"\x00"
+
+    def _build(self, obj, stream, context, path):
+        stream.write(b"\x01" if obj else b"\x00")
+        return obj
+
+    def _emitparse(self, code):
+        return f"({_kp_import(code)}.read_exact(io, 1) != b'\\x00')"
+
+    def _emitbuild(self, code):
+        return "(io.write(b'\\x01' if obj else b'\\x00'), obj)[1]"
+
+
+class KUuid(Construct):
+    """UUID: 16 raw bytes (construct's compiled ``Bytes`` would accept a short read)."""
+
+    def _parse(self, stream, context, path):
+        return read_exact(stream, 16)
+
+    def _build(self, obj, stream, context, path):
+        if len(obj) != 16:
+            raise DecodeError(f"uuid must be 16 bytes, got {len(obj)}")
+        stream.write(obj)
+        return obj
+
+    def _emitparse(self, code):
+        return f"{_kp_import(code)}.read_exact(io, 16)"
+
+    def _emitbuild(self, code):
+        return f"{_kp_import(code)}.write_uuid(io, obj)"
+
+
+def write_uuid(io, obj):
+    if len(obj) != 16:
+        raise DecodeError(f"uuid must be 16 bytes, got {len(obj)}")
+    io.write(obj)
+    return obj
 
 
 class KString(Construct):
@@ -245,8 +316,7 @@ class KOptional(Construct):
         self.subcon = subcon
 
     def _parse(self, stream, context, path):
-        marker = read_exact(stream, 1)[0]
-        if marker == 0xFF:
+        if read_exact(stream, 1)[0] & 0x80:  # Kafka reads any negative marker as null
             return None
         return self.subcon._parsereport(stream, context, path)
 
@@ -257,19 +327,47 @@ class KOptional(Construct):
         stream.write(b"\x01")
         return self.subcon._build(obj, stream, context, path)
 
+    def _emitparse(self, code):
+        kp = _kp_import(code)
+        fname = f"parse_koptional_{code.allocateId()}"
+        code.append(f"""
+def {fname}(io, this):
+    if {kp}.read_exact(io, 1)[0] & 0x80:
+        return None
+    return {self.subcon._compileparse(code)}
+""")
+        return f"{fname}(io, this)"
+
+    def _emitbuild(self, code):
+        fname = f"build_koptional_{code.allocateId()}"
+        code.append(f"""
+def {fname}(obj, io, this):
+    if obj is None:
+        io.write(b'\\xff')
+        return None
+    io.write(b'\\x01')
+    return {self.subcon._compilebuild(code)}
+""")
+        return f"{fname}(obj, io, this)"
+
 
 class KStruct(Construct):
     """A struct: fields in order, then (when flexible) the tagged-field section.
 
-    ``fields`` and ``tagged`` hold ``(name, construct, default)``; ``tagged`` is keyed by tag.
-    Building takes any mapping and uses the default for a missing key, so a response built
-    in the newest shape encodes to every version. Tagged fields at their default are omitted.
+    ``fields`` and ``tagged`` hold ``(name, construct, default)``; ``tagged`` is keyed by tag;
+    ``absent`` holds ``(name, default)`` of the fields this version lacks, which decoding fills
+    in so every version decodes to one shape; ``fill`` maps a tagged field's name to the value
+    decoding gives when the tag is not sent (its default in that shape). Building takes any mapping and uses the default
+    for a missing key, so a response built in the newest shape encodes to every version.
+    Tagged fields at their default are omitted, as Kafka does.
     """
 
-    def __init__(self, fields, tagged: dict | None, flexible: bool):
+    def __init__(self, fields, tagged: dict | None, flexible: bool, absent=(), fill=None):
         super().__init__()
         self.kfields = list(fields)
         self.ktagged = dict(sorted((tagged or {}).items()))
+        self.kabsent = list(absent)
+        self.kfill = dict(fill or {})
         self.flexible = flexible
 
     def _parse(self, stream, context, path):
@@ -278,13 +376,15 @@ class KStruct(Construct):
             result[name] = sc._parsereport(stream, context, f"{path} -> {name}")
         if self.flexible:
             for name, _, default in self.ktagged.values():
-                result[name] = default
+                result[name] = fresh(self.kfill.get(name, default))
             for _ in range(read_uvarint(stream)):
                 tag, data = read_tagged_header(stream)
                 entry = self.ktagged.get(tag)
                 if entry is not None:
                     name, sc, _ = entry
                     result[name] = sc._parsereport(_io.BytesIO(data), context, f"{path} -> {name}")
+        for name, default in self.kabsent:
+            result[name] = fresh(default)
         return result
 
     def _build(self, obj, stream, context, path):
@@ -295,7 +395,7 @@ class KStruct(Construct):
             entries = []
             for tag, (name, sc, default) in self.ktagged.items():
                 value = get(name, default)
-                if value is not default and value != default:
+                if value is not default and not is_default(value, default):
                     sub = _io.BytesIO()
                     sc._build(value, sub, context, path)
                     entries.append((tag, sub.getvalue()))
@@ -310,12 +410,14 @@ class KStruct(Construct):
             lines.append(f"    result[{name!r}] = {sc._compileparse(code)}")
         if self.flexible:
             for name, _, default in self.ktagged.values():
-                lines.append(f"    result[{name!r}] = {default!r}")
+                lines.append(f"    result[{name!r}] = {default_source(self.kfill.get(name, default))}")
             lines.append(f"    for _ in range({kp}.read_uvarint(io)):")
             lines.append(f"        tag, data = {kp}.read_tagged_header(io)")
             for tag, (name, sc, _) in self.ktagged.items():
                 lines.append(f"        if tag == {tag}:")
                 lines.append(f"            result[{name!r}] = restream(data, lambda io: {sc._compileparse(code)})")
+        for name, default in self.kabsent:
+            lines.append(f"    result[{name!r}] = {default_source(default)}")
         lines.append("    return result")
         code.append("\n".join(lines) + "\n")
         return f"{fname}(io, this)"
@@ -331,7 +433,7 @@ class KStruct(Construct):
             lines.append("    entries = []")
             for tag, (name, sc, default) in self.ktagged.items():
                 lines.append(f"    obj = get({name!r}, {default!r})")
-                lines.append(f"    if obj != {default!r}:")
+                lines.append(f"    if not {kp}.is_default(obj, {default!r}):")
                 lines.append("        sub = io; io = BytesIO()")
                 lines.append(f"        {sc._compilebuild(code)}")
                 lines.append(f"        entries.append(({tag}, io.getvalue())); io = sub")
