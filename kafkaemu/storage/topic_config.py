@@ -1,26 +1,94 @@
-"""Topic-level settings the data path obeys, with Apache Kafka's defaults.
+"""Topic-level settings, with Apache Kafka 3.9's defaults and config types, and validation.
 
-``Topic.configs`` holds only what was set explicitly; these helpers answer the effective value.
+``Topic.configs`` holds only what was set explicitly; ``effective``/``int_config`` answer the
+value the data path obeys (max.message.bytes, retention.ms, retention.bytes, cleanup.policy,
+message.timestamp.type).
 """
 from __future__ import annotations
 
-TOPIC_DEFAULTS: dict[str, str] = {
-    "cleanup.policy": "delete",
-    "compression.type": "producer",
-    "delete.retention.ms": "86400000",
-    "max.message.bytes": "1048588",
-    "message.timestamp.type": "CreateTime",
-    "min.insync.replicas": "1",
-    "retention.bytes": "-1",
-    "retention.ms": "604800000",
-    "segment.bytes": "1073741824",
-    "segment.ms": "604800000",
+BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST = 1, 2, 3, 4, 5, 6, 7
+_LONG_MAX = "9223372036854775807"
+
+# name -> (default value, DescribeConfigs config_type)
+TOPIC_CONFIG_DEFAULTS: dict[str, tuple[str, int]] = {
+    "cleanup.policy": ("delete", LIST),
+    "compression.type": ("producer", STRING),
+    "delete.retention.ms": ("86400000", LONG),
+    "file.delete.delay.ms": ("60000", LONG),
+    "flush.messages": (_LONG_MAX, LONG),
+    "flush.ms": (_LONG_MAX, LONG),
+    "follower.replication.throttled.replicas": ("", LIST),
+    "index.interval.bytes": ("4096", INT),
+    "leader.replication.throttled.replicas": ("", LIST),
+    "local.retention.bytes": ("-2", LONG),
+    "local.retention.ms": ("-2", LONG),
+    "max.compaction.lag.ms": (_LONG_MAX, LONG),
+    "max.message.bytes": ("1048588", INT),
+    "message.downconversion.enable": ("true", BOOLEAN),
+    "message.format.version": ("3.0-IV1", STRING),
+    "message.timestamp.after.max.ms": (_LONG_MAX, LONG),
+    "message.timestamp.before.max.ms": (_LONG_MAX, LONG),
+    "message.timestamp.difference.max.ms": (_LONG_MAX, LONG),
+    "message.timestamp.type": ("CreateTime", STRING),
+    "min.cleanable.dirty.ratio": ("0.5", DOUBLE),
+    "min.compaction.lag.ms": ("0", LONG),
+    "min.insync.replicas": ("1", INT),
+    "preallocate": ("false", BOOLEAN),
+    "remote.storage.enable": ("false", BOOLEAN),
+    "retention.bytes": ("-1", LONG),
+    "retention.ms": ("604800000", LONG),
+    "segment.bytes": ("1073741824", INT),
+    "segment.index.bytes": ("10485760", INT),
+    "segment.jitter.ms": ("0", LONG),
+    "segment.ms": ("604800000", LONG),
+    "unclean.leader.election.enable": ("false", BOOLEAN),
 }
+
+_CHOICES = {
+    "cleanup.policy": {"delete", "compact"},
+    "compression.type": {"uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"},
+    "message.timestamp.type": {"CreateTime", "LogAppendTime"},
+}
+_MINIMUM = {"max.message.bytes": 0, "segment.bytes": 14, "min.insync.replicas": 1, "retention.ms": -1,
+            "retention.bytes": -1, "delete.retention.ms": 0, "segment.ms": 1, "index.interval.bytes": 0}
+
+
+def validate_topic_config(name: str, value: str | None) -> str | None:
+    """None when ``name=value`` is a legal topic config, else Kafka's INVALID_CONFIG message."""
+    spec = TOPIC_CONFIG_DEFAULTS.get(name)
+    if spec is None:
+        return f"Unknown topic config name: {name}"
+    if value is None:
+        return None
+    typ = spec[1]
+    try:
+        if typ in (INT, LONG, SHORT):
+            number = int(value.strip())
+            if typ == INT and not -2**31 <= number < 2**31:
+                raise ValueError
+            if number < _MINIMUM.get(name, -2**63):
+                return f"Invalid value {value} for configuration {name}: Value must be at least {_MINIMUM[name]}"
+        elif typ == DOUBLE:
+            float(value)
+        elif typ == BOOLEAN and value.strip().lower() not in ("true", "false"):
+            raise ValueError
+    except ValueError:
+        kind = {INT: "int", LONG: "long", SHORT: "short", DOUBLE: "double", BOOLEAN: "boolean"}[typ]
+        return f"Invalid value {value} for configuration {name}: Expected value to be a {kind}"
+    choices = _CHOICES.get(name)
+    if choices:
+        items = [v.strip() for v in value.split(",")] if typ == LIST else [value]
+        bad = [v for v in items if v not in choices]
+        if bad:
+            return f"Invalid value {value} for configuration {name}: String must be one of: {', '.join(sorted(choices))}"
+    return None
 
 
 def effective(configs: dict[str, str], name: str) -> str:
     value = configs.get(name)
-    return TOPIC_DEFAULTS.get(name, "") if value is None else value
+    if value is None:
+        return TOPIC_CONFIG_DEFAULTS.get(name, ("", STRING))[0]
+    return value
 
 
 def int_config(configs: dict[str, str], name: str) -> int:
@@ -33,3 +101,7 @@ def is_compacted(configs: dict[str, str]) -> bool:
 
 def is_deleting(configs: dict[str, str]) -> bool:
     return "delete" in effective(configs, "cleanup.policy").replace(" ", "").split(",")
+
+
+def log_append_time(configs: dict[str, str]) -> bool:
+    return effective(configs, "message.timestamp.type") == "LogAppendTime"
