@@ -113,8 +113,9 @@ class Codec:
     def compiled(self):
         return self.plain.compile()
 
-    def decode(self, data: bytes, *, compiled: bool = True):
-        """Decode a whole body; trailing bytes are an error. Raises DecodeError."""
+    def decode(self, data: bytes, *, compiled: bool = True, strict: bool = True):
+        """Decode a whole body. Raises DecodeError. Trailing bytes are an error when ``strict``;
+        the server is lenient, as Kafka is (librdkafka pads some Metadata requests)."""
         stream = io.BytesIO(data)
         try:
             if compiled:
@@ -129,7 +130,7 @@ class Codec:
             raise
         except Exception as exc:
             raise DecodeError(f"{self.spec.name} v{self.version}: {exc}") from exc
-        if stream.tell() != len(data):
+        if strict and stream.tell() != len(data):
             raise DecodeError(f"{self.spec.name} v{self.version}: {len(data) - stream.tell()} trailing bytes")
         return obj
 

@@ -83,7 +83,7 @@ class Connection:
         stream = io.BytesIO(data)
         try:
             header = cat.data("RequestHeader", 2 if flexible else 1).decode_prefix(stream)
-            body = cat.request(api_key, api_version).decode(data[stream.tell():])
+            body = cat.request(api_key, api_version).decode(data[stream.tell():], strict=False)
         except (DecodeError, Exception) as exc:  # construct raises several error types
             raise ProtocolViolation(f"cannot decode {api.name} v{api_version}: {exc}") from None
 

@@ -1,0 +1,129 @@
+"""The sans-IO connection: header quirks, dispatch, ordering, and closing on bad input."""
+import struct
+
+import pytest
+
+from kafkaemu.broker import Broker
+from kafkaemu.config import BrokerConfig
+from kafkaemu.handlers import REGISTRY
+from kafkaemu.handlers.registry import DEFERRED, NO_RESPONSE, ApiRegistry
+from kafkaemu.protocol.catalog import catalog
+from kafkaemu.protocol.errors import ErrorCode
+from kafkaemu.wire.connection import Connection, ProtocolViolation
+from kafkaemu.wire.framing import FrameDecoder, frame
+
+
+def request(api_key, version, body, correlation_id=7, client_id="test-client"):
+    cat = catalog()
+    flexible = cat.is_flexible_request(api_key, version)
+    header = cat.data("RequestHeader", 2 if flexible else 1).encode(
+        {"request_api_key": api_key, "request_api_version": version,
+         "correlation_id": correlation_id, "client_id": client_id})
+    return frame(header, cat.request(api_key, version).encode(body))
+
+
+def open_connection(registry=REGISTRY, max_bytes=None):
+    config = BrokerConfig()
+    if max_bytes:
+        config.socket_request_max_bytes = max_bytes
+    return Connection(Broker(config, 0), registry, 1, "127.0.0.1")
+
+
+def replies(conn):
+    return FrameDecoder(1 << 30).feed(conn.take_output())
+
+
+def test_api_versions_v3_answers_with_a_v0_response_header():
+    conn = open_connection()
+    conn.receive(request(18, 3, {"client_software_name": "kafkaemu-test", "client_software_version": "1.0"}), 0)
+    (reply,) = replies(conn)
+    assert struct.unpack(">i", reply[:4])[0] == 7
+    body = catalog().response(18, 3).decode(reply[4:])  # no tagged-field byte after the correlation id
+    assert body.error_code == ErrorCode.NONE
+    advertised = {k.api_key: (k.min_version, k.max_version) for k in body.api_keys}
+    assert advertised == {k: (lo, hi) for k, lo, hi in REGISTRY.versions()}
+    assert advertised[18] == (0, 4) and advertised[3] == (0, 12)
+
+
+def test_api_versions_v3_with_invalid_software_name_gets_invalid_request():
+    conn = open_connection()
+    conn.receive(request(18, 3, {"client_software_name": "-bad name", "client_software_version": "1"}), 0)
+    (reply,) = replies(conn)
+    assert catalog().response(18, 3).decode(reply[4:]).error_code == ErrorCode.INVALID_REQUEST
+
+
+def test_api_versions_above_the_max_is_answered_in_v0_with_unsupported_version():
+    conn = open_connection()
+    raw_header = struct.pack(">hhih", 18, 99, 42, 3) + b"cli" + b"\x00"
+    conn.receive(frame(raw_header, b"\x00whatever-future-body"), 0)
+    (reply,) = replies(conn)
+    assert struct.unpack(">i", reply[:4])[0] == 42
+    body = catalog().response(18, 0).decode(reply[4:])
+    assert body.error_code == ErrorCode.UNSUPPORTED_VERSION
+    assert (18, 0, 4) in [(k.api_key, k.min_version, k.max_version) for k in body.api_keys]
+
+
+def test_flexible_response_carries_a_header_tagged_field_section():
+    conn = open_connection()
+    conn.receive(request(3, 12, {"topics": []}), 0)
+    (reply,) = replies(conn)
+    assert reply[4] == 0  # empty tagged fields of response header v1
+    assert catalog().response(3, 12).decode(reply[5:]).topics == []
+
+
+@pytest.mark.parametrize("bad", [
+    struct.pack(">hhi", 18, 0, 1),                       # header cut before client id
+    struct.pack(">hhih", 3, 1, 1, -1) + b"\x00\x00",      # metadata body truncated
+    struct.pack(">hhih", 9999, 0, 1, -1),                 # unknown api key
+    struct.pack(">hhih", 3, 99, 1, -1),                   # unsupported version
+    b"\x00\x03",                                         # shorter than any header
+])
+def test_undecodable_or_unsupported_requests_close_the_connection(bad):
+    conn = open_connection()
+    with pytest.raises(ProtocolViolation):
+        conn.receive(frame(bad), 0)
+
+
+def test_oversized_frame_closes_the_connection():
+    conn = open_connection(max_bytes=64)
+    with pytest.raises(ProtocolViolation, match="socket.request.max.bytes"):
+        conn.receive(struct.pack(">i", 65), 0)
+
+
+def test_replies_keep_request_order_when_an_earlier_one_is_parked():
+    parked = []
+    registry = ApiRegistry()
+    registry.register(18, 0, 4)(lambda ctx, req: {"error_code": 0, "api_keys": []})
+
+    @registry.register(12, 0, 4)
+    def parking_heartbeat(ctx, req):
+        parked.append(ctx.respond)
+        return DEFERRED
+
+    @registry.register(0, 0, 11)
+    def silent_produce(ctx, req):
+        return NO_RESPONSE
+
+    conn = open_connection(registry)
+    hb = {"group_id": "g", "generation_id": 1, "member_id": "m"}
+    conn.receive(request(12, 4, hb, correlation_id=1)
+                 + request(0, 9, {"acks": 0, "timeout_ms": 1, "topic_data": []}, correlation_id=2)
+                 + request(18, 0, {}, correlation_id=3), 0)
+    assert conn.take_output() == b""  # the parked heartbeat holds back the later reply
+    parked[0]({"error_code": ErrorCode.REBALANCE_IN_PROGRESS})
+    first, second = replies(conn)
+    assert struct.unpack(">i", first[:4])[0] == 1
+    assert catalog().response(12, 4).decode(first[5:]).error_code == ErrorCode.REBALANCE_IN_PROGRESS
+    assert struct.unpack(">i", second[:4])[0] == 3  # acks=0 produce got no reply
+    assert conn.pending_replies == 0
+
+
+def test_a_failing_handler_closes_only_its_connection():
+    registry = ApiRegistry()
+
+    @registry.register(18, 0, 4)
+    def broken(ctx, req):
+        raise RuntimeError("boom")
+
+    with pytest.raises(ProtocolViolation, match="failed"):
+        open_connection(registry).receive(request(18, 0, {}), 0)

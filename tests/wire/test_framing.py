@@ -1,0 +1,48 @@
+import struct
+
+import pytest
+
+from kafkaemu.wire.framing import FrameDecoder, FrameError, frame
+
+
+def frames_of(*bodies):
+    return b"".join(frame(b) for b in bodies)
+
+
+def test_whole_feed_yields_every_frame():
+    data = frames_of(b"abc", b"", b"x" * 1000)
+    assert FrameDecoder(10_000).feed(data) == [b"abc", b"", b"x" * 1000]
+
+
+def test_one_byte_at_a_time_yields_the_same_frames():
+    bodies = [b"abc", b"", b"hello world" * 20]
+    decoder = FrameDecoder(10_000)
+    got = []
+    for i, byte in enumerate(frames_of(*bodies)):
+        got += decoder.feed(bytes([byte]))
+    assert got == bodies
+    assert decoder.buffered == 0
+
+
+def test_partial_frame_is_buffered_until_complete():
+    decoder = FrameDecoder(100)
+    data = frame(b"0123456789")
+    assert decoder.feed(data[:7]) == []
+    assert decoder.buffered == 7
+    assert decoder.feed(data[7:]) == [b"0123456789"]
+
+
+def test_oversized_prefix_is_rejected_before_its_body_arrives():
+    decoder = FrameDecoder(1024)
+    with pytest.raises(FrameError, match="exceeds socket.request.max.bytes"):
+        decoder.feed(struct.pack(">i", 1025))
+    assert decoder.buffered <= 4  # nothing was allocated for the declared size
+
+
+def test_negative_size_is_rejected():
+    with pytest.raises(FrameError, match="negative"):
+        FrameDecoder(1024).feed(struct.pack(">i", -1))
+
+
+def test_frame_at_exactly_the_limit_is_accepted():
+    assert FrameDecoder(5).feed(frame(b"12345")) == [b"12345"]
