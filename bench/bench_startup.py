@@ -1,0 +1,47 @@
+"""Time from `python -m kafkaemu serve` process start to a successful Metadata answer."""
+from __future__ import annotations
+
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import time
+
+from kafkaemu.protocol.catalog import catalog
+from kafkaemu.wire.framing import FrameDecoder, frame
+
+RUNS = 10
+
+
+def metadata_request() -> bytes:
+    header = catalog().data("RequestHeader", 1).encode(
+        {"request_api_key": 3, "request_api_version": 1, "correlation_id": 1, "client_id": "bench"})
+    return frame(header, catalog().request(3, 1).encode({"topics": None}))
+
+
+def one_run() -> float:
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "kafkaemu", "serve", "--port", "0", "--log-level", "warning"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(proc.stdout.readline().rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(metadata_request())
+            decoder = FrameDecoder(1 << 20)
+            while not decoder.feed(sock.recv(65536)):
+                pass
+        return time.perf_counter() - start
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def main() -> None:
+    times = [one_run() for _ in range(RUNS)]
+    print(f"startup: process start -> Metadata answer, median {statistics.median(times) * 1000:.0f} ms "
+          f"(min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}, {RUNS} runs; goal < 300 ms)")
+
+
+if __name__ == "__main__":
+    main()
