@@ -101,3 +101,35 @@ def test_aiokafka_admin_lifecycle(kafka_emulator):
             await admin.close()
 
     asyncio.run(scenario())
+
+
+def test_confluent_alters_topic_configs_incrementally_and_wholesale(kafka_emulator):
+    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry
+
+    name = unique("ck-cfg")
+    admin = AdminClient({"bootstrap.servers": kafka_emulator.bootstrap_server})
+    admin.create_topics([NewTopic(name, 1, 1, config={"retention.ms": "1000"})])[name].result(10)
+    resource = ConfigResource("topic", name, incremental_configs=[
+        ConfigEntry("cleanup.policy", "compact", incremental_operation=AlterConfigOpType.APPEND),
+        ConfigEntry("retention.ms", None, incremental_operation=AlterConfigOpType.DELETE),
+        ConfigEntry("max.message.bytes", "2000000", incremental_operation=AlterConfigOpType.SET)])
+    admin.incremental_alter_configs([resource])[resource].result(10)
+    described = admin.describe_configs([ConfigResource("topic", name)])
+    config = list(described.values())[0].result(10)
+    assert config["cleanup.policy"].value == "delete,compact"
+    assert config["retention.ms"].value == "604800000" and config["retention.ms"].is_default
+    assert config["max.message.bytes"].value == "2000000"
+
+    bad = ConfigResource("topic", name, incremental_configs=[
+        ConfigEntry("no.such.config", "1", incremental_operation=AlterConfigOpType.SET)])
+    with pytest.raises(KafkaException) as excinfo:
+        admin.incremental_alter_configs([bad])[bad].result(10)
+    assert excinfo.value.args[0].name() == "INVALID_CONFIG"
+
+    wholesale = ConfigResource("topic", name, set_config={"retention.bytes": "1048576"})
+    with pytest.warns(DeprecationWarning):
+        future = admin.alter_configs([wholesale])[wholesale]
+    future.result(10)
+    config = list(admin.describe_configs([ConfigResource("topic", name)]).values())[0].result(10)
+    assert config["retention.bytes"].value == "1048576"
+    assert config["cleanup.policy"].value == "delete"  # AlterConfigs replaced the whole set

@@ -1,0 +1,48 @@
+"""Shared by AlterConfigs and IncrementalAlterConfigs: apply config changes to a topic.
+
+Only topic resources (type 2) are alterable; broker configs are static in kafkaemu, so a
+broker resource gets INVALID_REQUEST, and other types too."""
+from ..protocol.errors import ErrorCode
+from ..storage.topic_config import TOPIC_CONFIG_DEFAULTS, validate_topic_config
+
+TOPIC = 2
+SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
+_LIST_TYPE = 7
+
+
+def apply_changes(broker, resource, changes, replace_all: bool, validate_only: bool) -> dict:
+    """``changes`` is a list of (name, operation, value). Returns a response entry."""
+    result = {"error_code": ErrorCode.NONE, "error_message": None,
+              "resource_type": resource.resource_type, "resource_name": resource.resource_name}
+    if resource.resource_type != TOPIC:
+        result["error_code"] = ErrorCode.INVALID_REQUEST
+        result["error_message"] = "kafkaemu only alters topic configs"
+        return result
+    topic = broker.store.get(resource.resource_name)
+    if topic is None:
+        result["error_code"] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        result["error_message"] = f"Topic {resource.resource_name} does not exist."
+        return result
+    configs = {} if replace_all else dict(topic.configs)
+    for name, op, value in changes:
+        message = validate_topic_config(name, value if op in (SET, APPEND, SUBTRACT) else None)
+        if message is None and op in (APPEND, SUBTRACT) and TOPIC_CONFIG_DEFAULTS[name][1] != _LIST_TYPE:
+            message = f"Config value append/subtract is not allowed for config key {name}"
+        if message is None and op not in (SET, DELETE, APPEND, SUBTRACT):
+            message = f"Unknown config operation {op}"
+        if message:
+            result["error_code"], result["error_message"] = ErrorCode.INVALID_CONFIG, message
+            return result
+        if op == SET:
+            configs[name] = value
+        elif op == DELETE:
+            configs.pop(name, None)
+        else:
+            current = [v for v in configs.get(name, TOPIC_CONFIG_DEFAULTS[name][0]).split(",") if v]
+            items = [v.strip() for v in value.split(",") if v.strip()]
+            merged = current + [v for v in items if v not in current] if op == APPEND \
+                else [v for v in current if v not in items]
+            configs[name] = ",".join(merged)
+    if not validate_only:
+        topic.configs = configs
+    return result
