@@ -1,0 +1,73 @@
+"""The coordinator's inputs: one dataclass per request, already normalised to the newest version.
+
+Handlers build these from decoded requests; tests build them directly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class JoinGroup:
+    group_id: str
+    member_id: str
+    protocol_type: str
+    protocols: list[tuple[str, bytes]]
+    session_timeout_ms: int = 10000
+    rebalance_timeout_ms: int = 300000
+    group_instance_id: str | None = None
+    client_id: str = "client"
+    client_host: str = "/127.0.0.1"
+    api_version: int = 9
+    reason: str | None = None
+
+
+@dataclass
+class SyncGroup:
+    group_id: str
+    generation_id: int
+    member_id: str
+    assignments: dict[str, bytes] = field(default_factory=dict)
+    group_instance_id: str | None = None
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+
+
+@dataclass
+class Heartbeat:
+    group_id: str
+    generation_id: int
+    member_id: str
+    group_instance_id: str | None = None
+
+
+@dataclass
+class LeavingMember:
+    member_id: str
+    group_instance_id: str | None = None
+    reason: str | None = None
+
+
+@dataclass
+class LeaveGroup:
+    group_id: str
+    members: list[LeavingMember]
+
+
+@dataclass
+class CommitPartition:
+    partition: int
+    offset: int
+    leader_epoch: int = -1
+    metadata: str | None = ""
+
+
+@dataclass
+class OffsetCommit:
+    group_id: str
+    topics: list[tuple[str, list[CommitPartition]]]
+    generation_id: int = -1
+    member_id: str = ""
+    group_instance_id: str | None = None
+    retention_time_ms: int = -1
+    api_version: int = 9

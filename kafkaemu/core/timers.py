@@ -1,0 +1,64 @@
+"""Keyed timers driven by an injected clock: scheduling a key again replaces its timer.
+
+Nothing here reads a clock; ``poll(now_ms)`` fires whatever is due, so a test can jump ten minutes
+ahead in one call (as Kafka's ``MockCoordinatorTimer`` does).
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+from typing import Callable
+
+
+class Timers:
+    def __init__(self) -> None:
+        self._by_key: dict[str, tuple[int, int, Callable[[], None]]] = {}
+        self._heap: list[tuple[int, int, str]] = []
+        self._seq = itertools.count()
+
+    def schedule(self, key: str, deadline_ms: int, callback: Callable[[], None]) -> None:
+        """Run ``callback`` at ``deadline_ms``, replacing any timer already under ``key``."""
+        seq = next(self._seq)
+        self._by_key[key] = (deadline_ms, seq, callback)
+        heapq.heappush(self._heap, (deadline_ms, seq, key))
+
+    def cancel(self, key: str) -> None:
+        self._by_key.pop(key, None)
+
+    def is_scheduled(self, key: str) -> bool:
+        return key in self._by_key
+
+    def deadline(self, key: str) -> int | None:
+        entry = self._by_key.get(key)
+        return entry[0] if entry else None
+
+    def next_deadline(self) -> int | None:
+        self._drop_stale()
+        return self._heap[0][0] if self._heap else None
+
+    def poll(self, now_ms: int) -> int:
+        """Fire every timer due at ``now_ms`` in deadline order; returns how many fired.
+
+        Callbacks may schedule or cancel timers; one scheduled at or before ``now_ms`` fires in the same poll.
+        """
+        fired = 0
+        while True:
+            self._drop_stale()
+            if not self._heap or self._heap[0][0] > now_ms:
+                return fired
+            _, _, key = heapq.heappop(self._heap)
+            _, _, callback = self._by_key.pop(key)
+            callback()
+            fired += 1
+
+    def _drop_stale(self) -> None:
+        heap = self._heap
+        while heap:
+            deadline, seq, key = heap[0]
+            entry = self._by_key.get(key)
+            if entry is not None and entry[1] == seq:
+                return
+            heapq.heappop(heap)
+
+    def __len__(self) -> int:
+        return len(self._by_key)
