@@ -15,6 +15,7 @@ class Broker:
         self.node_id = config.node_id
         self.cluster_id = config.cluster_id
         self.store = LogStore()
+        self.store.tick(now_ms)  # starts the retention schedule
         self.now_ms = now_ms
         # node id -> (advertised host, port); the server fills in the bound port.
         self.listeners: dict[int, tuple[str, int]] = {config.node_id: (config.advertised, config.port)}
@@ -37,7 +38,8 @@ class Broker:
     def tick(self, now_ms: int) -> None:
         """Fire every timer due at ``now_ms`` (session expiry, long-poll timeouts, ...)."""
         self.now_ms = now_ms
+        self.store.tick(now_ms)
 
     def next_deadline_ms(self) -> int | None:
         """The earliest time ``tick`` has work to do, or None."""
-        return None
+        return self.store.next_deadline_ms()

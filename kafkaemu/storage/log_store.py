@@ -5,6 +5,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
+from .fetch_purgatory import FetchPurgatory
 from .partition_log import PartitionLog
 
 _LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
@@ -31,9 +32,32 @@ def validate_topic_name(name: str) -> bool:
 
 
 class LogStore:
-    def __init__(self) -> None:
+    def __init__(self, retention_check_interval_ms: int = 300000) -> None:
         self.topics: dict[str, Topic] = {}
         self._by_id: dict[bytes, Topic] = {}
+        self.fetches = FetchPurgatory()
+        self.retention_check_interval_ms = retention_check_interval_ms
+        self._next_retention_ms: int | None = None
+
+    # -- time-driven work: long-poll deadlines, retention and compaction ---------------------
+    def tick(self, now_ms: int) -> None:
+        self.fetches.expire(now_ms)
+        if self._next_retention_ms is None:
+            self._next_retention_ms = now_ms + self.retention_check_interval_ms
+        elif now_ms >= self._next_retention_ms:
+            self.apply_retention(now_ms)
+            self._next_retention_ms = now_ms + self.retention_check_interval_ms
+
+    def next_deadline_ms(self) -> int | None:
+        deadlines = [d for d in (self.fetches.next_deadline_ms(), self._next_retention_ms) if d is not None]
+        return min(deadlines) if deadlines else None
+
+    def apply_retention(self, now_ms: int) -> None:
+        """retention.ms / retention.bytes on every partition, then compaction of compacted topics."""
+        for topic in list(self.topics.values()):
+            for p in topic.partitions:
+                p.apply_retention(now_ms)
+                p.compact()
 
     def get(self, name: str) -> Topic | None:
         return self.topics.get(name)

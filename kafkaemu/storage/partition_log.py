@@ -1,5 +1,36 @@
-"""One partition's log. (Placeholder shape; the data-path work fills in append/read.)"""
+"""One partition's log: record batches kept as the bytes the producer sent.
+
+Appends validate as Kafka 3.9's LogValidator does for what clients can get wrong (magic, CRC,
+size, offset range, control batches, keys on compacted topics, idempotent sequences), assign
+offsets by rewriting each batch's base offset and partition leader epoch in place, and wake
+fetches waiting for data. Reads return whole stored batches, so a fetch is a concatenation.
+Single replica: the high watermark is the log end offset, and with no transactions the last
+stable offset is the high watermark.
+"""
 from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+
+import structlog
+
+from . import legacy_records, topic_config
+from .producer_state import ProducerStateTable
+from .record_batch import (HEADER_SIZE, InvalidBatch, build_batch, crc_ok, iter_records, parse_header,
+                           rewrite_offsets, set_log_append_time, split_batches)
+
+log = structlog.get_logger("kafkaemu.storage")
+
+
+@dataclass
+class AppendResult:
+    error: str = "NONE"                 # ErrorCode member name
+    base_offset: int = -1
+    log_append_time: int = -1
+    log_start_offset: int = -1
+    message: str | None = None
+    record_errors: list = field(default_factory=list)   # [(batch_index, message)]
+    appended_bytes: int = 0
 
 
 class PartitionLog:
@@ -9,3 +40,357 @@ class PartitionLog:
         self.log_start_offset = 0
         self.high_watermark = 0
         self.leader_epoch = 0
+        self.size_bytes = 0
+        self._bases: list[int] = []
+        self._lasts: list[int] = []
+        self._batches: list[bytes] = []
+        self._max_ts: list[int] = []
+        self._ts_prefix: list[int] = []   # running max of _max_ts, for bisecting timestamp lookups
+        self.epochs: list[tuple[int, int]] = [(0, 0)]   # (leader epoch, start offset)
+        self.producers = ProducerStateTable()
+        self.waiters: set = set()          # long-polling fetches; each has on_append(partition, nbytes)
+
+    # -- properties ------------------------------------------------------------------------
+    @property
+    def log_end_offset(self) -> int:
+        return self.high_watermark
+
+    @property
+    def last_stable_offset(self) -> int:
+        return self.high_watermark
+
+    @property
+    def configs(self) -> dict[str, str]:
+        return getattr(self.topic, "configs", None) or {}
+
+    @property
+    def batch_count(self) -> int:
+        return len(self._batches)
+
+    # -- append ----------------------------------------------------------------------------
+    def append(self, records, now_ms: int, *, produce_version: int = 11,
+               max_message_bytes: int | None = None) -> AppendResult:
+        """Validate and append a produce request's records for this partition."""
+        configs = self.configs
+        if max_message_bytes is None:
+            max_message_bytes = topic_config.int_config(configs, "max.message.bytes")
+        try:
+            batches = self._validate(records, produce_version, max_message_bytes, configs)
+        except InvalidBatch as exc:
+            log.info("produce_rejected", topic=self.topic.name, partition=self.index, error=exc.code_name,
+                     reason=str(exc))
+            res = AppendResult(exc.code_name, log_start_offset=self.log_start_offset, message=str(exc))
+            if getattr(exc, "record_errors", None):
+                res.record_errors = exc.record_errors
+            return res
+        return self._append_validated(batches, now_ms, topic_config.log_append_time(configs))
+
+    def append_batch(self, batch: bytes, now_ms: int) -> AppendResult:
+        """Append a broker-built, trusted v2 batch (e.g. ``__consumer_offsets`` records)."""
+        return self._append_validated([(bytearray(batch), parse_header(batch))], now_ms, False)
+
+    def _validate(self, records, produce_version: int, max_message_bytes: int, configs) -> list:
+        if records is None:
+            raise InvalidBatch("INVALID_RECORD", "produce request without records for the partition")
+        found = list(split_batches(records))
+        if produce_version >= 3:
+            if not found:
+                raise InvalidBatch("INVALID_RECORD", f"Produce requests with version {produce_version} must have "
+                                   "at least one record batch per partition")
+            if found[0][2] != 2:
+                raise InvalidBatch("INVALID_RECORD", f"Produce requests with version {produce_version} are only "
+                                   "allowed to contain record batches with magic version 2")
+            if produce_version < 7 and records[21 + found[0][0] + 1] & 0x07 == 4:
+                raise InvalidBatch("UNSUPPORTED_COMPRESSION_TYPE", f"Produce requests with version "
+                                   f"{produce_version} are not allowed to use ZStandard compression")
+            if len(found) > 1:
+                raise InvalidBatch("INVALID_RECORD", f"Produce requests with version {produce_version} are only "
+                                   "allowed to contain exactly one record batch per partition")
+        elif not found:
+            raise InvalidBatch("CORRUPT_MESSAGE", "no complete message in the message set")
+        view = memoryview(records)
+        out = []
+        compacted = topic_config.is_compacted(configs)
+        for pos, size, magic in found:
+            if magic >= 2 and records[pos:pos + 8] != b"\0" * 8:
+                raise InvalidBatch("INVALID_RECORD", f"The baseOffset of the record batch in the append to "
+                                   f"{self.topic.name}-{self.index} should be 0, but it is "
+                                   f"{int.from_bytes(records[pos:pos + 8], 'big', signed=True)}")
+            if size > max_message_bytes:
+                raise InvalidBatch("MESSAGE_TOO_LARGE", f"The record batch size in the append is {size} bytes, "
+                                   f"which exceeds the maximum configured value of {max_message_bytes}.")
+            if magic < 2:
+                # legacy message sets become one v2 batch, as Kafka converts them on append
+                converted, _ = legacy_records.to_v2_batch(view[pos:pos + size])
+                out.append((bytearray(converted), parse_header(converted)))
+                continue
+            if size < HEADER_SIZE:
+                raise InvalidBatch("CORRUPT_MESSAGE", f"record batch of {size} bytes is shorter than its header")
+            batch = bytearray(view[pos:pos + size])
+            if not crc_ok(batch):
+                raise InvalidBatch("CORRUPT_MESSAGE", "Record is corrupt (stored crc does not match the computed crc)")
+            h = parse_header(batch)
+            if h.last_offset_delta < 0:
+                raise InvalidBatch("INVALID_RECORD", "Batch has an invalid offset range")
+            if h.records_count <= 0:
+                raise InvalidBatch("INVALID_RECORD", f"Invalid reported count for record batch: {h.records_count}")
+            if h.records_count != h.last_offset_delta + 1:
+                raise InvalidBatch("INVALID_RECORD", f"Inconsistent batch offset range and record count "
+                                   f"({h.last_offset_delta + 1} != {h.records_count})")
+            if h.is_control:
+                raise InvalidBatch("INVALID_RECORD", "Clients are not allowed to write control records")
+            if compacted:
+                _check_keys(batch, len(out), self)
+            out.append((batch, h))
+        return out
+
+    def _append_validated(self, batches: list, now_ms: int, log_append_time: bool) -> AppendResult:
+        # Idempotent producers: a duplicate is answered with its original offsets, not appended.
+        for batch, h in batches:
+            if h.producer_id >= 0:
+                dup = self.producers.find_duplicate(h)
+                if dup is not None:
+                    log.info("duplicate_batch", topic=self.topic.name, partition=self.index,
+                             producer_id=h.producer_id, sequence=h.base_sequence, offset=dup.first_offset)
+                    return AppendResult(base_offset=dup.first_offset, log_append_time=dup.timestamp,
+                                        log_start_offset=self.log_start_offset)
+                try:
+                    self.producers.check(h)
+                except InvalidBatch as exc:
+                    log.info("produce_rejected", topic=self.topic.name, partition=self.index,
+                             error=exc.code_name, reason=str(exc))
+                    return AppendResult(exc.code_name, log_start_offset=self.log_start_offset, message=str(exc))
+        first = self.high_watermark
+        total = 0
+        for batch, h in batches:
+            base = self.high_watermark
+            rewrite_offsets(batch, base, self.leader_epoch)
+            max_ts = h.max_timestamp
+            if log_append_time:
+                set_log_append_time(batch, now_ms)
+                max_ts = now_ms
+            last = base + h.last_offset_delta
+            data = bytes(batch)
+            self._bases.append(base)
+            self._lasts.append(last)
+            self._batches.append(data)
+            self._max_ts.append(max_ts)
+            self._ts_prefix.append(max(max_ts, self._ts_prefix[-1]) if self._ts_prefix else max_ts)
+            self.size_bytes += len(data)
+            total += len(data)
+            self.high_watermark = last + 1
+            if h.producer_id >= 0:
+                self.producers.record(h, base, max_ts)
+        for waiter in list(self.waiters):
+            waiter.on_append(self, total)
+        return AppendResult(base_offset=first, log_append_time=now_ms if log_append_time else -1,
+                            log_start_offset=self.log_start_offset, appended_bytes=total)
+
+    # -- read ------------------------------------------------------------------------------
+    def read(self, offset: int, max_bytes: int, min_one: bool = True) -> list[bytes]:
+        """Whole batches from the one holding ``offset``, up to ``max_bytes`` (the first batch is
+        returned even when larger if ``min_one``). ``offset`` must lie in [log start, HW]."""
+        bases = self._bases
+        i = bisect_right(bases, offset) - 1
+        if i < 0:
+            i = 0
+        elif self._lasts[i] < offset:
+            i += 1
+        out: list[bytes] = []
+        total = 0
+        batches = self._batches
+        n = len(batches)
+        while i < n:
+            b = batches[i]
+            total += len(b)
+            if total > max_bytes and (out or not min_one):
+                break
+            out.append(b)
+            i += 1
+        return out
+
+    def bytes_after(self, offset: int) -> int:
+        """Stored bytes from the batch holding ``offset`` to the end (what a fetch could return)."""
+        i = bisect_right(self._bases, offset) - 1
+        if i < 0:
+            i = 0
+        elif self._lasts[i] < offset:
+            i += 1
+        return sum(len(b) for b in self._batches[i:])
+
+    def batches(self) -> list[bytes]:
+        return list(self._batches)
+
+    def offset_in_range(self, offset: int) -> bool:
+        return self.log_start_offset <= offset <= self.high_watermark
+
+    # -- offsets by time -------------------------------------------------------------------
+    def epoch_for_offset(self, offset: int) -> int:
+        epoch = self.epochs[0][0]
+        for e, start in self.epochs:
+            if start <= offset:
+                epoch = e
+        return epoch
+
+    def offset_for_timestamp(self, target_ms: int) -> tuple[int, int, int] | None:
+        """(timestamp, offset, leader epoch) of the first record at or after ``target_ms`` whose
+        offset is at least the log start; None when there is none."""
+        i = bisect_left(self._ts_prefix, target_ms)
+        for j in range(i, len(self._batches)):
+            if self._max_ts[j] < target_ms or self._lasts[j] < self.log_start_offset:
+                continue
+            batch = self._batches[j]
+            for rec in iter_records(batch):
+                if rec.timestamp >= target_ms and rec.offset >= self.log_start_offset:
+                    return rec.timestamp, rec.offset, parse_header(batch).partition_leader_epoch
+        return None
+
+    def max_timestamp_offset(self) -> tuple[int, int, int] | None:
+        """(timestamp, offset, epoch) of the first record with the largest timestamp (ListOffsets -3)."""
+        if not self._batches:
+            return None
+        best = max(self._max_ts)
+        j = self._max_ts.index(best)
+        batch = self._batches[j]
+        for rec in iter_records(batch):
+            if rec.timestamp == best:
+                return rec.timestamp, rec.offset, parse_header(batch).partition_leader_epoch
+        return best, self._lasts[j], parse_header(batch).partition_leader_epoch
+
+    # -- leader epochs ---------------------------------------------------------------------
+    def end_offset_for_epoch(self, requested: int) -> tuple[int, int]:
+        """(epoch, end offset) as Kafka's LeaderEpochFileCache.endOffsetFor answers OffsetForLeaderEpoch."""
+        if requested < 0:
+            return -1, -1
+        latest = self.epochs[-1][0]
+        if requested == latest:
+            return requested, self.high_watermark
+        higher = next(((e, s) for e, s in self.epochs if e > requested), None)
+        if higher is None:
+            return -1, -1
+        floor = None
+        for e, s in self.epochs:
+            if e <= requested:
+                floor = (e, s)
+        return (floor[0] if floor else requested), higher[1]
+
+    def bump_leader_epoch(self) -> int:
+        """A new leader epoch starting at the log end (leader change in multi-node emulation)."""
+        self.leader_epoch += 1
+        self.epochs.append((self.leader_epoch, self.high_watermark))
+        return self.leader_epoch
+
+    # -- removal from the front ------------------------------------------------------------
+    def delete_records(self, offset: int) -> tuple[str, int]:
+        """DeleteRecords: move the log start to ``offset`` (-1: the high watermark)."""
+        if offset == -1:
+            offset = self.high_watermark
+        if offset < 0 or offset > self.high_watermark:
+            return "OFFSET_OUT_OF_RANGE", -1
+        if offset > self.log_start_offset:
+            self._advance_log_start(offset)
+        return "NONE", self.log_start_offset
+
+    def apply_retention(self, now_ms: int) -> int:
+        """Drop whole batches past retention.ms / retention.bytes; returns how many were dropped."""
+        configs = self.configs
+        if not topic_config.is_deleting(configs) or not self._batches:
+            return 0
+        retention_ms = topic_config.int_config(configs, "retention.ms")
+        retention_bytes = topic_config.int_config(configs, "retention.bytes")
+        drop = 0
+        n = len(self._batches)
+        if retention_ms >= 0:
+            while drop < n and now_ms - self._max_ts[drop] > retention_ms:
+                drop += 1
+        if retention_bytes >= 0:
+            excess = self.size_bytes - retention_bytes
+            for j in range(drop):
+                excess -= len(self._batches[j])
+            while drop < n and excess - len(self._batches[drop]) >= 0:
+                excess -= len(self._batches[drop])
+                drop += 1
+        if drop:
+            new_start = self._bases[drop] if drop < n else self.high_watermark
+            log.info("retention", topic=self.topic.name, partition=self.index, batches=drop, log_start=new_start)
+            self._advance_log_start(max(new_start, self.log_start_offset))
+        return drop
+
+    def _advance_log_start(self, offset: int) -> None:
+        self.log_start_offset = offset
+        # keep the batch holding the new log start: fetches return it and clients skip below
+        keep = bisect_right(self._lasts, offset - 1)
+        if keep:
+            self.size_bytes -= sum(len(b) for b in self._batches[:keep])
+            del self._bases[:keep], self._lasts[:keep], self._batches[:keep], self._max_ts[:keep]
+            prefix, run = [], None
+            for ts in self._max_ts:
+                run = ts if run is None else max(run, ts)
+                prefix.append(run)
+            self._ts_prefix = prefix
+        self.producers.remove_before(offset)
+        # the epoch cache forgets entries wholly below the log start (Kafka's truncateFromStart)
+        while len(self.epochs) > 1 and self.epochs[1][1] <= offset:
+            self.epochs.pop(0)
+        e, s = self.epochs[0]
+        self.epochs[0] = (e, max(s, offset))
+
+    # -- compaction ------------------------------------------------------------------------
+    def compact(self) -> int:
+        """cleanup.policy=compact: keep only the latest record per key (tombstones included) in
+        every batch but the last, rewriting batches with their original offsets; returns records removed."""
+        if not topic_config.is_compacted(self.configs) or len(self._batches) < 2:
+            return 0
+        latest: dict[bytes, int] = {}
+        for batch in self._batches:
+            for rec in iter_records(batch):
+                latest[rec.key] = rec.offset
+        removed = 0
+        n = len(self._batches)
+        for j in range(n - 1):
+            batch = self._batches[j]
+            h = parse_header(batch)
+            if h.is_control:
+                continue
+            recs = list(iter_records(batch))
+            kept = [r for r in recs if latest.get(r.key) == r.offset]
+            if len(kept) == len(recs):
+                continue
+            removed += len(recs) - len(kept)
+            if not kept:
+                self.size_bytes -= len(batch)
+                self._batches[j] = b""
+                continue
+            new = build_batch([(r.key, r.value, r.headers, r.timestamp, r.offset - h.base_offset) for r in kept],
+                              base_offset=h.base_offset, codec=h.codec, producer_id=h.producer_id,
+                              producer_epoch=h.producer_epoch, base_sequence=h.base_sequence,
+                              partition_leader_epoch=h.partition_leader_epoch,
+                              log_append_time=h.log_append_time, transactional=h.is_transactional,
+                              last_offset_delta=h.last_offset_delta)
+            self.size_bytes += len(new) - len(batch)
+            self._batches[j] = new
+        if removed:
+            keep = [j for j in range(n) if self._batches[j]]
+            self._bases = [self._bases[j] for j in keep]
+            self._lasts = [self._lasts[j] for j in keep]
+            self._batches = [self._batches[j] for j in keep]
+            self._max_ts = [self._max_ts[j] for j in keep]
+            prefix, run = [], None
+            for ts in self._max_ts:
+                run = ts if run is None else max(run, ts)
+                prefix.append(run)
+            self._ts_prefix = prefix
+            log.info("compacted", topic=self.topic.name, partition=self.index, removed=removed)
+        return removed
+
+
+def _check_keys(batch, batch_index: int, plog) -> None:
+    errors = [(i, f"Compacted topic cannot accept message without key in topic partition "
+                  f"{plog.topic.name}-{plog.index}.")
+              for i, rec in enumerate(iter_records(batch)) if rec.key is None]
+    if errors:
+        exc = InvalidBatch("INVALID_RECORD", f"One or more records have been rejected due to {len(errors)} record "
+                           f"errors in total, and only showing the first {min(len(errors), 1)} records in error: "
+                           f"{errors[0][1]}")
+        exc.record_errors = errors
+        raise exc

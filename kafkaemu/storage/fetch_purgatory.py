@@ -1,0 +1,68 @@
+"""Fetches parked until enough data arrives or their max_wait deadline passes (Kafka's
+DelayedFetch purgatory). Appends wake waiters through the partitions they watch; deadlines fire
+from ``expire(now_ms)``, which the broker's tick calls. No polling: a waiter does nothing until
+an append or its deadline.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+from typing import Callable
+
+
+class FetchWaiter:
+    __slots__ = ("partitions", "min_bytes", "deadline_ms", "accumulated", "done", "_complete", "_purgatory")
+
+    def __init__(self, partitions, min_bytes: int, deadline_ms: int, accumulated: int,
+                 complete: Callable[[], None]) -> None:
+        self.partitions = list(partitions)
+        self.min_bytes = min_bytes
+        self.deadline_ms = deadline_ms
+        self.accumulated = accumulated
+        self.done = False
+        self._complete = complete
+        self._purgatory: FetchPurgatory | None = None
+
+    def on_append(self, partition, nbytes: int) -> None:
+        self.accumulated += nbytes
+        if self.accumulated >= self.min_bytes and self._purgatory is not None:
+            self._purgatory.complete(self)
+
+
+class FetchPurgatory:
+    def __init__(self) -> None:
+        self._heap: list[tuple[int, int, FetchWaiter]] = []
+        self._seq = itertools.count()
+
+    def park(self, waiter: FetchWaiter) -> None:
+        waiter._purgatory = self
+        for p in waiter.partitions:
+            p.waiters.add(waiter)
+        heapq.heappush(self._heap, (waiter.deadline_ms, next(self._seq), waiter))
+
+    def complete(self, waiter: FetchWaiter) -> None:
+        if waiter.done:
+            return
+        waiter.done = True
+        for p in waiter.partitions:
+            p.waiters.discard(waiter)
+        waiter._complete()
+
+    def expire(self, now_ms: int) -> int:
+        fired = 0
+        heap = self._heap
+        while heap and heap[0][0] <= now_ms:
+            _, _, waiter = heapq.heappop(heap)
+            if not waiter.done:
+                self.complete(waiter)
+                fired += 1
+        return fired
+
+    def next_deadline_ms(self) -> int | None:
+        heap = self._heap
+        while heap and heap[0][2].done:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else None
+
+    def __len__(self) -> int:
+        return sum(1 for _, _, w in self._heap if not w.done)

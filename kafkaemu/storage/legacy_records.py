@@ -1,0 +1,107 @@
+"""Legacy message sets (magic 0 and 1): read them on produce (converted to v2, as Kafka 3.9 does
+for the old Produce v0-2 clients) and write them for Fetch v0-3 (down-conversion).
+
+Message layout: offset int64, size int32, crc uint32 (CRC-32 of magic..end), magic int8,
+attributes int8 (codec in bits 0-2, v1 timestamp type in bit 3), timestamp int64 (v1 only),
+key bytes, value bytes. A compressed message's value is a compressed inner message set; in v1
+the inner offsets are relative and the wrapper carries the last inner offset.
+"""
+from __future__ import annotations
+
+import struct
+import zlib
+
+from . import compression
+from .record_batch import InvalidBatch, NO_TIMESTAMP, build_batch, iter_records, parse_header
+
+_MSG_HEAD = struct.Struct(">qiIbb")
+TIMESTAMP_TYPE_BIT = 0x08
+
+
+def _read_bytes(buf, pos: int) -> tuple[bytes | None, int]:
+    (n,) = struct.unpack_from(">i", buf, pos)
+    pos += 4
+    if n < 0:
+        return None, pos
+    if pos + n > len(buf):
+        raise InvalidBatch("CORRUPT_MESSAGE", "truncated legacy message")
+    return bytes(buf[pos:pos + n]), pos + n
+
+
+def _messages(buf, depth: int = 0):
+    """Yield (magic, timestamp, key, value, codec) for every message, unwrapping compressed ones."""
+    pos, end = 0, len(buf)
+    while end - pos >= 12:
+        (size,) = struct.unpack_from(">i", buf, pos + 8)
+        if pos + 12 + size > end:
+            return  # a partial trailing message is ignored, as Kafka's iterator does
+        if size < 14:
+            raise InvalidBatch("CORRUPT_MESSAGE", f"legacy message size {size} too small")
+        _, _, crc, magic, attrs = _MSG_HEAD.unpack_from(buf, pos)
+        if zlib.crc32(memoryview(buf)[pos + 16:pos + 12 + size]) != crc:
+            raise InvalidBatch("CORRUPT_MESSAGE", "legacy message CRC mismatch")
+        p = pos + 18  # past offset, size, crc, magic, attributes
+        ts = NO_TIMESTAMP
+        if magic == 1:
+            (ts,) = struct.unpack_from(">q", buf, p)
+            p += 8
+        elif magic != 0:
+            raise InvalidBatch("CORRUPT_MESSAGE", f"invalid legacy magic {magic}")
+        key, p = _read_bytes(buf, p)
+        value, p = _read_bytes(buf, p)
+        codec = attrs & 0x07
+        if codec:
+            if depth:
+                raise InvalidBatch("CORRUPT_MESSAGE", "nested compressed legacy messages")
+            if value is None:
+                raise InvalidBatch("INVALID_RECORD", "compressed legacy message without a value")
+            try:
+                inner = compression.decompress(codec, value)
+            except compression.CompressionError as exc:
+                raise InvalidBatch("CORRUPT_MESSAGE", str(exc)) from exc
+            for m in _messages(inner, depth + 1):
+                yield m[0], m[1], m[2], m[3], codec
+        else:
+            yield magic, ts, key, value, 0
+        pos += 12 + size
+
+
+def to_v2_batch(buf) -> tuple[bytes, int]:
+    """Convert a legacy message set to one RecordBatch v2 (same codec); returns (batch, record count)."""
+    records, codec = [], 0
+    for magic, ts, key, value, c in _messages(buf):
+        codec = codec or c
+        records.append((key, value, (), ts))
+    if not records:
+        raise InvalidBatch("INVALID_RECORD", "legacy message set without a complete message")
+    return build_batch(records, codec=codec), len(records)
+
+
+def _encode_message(offset: int, magic: int, attrs: int, ts: int, key, value) -> bytes:
+    body = bytearray(struct.pack(">bb", magic, attrs))
+    if magic == 1:
+        body += struct.pack(">q", ts)
+    for f in (key, value):
+        if f is None:
+            body += b"\xff\xff\xff\xff"
+        else:
+            body += struct.pack(">i", len(f)) + f
+    crc = zlib.crc32(body)
+    return struct.pack(">qiI", offset, len(body) + 4, crc) + bytes(body)
+
+
+def down_convert(batch, magic: int) -> bytes:
+    """One stored v2 batch as a legacy message set of ``magic`` (headers are dropped, as Kafka does)."""
+    h = parse_header(batch)
+    if h.is_control:
+        return b""
+    ts_attr = TIMESTAMP_TYPE_BIT if (magic == 1 and h.log_append_time) else 0
+    recs = list(iter_records(batch))
+    if h.codec == compression.NONE:
+        return b"".join(_encode_message(r.offset, magic, ts_attr, r.timestamp, r.key, r.value) for r in recs)
+    inner = b"".join(
+        _encode_message(r.offset - h.base_offset if magic == 1 else r.offset, magic, ts_attr, r.timestamp,
+                        r.key, r.value) for r in recs)
+    wrapper_ts = h.max_timestamp
+    return _encode_message(h.last_offset, magic, h.codec | ts_attr, wrapper_ts, None,
+                           compression.compress(h.codec, inner))

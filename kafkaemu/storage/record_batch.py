@@ -1,0 +1,306 @@
+"""RecordBatch v2: a header view over the raw bytes, records decoding, and a builder.
+
+Layout (big-endian), offsets into the batch::
+
+    0  base_offset int64          <- rewritten by the broker (outside the CRC)
+    8  batch_length int32         (bytes after this field)
+   12  partition_leader_epoch int32  <- rewritten by the broker (outside the CRC)
+   16  magic int8 (2)
+   17  crc uint32 (CRC-32C of everything from offset 21 to the end)
+   21  attributes int16  (bits 0-2 codec, 3 timestamp type, 4 transactional, 5 control)
+   23  last_offset_delta int32
+   27  base_timestamp int64
+   35  max_timestamp int64
+   43  producer_id int64
+   51  producer_epoch int16
+   53  base_sequence int32
+   57  records_count int32
+   61  records (possibly compressed)
+
+The broker never re-encodes a produced batch: offsets are assigned by rewriting the first and third
+fields in place.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Iterator
+
+import crc32c
+
+from . import compression
+
+HEADER_SIZE = 61
+LOG_OVERHEAD = 12          # base_offset + batch_length
+MIN_BATCH_LENGTH = 14      # Kafka's Records.MIN_RECORD_OVERHEAD, the smallest legal length field
+MAGIC_OFFSET = 16
+CRC_OFFSET = 17
+ATTRIBUTES_OFFSET = 21
+
+CODEC_MASK = 0x07
+TIMESTAMP_TYPE_BIT = 0x08   # 1 = LogAppendTime
+TRANSACTIONAL_BIT = 0x10
+CONTROL_BIT = 0x20
+
+NO_TIMESTAMP = -1
+
+_HEADER = struct.Struct(">qiibIhiqqqhii")
+_BASE_AND_EPOCH = struct.Struct(">q")
+_EPOCH = struct.Struct(">i")
+_Q = struct.Struct(">q")
+
+
+class InvalidBatch(Exception):
+    """Input that Kafka rejects; ``code_name`` names the ErrorCode member it answers with."""
+
+    def __init__(self, code_name: str, message: str):
+        super().__init__(message)
+        self.code_name = code_name
+
+
+@dataclass(slots=True)
+class BatchHeader:
+    base_offset: int
+    batch_length: int
+    partition_leader_epoch: int
+    magic: int
+    crc: int
+    attributes: int
+    last_offset_delta: int
+    base_timestamp: int
+    max_timestamp: int
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    records_count: int
+
+    @property
+    def size(self) -> int:
+        return self.batch_length + LOG_OVERHEAD
+
+    @property
+    def codec(self) -> int:
+        return self.attributes & CODEC_MASK
+
+    @property
+    def log_append_time(self) -> bool:
+        return bool(self.attributes & TIMESTAMP_TYPE_BIT)
+
+    @property
+    def is_transactional(self) -> bool:
+        return bool(self.attributes & TRANSACTIONAL_BIT)
+
+    @property
+    def is_control(self) -> bool:
+        return bool(self.attributes & CONTROL_BIT)
+
+    @property
+    def last_offset(self) -> int:
+        return self.base_offset + self.last_offset_delta
+
+    @property
+    def last_sequence(self) -> int:
+        if self.base_sequence < 0:
+            return -1
+        return (self.base_sequence + self.last_offset_delta) & 0x7FFFFFFF
+
+
+def parse_header(buf, pos: int = 0) -> BatchHeader:
+    return BatchHeader(*_HEADER.unpack_from(buf, pos))
+
+
+def crc_ok(batch) -> bool:
+    """CRC-32C over attributes..end equals the stored CRC."""
+    (stored,) = struct.unpack_from(">I", batch, CRC_OFFSET)
+    return crc32c.crc32c(memoryview(batch)[ATTRIBUTES_OFFSET:]) == stored
+
+
+def rewrite_offsets(batch: bytearray, base_offset: int, leader_epoch: int) -> None:
+    """Set base offset and partition leader epoch in place; both lie outside the CRC."""
+    _BASE_AND_EPOCH.pack_into(batch, 0, base_offset)
+    _EPOCH.pack_into(batch, 12, leader_epoch)
+
+
+def set_log_append_time(batch: bytearray, now_ms: int) -> None:
+    """Mark the batch LogAppendTime with max timestamp ``now_ms`` and recompute the CRC (as Kafka does)."""
+    (attrs,) = struct.unpack_from(">h", batch, ATTRIBUTES_OFFSET)
+    struct.pack_into(">h", batch, ATTRIBUTES_OFFSET, attrs | TIMESTAMP_TYPE_BIT)
+    _Q.pack_into(batch, 35, now_ms)
+    struct.pack_into(">I", batch, CRC_OFFSET, crc32c.crc32c(memoryview(batch)[ATTRIBUTES_OFFSET:]))
+
+
+def split_batches(data) -> Iterator[tuple[int, int, int]]:
+    """Yield (position, size, magic) for every complete batch or legacy message in ``data``.
+
+    Mirrors Kafka's ByteBufferLogInputStream: a trailing partial batch ends the iteration silently;
+    an impossible length or magic raises CORRUPT_MESSAGE.
+    """
+    pos, end = 0, len(data)
+    while end - pos >= LOG_OVERHEAD:
+        (length,) = struct.unpack_from(">i", data, pos + 8)
+        if length < MIN_BATCH_LENGTH:
+            raise InvalidBatch("CORRUPT_MESSAGE", f"record size {length} is less than the minimum record overhead")
+        if end - pos < MAGIC_OFFSET + 1:
+            return
+        magic = data[pos + MAGIC_OFFSET]
+        if magic > 2:
+            raise InvalidBatch("CORRUPT_MESSAGE", f"invalid magic {magic}")
+        size = length + LOG_OVERHEAD
+        if end - pos < size:
+            return
+        yield pos, size, magic
+        pos += size
+
+
+# -- varints -------------------------------------------------------------------------------------
+
+def read_varint(buf, pos: int) -> tuple[int, int]:
+    """Zigzag varint (as Kafka records use) at ``pos``; returns (value, new position)."""
+    shift = result = 0
+    while True:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return (result >> 1) ^ -(result & 1), pos
+        shift += 7
+        if shift > 63:
+            raise InvalidBatch("CORRUPT_MESSAGE", "varint too long")
+
+
+def write_varint(out: bytearray, value: int) -> None:
+    v = (value << 1) ^ (value >> 63)
+    v &= 0xFFFFFFFFFFFFFFFF
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+
+
+# -- records -------------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class Record:
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: list[tuple[str, bytes | None]]
+
+
+def _read_nullable(buf, pos: int) -> tuple[bytes | None, int]:
+    n, pos = read_varint(buf, pos)
+    if n < 0:
+        return None, pos
+    return bytes(buf[pos:pos + n]), pos + n
+
+
+def records_payload(batch) -> bytes:
+    """The batch's record bytes, decompressed."""
+    h = parse_header(batch)
+    body = bytes(memoryview(batch)[HEADER_SIZE:h.size])
+    if h.codec == compression.NONE:
+        return body
+    try:
+        return compression.decompress(h.codec, body)
+    except compression.CompressionError as exc:
+        raise InvalidBatch("CORRUPT_MESSAGE", str(exc)) from exc
+
+
+def iter_records(batch) -> Iterator[Record]:
+    """Decode every record of one v2 batch (decompressing when needed)."""
+    h = parse_header(batch)
+    buf = records_payload(batch)
+    pos = 0
+    try:
+        for _ in range(h.records_count):
+            length, pos = read_varint(buf, pos)
+            end = pos + length
+            pos += 1  # record attributes, unused
+            ts_delta, pos = read_varint(buf, pos)
+            off_delta, pos = read_varint(buf, pos)
+            key, pos = _read_nullable(buf, pos)
+            value, pos = _read_nullable(buf, pos)
+            n_headers, pos = read_varint(buf, pos)
+            headers = []
+            for _ in range(n_headers):
+                hk, pos = _read_nullable(buf, pos)
+                hv, pos = _read_nullable(buf, pos)
+                headers.append(((hk or b"").decode("utf-8", "replace"), hv))
+            if pos != end:
+                raise InvalidBatch("CORRUPT_MESSAGE", "record length does not match its contents")
+            ts = h.max_timestamp if h.log_append_time else h.base_timestamp + ts_delta
+            yield Record(h.base_offset + off_delta, ts, key, value, headers)
+    except IndexError as exc:
+        raise InvalidBatch("CORRUPT_MESSAGE", "truncated record") from exc
+
+
+def record_timestamps(batch) -> Iterator[tuple[int, int]]:
+    """(offset, timestamp) of every record; cheaper callers may stop early."""
+    for r in iter_records(batch):
+        yield r.offset, r.timestamp
+
+
+# -- builder -------------------------------------------------------------------------------------
+
+RecordInput = tuple  # (key, value, headers, timestamp_ms[, offset_delta])
+
+
+def encode_records(records, base_timestamp: int) -> bytes:
+    out = bytearray()
+    body = bytearray()
+    for i, rec in enumerate(records):
+        key, value, headers, ts = rec[0], rec[1], rec[2], rec[3]
+        delta = rec[4] if len(rec) > 4 else i
+        body.clear()
+        body.append(0)
+        write_varint(body, ts - base_timestamp)
+        write_varint(body, delta)
+        for field in (key, value):
+            if field is None:
+                write_varint(body, -1)
+            else:
+                write_varint(body, len(field))
+                body += field
+        headers = headers or ()
+        write_varint(body, len(headers))
+        for hk, hv in headers:
+            hkb = hk.encode() if isinstance(hk, str) else hk
+            write_varint(body, len(hkb))
+            body += hkb
+            if hv is None:
+                write_varint(body, -1)
+            else:
+                write_varint(body, len(hv))
+                body += hv
+        write_varint(out, len(body))
+        out += body
+    return bytes(out)
+
+
+def build_batch(records, *, base_offset: int = 0, codec: int = compression.NONE,
+                producer_id: int = -1, producer_epoch: int = -1, base_sequence: int = -1,
+                partition_leader_epoch: int = -1, log_append_time: bool = False,
+                transactional: bool = False, control: bool = False,
+                last_offset_delta: int | None = None) -> bytes:
+    """Encode one RecordBatch v2.
+
+    ``records``: (key, value, headers, timestamp_ms) tuples, optionally with a fifth item, the
+    offset delta (compaction keeps original deltas). Headers are (str|bytes key, bytes|None value).
+    """
+    if not records:
+        raise ValueError("a batch holds at least one record")
+    timestamps = [r[3] for r in records]
+    base_ts = timestamps[0]
+    max_ts = max(timestamps)
+    payload = compression.compress(codec, encode_records(records, base_ts))
+    if last_offset_delta is None:
+        last_offset_delta = records[-1][4] if len(records[-1]) > 4 else len(records) - 1
+    attrs = codec | (TIMESTAMP_TYPE_BIT if log_append_time else 0) \
+        | (TRANSACTIONAL_BIT if transactional else 0) | (CONTROL_BIT if control else 0)
+    buf = bytearray(_HEADER.pack(base_offset, HEADER_SIZE - LOG_OVERHEAD + len(payload), partition_leader_epoch,
+                                 2, 0, attrs, last_offset_delta, base_ts, max_ts, producer_id, producer_epoch,
+                                 base_sequence, len(records)))
+    buf += payload
+    struct.pack_into(">I", buf, CRC_OFFSET, crc32c.crc32c(memoryview(buf)[ATTRIBUTES_OFFSET:]))
+    return bytes(buf)
