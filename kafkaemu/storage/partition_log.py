@@ -109,8 +109,10 @@ class PartitionLog:
         elif not found:
             raise InvalidBatch("CORRUPT_MESSAGE", "no complete message in the message set")
         view = memoryview(records)
-        out = []
         compacted = topic_config.is_compacted(configs)
+        if any(magic < 2 for _, _, magic in found):
+            return [self._convert_legacy(view, found, max_message_bytes, compacted)]
+        out = []
         for pos, size, magic in found:
             if magic >= 2 and records[pos:pos + 8] != b"\0" * 8:
                 raise InvalidBatch("INVALID_RECORD", f"The baseOffset of the record batch in the append to "
@@ -119,11 +121,6 @@ class PartitionLog:
             if size > max_message_bytes:
                 raise InvalidBatch("MESSAGE_TOO_LARGE", f"The record batch size in the append is {size} bytes, "
                                    f"which exceeds the maximum configured value of {max_message_bytes}.")
-            if magic < 2:
-                # legacy message sets become one v2 batch, as Kafka converts them on append
-                converted, _ = legacy_records.to_v2_batch(view[pos:pos + size])
-                out.append((bytearray(converted), parse_header(converted)))
-                continue
             if size < HEADER_SIZE:
                 raise InvalidBatch("CORRUPT_MESSAGE", f"record batch of {size} bytes is shorter than its header")
             batch = bytearray(view[pos:pos + size])
@@ -143,6 +140,20 @@ class PartitionLog:
                 _check_keys(batch, len(out), self)
             out.append((batch, h))
         return out
+
+    def _convert_legacy(self, view, found, max_message_bytes: int, compacted: bool):
+        """A legacy (magic 0/1) message set becomes one v2 batch, as Kafka converts on append."""
+        if any(magic == 2 for _, _, magic in found):
+            raise InvalidBatch("INVALID_RECORD", "legacy messages and v2 record batches mixed in one message set")
+        for _, size, _ in found:
+            if size > max_message_bytes:
+                raise InvalidBatch("MESSAGE_TOO_LARGE", f"The message size {size} exceeds the maximum "
+                                   f"configured value of {max_message_bytes}.")
+        end = found[-1][0] + found[-1][1]
+        converted, _ = legacy_records.to_v2_batch(view[:end])
+        if compacted:
+            _check_keys(converted, 0, self)
+        return bytearray(converted), parse_header(converted)
 
     def _append_validated(self, batches: list, now_ms: int, log_append_time: bool) -> AppendResult:
         # Idempotent producers: a duplicate is answered with its original offsets, not appended.
