@@ -4,6 +4,8 @@ from __future__ import annotations
 import structlog
 
 from .config import BrokerConfig
+from .core.coordinator import CoordinatorSettings, GroupCoordinator
+from .core.offsets_topic import log_sink
 from .storage.log_store import LogStore, Topic
 
 log = structlog.get_logger("kafkaemu.broker")
@@ -19,6 +21,8 @@ class Broker:
         self.now_ms = now_ms
         # node id -> (advertised host, port); the server fills in the bound port.
         self.listeners: dict[int, tuple[str, int]] = {config.node_id: (config.advertised, config.port)}
+        self.coordinator = GroupCoordinator(CoordinatorSettings.from_config(config),
+                                            log_sink(self.store, config.offsets_topic_num_partitions), now_ms)
 
     # -- topics --------------------------------------------------------------------------
     def create_topic(self, name: str, num_partitions: int, configs: dict[str, str]) -> Topic:
@@ -39,7 +43,9 @@ class Broker:
         """Fire every timer due at ``now_ms`` (session expiry, long-poll timeouts, ...)."""
         self.now_ms = now_ms
         self.store.tick(now_ms)
+        self.coordinator.tick(now_ms)
 
     def next_deadline_ms(self) -> int | None:
         """The earliest time ``tick`` has work to do, or None."""
-        return self.store.next_deadline_ms()
+        deadlines = [d for d in (self.store.next_deadline_ms(), self.coordinator.next_deadline_ms()) if d is not None]
+        return min(deadlines, default=None)

@@ -1,0 +1,25 @@
+"""DescribeGroups (key 15), v0-v5.
+
+State, protocol type, protocol (Stable only) and members with client id/host; member metadata and
+assignment only in Stable, as Kafka. Unknown groups are described as Dead with no error.
+authorized_operations is INT32_MIN unless asked for (v3+), then READ|DELETE|DESCRIBE (no
+authorizer). Not implemented: ACLs.
+"""
+from ..protocol.errors import ErrorCode
+from .group_common import is_coordinator
+from .registry import handler
+
+
+@handler(15, 0, 5)
+def describe_groups(ctx, req):
+    include_ops = bool(req.include_authorized_operations) if ctx.api_version >= 3 else False
+    mine = [g for g in req.groups if is_coordinator(ctx, g)]
+    described = {d["group_id"]: d for d in ctx.broker.coordinator.describe_groups(ctx.now_ms, mine, include_ops)}
+    groups = []
+    for gid in req.groups:
+        if gid in described:
+            groups.append(described[gid])
+        else:
+            groups.append({"error_code": ErrorCode.NOT_COORDINATOR, "group_id": gid, "group_state": "",
+                           "protocol_type": "", "protocol_data": "", "members": []})
+    return {"groups": groups}

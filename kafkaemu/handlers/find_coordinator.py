@@ -1,0 +1,35 @@
+"""FindCoordinator (key 10), v0-v6.
+
+Key type 0 (group) and 1 (transaction); v4+ batches several keys (``coordinator_keys``). The
+coordinator is the leader of the key's ``__consumer_offsets`` partition; with one broker that is
+this broker. The first group lookup creates ``__consumer_offsets``, as in Kafka. Any other key type gets INVALID_REQUEST. Not implemented: key type 2 (share groups),
+authorization.
+"""
+from ..core.offsets_topic import ensure_offsets_topic
+from ..protocol.errors import ErrorCode
+from .group_common import coordinator_node
+from .registry import handler
+
+GROUP, TRANSACTION = 0, 1
+
+
+@handler(10, 0, 6)
+def find_coordinator(ctx, req):
+    if ctx.api_version >= 4:
+        return {"coordinators": [_lookup(ctx, key, req.key_type) for key in req.coordinator_keys]}
+    found = _lookup(ctx, req.key, req.key_type if ctx.api_version >= 1 else GROUP)
+    return {"error_code": found["error_code"], "error_message": found["error_message"],
+            "node_id": found["node_id"], "host": found["host"], "port": found["port"]}
+
+
+def _lookup(ctx, key: str, key_type: int) -> dict:
+    if key_type not in (GROUP, TRANSACTION):
+        return {"key": key, "node_id": -1, "host": "", "port": -1,
+                "error_code": ErrorCode.INVALID_REQUEST, "error_message": f"Unknown coordinator type {key_type}"}
+    broker = ctx.broker
+    if key_type == GROUP:
+        ensure_offsets_topic(broker.store, broker.config.offsets_topic_num_partitions)
+    node = coordinator_node(broker, key) if key_type == GROUP else broker.node_id
+    host, port = broker.listeners.get(node, (broker.config.advertised, broker.config.port))
+    return {"key": key, "node_id": node, "host": host, "port": port,
+            "error_code": ErrorCode.NONE, "error_message": None}

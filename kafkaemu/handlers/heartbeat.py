@@ -1,0 +1,21 @@
+"""Heartbeat (key 12), v0-v4.
+
+Keeps a member's session alive; REBALANCE_IN_PROGRESS while the group prepares a rebalance,
+ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID as Kafka. Not implemented: authorization.
+"""
+from ..core.requests import Heartbeat
+from ..protocol.errors import ErrorCode
+from .group_common import is_coordinator
+from .registry import handler
+
+
+@handler(12, 0, 4)
+def heartbeat(ctx, req):
+    if not is_coordinator(ctx, req.group_id):
+        return {"error_code": ErrorCode.NOT_COORDINATOR}
+    return ctx.broker.coordinator.heartbeat(ctx.now_ms, Heartbeat(
+        group_id=req.group_id,
+        generation_id=req.generation_id,
+        member_id=req.member_id,
+        group_instance_id=req.group_instance_id if ctx.api_version >= 3 else None,
+    ))

@@ -1,0 +1,44 @@
+"""JoinGroup (key 11), v0-v9.
+
+Parks the reply until the group's join phase completes (or answers at once on errors,
+MEMBER_ID_REQUIRED for v4+ dynamic members with an empty member id, or a rejoin in a settled
+state). v0 has no rebalance timeout: the session timeout stands in, as in Kafka. Old versions get
+"" where v7+ may carry a null protocol name. Not implemented: KIP-848 consumer groups joined by
+classic members (there are none), authorization.
+"""
+from ..core.requests import JoinGroup
+from ..protocol.errors import ErrorCode
+from .group_common import client_host, is_coordinator, non_null
+from .registry import DEFERRED, handler
+
+
+@handler(11, 0, 9)
+def join_group(ctx, req):
+    version = ctx.api_version
+    respond = _versioned(ctx.respond, version)
+    if not is_coordinator(ctx, req.group_id):
+        respond({"error_code": ErrorCode.NOT_COORDINATOR, "member_id": req.member_id})
+        return DEFERRED
+    rebalance_timeout = req.rebalance_timeout_ms if version >= 1 else req.session_timeout_ms
+    ctx.broker.coordinator.join_group(ctx.now_ms, JoinGroup(
+        group_id=req.group_id,
+        member_id=req.member_id,
+        protocol_type=req.protocol_type,
+        protocols=[(p.name, bytes(p.metadata)) for p in req.protocols],
+        session_timeout_ms=req.session_timeout_ms,
+        rebalance_timeout_ms=rebalance_timeout,
+        group_instance_id=req.group_instance_id if version >= 5 else None,
+        client_id=ctx.client_id or "",
+        client_host=client_host(ctx),
+        api_version=version,
+        reason=req.reason if version >= 8 else None,
+    ), respond)
+    return DEFERRED
+
+
+def _versioned(respond, version: int):
+    def send(response: dict) -> None:
+        if version < 7:
+            response = dict(response, protocol_name=non_null(response.get("protocol_name")))
+        respond(response)
+    return send

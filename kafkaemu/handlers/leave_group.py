@@ -1,0 +1,27 @@
+"""LeaveGroup (key 13), v0-v5.
+
+v0-2 name one member and are turned into the v3 member list here; v3+ leave a batch, by member id
+and/or group.instance.id (an empty member id with an instance id removes that static member), with
+per-member errors. For v0-2 the member's error becomes the top-level error, as in Kafka.
+Not implemented: authorization.
+"""
+from ..core.requests import LeaveGroup, LeavingMember
+from ..protocol.errors import ErrorCode
+from .group_common import is_coordinator
+from .registry import handler
+
+
+@handler(13, 0, 5)
+def leave_group(ctx, req):
+    version = ctx.api_version
+    if not is_coordinator(ctx, req.group_id):
+        return {"error_code": ErrorCode.NOT_COORDINATOR, "members": []}
+    if version < 3:
+        members = [LeavingMember(req.member_id)]
+    else:
+        members = [LeavingMember(m.member_id, m.group_instance_id, m.reason if version >= 5 else None)
+                   for m in req.members]
+    result = ctx.broker.coordinator.leave_group(ctx.now_ms, LeaveGroup(req.group_id, members))
+    if version < 3 and result["error_code"] == ErrorCode.NONE and result["members"]:
+        result = dict(result, error_code=result["members"][0]["error_code"])
+    return result

@@ -1,0 +1,36 @@
+"""OffsetCommit (key 8), v0-v9.
+
+Generation/member checks as Kafka's classic groups (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID,
+FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS in CompletingRebalance, commits in PreparingRebalance
+with the current generation); standalone commits (generation -1, no member) while the group has no
+members; OFFSET_METADATA_TOO_LARGE; UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist;
+v9 answers GROUP_ID_NOT_FOUND for an unknown group with a generation, older versions
+ILLEGAL_GENERATION. v0 carries no generation or member; v1's per-partition commit timestamp is
+ignored (the broker's time is used, as Kafka does); v2-4 retention_time_ms sets an expiry.
+Not implemented: authorization, KIP-848 member epochs.
+"""
+from ..core.requests import CommitPartition, OffsetCommit
+from ..protocol.errors import ErrorCode
+from .group_common import is_coordinator, partition_exists
+from .registry import handler
+
+
+@handler(8, 0, 9)
+def offset_commit(ctx, req):
+    version = ctx.api_version
+    if not is_coordinator(ctx, req.group_id):
+        return {"topics": [{"name": t.name, "partitions": [
+            {"partition_index": p.partition_index, "error_code": ErrorCode.NOT_COORDINATOR}
+            for p in t.partitions]} for t in req.topics]}
+    commit = OffsetCommit(
+        group_id=req.group_id,
+        topics=[(t.name, [CommitPartition(p.partition_index, p.committed_offset,
+                                          p.committed_leader_epoch if version >= 6 else -1,
+                                          p.committed_metadata) for p in t.partitions]) for t in req.topics],
+        generation_id=req.generation_id_or_member_epoch if version >= 1 else -1,
+        member_id=req.member_id if version >= 1 else "",
+        group_instance_id=req.group_instance_id if version >= 7 else None,
+        retention_time_ms=req.retention_time_ms if 2 <= version <= 4 else -1,
+        api_version=version,
+    )
+    return ctx.broker.coordinator.commit_offsets(ctx.now_ms, commit, partition_exists(ctx.broker))

@@ -1,0 +1,41 @@
+"""OffsetFetch (key 9), v0-v9.
+
+Committed offsets of one group (v0-7) or several (v8+); -1 with empty metadata for partitions
+without a commit; a null topic list (v2+) returns every committed partition. Works in every group
+state (an Empty group may hold offsets). v0-1 have no top-level error, so a group-level error is
+put on every partition. require_stable needs nothing: commits apply at once (no transactions).
+Not implemented: KIP-848 member epoch checks (v9 member_id/member_epoch are ignored),
+authorization.
+"""
+from ..protocol.errors import ErrorCode
+from .group_common import is_coordinator
+from .registry import handler
+
+
+@handler(9, 0, 9)
+def offset_fetch(ctx, req):
+    version = ctx.api_version
+    if version >= 8:
+        return {"groups": [_fetch(ctx, g.group_id, _topics(g.topics)) for g in req.groups]}
+    topics = _topics(req.topics)
+    group = _fetch(ctx, req.group_id, topics)
+    error = group["error_code"]
+    out_topics = [{"name": t["name"], "partitions": [
+        dict(p, error_code=p["error_code"] or (error if version < 2 else 0)) for p in t["partitions"]]}
+        for t in group["topics"]]
+    return {"topics": out_topics, "error_code": error}
+
+
+def _topics(topics):
+    if topics is None:
+        return None
+    return [(t.name, list(t.partition_indexes)) for t in topics]
+
+
+def _fetch(ctx, group_id, topics) -> dict:
+    if not is_coordinator(ctx, group_id):
+        return {"group_id": group_id, "error_code": ErrorCode.NOT_COORDINATOR, "topics": [
+            {"name": name, "partitions": [{"partition_index": p, "committed_offset": -1, "committed_leader_epoch": -1,
+                                           "metadata": "", "error_code": ErrorCode.NOT_COORDINATOR}
+                                          for p in parts]} for name, parts in (topics or [])]}
+    return ctx.broker.coordinator.fetch_offsets(ctx.now_ms, group_id, topics)
