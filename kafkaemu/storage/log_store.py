@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from .fetch_purgatory import FetchPurgatory
 from .partition_log import PartitionLog
+from .producer_ids import ProducerIdManager
 
 _LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 OFFSETS_TOPIC = "__consumer_offsets"
@@ -36,6 +37,7 @@ class LogStore:
         self.topics: dict[str, Topic] = {}
         self._by_id: dict[bytes, Topic] = {}
         self.fetches = FetchPurgatory()
+        self.producer_ids = ProducerIdManager()
         self.retention_check_interval_ms = retention_check_interval_ms
         self._next_retention_ms: int | None = None
 

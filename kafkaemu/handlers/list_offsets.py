@@ -1,0 +1,68 @@
+"""ListOffsets (key 2), v0-v10.
+
+Timestamps: -1 latest (the high watermark, or the last stable offset for read_committed, which
+is the same here: no transactions), -2 earliest (log start), -3 max timestamp (v7+: the first
+record carrying the largest timestamp, as Kafka 3.9 after KAFKA-16310), -4 earliest local (v8+;
+no tiered storage, so the log start), -5 earliest pending upload (v9+; no tiered storage, so
+offset -1). Any other timestamp finds the first record (not batch) at or after it, decompressing
+batches as needed; none found answers offset -1 and timestamp -1.
+
+v0 answers the legacy offsets list: latest is [high watermark, log start] (the log is one
+segment starting at the log start), earliest [log start], other timestamps [] (no segment
+file times to compare). current_leader_epoch (v4+) is checked (FENCED_LEADER_EPOCH /
+UNKNOWN_LEADER_EPOCH). Not implemented: timeout_ms (answers are immediate).
+"""
+from ..protocol.errors import ErrorCode
+from .partition_access import find_partition, leader_epoch_error
+from .registry import handler
+
+LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, EARLIEST_PENDING_UPLOAD = -1, -2, -3, -4, -5
+
+
+@handler(2, 0, 10)
+def list_offsets(ctx, req):
+    store = ctx.broker.store
+    v = ctx.api_version
+    topics = []
+    for t in req.topics:
+        topic = store.get(t.name)
+        parts = []
+        for p in t.partitions:
+            plog = find_partition(topic, p.partition_index)
+            out = {"partition_index": p.partition_index, "error_code": ErrorCode.NONE, "old_style_offsets": [],
+                   "timestamp": -1, "offset": -1, "leader_epoch": -1}
+            if plog is None:
+                out["error_code"] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            elif (err := leader_epoch_error(plog, p.current_leader_epoch)) != ErrorCode.NONE:
+                out["error_code"] = err
+            elif v == 0:
+                out["old_style_offsets"] = _legacy_offsets(plog, p.timestamp, p.max_num_offsets)
+            else:
+                out["timestamp"], out["offset"], out["leader_epoch"] = _lookup(plog, p.timestamp)
+            parts.append(out)
+        topics.append({"name": t.name, "partitions": parts})
+    return {"throttle_time_ms": 0, "topics": topics}
+
+
+def _lookup(plog, ts):
+    if ts == LATEST:
+        return -1, plog.high_watermark, plog.leader_epoch
+    if ts in (EARLIEST, EARLIEST_LOCAL):
+        start = plog.log_start_offset
+        return -1, start, plog.epoch_for_offset(start)
+    if ts == EARLIEST_PENDING_UPLOAD:
+        return -1, -1, -1
+    found = plog.max_timestamp_offset() if ts == MAX_TIMESTAMP else plog.offset_for_timestamp(ts)
+    return found if found is not None else (-1, -1, -1)
+
+
+def _legacy_offsets(plog, ts, max_num):
+    if ts == LATEST:
+        offsets = [plog.high_watermark]
+        if plog.log_start_offset != plog.high_watermark:
+            offsets.append(plog.log_start_offset)
+    elif ts == EARLIEST:
+        offsets = [plog.log_start_offset]
+    else:
+        offsets = []
+    return offsets[:max(max_num, 0)]
