@@ -9,36 +9,7 @@ from kafkaemu.protocol.catalog import catalog
 from kafkaemu.testing import KafkaEmulator
 from kafkaemu.wire.framing import FrameDecoder, frame
 
-
-def connect(emulator):
-    host, port = emulator.bootstrap_server.split(":")
-    return socket.create_connection((host, int(port)), timeout=5)
-
-
-def api_versions_frame(version=0, correlation_id=1):
-    header = struct.pack(">hhih", 18, version, correlation_id, 4) + b"test"
-    if version >= 3:
-        header += b"\x00"
-    return frame(header, catalog().request(18, version).encode(
-        {"client_software_name": "t", "client_software_version": "1"}))
-
-
-def read_reply(sock):
-    decoder = FrameDecoder(1 << 20)
-    while True:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError("closed")
-        frames = decoder.feed(chunk)
-        if frames:
-            return frames[0]
-
-
-def is_closed(sock):
-    try:
-        return sock.recv(1) == b""
-    except ConnectionResetError:
-        return True
+from .raw_kafka import api_versions_frame, connect, is_closed, read_reply
 
 
 @pytest.mark.parametrize("garbage", [

@@ -6,6 +6,8 @@ import structlog
 from .config import BrokerConfig
 from .core.coordinator import CoordinatorSettings, GroupCoordinator
 from .core.offsets_topic import log_sink
+from .core.timers import Timers
+from .faults import Faults
 from .storage.log_store import LogStore, Topic
 
 log = structlog.get_logger("kafkaemu.broker")
@@ -21,6 +23,8 @@ class Broker:
         self.now_ms = now_ms
         # node id -> (advertised host, port); the server fills in the bound port.
         self.listeners: dict[int, tuple[str, int]] = {config.node_id: (config.advertised, config.port)}
+        self.faults = Faults()
+        self.timers = Timers()  # broker-level timers (delayed fault replies)
         self.coordinator = GroupCoordinator(CoordinatorSettings.from_config(config),
                                             log_sink(self.store, config.offsets_topic_num_partitions), now_ms)
 
@@ -44,8 +48,10 @@ class Broker:
         self.now_ms = now_ms
         self.store.tick(now_ms)
         self.coordinator.tick(now_ms)
+        self.timers.poll(now_ms)
 
     def next_deadline_ms(self) -> int | None:
         """The earliest time ``tick`` has work to do, or None."""
-        deadlines = [d for d in (self.store.next_deadline_ms(), self.coordinator.next_deadline_ms()) if d is not None]
+        deadlines = [d for d in (self.store.next_deadline_ms(), self.coordinator.next_deadline_ms(),
+                                 self.timers.next_deadline()) if d is not None]
         return min(deadlines, default=None)

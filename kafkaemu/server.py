@@ -81,7 +81,7 @@ class _KafkaProtocol(asyncio.Protocol):
         self.transport = transport
         peer = transport.get_extra_info("peername") or ("?", 0)
         self.conn = Connection(self.server.broker, self.server.registry, next(self.server._ids), peer[0],
-                               on_output=self._write)
+                               on_output=self._write, on_close=self.abort)
         self.server.protocols.add(self)
         self.conn.log.debug("connection_opened", port=peer[1])
 

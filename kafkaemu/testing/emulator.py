@@ -102,6 +102,22 @@ class KafkaEmulator:
             return now
         return asyncio.run_coroutine_threadsafe(run(), self._loop).result(10)
 
+    def inject_fault(self, api_key: int, *, error_code: int | None = None, delay_ms: int = 0,
+                     drop_connection: bool = False, times: int | None = 1, client_id: str | None = None):
+        """Make the next ``times`` requests of ``api_key`` fail, lag or drop (see kafkaemu.faults)."""
+        from ..faults import FaultRule
+        rule = FaultRule(api_key, error_code=None if error_code is None else int(error_code), delay_ms=delay_ms,
+                         drop_connection=drop_connection, times=times, client_id=client_id)
+        return self.call(lambda broker: broker.faults.add(rule))
+
+    def clear_faults(self) -> None:
+        self.call(lambda broker: broker.faults.clear())
+
+    def group_transitions(self, group_id: str | None = None) -> list:
+        """Every group state transition so far (oldest first), optionally for one group."""
+        return self.call(lambda broker: [t for t in broker.coordinator.transitions
+                                         if group_id is None or t.group_id == group_id])
+
     def _require_in_process(self) -> None:
         if self.subprocess_mode or self._loop is None:
             raise RuntimeError("only a running in-process emulator can be controlled")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 
 import structlog
 
+from ..faults import replace_error_codes
 from ..handlers.registry import DEFERRED, NO_RESPONSE, ApiRegistry, RequestContext
 from ..protocol.catalog import catalog
 from ..protocol.errors import ErrorCode
@@ -45,13 +46,15 @@ class _Slot:
 
 class Connection:
     def __init__(self, broker: "Broker", registry: ApiRegistry, connection_id: int, client_host: str,
-                 on_output: Callable[[], None] = lambda: None, node_id: int | None = None) -> None:
+                 on_output: Callable[[], None] = lambda: None, node_id: int | None = None,
+                 on_close: Callable[[], None] = lambda: None) -> None:
         self.broker = broker
         self.registry = registry
         self.connection_id = connection_id
         self.client_host = client_host
         self.node_id = broker.node_id if node_id is None else node_id
         self.on_output = on_output
+        self.on_close = on_close
         self.closed = False
         self._decoder = FrameDecoder(broker.config.socket_request_max_bytes)
         self._slots: deque[_Slot] = deque()
@@ -65,7 +68,11 @@ class Connection:
             frames = self._decoder.feed(data)
         except FrameError as exc:
             raise ProtocolViolation(str(exc)) from None
+        if now_ms > self.broker.now_ms:
+            self.broker.now_ms = now_ms
         for body in frames:
+            if self.closed:
+                return
             self._handle_frame(body, now_ms)
 
     def _handle_frame(self, data: bytes, now_ms: int) -> None:
@@ -100,6 +107,10 @@ class Connection:
             slot.done = True
             self._flush()
 
+        fault = self.broker.faults.take(api_key, header.client_id) if self.broker.faults.rules else None
+        if fault is not None:
+            respond = self._faulty(fault, respond, api.name)
+
         ctx = RequestContext(
             broker=self.broker, api_key=api_key, api_version=api_version, correlation_id=correlation_id,
             client_id=header.client_id, client_host=self.client_host, connection_id=self.connection_id,
@@ -115,6 +126,25 @@ class Connection:
             self._flush()
         elif result is not DEFERRED:
             respond(result)
+
+    def _faulty(self, fault, respond, api_name: str):
+        self.log.info("fault_injected", api=api_name, error_code=fault.error_code, delay_ms=fault.delay_ms,
+                      drop_connection=fault.drop_connection)
+
+        def faulty_respond(response: dict) -> None:
+            if fault.drop_connection:
+                self.close()
+                self.on_close()
+                return
+            if fault.error_code is not None:
+                response = replace_error_codes(response, fault.error_code)
+            if fault.delay_ms:
+                broker = self.broker
+                broker.timers.schedule(broker.faults.next_timer_key(), broker.now_ms + fault.delay_ms,
+                                       lambda: respond(response))
+            else:
+                respond(response)
+        return faulty_respond
 
     def _unsupported_api_versions(self, correlation_id: int) -> None:
         body = catalog().response(API_VERSIONS, 0).encode({
