@@ -105,9 +105,12 @@ class GroupCoordinator:
 
     # ============================================================ time
     def tick(self, now_ms: int) -> None:
-        """Fire every timer due at ``now_ms``."""
+        """Fire every timer due at ``now_ms``, each at its own deadline's time."""
+        self.timers.poll(now_ms, self._set_time)
         self._now = max(self._now, now_ms)
-        self.timers.poll(self._now)
+
+    def _set_time(self, deadline_ms: int) -> None:
+        self._now = max(self._now, deadline_ms)
 
     def next_deadline_ms(self) -> int | None:
         return self.timers.next_deadline()
@@ -626,7 +629,7 @@ class GroupCoordinator:
         group_error = E.NONE
         group = self.groups.get(req.group_id)
         try:
-            if group is None or group.is_in(S.DEAD):
+            if group is None:
                 if req.generation_id < 0:
                     group = self._create_group(req.group_id)   # a "simple" group, used for offsets only
                 else:

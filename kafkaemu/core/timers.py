@@ -36,18 +36,22 @@ class Timers:
         self._drop_stale()
         return self._heap[0][0] if self._heap else None
 
-    def poll(self, now_ms: int) -> int:
+    def poll(self, now_ms: int, on_time: Callable[[int], None] | None = None) -> int:
         """Fire every timer due at ``now_ms`` in deadline order; returns how many fired.
 
-        Callbacks may schedule or cancel timers; one scheduled at or before ``now_ms`` fires in the same poll.
+        ``on_time(deadline)`` runs before each callback, so a clock jumping far ahead replays each
+        timer at its own deadline. Callbacks may schedule or cancel timers; one scheduled at or
+        before ``now_ms`` fires in the same poll.
         """
         fired = 0
         while True:
             self._drop_stale()
             if not self._heap or self._heap[0][0] > now_ms:
                 return fired
-            _, _, key = heapq.heappop(self._heap)
+            deadline, _, key = heapq.heappop(self._heap)
             _, _, callback = self._by_key.pop(key)
+            if on_time is not None:
+                on_time(deadline)
             callback()
             fired += 1
 

@@ -1,0 +1,40 @@
+from kafkaemu.core.timers import Timers
+
+
+def test_fires_due_timers_in_deadline_order_and_not_early():
+    t, fired = Timers(), []
+    t.schedule("b", 200, lambda: fired.append("b"))
+    t.schedule("a", 100, lambda: fired.append("a"))
+    assert t.poll(99) == 0 and fired == []
+    assert t.next_deadline() == 100
+    assert t.poll(250) == 2
+    assert fired == ["a", "b"]
+    assert t.next_deadline() is None
+
+
+def test_rescheduling_a_key_replaces_its_timer():
+    t, fired = Timers(), []
+    t.schedule("k", 100, lambda: fired.append(1))
+    t.schedule("k", 300, lambda: fired.append(2))
+    assert t.next_deadline() == 300
+    t.poll(200)
+    assert fired == []
+    t.poll(300)
+    assert fired == [2]
+    assert len(t) == 0
+
+
+def test_cancel_and_callbacks_that_schedule_more_work():
+    t, fired = Timers(), []
+    t.schedule("x", 10, lambda: fired.append("x"))
+    t.cancel("x")
+    assert not t.is_scheduled("x") and t.next_deadline() is None
+
+    def chain():
+        fired.append("first")
+        t.schedule("second", 20, lambda: fired.append("second"))   # already due: same poll
+        t.schedule("later", 500, lambda: fired.append("later"))
+    t.schedule("first", 10, chain)
+    t.poll(50)
+    assert fired == ["first", "second"]
+    assert t.deadline("later") == 500
