@@ -28,7 +28,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--offsets-retention-minutes", type=int, default=7 * 24 * 60)
     serve.add_argument("--log-format", choices=["console", "json"], default="console")
     serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"], default="info")
+    sub.add_parser("apis", help="list the APIs and versions kafkaemu implements (what ApiVersions advertises)")
     return parser
+
+
+def print_apis() -> None:
+    from .handlers import REGISTRY
+    from .protocol.catalog import catalog
+    for key, lo, hi in REGISTRY.versions():
+        print(f"{key:>3}  {catalog().api_name(key):<28} v{lo}-v{hi}")
 
 
 def config_from_args(args) -> BrokerConfig:
@@ -57,6 +65,9 @@ async def serve(config: BrokerConfig) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "apis":
+        print_apis()
+        return 0
     configure_logging(args.log_format, args.log_level)
     import uvloop
     uvloop.run(serve(config_from_args(args)))
