@@ -1,0 +1,222 @@
+"""Capture golden request frames from real clients into ``tests/protocol/golden/*.hex``.
+
+    .venv/bin/python -m tests.protocol.capture_golden
+
+Each client (kafka-python, confluent-kafka/librdkafka, aiokafka) first talks to a standalone
+recorder (which answers ApiVersions only), then, through the recorder as a proxy, to an
+in-process kafkaemu: admin calls, a consumer group (join, sync, heartbeat, commit, fetch
+offsets) and, where kafkaemu already serves them, produce and fetch. The first frame of each
+(client, api, version) is kept. Everything stays on 127.0.0.1. Re-run after the server gains
+APIs to capture richer frames; ``test_golden_frames.py`` decodes and re-encodes every file.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+import time
+from pathlib import Path
+
+from kafkaemu.protocol.catalog import catalog
+from tests.protocol.recorder import Recorder
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+TOPIC = "golden-topic"
+logging.basicConfig(level=logging.CRITICAL)
+
+
+def client_versions() -> dict[str, str]:
+    import aiokafka
+    import confluent_kafka
+    import kafka
+    return {"kafka-python": kafka.__version__, "aiokafka": aiokafka.__version__,
+            "confluent-kafka": f"{confluent_kafka.version()[0]} (librdkafka {confluent_kafka.libversion()[0]})"}
+
+
+# -- client scenarios: each takes a bootstrap address and swallows its own failures ------------
+
+@contextlib.contextmanager
+def step(what: str):
+    """Run one client step; a failure is reported and the scenario goes on."""
+    try:
+        yield
+    except Exception as exc:  # a client step failing only means fewer frames
+        print(f"  ({what}: {type(exc).__name__}: {exc})", file=sys.stderr)
+
+
+def kafka_python_bootstrap(bootstrap: str) -> None:
+    from kafka import KafkaAdminClient
+    with contextlib.suppress(Exception):
+        KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=2000,
+                         api_version_auto_timeout_ms=2000, client_id="golden-kp").close()
+
+
+def kafka_python_full(bootstrap: str) -> None:
+    from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, OffsetAndMetadata, TopicPartition
+    from kafka.admin import ConfigResource, ConfigResourceType, NewTopic
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="golden-kp")
+    with step("kafka-python create_topics"):
+        admin.create_topics([NewTopic(TOPIC, 2, 1)])
+    with step("kafka-python describe_configs"):
+        admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, TOPIC)])
+    with step("kafka-python list_groups"):
+        admin.list_groups() if hasattr(admin, "list_groups") else admin.list_consumer_groups()
+    with step("kafka-python describe_cluster"):
+        admin.describe_cluster()
+    admin.close()
+    with step("kafka-python produce"):
+        producer = KafkaProducer(bootstrap_servers=bootstrap, client_id="golden-kp", max_block_ms=3000,
+                                 enable_idempotence=False, acks=1,
+                                 request_timeout_ms=3000)
+        producer.send(TOPIC, key=b"k", value=b"v", partition=0).get(timeout=3)
+        producer.close(timeout=2)
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, client_id="golden-kp", group_id="golden-kp-group",
+                             auto_offset_reset="earliest", enable_auto_commit=False,
+                             session_timeout_ms=10000, heartbeat_interval_ms=300)
+    consumer.subscribe([TOPIC])
+    with step("kafka-python poll"):
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline and not consumer.assignment():
+            consumer.poll(timeout_ms=300)
+        consumer.poll(timeout_ms=1000)
+    with step("kafka-python commit"):
+        consumer.commit({TopicPartition(TOPIC, 0): OffsetAndMetadata(1, "meta", -1)})
+    with step("kafka-python committed"):
+        consumer.committed(TopicPartition(TOPIC, 0))
+    with step("kafka-python close"):
+        consumer.close()
+
+
+def confluent_bootstrap(bootstrap: str) -> None:
+    from confluent_kafka.admin import AdminClient
+    admin = AdminClient({"bootstrap.servers": bootstrap, "client.id": "golden-rdkafka", "log_level": 0})
+    with contextlib.suppress(Exception):
+        admin.list_topics(timeout=2)
+
+
+def confluent_full(bootstrap: str) -> None:
+    from confluent_kafka import Consumer, Producer, TopicPartition
+    from confluent_kafka.admin import AdminClient, NewTopic
+    conf = {"bootstrap.servers": bootstrap, "client.id": "golden-rdkafka", "log_level": 0}
+    admin = AdminClient(conf)
+    with contextlib.suppress(Exception):
+        for f in admin.create_topics([NewTopic(TOPIC + "-rd", 2, 1)]).values():
+            f.result(5)
+    with contextlib.suppress(Exception):
+        admin.list_topics(timeout=5)
+    with contextlib.suppress(Exception):
+        producer = Producer({**conf, "message.timeout.ms": 3000})
+        producer.produce(TOPIC, key=b"k", value=b"v", partition=0)
+        producer.flush(3)
+    with contextlib.suppress(Exception):
+        consumer = Consumer({**conf, "group.id": "golden-rd-group", "auto.offset.reset": "earliest",
+                             "enable.auto.commit": False, "session.timeout.ms": 10000})
+        consumer.subscribe([TOPIC])
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline and not consumer.assignment():
+            consumer.poll(0.3)
+        consumer.poll(0.5)
+        with contextlib.suppress(Exception):
+            consumer.commit(offsets=[TopicPartition(TOPIC, 0, 1)], asynchronous=False)
+        with contextlib.suppress(Exception):
+            consumer.committed([TopicPartition(TOPIC, 0)], timeout=3)
+        consumer.close()
+
+
+def aiokafka_bootstrap(bootstrap: str) -> None:
+    from aiokafka import AIOKafkaConsumer
+
+    async def run():
+        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, client_id="golden-aiokafka",
+                                    request_timeout_ms=2000)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(consumer.start(), 3)
+        with contextlib.suppress(Exception):
+            await consumer.stop()
+    asyncio.run(run())
+
+
+def aiokafka_full(bootstrap: str) -> None:
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+    from aiokafka.structs import OffsetAndMetadata
+
+    async def run():
+        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, client_id="golden-aiokafka")
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(admin.start(), 5)
+            await asyncio.wait_for(admin.create_topics([NewTopic(TOPIC + "-aio", 1, 1)]), 5)
+            await asyncio.wait_for(admin.describe_cluster(), 5)
+        with contextlib.suppress(Exception):
+            await admin.close()
+        producer = AIOKafkaProducer(bootstrap_servers=bootstrap, client_id="golden-aiokafka",
+                                    request_timeout_ms=3000)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(producer.start(), 5)
+            await asyncio.wait_for(producer.send_and_wait(TOPIC, b"v", key=b"k", partition=0), 5)
+        with contextlib.suppress(Exception):
+            await producer.stop()
+        consumer = AIOKafkaConsumer(TOPIC, bootstrap_servers=bootstrap, client_id="golden-aiokafka",
+                                    group_id="golden-aio-group", auto_offset_reset="earliest",
+                                    enable_auto_commit=False, session_timeout_ms=10000,
+                                    heartbeat_interval_ms=500)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(consumer.start(), 5)
+            await asyncio.wait_for(consumer.getmany(timeout_ms=1500), 5)
+            await asyncio.wait_for(consumer.commit({TopicPartition(TOPIC, 0): OffsetAndMetadata(1, "m")}), 5)
+            await asyncio.wait_for(consumer.committed(TopicPartition(TOPIC, 0)), 5)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(consumer.stop(), 5)
+    asyncio.run(run())
+
+
+CLIENTS = {
+    "kafka-python": (kafka_python_bootstrap, kafka_python_full),
+    "confluent-kafka": (confluent_bootstrap, confluent_full),
+    "aiokafka": (aiokafka_bootstrap, aiokafka_full),
+}
+
+
+def capture(client: str) -> list:
+    bootstrap_run, full_run = CLIENTS[client]
+    frames = []
+    with Recorder() as rec:
+        bootstrap_run(rec.address)
+    frames += rec.frames
+    from kafkaemu.testing import KafkaEmulator
+    with KafkaEmulator() as emu:
+        with Recorder(upstream=("127.0.0.1", emu.port)) as rec:
+            # Advertise the recorder, so clients stay on it after bootstrap.
+            emu.call(lambda b: b.listeners.__setitem__(b.node_id, ("127.0.0.1", rec.port)))
+            full_run(rec.address)
+        frames += rec.frames
+    return frames
+
+
+def file_name(client: str, api_key: int, version: int) -> str:
+    return f"{client}__{catalog().api_name(api_key)}_v{version}.hex"
+
+
+def main(argv: list[str]) -> None:
+    clients = argv or list(CLIENTS)
+    versions = client_versions()
+    GOLDEN.mkdir(exist_ok=True)
+    for client in clients:
+        seen = set()
+        for frame in capture(client):
+            key = (frame.api_key, frame.api_version)
+            if key in seen or frame.api_key not in catalog().requests:
+                continue
+            seen.add(key)
+            path = GOLDEN / file_name(client, *key)
+            path.write_text(f"# {client} {versions[client]}: {catalog().api_name(frame.api_key)} "
+                            f"v{frame.api_version} request frame (header + body), "
+                            f"captured by tests/protocol/capture_golden.py\n"
+                            + "\n".join(frame.data[i:i + 32].hex() for i in range(0, len(frame.data), 32))
+                            + "\n")
+            print(path.name, len(frame.data), "bytes")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
