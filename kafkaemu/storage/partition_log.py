@@ -49,6 +49,7 @@ class PartitionLog:
         self.epochs: list[tuple[int, int]] = [(0, 0)]   # (leader epoch, start offset)
         self.producers = ProducerStateTable()
         self.waiters: set = set()          # long-polling fetches; each has on_append(partition, nbytes)
+        self.duplicate_batches = 0         # idempotent retries answered from the producer state
 
     # -- properties ------------------------------------------------------------------------
     @property
@@ -161,6 +162,7 @@ class PartitionLog:
             if h.producer_id >= 0:
                 dup = self.producers.find_duplicate(h)
                 if dup is not None:
+                    self.duplicate_batches += 1
                     log.info("duplicate_batch", topic=self.topic.name, partition=self.index,
                              producer_id=h.producer_id, sequence=h.base_sequence, offset=dup.first_offset)
                     return AppendResult(base_offset=dup.first_offset, log_append_time=dup.timestamp,
