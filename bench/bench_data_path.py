@@ -1,0 +1,121 @@
+"""Data-path benchmark: produce and consume throughput with confluent-kafka (100-byte and 10 KB
+records) and Fetch long-poll wake-up latency, against kafkaemu as a subprocess (its own core) on
+loopback. Prints one line per measurement; ``--json`` prints a JSON document instead.
+
+    .venv/bin/python bench/bench_data_path.py [--mb 200] [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import uuid
+
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from kafkaemu.testing import KafkaEmulator
+
+
+def _topic(admin, partitions=1):
+    name = f"bench-{uuid.uuid4().hex[:8]}"
+    admin.create_topics([NewTopic(name, partitions, 1)])[name].result(10)
+    return name
+
+
+def throughput(bootstrap: str, admin, record_size: int, total_mb: int) -> dict:
+    topic = _topic(admin)
+    count = max(1000, total_mb * 1_000_000 // record_size)
+    value = b"x" * record_size
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "batch.size": 1_000_000,
+                         "queue.buffering.max.kbytes": 1_048_576, "queue.buffering.max.messages": 1_000_000,
+                         "acks": 1, "enable.idempotence": False})
+    start = time.perf_counter()
+    for _ in range(count):
+        while True:
+            try:
+                producer.produce(topic, value=value, partition=0)
+                break
+            except BufferError:
+                producer.poll(0.001)
+    if producer.flush(120) != 0:
+        raise RuntimeError("producer did not flush")
+    produce_s = time.perf_counter() - start
+
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": topic, "enable.auto.commit": False,
+                         "fetch.max.bytes": 52_428_800, "max.partition.fetch.bytes": 10_485_760})
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    got = 0
+    start = time.perf_counter()
+    while got < count:
+        for m in consumer.consume(min(1000, count - got), 5.0):
+            if m.error() is None:
+                got += 1
+    consume_s = time.perf_counter() - start
+    consumer.close()
+    mb = count * record_size / 1e6
+    return {"record_bytes": record_size, "records": count, "megabytes": round(mb, 1),
+            "produce_mb_s": round(mb / produce_s, 1), "produce_records_s": round(count / produce_s),
+            "consume_mb_s": round(mb / consume_s, 1), "consume_records_s": round(count / consume_s)}
+
+
+def wakeup_latency(bootstrap: str, admin, rounds: int = 30) -> dict:
+    """Time from produce() of one record to a consumer parked in a 5 s long poll receiving it."""
+    topic = _topic(admin)
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0, "acks": 1})
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": topic, "fetch.wait.max.ms": 5000,
+                         "fetch.min.bytes": 1, "fetch.error.backoff.ms": 0})
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    producer.produce(topic, value=b"warm-up", partition=0)
+    producer.flush(5)
+    while consumer.poll(1.0) is None:
+        pass
+    samples = []
+    for _ in range(rounds):
+        consumer.poll(0.2)  # let the next fetch park on the broker
+        sent = time.perf_counter()
+        producer.produce(topic, value=b"ping", partition=0)
+        producer.poll(0)
+        msg = None
+        while msg is None:
+            msg = consumer.poll(6.0)
+        samples.append((time.perf_counter() - sent) * 1000)
+    consumer.close()
+    producer.flush(5)
+    samples.sort()
+    return {"rounds": rounds, "median_ms": round(statistics.median(samples), 2),
+            "p95_ms": round(samples[int(len(samples) * 0.95) - 1], 2), "max_ms": round(samples[-1], 2),
+            "long_poll_max_wait_ms": 5000}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=int, default=200, help="megabytes per throughput run (default 200)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    results = {}
+    with KafkaEmulator(subprocess_mode=True) as emu:
+        admin = AdminClient({"bootstrap.servers": emu.bootstrap_server})
+        for size in (100, 10_240):
+            results[f"throughput_{size}b"] = throughput(emu.bootstrap_server, admin, size,
+                                                        args.mb if size > 100 else max(args.mb // 4, 1))
+        results["long_poll_wakeup"] = wakeup_latency(emu.bootstrap_server, admin)
+    if args.json:
+        json.dump(results, sys.stdout, indent=2)
+        print()
+        return 0
+    for size in (100, 10_240):
+        r = results[f"throughput_{size}b"]
+        print(f"confluent-kafka {size:>6} B records ({r['records']} records, {r['megabytes']} MB): "
+              f"produce {r['produce_mb_s']} MB/s {r['produce_records_s']} rec/s; "
+              f"consume {r['consume_mb_s']} MB/s {r['consume_records_s']} rec/s")
+    w = results["long_poll_wakeup"]
+    print(f"fetch long-poll wake-up (max_wait {w['long_poll_max_wait_ms']} ms, {w['rounds']} rounds): "
+          f"median {w['median_ms']} ms, p95 {w['p95_ms']} ms, max {w['max_ms']} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
