@@ -3,9 +3,10 @@
 Topics: null (v1+) or empty (v0) means all topics, internal ones included. Unknown topics are
 auto-created when both the broker (auto.create.topics.enable) and the request (v4+
 allow_auto_topic_creation) allow it; unlike Kafka, creation is immediate, so the topic is
-answered as available in the same response instead of LEADER_NOT_AVAILABLE. v10+ topics may
-be named by id. Every partition is led by this broker (single-node cluster); no racks.
+answered as available in the same response instead of LEADER_NOT_AVAILABLE. v10+ topics are
+looked up by id whenever the request gives a non-zero id. Every partition is led by this broker (single-node cluster); no racks.
 """
+from ..protocol.codegen import ZERO_UUID
 from ..protocol.errors import ErrorCode
 from ..protocol.operations import CLUSTER_OPERATIONS, NOT_REQUESTED, TOPIC_OPERATIONS
 from ..storage.log_store import TopicError, validate_topic_name
@@ -27,7 +28,8 @@ def metadata(ctx, req):
     else:
         allow_create = broker.config.auto_create_topics and (v < 4 or req.allow_auto_topic_creation)
         for wanted in req.topics:
-            if wanted.name is None:
+            # Kafka looks topics up by id whenever a non-zero id is given (Java sends name "" then).
+            if v >= 10 and wanted.topic_id != ZERO_UUID:
                 topic = store.by_id(wanted.topic_id)
                 if topic is None:
                     results.append({"error_code": ErrorCode.UNKNOWN_TOPIC_ID, "name": None,
