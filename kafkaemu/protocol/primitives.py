@@ -10,10 +10,11 @@ from __future__ import annotations
 import io as _io
 import struct
 
-from construct import Construct, ConstructError, Container
+from construct import Construct, ConstructError, Container, FormatField
 
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
+_ONE_BYTE = [bytes([n]) for n in range(0x80)]
 
 
 class DecodeError(ConstructError):
@@ -30,7 +31,14 @@ def read_exact(io, n: int) -> bytes:
 
 
 def read_uvarint(io) -> int:
-    result = shift = 0
+    b = io.read(1)
+    if not b:
+        raise DecodeError("truncated varint")
+    result = b[0]
+    if result < 0x80:  # the common case: one byte
+        return result
+    result &= 0x7F
+    shift = 7
     while True:
         b = io.read(1)
         if not b:
@@ -45,6 +53,8 @@ def read_uvarint(io) -> int:
 
 
 def uvarint_bytes(n: int) -> bytes:
+    if 0 <= n < 0x80:
+        return _ONE_BYTE[n]
     if n < 0:
         raise DecodeError(f"negative varint {n}")
     out = bytearray()
@@ -351,6 +361,31 @@ def {fname}(obj, io, this):
         return f"{fname}(obj, io, this)"
 
 
+def _runs(fields):
+    """Split ``(name, construct, default)`` fields into runs: consecutive fixed-width numbers
+    (construct ``FormatField``s, read or written with one ``struct`` call in compiled code)
+    and single other fields."""
+    runs, fixed = [], []
+    for entry in fields:
+        if isinstance(entry[1], FormatField):
+            fixed.append(entry)
+            continue
+        if fixed:
+            runs.append(fixed)
+            fixed = []
+        runs.append(entry)
+    if fixed:
+        runs.append(fixed)
+    return runs
+
+
+def _fixed_struct(code, run) -> tuple[str, int]:
+    fmt = ">" + "".join(sc.fmtstr[1:] for _, sc, _ in run)
+    name = f"kfixed_{code.allocateId()}"
+    code.append(f"{name} = struct.Struct({fmt!r})")
+    return name, struct.calcsize(fmt)
+
+
 class KStruct(Construct):
     """A struct: fields in order, then (when flexible) the tagged-field section.
 
@@ -406,16 +441,30 @@ class KStruct(Construct):
         kp = _kp_import(code)
         fname = f"parse_kstruct_{code.allocateId()}"
         lines = [f"def {fname}(io, this):", "    result = Container()"]
-        for name, sc, _ in self.kfields:
-            lines.append(f"    result[{name!r}] = {sc._compileparse(code)}")
+        for run in _runs(self.kfields):
+            if isinstance(run, list):
+                if len(run) == 1:
+                    name, sc, _ = run[0]
+                    lines.append(f"    result[{name!r}] = {sc._compileparse(code)}")
+                    continue
+                packer, size = _fixed_struct(code, run)
+                targets = ", ".join(f"result[{name!r}]" for name, _, _ in run)
+                lines.append(f"    ({targets},) = {packer}.unpack(io.read({size}))")
+            else:
+                name, sc, _ = run
+                lines.append(f"    result[{name!r}] = {sc._compileparse(code)}")
         if self.flexible:
             for name, _, default in self.ktagged.values():
                 lines.append(f"    result[{name!r}] = {default_source(self.kfill.get(name, default))}")
-            lines.append(f"    for _ in range({kp}.read_uvarint(io)):")
-            lines.append(f"        tag, data = {kp}.read_tagged_header(io)")
+            # Most structs carry no tagged fields: one zero byte.
+            lines.append("    tags = io.read(1)")
+            lines.append("    if tags != b'\\x00':")
+            lines.append("        io.seek(-len(tags), 1)")
+            lines.append(f"        for _ in range({kp}.read_uvarint(io)):")
+            lines.append(f"            tag, data = {kp}.read_tagged_header(io)")
             for tag, (name, sc, _) in self.ktagged.items():
-                lines.append(f"        if tag == {tag}:")
-                lines.append(f"            result[{name!r}] = restream(data, lambda io: {sc._compileparse(code)})")
+                lines.append(f"            if tag == {tag}:")
+                lines.append(f"                result[{name!r}] = restream(data, lambda io: {sc._compileparse(code)})")
         for name, default in self.kabsent:
             lines.append(f"    result[{name!r}] = {default_source(default)}")
         lines.append("    return result")
@@ -426,10 +475,18 @@ class KStruct(Construct):
         kp = _kp_import(code)
         fname = f"build_kstruct_{code.allocateId()}"
         lines = [f"def {fname}(objdict, io, this):", "    get = objdict.get"]
-        for name, sc, default in self.kfields:
+        for run in _runs(self.kfields):
+            if isinstance(run, list) and len(run) > 1:
+                packer, _ = _fixed_struct(code, run)
+                values = ", ".join(f"get({name!r}, {default!r})" for name, _, default in run)
+                lines.append(f"    io.write({packer}.pack({values}))")
+                continue
+            name, sc, default = run[0] if isinstance(run, list) else run
             lines.append(f"    obj = get({name!r}, {default!r})")
             lines.append(f"    {sc._compilebuild(code)}")
-        if self.flexible:
+        if self.flexible and not self.ktagged:
+            lines.append("    io.write(b'\\x00')")
+        elif self.flexible:
             lines.append("    entries = []")
             for tag, (name, sc, default) in self.ktagged.items():
                 lines.append(f"    obj = get({name!r}, {default!r})")
