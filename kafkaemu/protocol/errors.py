@@ -1,9 +1,26 @@
 """Kafka error codes as an IntEnum, taken from kafka-python's error table (the wire codes)."""
 from __future__ import annotations
 
+import importlib.util
+import sys
 from enum import IntEnum
 
-import kafka.errors as _kafka_errors
+
+def _load_kafka_errors():
+    """kafka-python's ``kafka/errors.py`` (stdlib imports only), loaded without running
+    ``kafka/__init__``, which would import the whole client and add ~100 ms to start-up."""
+    if "kafka.errors" in sys.modules:
+        return sys.modules["kafka.errors"]
+    package = importlib.util.find_spec("kafka")
+    path = next(iter(package.submodule_search_locations)) + "/errors.py"
+    spec = importlib.util.spec_from_file_location("kafkaemu._kafka_python_errors", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # the module looks itself up there
+    spec.loader.exec_module(module)
+    return module
+
+
+_kafka_errors = _load_kafka_errors()
 
 
 def _collect() -> dict[str, int]:
