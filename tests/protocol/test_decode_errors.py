@@ -13,6 +13,8 @@ from kafkaemu.protocol.primitives import DecodeError, KBool, KStruct, KUuid
 from kafkaemu.protocol.spec import parse_spec
 from tests.protocol.samples import codec_for, plain, sample
 
+pytestmark = pytest.mark.timeout(120)
+
 # A few messages of each shape: flexible and not, tagged fields, uuids, nullable structs, a
 # non-flexible body ending in a bool (MetadataRequest v4) and records.
 SOME = [
