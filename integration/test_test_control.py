@@ -7,7 +7,7 @@ import pytest
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.testing import KafkaEmulator
 
-from .raw_kafka import api_versions_frame, connect, is_closed, read_reply
+from .raw_kafka import api_versions_frame, connect, is_closed, read_reply, request
 
 
 def test_injected_error_code_reaches_the_client_once(kafka_emulator):
@@ -54,3 +54,37 @@ def test_delayed_reply_waits_for_the_manual_clock():
             assert struct.unpack(">i", read_reply(sock)[:4])[0] == 3
         finally:
             sock.close()
+
+
+def test_advancing_the_manual_clock_expires_a_silent_member_at_once():
+    """A virtual-time jump past session.timeout.ms removes the member without real waiting;
+    the record of transitions shows the rebalance it caused."""
+    from kafka.admin import KafkaAdminClient
+
+    with KafkaEmulator(manual_clock=True) as emulator, connect(emulator) as sock:
+        join = {"group_id": "clocked", "session_timeout_ms": 10_000, "rebalance_timeout_ms": 10_000,
+                "member_id": "", "protocol_type": "consumer",
+                "protocols": [{"name": "range", "metadata": b""}]}
+        first = request(sock, 11, 9, join, 1)
+        assert first.error_code == ErrorCode.MEMBER_ID_REQUIRED
+        joined = request(sock, 11, 9, dict(join, member_id=first.member_id), 2)
+        assert joined.error_code == 0 and joined.generation_id == 1
+        synced = request(sock, 14, 5, {"group_id": "clocked", "generation_id": 1, "member_id": joined.member_id,
+                                       "protocol_type": "consumer", "protocol_name": "range",
+                                       "assignments": [{"member_id": joined.member_id, "assignment": b"x"}]}, 3)
+        assert synced.error_code == 0 and synced.assignment == b"x"
+
+        emulator.advance_clock(9_999)
+        states = [t.to_state.value for t in emulator.group_transitions("clocked")]
+        assert states[-1] == "Stable"
+        emulator.advance_clock(1)  # session.timeout.ms has passed without a heartbeat
+        hb = request(sock, 12, 4, {"group_id": "clocked", "generation_id": 1, "member_id": joined.member_id}, 4)
+        assert hb.error_code == ErrorCode.UNKNOWN_MEMBER_ID
+        states = [t.to_state.value for t in emulator.group_transitions("clocked")]
+        assert states[-2:] == ["PreparingRebalance", "Empty"]
+        admin = KafkaAdminClient(bootstrap_servers=emulator.bootstrap_server)
+        try:
+            described = admin.describe_groups(["clocked"])["clocked"]
+            assert (described["group_state"], described["members"]) == ("Empty", [])
+        finally:
+            admin.close()
