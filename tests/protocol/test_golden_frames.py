@@ -29,7 +29,10 @@ def split(data: bytes, compiled: bool):
     header_bytes = data[:stream.tell()]
     assert header_codec.decode(header_bytes, compiled=compiled) == header
     body_codec = cat.request(api_key, api_version)
-    return header_codec, header, body_codec, body_codec.decode(data[stream.tell():], compiled=compiled)
+    body = data[stream.tell():]
+    if compiled:  # the compiled codec itself, not Codec.decode's fallback to the plain one
+        assert body_codec.compiled.parse(body) == body_codec.decode(body, compiled=False)
+    return header_codec, header, body_codec, body_codec.decode(body, compiled=compiled)
 
 
 def test_golden_frames_cover_three_clients_and_the_group_apis():
