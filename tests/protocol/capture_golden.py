@@ -86,6 +86,30 @@ def kafka_python_full(bootstrap: str) -> None:
         consumer.committed(TopicPartition(TOPIC, 0))
     with step("kafka-python close"):
         consumer.close()
+    kafka_python_admin_after(bootstrap)
+
+
+def kafka_python_admin_after(bootstrap: str) -> None:
+    from kafka import KafkaAdminClient, TopicPartition
+    from kafka.admin import NewPartitions
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="golden-kp")
+    with step("kafka-python describe_groups"):
+        admin.describe_groups(["golden-kp-group"])
+    with step("kafka-python list_group_offsets"):
+        admin.list_group_offsets("golden-kp-group")
+    with step("kafka-python delete_group_offsets"):
+        admin.delete_group_offsets("golden-kp-group", [TopicPartition(TOPIC, 0)])
+    with step("kafka-python delete_groups"):
+        admin.delete_groups(["golden-kp-group"])
+    with step("kafka-python describe_topic_partitions"):
+        admin.describe_topic_partitions([TOPIC])
+    with step("kafka-python create_partitions"):
+        admin.create_partitions({TOPIC: NewPartitions(total_count=3)})
+    with step("kafka-python delete_records"):
+        admin.delete_records({TopicPartition(TOPIC, 0): 1})
+    with step("kafka-python delete_topics"):
+        admin.delete_topics([TOPIC])
+    admin.close()
 
 
 def confluent_bootstrap(bootstrap: str) -> None:
@@ -122,6 +146,45 @@ def confluent_full(bootstrap: str) -> None:
         with contextlib.suppress(Exception):
             consumer.committed([TopicPartition(TOPIC, 0)], timeout=3)
         consumer.close()
+    confluent_admin_after(conf)
+    with step("confluent-kafka KIP-848 consumer"):
+        consumer = Consumer({**conf, "group.id": "golden-rd-848", "group.protocol": "consumer"})
+        consumer.subscribe([TOPIC])
+        consumer.poll(2)
+        consumer.close()
+
+
+def confluent_admin_after(conf: dict) -> None:
+    from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+    from confluent_kafka.admin import AdminClient, ConfigResource, NewPartitions, OffsetSpec
+    admin = AdminClient(conf)
+
+    def wait(futures):
+        for f in (futures.values() if isinstance(futures, dict) else [futures]):
+            f.result(5)
+    with step("confluent-kafka describe_cluster"):
+        wait(admin.describe_cluster(request_timeout=5))
+    with step("confluent-kafka describe_configs"):
+        wait(admin.describe_configs([ConfigResource("topic", TOPIC)]))
+    with step("confluent-kafka list_consumer_groups"):
+        wait(admin.list_consumer_groups(request_timeout=5))
+    with step("confluent-kafka describe_consumer_groups"):
+        wait(admin.describe_consumer_groups(["golden-rd-group"], request_timeout=5))
+    with step("confluent-kafka list_consumer_group_offsets"):
+        wait(admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions("golden-rd-group")]))
+    with step("confluent-kafka list_offsets"):
+        wait(admin.list_offsets({TopicPartition(TOPIC, 0): OffsetSpec.latest()}, request_timeout=5))
+    with step("confluent-kafka delete_consumer_groups"):
+        wait(admin.delete_consumer_groups(["golden-rd-group"], request_timeout=5))
+    with step("confluent-kafka create_partitions"):
+        wait(admin.create_partitions([NewPartitions(TOPIC + "-rd", 3)]))
+    with step("confluent-kafka delete_records"):
+        wait(admin.delete_records([TopicPartition(TOPIC, 0, 1)], request_timeout=5))
+    with step("confluent-kafka describe_topics"):
+        from confluent_kafka import TopicCollection
+        wait(admin.describe_topics(TopicCollection([TOPIC]), request_timeout=5))
+    with step("confluent-kafka delete_topics"):
+        wait(admin.delete_topics([TOPIC + "-rd"], request_timeout=5))
 
 
 def aiokafka_bootstrap(bootstrap: str) -> None:
@@ -168,7 +231,30 @@ def aiokafka_full(bootstrap: str) -> None:
             await asyncio.wait_for(consumer.committed(TopicPartition(TOPIC, 0)), 5)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(consumer.stop(), 5)
+        await aiokafka_admin_after(bootstrap)
     asyncio.run(run())
+
+
+async def aiokafka_admin_after(bootstrap: str) -> None:
+    from aiokafka import TopicPartition
+    from aiokafka.admin import AIOKafkaAdminClient, NewPartitions, RecordsToDelete
+    from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, client_id="golden-aiokafka")
+    await asyncio.wait_for(admin.start(), 5)
+    steps = {
+        "describe_configs": lambda: admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, TOPIC)]),
+        "list_consumer_groups": lambda: admin.list_consumer_groups(),
+        "describe_consumer_groups": lambda: admin.describe_consumer_groups(["golden-aio-group"]),
+        "list_consumer_group_offsets": lambda: admin.list_consumer_group_offsets("golden-aio-group"),
+        "create_partitions": lambda: admin.create_partitions({TOPIC + "-aio": NewPartitions(3)}),
+        "delete_records": lambda: admin.delete_records({TopicPartition(TOPIC, 0): RecordsToDelete(1)}),
+        "delete_topics": lambda: admin.delete_topics([TOPIC + "-aio"]),
+    }
+    for name, call in steps.items():
+        with step(f"aiokafka {name}"):
+            await asyncio.wait_for(call(), 5)
+    with contextlib.suppress(Exception):
+        await admin.close()
 
 
 CLIENTS = {

@@ -39,8 +39,10 @@ def test_golden_frames_cover_three_clients_and_the_group_apis():
     clients = {p.name.split("__")[0] for p in FILES}
     assert clients == set(CLIENT_IDS)
     apis = {p.name.split("__")[1].rsplit("_v", 1)[0] for p in FILES}
-    assert {"ApiVersions", "Metadata", "JoinGroup", "SyncGroup", "OffsetCommit", "OffsetFetch",
-            "Produce", "FindCoordinator"} <= apis
+    assert {"ApiVersions", "Metadata", "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup",
+            "OffsetCommit", "OffsetFetch", "Produce", "Fetch", "ListOffsets", "FindCoordinator",
+            "CreateTopics", "DeleteTopics", "CreatePartitions", "DescribeConfigs", "DescribeGroups",
+            "ListGroups", "DeleteGroups", "DeleteRecords"} <= apis
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
