@@ -160,7 +160,7 @@ def test_admin_lists_and_describes_groups_and_offsets(kafka_emulator):
             [g] = resp.groups
             error_code, group_id, state, protocol_type, protocol, members = g[:6]
             assert (error_code, group_id, state, protocol_type, protocol) == (0, group, "Stable", "consumer", "roundrobin")  # aiokafka default
-            assert len(members) == 1 and members[0][2] == "C1"
+            assert len(members) == 1 and members[0][1:3] == ("C1", "/127.0.0.1")
             offsets = await admin.list_consumer_group_offsets(group)
             assert {tp.partition: om.offset for tp, om in offsets.items()} == {1: 5}
         finally:
