@@ -1,0 +1,295 @@
+"""Consumer-group numbers for BENCHMARKS.md (``make bench``).
+
+1. Server time of one join+sync round for a 50-member group: the pure coordinator core alone, and
+   the whole request path without sockets (decode request bytes -> handler -> encode response).
+2. Time for N = 1, 10, 50 kafka-python consumers to all hold an assignment from the moment they
+   subscribe, and to a new stable assignment after one of them leaves (in-process emulator).
+3. Heartbeats and offset commits per second on one pipelined connection.
+"""
+from __future__ import annotations
+
+import argparse
+import socket
+import statistics
+import struct
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator  # noqa: E402
+from kafkaemu.core.requests import JoinGroup, SyncGroup  # noqa: E402
+from kafkaemu.protocol.catalog import catalog  # noqa: E402
+from kafkaemu.wire.framing import FrameDecoder, frame  # noqa: E402
+
+ASSIGNMENT = b"\x00\x01\x00\x00\x00\x01\x00\x06orders\x00\x00\x00\x01\x00\x00\x00\x00\xff\xff\xff\xff"
+SUBSCRIPTION = b"\x00\x01" + b"\x00\x00\x00\x01\x00\x06orders" + b"\xff\xff\xff\xff" + b"\x00\x00\x00\x00"
+
+
+# -- 1. core and request-path server time ---------------------------------------------------------
+
+def core_round(members: int, rounds: int) -> list[float]:
+    """ms of coordinator time for a full rebalance round (every JoinGroup, every SyncGroup)."""
+    c = GroupCoordinator(CoordinatorSettings(), now_ms=0)
+    sink = []
+    ids = []
+    for i in range(members):       # MEMBER_ID_REQUIRED first, then the real join
+        c.join_group(0, JoinGroup("bench", "", "consumer", [("range", SUBSCRIPTION)], client_id=f"c{i}"),
+                     sink.append)
+        ids.append(sink[-1]["member_id"])
+    settle(c, ids)
+    times = []
+    now = 0
+    for _ in range(rounds):
+        now += 1
+        replies = []
+        group = c.groups["bench"]
+        order = [group.leader_id] + [m for m in ids if m != group.leader_id]   # the leader's rejoin starts a round
+        t0 = time.perf_counter()
+        for mid in order:
+            c.join_group(now, JoinGroup("bench", mid, "consumer", [("range", SUBSCRIPTION)], client_id="c"),
+                         replies.append)
+        gen, leader = group.generation_id, group.leader_id
+        assignment = {mid: ASSIGNMENT for mid in ids}
+        for mid in ids:
+            c.sync_group(now, SyncGroup("bench", gen, mid, assignment if mid == leader else {}), replies.append)
+        times.append((time.perf_counter() - t0) * 1000)
+        assert group.state.value == "Stable" and len(replies) == 2 * members, (group.state, len(replies))
+    return times
+
+
+def settle(c, ids) -> None:
+    """Join everyone (the first generations form while members trickle in) until one Stable group."""
+    group = c.groups["bench"]
+    sink = []
+    for _ in range(5):
+        for mid in [group.leader_id] + [m for m in ids if m != group.leader_id]:
+            if mid not in group.members or not group.members[mid].is_awaiting_join:
+                c.join_group(0, JoinGroup("bench", mid, "consumer", [("range", SUBSCRIPTION)], client_id="c"),
+                             sink.append)
+        if group.state.value == "CompletingRebalance" and len(group.members) == len(ids):
+            for mid in ids:
+                c.sync_group(0, SyncGroup("bench", group.generation_id, mid,
+                                          {m: ASSIGNMENT for m in ids} if mid == group.leader_id else {}), sink.append)
+            if group.state.value == "Stable":
+                return
+    raise RuntimeError(f"group did not settle: {group.state}")
+
+
+def request_path_round(members: int, rounds: int) -> list[float]:
+    """The same round through codecs and handlers: bytes in, bytes out, no sockets."""
+    from kafkaemu.broker import Broker
+    from kafkaemu.config import BrokerConfig
+    from kafkaemu.handlers.registry import REGISTRY, RequestContext
+    import kafkaemu.handlers  # noqa: F401  (registers every handler)
+    import importlib
+    import pkgutil
+    for m in pkgutil.iter_modules(kafkaemu.handlers.__path__):
+        importlib.import_module(f"kafkaemu.handlers.{m.name}")
+    cat = catalog()
+    broker = Broker(BrokerConfig(), 0)
+    join_v, sync_v = 9, 5
+    join_codec, sync_codec = cat.request(11, join_v), cat.request(14, sync_v)
+    join_resp, sync_resp = cat.response(11, join_v), cat.response(14, sync_v)
+    out: list[bytes] = []
+
+    def call(api_key, version, codec, resp_codec, body_bytes, now):
+        req = codec.decode(body_bytes)
+        ctx = RequestContext(broker, api_key, version, 1, "bench", "127.0.0.1", 1, now,
+                             respond=lambda r: out.append(resp_codec.encode(r)))
+        result = REGISTRY.get(api_key).func(ctx, req)
+        if isinstance(result, dict):
+            out.append(resp_codec.encode(result))
+
+    def join_bytes(mid):
+        return join_codec.encode({"group_id": "bench", "session_timeout_ms": 45000, "rebalance_timeout_ms": 300000,
+                                  "member_id": mid, "group_instance_id": None, "protocol_type": "consumer",
+                                  "protocols": [{"name": "range", "metadata": SUBSCRIPTION}], "reason": None})
+    ids = []
+    for i in range(members):
+        broker.coordinator.join_group(0, JoinGroup("bench", "", "consumer", [("range", SUBSCRIPTION)],
+                                                   client_id=f"c{i}"), lambda r: ids.append(r["member_id"]))
+    settle(broker.coordinator, ids)
+    times = []
+    now = 0
+    group = broker.coordinator.groups["bench"]
+    for _ in range(rounds):
+        now += 1
+        out.clear()
+        order = [group.leader_id] + [m for m in ids if m != group.leader_id]
+        join_frames = [join_bytes(mid) for mid in order]
+        t0 = time.perf_counter()
+        for body in join_frames:
+            call(11, join_v, join_codec, join_resp, body, now)
+        gen, leader = group.generation_id, group.leader_id
+        sync_frames = [sync_codec.encode({"group_id": "bench", "generation_id": gen, "member_id": mid,
+                                          "group_instance_id": None, "protocol_type": "consumer",
+                                          "protocol_name": "range",
+                                          "assignments": [{"member_id": m, "assignment": ASSIGNMENT} for m in ids]
+                                          if mid == leader else []}) for mid in ids]
+        for body in sync_frames:
+            call(14, sync_v, sync_codec, sync_resp, body, now)
+        times.append((time.perf_counter() - t0) * 1000)
+        assert len(out) == 2 * members and group.state.value == "Stable"
+    return times
+
+
+# -- 2. real kafka-python consumers ---------------------------------------------------------------
+
+def consumers_to_assignment(emulator, n: int, timeout: float = 120.0) -> tuple[float, float]:
+    from kafka import KafkaConsumer
+    topic, group = f"bench-groups-{n}-{time.time_ns()}", f"bench-g-{n}-{time.time_ns()}"
+    emulator.call(lambda b: b.create_topic(topic, max(n, 1), {}))
+    assigned: dict[int, set] = {}
+    stop = threading.Event()
+    leave = threading.Event()
+    consumers = []
+
+    def run(i):
+        c = KafkaConsumer(topic, bootstrap_servers=emulator.bootstrap_server, group_id=group, client_id=f"b{i:03d}",
+                          session_timeout_ms=10000, heartbeat_interval_ms=500, enable_auto_commit=False)
+        consumers.append(c)
+        while not stop.is_set():
+            if i == 0 and leave.is_set():
+                c.close()
+                assigned[i] = set()
+                return
+            try:
+                c.poll(timeout_ms=20)
+            except Exception:
+                pass
+            assigned[i] = {tp.partition for tp in c.assignment()}
+        c.close()
+
+    start = time.perf_counter()
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(n)]
+    for t in threads:
+        t.start()
+
+    def all_assigned(members):
+        sets = [assigned.get(i, set()) for i in members]
+        union = set().union(*sets) if sets else set()
+        return all(sets) and union == set(range(max(n, 1))) and sum(map(len, sets)) == max(n, 1)
+
+    formed = _wait(lambda: all_assigned(range(n)), timeout)
+    t_form = time.perf_counter() - start if formed else float("nan")
+    t_leave = float("nan")
+    if n > 1 and formed:
+        leave.set()
+        t0 = time.perf_counter()
+        rest = range(1, n)
+        # With n partitions and n-1 members someone holds two: wait for full coverage by the rest.
+
+        def covered():
+            sets = [assigned.get(i, set()) for i in rest]
+            return set().union(*sets) == set(range(n)) and sum(map(len, sets)) == n
+        if _wait(covered, timeout):
+            t_leave = time.perf_counter() - t0
+    stop.set()
+    for t in threads:
+        t.join(15)
+    return t_form, t_leave
+
+
+def _wait(pred, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if pred():
+            return True
+        time.sleep(0.005)
+    return False
+
+
+# -- 3. pipelined heartbeats and commits ------------------------------------------------------------
+
+def pipelined_rate(emulator, count: int) -> tuple[float, float]:
+    from kafkaemu.core.requests import JoinGroup as J, SyncGroup as S
+    cat = catalog()
+    group = f"bench-pipe-{time.time_ns()}"
+    topic = f"bench-pipe-topic-{time.time_ns()}"
+    emulator.call(lambda b: b.create_topic(topic, 1, {}))
+
+    def setup(broker):
+        got = []
+        broker.coordinator.join_group(broker.now_ms, J(group, "", "consumer", [("range", SUBSCRIPTION)], client_id="p"),
+                                      got.append)
+        mid = got[-1]["member_id"]
+        broker.coordinator.join_group(broker.now_ms, J(group, mid, "consumer", [("range", SUBSCRIPTION)],
+                                                       client_id="p", session_timeout_ms=60000), got.append)
+        broker.coordinator.sync_group(broker.now_ms, S(group, 1, mid, {mid: b""}), got.append)
+        return mid
+    mid = emulator.call(setup)
+    host, port = emulator.bootstrap_server.split(":")
+    sock = socket.create_connection((host, int(port)))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def header(api_key, version, corr):
+        flexible = cat.is_flexible_request(api_key, version)
+        return cat.data("RequestHeader", 2 if flexible else 1).encode(
+            {"request_api_key": api_key, "request_api_version": version, "correlation_id": corr, "client_id": "p"})
+
+    hb = cat.request(12, 4).encode({"group_id": group, "generation_id": 1, "member_id": mid, "group_instance_id": None})
+    commit_body = {"group_id": group, "generation_id_or_member_epoch": 1, "member_id": mid, "group_instance_id": None,
+                   "topics": [{"name": topic, "partitions": [{"partition_index": 0, "committed_offset": 0,
+                                                              "committed_leader_epoch": -1, "committed_metadata": ""}]}]}
+
+    def blast(api_key, version, bodies):
+        payload = b"".join(frame(header(api_key, version, i), body) for i, body in enumerate(bodies))
+        decoder = FrameDecoder(1 << 30)
+        got = 0
+        t0 = time.perf_counter()
+        sender = threading.Thread(target=sock.sendall, args=(payload,))
+        sender.start()
+        while got < len(bodies):
+            got += len(decoder.feed(sock.recv(1 << 20)))
+        elapsed = time.perf_counter() - t0
+        sender.join()
+        return len(bodies) / elapsed
+
+    hb_rate = blast(12, 4, [hb] * count)
+    commit_codec = cat.request(8, 8)
+    commits = []
+    for i in range(count):
+        commit_body["topics"][0]["partitions"][0]["committed_offset"] = i
+        commits.append(commit_codec.encode(commit_body))
+    commit_rate = blast(8, 8, commits)
+    sock.close()
+    return hb_rate, commit_rate
+
+
+def main() -> None:
+    from kafkaemu.logging import configure_logging
+    configure_logging("console", "warning")
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--members", type=int, default=50)
+    ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--consumers", default="1,10,50")
+    ap.add_argument("--pipelined", type=int, default=20000)
+    ap.add_argument("--skip-clients", action="store_true")
+    args = ap.parse_args()
+
+    core = core_round(args.members, args.rounds)
+    path = request_path_round(args.members, args.rounds)
+    print(f"join+sync round, {args.members} members, coordinator core:  median {statistics.median(core):.2f} ms"
+          f"  (min {min(core):.2f}, max {max(core):.2f})")
+    print(f"join+sync round, {args.members} members, decode+handle+encode: median {statistics.median(path):.2f} ms"
+          f"  (min {min(path):.2f}, max {max(path):.2f})")
+    if args.skip_clients:
+        return
+    from kafkaemu.testing.emulator import KafkaEmulator
+    import logging
+    logging.getLogger("kafka").setLevel(logging.CRITICAL)
+    with KafkaEmulator() as emu:
+        hb_rate, commit_rate = pipelined_rate(emu, args.pipelined)
+        print(f"pipelined on one connection: {hb_rate:,.0f} heartbeats/s, {commit_rate:,.0f} offset commits/s")
+        for n in (int(x) for x in args.consumers.split(",")):
+            t_form, t_leave = consumers_to_assignment(emu, n)
+            leave = "n/a" if n == 1 else f"{t_leave:.2f} s"
+            print(f"kafka-python consumers N={n:>2}: all assigned after {t_form:.2f} s; "
+                  f"new stable assignment {leave} after one leaves")
+
+
+if __name__ == "__main__":
+    main()
