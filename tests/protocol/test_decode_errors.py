@@ -231,3 +231,10 @@ def test_every_codec_rejects_cuts_and_agrees_with_plain_on_mutations(kind, name,
             except Exception:  # compared below: both fail or both give the same message
                 results.append("error")
         assert results[0] == results[1], bytes(mutated).hex()
+
+
+def test_lenient_decode_ignores_trailing_bytes():
+    """The server decodes with ``strict=False``, as Kafka ignores bytes after a request body."""
+    codec, data = _valid("request", "MetadataRequest", 12)
+    for compiled in (True, False):
+        assert codec.decode(data + b"\x00\x00", compiled=compiled, strict=False) == codec.decode(data)
