@@ -13,7 +13,7 @@ from construct import (Construct, ConstructError, Float64b, Int8sb, Int16sb, Int
                        Int32ub, Int64sb)
 
 from .primitives import DecodeError, KArray, KBool, KBytes, KOptional, KString, KStruct, KUuid
-from .spec import FieldSpec, MessageSpec, VersionRange
+from .spec import FieldSpec, MessageSpec
 
 _FIXED: dict[str, Construct] = {
     "bool": KBool(), "int8": Int8sb, "int16": Int16sb, "int32": Int32sb, "int64": Int64sb,
