@@ -24,6 +24,8 @@ class DecodeError(ConstructError):
 def read_exact(io, n: int) -> bytes:
     if n < 0:
         raise DecodeError(f"negative length {n}")
+    if n > 0x7FFFFFFF:  # no Kafka length exceeds an int32
+        raise DecodeError(f"length {n} out of range")
     data = io.read(n)
     if len(data) != n:
         raise DecodeError(f"truncated: wanted {n} bytes, got {len(data)}")
@@ -48,7 +50,7 @@ def read_uvarint(io) -> int:
         if not byte & 0x80:
             return result
         shift += 7
-        if shift > 63:
+        if shift > 28:  # an unsigned varint32 has at most 5 bytes, as Kafka's ByteUtils reads it
             raise DecodeError("varint too long")
 
 
@@ -296,6 +298,17 @@ class KArray(Construct):
     def _emitparse(self, code):
         kp = _kp_import(code)
         fname = f"parse_karray_{code.allocateId()}"
+        if isinstance(self.subcon, FormatField):
+            # Numbers: one bounds-checked read and one unpack for the whole array.
+            char, size = self.subcon.fmtstr[1:], self.subcon.length
+            code.append(f"""
+def {fname}(io, this):
+    n = {kp}.read_array_len(io, {self.compact}, {self.nullable})
+    if n is None:
+        return None
+    return list(struct.unpack(f'>{{n}}{char}', {kp}.read_exact(io, n * {size})))
+""")
+            return f"{fname}(io, this)"
         code.append(f"""
 def {fname}(io, this):
     n = {kp}.read_array_len(io, {self.compact}, {self.nullable})
@@ -308,6 +321,16 @@ def {fname}(io, this):
     def _emitbuild(self, code):
         kp = _kp_import(code)
         fname = f"build_karray_{code.allocateId()}"
+        if isinstance(self.subcon, FormatField):
+            char = self.subcon.fmtstr[1:]
+            code.append(f"""
+def {fname}(items, io, this):
+    {kp}.write_array_len(io, items, {self.compact}, {self.nullable})
+    if items:
+        io.write(struct.pack(f'>{{len(items)}}{char}', *items))
+    return items
+""")
+            return f"{fname}(obj, io, this)"
         code.append(f"""
 def {fname}(items, io, this):
     {kp}.write_array_len(io, items, {self.compact}, {self.nullable})
