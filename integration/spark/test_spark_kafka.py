@@ -55,7 +55,7 @@ def kafka_stream(spark, bootstrap, **options):
 
 
 def values(rows):
-    return sorted(bytes(r["value"]).decode() for r in rows)
+    return sorted(r["value"] if isinstance(r["value"], str) else bytes(r["value"]).decode() for r in rows)
 
 
 def wait_for_rows(spark, table, count, query):
@@ -169,9 +169,6 @@ def test_deprecated_offset_fetching_stream_and_batch(spark, bootstrap, topic_nam
     topic = topic_name("deprecated")
     create(bootstrap, topic)
     produce(bootstrap, topic, records(30))
-    batch = kafka_reader(spark, bootstrap, subscribe=topic, startingOffsets="earliest", endingOffsets="latest").load()
-    assert values(batch.collect()) == sorted(f"r{i}" for i in range(30))
-
     query = (kafka_stream(spark, bootstrap, subscribe=topic, startingOffsets="earliest")
              .selectExpr("CAST(value AS STRING) AS value")
              .writeStream.format("memory").queryName("deprecated_stream")
@@ -184,6 +181,11 @@ def test_deprecated_offset_fetching_stream_and_batch(spark, bootstrap, topic_nam
     finally:
         query.stop()
     assert values(rows) == sorted([f"r{i}" for i in range(30)] + [f"more{i}" for i in range(6)])
+
+    # A batch read joins a fresh group for the starting offsets and another for the ending ones;
+    # both must get the partitions within their one poll or Spark sees different partition sets.
+    batch = kafka_reader(spark, bootstrap, subscribe=topic, startingOffsets="earliest", endingOffsets="latest").load()
+    assert values(batch.collect()) == sorted([f"r{i}" for i in range(30)] + [f"more{i}" for i in range(6)])
 
 
 def test_deprecated_offset_fetching_subscribe_pattern_available_now(spark, bootstrap, topic_name, tmp_path,
@@ -206,7 +208,8 @@ def test_streaming_kafka_sink_round_trip_exactly_once(spark, bootstrap, topic_na
     create(bootstrap, source)
     create(bootstrap, sink, partitions=2)
     produce(bootstrap, source, records(50))
-    query = (kafka_stream(spark, bootstrap, subscribe=source, startingOffsets="earliest", maxOffsetsPerTrigger="20")
+    query = (kafka_stream(spark, bootstrap, subscribe=source, startingOffsets="earliest", maxOffsetsPerTrigger="20",
+                          includeHeaders="true")
              .selectExpr("key", "CONCAT('out-', CAST(value AS STRING)) AS value", "headers")
              .writeStream.format("kafka")
              .option("kafka.bootstrap.servers", bootstrap)

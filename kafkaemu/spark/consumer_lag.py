@@ -9,8 +9,10 @@ client that Spark's Kafka connector ships asks the broker (``ListOffsets`` lates
 """
 from __future__ import annotations
 
+import json
 import tempfile
-from typing import Callable, Iterable
+from contextlib import contextmanager
+from typing import Callable, Iterable, Iterator
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -21,6 +23,12 @@ from pyspark.sql.types import (ArrayType, BooleanType, IntegerType, LongType, St
 from .decoding import GROUP_METADATA, OFFSET_COMMIT, decode_record
 
 OFFSETS_TOPIC = "__consumer_offsets"
+DEFAULT_OFFSETS_PARTITIONS = 50
+# Spark's default (AdminClient) offset reader drops internal topics from subscribe and assign, so
+# __consumer_offsets is only readable with the consumer-based reader. It is read with "assign"
+# (every partition named) rather than "subscribe": assign() is immediate, while a subscribing
+# driver consumer has one short poll to join its group and a cold JVM can miss it.
+DEPRECATED_OFFSET_FETCHING = "spark.sql.streaming.kafka.useDeprecatedOffsetFetching"
 
 TopicPartitions = list[tuple[str, int]]
 EndOffsets = Callable[[TopicPartitions], dict[tuple[str, int], int]]
@@ -144,18 +152,54 @@ def end_offsets_frame(spark: SparkSession, latest: DataFrame, end_offsets: EndOf
 
 
 def consumer_lag_from_records(raw: DataFrame, end_offsets: EndOffsets) -> DataFrame:
-    """Batch: Kafka-source rows of ``__consumer_offsets`` -> the consumer-lag table."""
-    latest = latest_per_key(decode_offsets(raw)).cache()
-    return lag_table(latest, end_offsets_frame(raw.sparkSession, latest, end_offsets))
+    """Batch: Kafka-source rows of ``__consumer_offsets`` -> the consumer-lag table.
+
+    The newest record per key is small (groups x partitions), so it is collected once: the
+    table then no longer depends on the source (nor on the conf it had to be read with).
+    """
+    spark = raw.sparkSession
+    latest_df = latest_per_key(decode_offsets(raw))
+    latest = spark.createDataFrame(latest_df.collect(), latest_df.schema)
+    return lag_table(latest, end_offsets_frame(spark, latest, end_offsets))
+
+
+@contextmanager
+def offsets_topic_readable(spark: SparkSession) -> Iterator[None]:
+    """Switch the session to Spark's consumer-based offset reader while a read is planned and run."""
+    old = spark.conf.get(DEPRECATED_OFFSET_FETCHING, "false")
+    spark.conf.set(DEPRECATED_OFFSET_FETCHING, "true")
+    try:
+        yield
+    finally:
+        spark.conf.set(DEPRECATED_OFFSET_FETCHING, old)
 
 
 # -- reading from a broker through Spark's Kafka connector ---------------------------------------
 
-def kafka_source_options(bootstrap: str, extra: dict[str, str] | None = None) -> dict[str, str]:
-    options = {"kafka.bootstrap.servers": bootstrap, "subscribe": OFFSETS_TOPIC,
+def kafka_source_options(bootstrap: str, extra: dict[str, str] | None = None,
+                         partitions: int = DEFAULT_OFFSETS_PARTITIONS) -> dict[str, str]:
+    assign = json.dumps({OFFSETS_TOPIC: list(range(partitions))})
+    options = {"kafka.bootstrap.servers": bootstrap, "assign": assign,
                "startingOffsets": "earliest", "failOnDataLoss": "false"}
     options.update(extra or {})
     return options
+
+
+def offsets_topic_partitions(spark: SparkSession, bootstrap: str, timeout_s: int = 30) -> int:
+    """How many partitions ``__consumer_offsets`` has (offsets.topic.num.partitions), via the Java admin client."""
+    jvm = spark.sparkContext._jvm
+    props = jvm.java.util.Properties()
+    props.put("bootstrap.servers", bootstrap)
+    admin = jvm.org.apache.kafka.clients.admin.Admin.create(props)
+    try:
+        names = jvm.java.util.ArrayList()
+        names.add(OFFSETS_TOPIC)
+        described = admin.describeTopics(names).allTopicNames().get(timeout_s, jvm.java.util.concurrent.TimeUnit.SECONDS)
+        return described.get(OFFSETS_TOPIC).partitions().size()
+    except Exception:  # not created yet (no group has committed): nothing to read beyond the default
+        return DEFAULT_OFFSETS_PARTITIONS
+    finally:
+        admin.close()
 
 
 def jvm_end_offsets(spark: SparkSession, bootstrap: str, timeout_s: int = 30) -> EndOffsets:
@@ -189,9 +233,10 @@ def jvm_end_offsets(spark: SparkSession, bootstrap: str, timeout_s: int = 30) ->
 def consumer_lag_batch(spark: SparkSession, bootstrap: str, *, kafka_options: dict[str, str] | None = None,
                        end_offsets: EndOffsets | None = None) -> DataFrame:
     """Batch job: read all of ``__consumer_offsets`` now and return the consumer-lag table."""
-    raw = (spark.read.format("kafka").options(**kafka_source_options(bootstrap, kafka_options))
-           .option("endingOffsets", "latest").load())
-    return consumer_lag_from_records(raw, end_offsets or jvm_end_offsets(spark, bootstrap))
+    with offsets_topic_readable(spark):
+        options = kafka_source_options(bootstrap, kafka_options, offsets_topic_partitions(spark, bootstrap))
+        raw = spark.read.format("kafka").options(**options).option("endingOffsets", "latest").load()
+        return consumer_lag_from_records(raw, end_offsets or jvm_end_offsets(spark, bootstrap))
 
 
 class LagView:
@@ -236,11 +281,16 @@ def consumer_lag_stream(spark: SparkSession, bootstrap: str, *, view_name: str =
                         processing_time: str | None = "5 seconds", checkpoint_location: str | None = None,
                         kafka_options: dict[str, str] | None = None, end_offsets: EndOffsets | None = None,
                         on_batch: Callable[[list, int], None] | None = None) -> tuple[StreamingQuery, LagView]:
-    """Streaming query over ``__consumer_offsets`` through Spark's Kafka source."""
-    raw = spark.readStream.format("kafka").options(**kafka_source_options(bootstrap, kafka_options)).load()
-    return start_lag_query(raw, end_offsets or jvm_end_offsets(spark, bootstrap), view_name=view_name,
-                           processing_time=processing_time, checkpoint_location=checkpoint_location,
-                           on_batch=on_batch)
+    """Streaming query over ``__consumer_offsets`` through Spark's Kafka source.
+
+    The query takes the session's conf when it starts, so only it uses the consumer-based reader.
+    """
+    with offsets_topic_readable(spark):
+        options = kafka_source_options(bootstrap, kafka_options, offsets_topic_partitions(spark, bootstrap))
+        raw = spark.readStream.format("kafka").options(**options).load()
+        return start_lag_query(raw, end_offsets or jvm_end_offsets(spark, bootstrap), view_name=view_name,
+                               processing_time=processing_time, checkpoint_location=checkpoint_location,
+                               on_batch=on_batch)
 
 
 def rows_as_dicts(rows: Iterable) -> list[dict]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 
@@ -112,7 +113,7 @@ def test_streaming_query_keeps_the_view_current(spark, tmp_path):
 
 
 def test_kafka_source_options_read_the_offsets_topic():
-    opts = lag.kafka_source_options("127.0.0.1:9092", {"maxOffsetsPerTrigger": "100"})
-    assert opts["subscribe"] == "__consumer_offsets"
+    opts = lag.kafka_source_options("127.0.0.1:9092", {"maxOffsetsPerTrigger": "100"}, partitions=3)
+    assert json.loads(opts["assign"]) == {"__consumer_offsets": [0, 1, 2]}
     assert opts["kafka.bootstrap.servers"] == "127.0.0.1:9092"
     assert opts["startingOffsets"] == "earliest" and opts["maxOffsetsPerTrigger"] == "100"
