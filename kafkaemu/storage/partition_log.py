@@ -43,7 +43,7 @@ class PartitionLog:
         self.size_bytes = 0
         self._bases: list[int] = []
         self._lasts: list[int] = []
-        self._batches: list[bytes] = []
+        self._batches: list = []          # bytes-like, as received with offsets rewritten
         self._max_ts: list[int] = []
         self._ts_prefix: list[int] = []   # running max of _max_ts, for bisecting timestamp lookups
         self.epochs: list[tuple[int, int]] = [(0, 0)]   # (leader epoch, start offset)
@@ -183,7 +183,7 @@ class PartitionLog:
                 set_log_append_time(batch, now_ms)
                 max_ts = now_ms
             last = base + h.last_offset_delta
-            data = bytes(batch)
+            data = batch  # the validated copy is kept as is (a bytearray only this log holds)
             self._bases.append(base)
             self._lasts.append(last)
             self._batches.append(data)
@@ -221,15 +221,6 @@ class PartitionLog:
             out.append(b)
             i += 1
         return out
-
-    def bytes_after(self, offset: int) -> int:
-        """Stored bytes from the batch holding ``offset`` to the end (what a fetch could return)."""
-        i = bisect_right(self._bases, offset) - 1
-        if i < 0:
-            i = 0
-        elif self._lasts[i] < offset:
-            i += 1
-        return sum(len(b) for b in self._batches[i:])
 
     def batches(self) -> list[bytes]:
         return list(self._batches)
