@@ -3,20 +3,21 @@
 Timestamps: -1 latest (the high watermark, or the last stable offset for read_committed, which
 is the same here: no transactions), -2 earliest (log start), -3 max timestamp (v7+: the first
 record carrying the largest timestamp, as Kafka 3.9 after KAFKA-16310), -4 earliest local (v8+;
-no tiered storage, so the log start), -5 earliest pending upload (v9+; no tiered storage, so
-offset -1). Any other timestamp finds the first record (not batch) at or after it, decompressing
+no tiered storage, so the log start), -5 latest tiered (v9+; no tiered storage, so offset -1,
+as Kafka answers when remote storage is off). Any other timestamp finds the first record (not batch) at or after it, decompressing
 batches as needed; none found answers offset -1 and timestamp -1.
 
-v0 answers the legacy offsets list: latest is [high watermark, log start] (the log is one
-segment starting at the log start), earliest [log start], other timestamps [] (no segment
-file times to compare). current_leader_epoch (v4+) is checked (FENCED_LEADER_EPOCH /
-UNKNOWN_LEADER_EPOCH). Not implemented: timeout_ms (answers are immediate).
+v0 answers the legacy offsets list as Kafka's legacyFetchOffsetsBefore does for a log of one
+segment (starting at the log start, last modified at the last append): latest
+[high watermark, log start], earliest [log start], a timestamp the entries not newer than it.
+current_leader_epoch (v4+) is checked (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH).
+Not implemented: timeout_ms (answers are immediate).
 """
 from ..protocol.errors import ErrorCode
 from .partition_access import find_partition, leader_epoch_error
 from .registry import handler
 
-LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, EARLIEST_PENDING_UPLOAD = -1, -2, -3, -4, -5
+LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
 
 
 @handler(2, 0, 10)
@@ -36,7 +37,7 @@ def list_offsets(ctx, req):
             elif (err := leader_epoch_error(plog, p.current_leader_epoch)) != ErrorCode.NONE:
                 out["error_code"] = err
             elif v == 0:
-                out["old_style_offsets"] = _legacy_offsets(plog, p.timestamp, p.max_num_offsets)
+                out["old_style_offsets"] = _legacy_offsets(plog, p.timestamp, p.max_num_offsets, ctx.now_ms)
             else:
                 out["timestamp"], out["offset"], out["leader_epoch"] = _lookup(plog, p.timestamp)
             parts.append(out)
@@ -50,19 +51,23 @@ def _lookup(plog, ts):
     if ts in (EARLIEST, EARLIEST_LOCAL):
         start = plog.log_start_offset
         return -1, start, plog.epoch_for_offset(start)
-    if ts == EARLIEST_PENDING_UPLOAD:
+    if ts == LATEST_TIERED:
         return -1, -1, -1
     found = plog.max_timestamp_offset() if ts == MAX_TIMESTAMP else plog.offset_for_timestamp(ts)
     return found if found is not None else (-1, -1, -1)
 
 
-def _legacy_offsets(plog, ts, max_num):
+def _legacy_offsets(plog, ts, max_num, now_ms):
+    """Kafka's legacyFetchOffsetsBefore over one segment: (log start, last append time), plus
+    (high watermark, now) when the log holds data; latest starts from the end, earliest from the
+    start, a timestamp from the last entry not newer than it; offsets are listed newest first."""
+    entries = [(plog.log_start_offset, plog.last_append_ms)]
+    if plog.batch_count:
+        entries.append((plog.high_watermark, now_ms))
     if ts == LATEST:
-        offsets = [plog.high_watermark]
-        if plog.log_start_offset != plog.high_watermark:
-            offsets.append(plog.log_start_offset)
+        start = len(entries) - 1
     elif ts == EARLIEST:
-        offsets = [plog.log_start_offset]
+        start = 0
     else:
-        offsets = []
-    return offsets[:max(max_num, 0)]
+        start = max((i for i, (_, modified) in enumerate(entries) if modified <= ts), default=-1)
+    return [entries[i][0] for i in range(start, -1, -1)][:max(max_num, 0)]

@@ -50,6 +50,7 @@ class PartitionLog:
         self.producers = ProducerStateTable()
         self.waiters: set = set()          # long-polling fetches; each has on_append(partition, nbytes)
         self.duplicate_batches = 0         # idempotent retries answered from the producer state
+        self.last_append_ms = 0            # the "segment file time" ListOffsets v0 compares against
 
     # -- properties ------------------------------------------------------------------------
     @property
@@ -175,6 +176,7 @@ class PartitionLog:
                     return AppendResult(exc.code_name, log_start_offset=self.log_start_offset, message=str(exc))
         first = self.high_watermark
         total = 0
+        self.last_append_ms = now_ms
         for batch, h in batches:
             base = self.high_watermark
             rewrite_offsets(batch, base, self.leader_epoch)

@@ -1,0 +1,185 @@
+"""The data-path handlers through the sans-IO connection: ListOffsets (every special timestamp,
+v0 legacy lists), OffsetForLeaderEpoch, DeleteRecords, InitProducerId, Produce auto-creation and
+internal topics, Fetch limits across partitions. No sockets: bytes in, bytes out."""
+import pytest
+
+from kafkaemu.broker import Broker
+from kafkaemu.config import BrokerConfig
+from kafkaemu.handlers import REGISTRY
+from kafkaemu.protocol.catalog import catalog
+from kafkaemu.protocol.errors import ErrorCode
+from kafkaemu.storage import compression
+from kafkaemu.storage.record_batch import build_batch, parse_header
+from kafkaemu.wire.connection import Connection
+from kafkaemu.wire.framing import FrameDecoder, frame
+
+T0 = 1_700_000_000_000
+
+
+class Client:
+    def __init__(self, broker):
+        self.broker = broker
+        self.conn = Connection(broker, REGISTRY, 1, "127.0.0.1")
+        self.cid = 0
+
+    def call(self, api_key, version, body, now=T0, client_id="t"):
+        self.cid += 1
+        cat = catalog()
+        flexible = cat.is_flexible_request(api_key, version)
+        header = cat.data("RequestHeader", 2 if flexible else 1).encode(
+            {"request_api_key": api_key, "request_api_version": version, "correlation_id": self.cid,
+             "client_id": client_id})
+        self.conn.receive(frame(header, cat.request(api_key, version).encode(body)), now)
+        frames = FrameDecoder(1 << 30).feed(self.conn.take_output())
+        if not frames:
+            return None
+        (reply,) = frames
+        return cat.response(api_key, version).decode(reply[5 if flexible else 4:])
+
+
+@pytest.fixture
+def broker():
+    return Broker(BrokerConfig(), T0)
+
+
+@pytest.fixture
+def client(broker):
+    return Client(broker)
+
+
+def _fill(broker, name="t", partitions=1):
+    """Partition 0: offsets 0-4 at T0+0..4 (gzip), 5-9 at T0+100..104 (zstd)."""
+    topic = broker.create_topic(name, partitions, {})
+    plog = topic.partitions[0]
+    plog.append(build_batch([(None, b"a", [], T0 + i) for i in range(5)], codec=compression.GZIP), T0)
+    plog.append(build_batch([(None, b"b", [], T0 + 100 + i) for i in range(5)], codec=compression.ZSTD), T0)
+    return topic
+
+
+def _list(client, version, timestamp, name="t", partition=0, **extra):
+    part = {"partition_index": partition, "current_leader_epoch": -1, "timestamp": timestamp, "max_num_offsets": 5}
+    part.update(extra)
+    resp = client.call(2, version, {"replica_id": -1, "isolation_level": 0, "timeout_ms": 1000,
+                                    "topics": [{"name": name, "partitions": [part]}]})
+    return resp.topics[0].partitions[0]
+
+
+@pytest.mark.parametrize("timestamp,expected", [
+    (-1, (-1, 10)), (-2, (-1, 0)), (-3, (T0 + 104, 9)), (-4, (-1, 0)), (-5, (-1, -1)),
+    (T0 + 3, (T0 + 3, 3)), (T0 + 50, (T0 + 100, 5)), (T0 + 105, (-1, -1)),
+])
+def test_list_offsets_special_and_by_time(broker, client, timestamp, expected):
+    _fill(broker)
+    p = _list(client, 10, timestamp)
+    assert p.error_code == 0 and (p.timestamp, p.offset) == expected
+
+
+def test_list_offsets_after_delete_records_and_errors(broker, client):
+    _fill(broker)
+    broker.store.get("t").partitions[0].delete_records(7)
+    assert _list(client, 7, -2).offset == 7
+    assert _list(client, 7, T0).offset == 7
+    assert _list(client, 7, 0, name="missing").error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    assert _list(client, 7, 0, partition=4).error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    assert _list(client, 7, -1, current_leader_epoch=1).error_code == ErrorCode.UNKNOWN_LEADER_EPOCH
+
+
+def test_list_offsets_v0_legacy_lists(broker, client):
+    _fill(broker)
+    assert list(_list(client, 0, -1).old_style_offsets) == [10, 0]
+    assert list(_list(client, 0, -2).old_style_offsets) == [0]
+    assert list(_list(client, 0, -1, max_num_offsets=1).old_style_offsets) == [10]
+
+
+def test_offset_for_leader_epoch(broker, client):
+    _fill(broker)
+
+    def ask(epoch, current=-1, version=4):
+        resp = client.call(23, version, {"replica_id": -1, "topics": [{"topic": "t", "partitions": [
+            {"partition": 0, "current_leader_epoch": current, "leader_epoch": epoch}]}]})
+        return resp.topics[0].partitions[0]
+
+    p = ask(0)
+    assert (p.error_code, p.leader_epoch, p.end_offset) == (0, 0, 10)
+    assert (ask(3).leader_epoch, ask(3).end_offset) == (-1, -1)
+    assert ask(0, current=2).error_code == ErrorCode.UNKNOWN_LEADER_EPOCH
+    assert ask(0, version=0).end_offset == 10
+
+
+def test_delete_records(broker, client):
+    _fill(broker, partitions=2)
+    resp = client.call(21, 2, {"timeout_ms": 100, "topics": [{"name": "t", "partitions": [
+        {"partition_index": 0, "offset": 6}, {"partition_index": 1, "offset": 1}, {"partition_index": 9, "offset": 0}]}]})
+    got = [(p.partition_index, p.error_code, p.low_watermark) for p in resp.topics[0].partitions]
+    assert got == [(0, 0, 6), (1, ErrorCode.OFFSET_OUT_OF_RANGE, -1), (9, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1)]
+    assert broker.store.get("t").partitions[0].log_start_offset == 6
+
+
+def test_init_producer_id(client):
+    def init(txn, timeout=60000, version=4):
+        return client.call(22, version, {"transactional_id": txn, "transaction_timeout_ms": timeout,
+                                         "producer_id": -1, "producer_epoch": -1})
+    a, b = init(None), init(None)
+    assert a.error_code == 0 and a.producer_id != b.producer_id and a.producer_epoch == 0
+    t1, t2 = init("tx"), init("tx")
+    assert t1.producer_id == t2.producer_id and (t1.producer_epoch, t2.producer_epoch) == (0, 1)
+    assert init("").error_code == ErrorCode.INVALID_REQUEST
+    assert init("tx", timeout=900001).error_code == ErrorCode.INVALID_TRANSACTION_TIMEOUT
+
+
+def _produce(client, name, records, version=9, client_id="t", partition=0):
+    resp = client.call(0, version, {"transactional_id": None, "acks": -1, "timeout_ms": 1000,
+                                    "topic_data": [{"name": name, "partition_data": [
+                                        {"index": partition, "records": records}]}]}, client_id=client_id)
+    return resp.responses[0].partition_responses[0]
+
+
+def test_produce_auto_creates_only_when_enabled(broker, client):
+    assert _produce(client, "fresh", build_batch([(None, b"v", [], T0)])).error_code == 0
+    assert broker.store.get("fresh").partitions[0].high_watermark == 1
+    broker.config.auto_create_topics = False
+    assert _produce(client, "other", build_batch([(None, b"v", [], T0)])).error_code == \
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    assert _produce(client, "bad name!", build_batch([(None, b"v", [], T0)])).error_code == \
+        ErrorCode.INVALID_TOPIC_EXCEPTION
+
+
+def test_produce_to_internal_topic_is_refused(broker, client):
+    broker.store.create_topic("__consumer_offsets", 1, internal=True)
+    assert _produce(client, "__consumer_offsets", build_batch([(b"k", b"v", [], T0)])).error_code == \
+        ErrorCode.INVALID_TOPIC_EXCEPTION
+
+
+def test_produce_reports_record_errors_for_keyless_records_on_compacted_topics(broker, client):
+    broker.create_topic("c", 1, {"cleanup.policy": "compact"})
+    p = _produce(client, "c", build_batch([(b"k", b"v", [], T0), (None, b"v", [], T0)]))
+    assert p.error_code == ErrorCode.INVALID_RECORD
+    assert [(e.batch_index, "without key" in e.batch_index_error_message) for e in p.record_errors] == [(1, True)]
+
+
+def _fetch(client, topic, offsets, max_bytes, partition_max_bytes, version=13):
+    body = {"max_wait_ms": 0, "min_bytes": 1, "max_bytes": max_bytes, "isolation_level": 0, "session_id": 0,
+            "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "", "replica_id": -1,
+            "topics": [{"topic": topic.name, "topic_id": topic.topic_id, "partitions": [
+                {"partition": p, "fetch_offset": o, "partition_max_bytes": partition_max_bytes}
+                for p, o in offsets]}]}
+    return client.call(1, version, body).responses[0].partitions
+
+
+def test_fetch_limits_across_partitions(broker, client):
+    topic = broker.create_topic("f", 3, {})
+    for p in topic.partitions:
+        for _ in range(4):
+            p.append(build_batch([(None, b"x" * 1000, [], T0)]), T0)
+    size = len(topic.partitions[0].batches()[0])
+    parts = _fetch(client, topic, [(0, 0), (1, 0), (2, 0)], max_bytes=10 * size, partition_max_bytes=3 * size)
+    assert [len(p.records) // size for p in parts] == [3, 3, 3]
+    parts = _fetch(client, topic, [(0, 0), (1, 0), (2, 0)], max_bytes=5 * size, partition_max_bytes=3 * size)
+    assert [len(p.records) // size for p in parts] == [3, 2, 0]
+    # a first batch larger than every limit still comes back for the first partition only (KIP-74)
+    parts = _fetch(client, topic, [(0, 1), (1, 0)], max_bytes=10, partition_max_bytes=10)
+    assert [len(p.records) // size for p in parts] == [1, 0]
+    assert parse_header(parts[0].records).base_offset == 1
+    # v2 has no such exception
+    parts = _fetch(client, topic, [(0, 0)], max_bytes=10, partition_max_bytes=10, version=2)
+    assert parts[0].records == b"" and parts[0].high_watermark == 4
