@@ -88,6 +88,7 @@ def local_session(app_name: str = "kafkaemu", *, cores: int = 2, extra: dict[str
     from pyspark.sql import SparkSession
     builder = (SparkSession.builder.master(f"local[{cores}]").appName(app_name)
                .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", str(cores))
                .config("spark.sql.session.timeZone", "UTC"))
     for key, value in {**conf, **(extra or {})}.items():
