@@ -18,7 +18,8 @@ class Broker:
         self.config = config
         self.node_id = config.node_id
         self.cluster_id = config.cluster_id
-        self.store = LogStore(int(config.extra.get("log.retention.check.interval.ms", 300000)))
+        self.store = LogStore(int(config.extra.get("log.retention.check.interval.ms", 300000)),
+                              int(config.extra.get("log.cleaner.backoff.ms", 15000)))
         self.store.tick(now_ms)  # starts the retention schedule
         self.now_ms = now_ms
         # node id -> (advertised host, port); the server fills in the bound port.

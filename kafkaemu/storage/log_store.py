@@ -33,33 +33,46 @@ def validate_topic_name(name: str) -> bool:
 
 
 class LogStore:
-    def __init__(self, retention_check_interval_ms: int = 300000) -> None:
+    def __init__(self, retention_check_interval_ms: int = 300000, cleaner_backoff_ms: int = 15000) -> None:
         self.topics: dict[str, Topic] = {}
         self._by_id: dict[bytes, Topic] = {}
         self.fetches = FetchPurgatory()
         self.producer_ids = ProducerIdManager()
         self.retention_check_interval_ms = retention_check_interval_ms
+        self.cleaner_backoff_ms = cleaner_backoff_ms
         self._next_retention_ms: int | None = None
+        self._next_clean_ms: int | None = None
 
     # -- time-driven work: long-poll deadlines, retention and compaction ---------------------
     def tick(self, now_ms: int) -> None:
         self.fetches.expire(now_ms)
         if self._next_retention_ms is None:
             self._next_retention_ms = now_ms + self.retention_check_interval_ms
-        elif now_ms >= self._next_retention_ms:
+            self._next_clean_ms = now_ms + self.cleaner_backoff_ms
+            return
+        if now_ms >= self._next_retention_ms:
             self.apply_retention(now_ms)
             self._next_retention_ms = now_ms + self.retention_check_interval_ms
+        if now_ms >= self._next_clean_ms:
+            self.clean(now_ms)
+            self._next_clean_ms = now_ms + self.cleaner_backoff_ms
 
     def next_deadline_ms(self) -> int | None:
-        deadlines = [d for d in (self.fetches.next_deadline_ms(), self._next_retention_ms) if d is not None]
+        deadlines = [d for d in (self.fetches.next_deadline_ms(), self._next_retention_ms, self._next_clean_ms)
+                     if d is not None]
         return min(deadlines) if deadlines else None
 
     def apply_retention(self, now_ms: int) -> None:
-        """retention.ms / retention.bytes on every partition, then compaction of compacted topics."""
+        """retention.ms / retention.bytes on every partition (cleanup.policy=delete)."""
         for topic in list(self.topics.values()):
             for p in topic.partitions:
                 p.apply_retention(now_ms)
-                p.compact()
+
+    def clean(self, now_ms: int) -> None:
+        """Compact the partitions of cleanup.policy=compact topics that are dirty enough."""
+        for topic in list(self.topics.values()):
+            for p in topic.partitions:
+                p.compact(now_ms)
 
     def get(self, name: str) -> Topic | None:
         return self.topics.get(name)

@@ -51,6 +51,7 @@ class PartitionLog:
         self.waiters: set = set()          # long-polling fetches; each has on_append(partition, nbytes)
         self.duplicate_batches = 0         # idempotent retries answered from the producer state
         self.last_append_ms = 0            # the "segment file time" ListOffsets v0 compares against
+        self._clean_bytes = 0              # log size right after the last compaction
 
     # -- properties ------------------------------------------------------------------------
     @property
@@ -327,7 +328,9 @@ class PartitionLog:
         # keep the batch holding the new log start: fetches return it and clients skip below
         keep = bisect_right(self._lasts, offset - 1)
         if keep:
-            self.size_bytes -= sum(len(b) for b in self._batches[:keep])
+            dropped = sum(len(b) for b in self._batches[:keep])
+            self.size_bytes -= dropped
+            self._clean_bytes = max(0, self._clean_bytes - dropped)
             del self._bases[:keep], self._lasts[:keep], self._batches[:keep], self._max_ts[:keep]
             prefix, run = [], None
             for ts in self._max_ts:
@@ -342,11 +345,21 @@ class PartitionLog:
         self.epochs[0] = (e, max(s, offset))
 
     # -- compaction ------------------------------------------------------------------------
-    def compact(self) -> int:
-        """cleanup.policy=compact: keep only the latest record per key (tombstones included) in
-        every batch but the last, rewriting batches with their original offsets; returns records removed."""
-        if not topic_config.is_compacted(self.configs) or len(self._batches) < 2:
+    def compact(self, now_ms: int | None = None, force: bool = False) -> int:
+        """cleanup.policy=compact, as Kafka's log cleaner: when at least min.cleanable.dirty.ratio
+        of the log was appended since the last cleaning (or ``force``), keep only the latest record
+        per key in every batch but the last (Kafka never cleans the active segment), rewriting
+        batches with their original offsets. Tombstones (null values) that are the latest for
+        their key are dropped once their batch is older than delete.retention.ms at ``now_ms``.
+        Returns how many records were removed."""
+        configs = self.configs
+        if not topic_config.is_compacted(configs) or len(self._batches) < 2:
             return 0
+        dirty = self.size_bytes - self._clean_bytes
+        ratio = float(topic_config.effective(configs, "min.cleanable.dirty.ratio"))
+        if not force and (self.size_bytes == 0 or dirty / self.size_bytes < ratio):
+            return 0
+        horizon = None if now_ms is None else now_ms - topic_config.int_config(configs, "delete.retention.ms")
         latest: dict[bytes, int] = {}
         for batch in self._batches:
             for rec in iter_records(batch):
@@ -358,8 +371,9 @@ class PartitionLog:
             h = parse_header(batch)
             if h.is_control:
                 continue
+            expired = horizon is not None and self._max_ts[j] < horizon
             recs = list(iter_records(batch))
-            kept = [r for r in recs if latest.get(r.key) == r.offset]
+            kept = [r for r in recs if latest.get(r.key) == r.offset and not (expired and r.value is None)]
             if len(kept) == len(recs):
                 continue
             removed += len(recs) - len(kept)
@@ -387,6 +401,7 @@ class PartitionLog:
                 prefix.append(run)
             self._ts_prefix = prefix
             log.info("compacted", topic=self.topic.name, partition=self.index, removed=removed)
+        self._clean_bytes = self.size_bytes
         return removed
 
 

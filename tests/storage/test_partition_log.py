@@ -263,3 +263,27 @@ def test_corrupt_length_field(log):
     data = bytearray(batch())
     struct.pack_into(">i", data, 8, 2)
     assert log.append(bytes(data), NOW).error == "CORRUPT_MESSAGE"
+
+
+def test_compaction_waits_for_the_dirty_ratio_and_drops_expired_tombstones(store):
+    plog = store.create_topic("c2", 1, {"cleanup.policy": "compact", "delete.retention.ms": "1000"}).partitions[0]
+    plog.append(build_batch([(b"a", b"1", [], NOW), (b"b", b"1", [], NOW)]), NOW)
+    plog.append(build_batch([(b"a", None, [], NOW)]), NOW)      # tombstone for a
+    plog.append(build_batch([(b"c", b"1", [], NOW)]), NOW)
+    assert plog.compact(NOW) == 1                                  # a=1 goes; the young tombstone stays
+    assert plog.compact(NOW + 5000) == 0                           # nothing new appended: not dirty enough
+    assert plog.compact(NOW + 5000, force=True) == 1               # the tombstone is past delete.retention.ms
+    keys = [(r.key, r.value) for b in plog.batches() for r in iter_records(b)]
+    assert keys == [(b"b", b"1"), (b"c", b"1")]
+
+
+def test_store_tick_runs_the_cleaner_on_its_backoff():
+    store = LogStore(cleaner_backoff_ms=15_000)
+    plog = store.create_topic("cc", 1, {"cleanup.policy": "compact"}).partitions[0]
+    store.tick(NOW)
+    for v in (b"1", b"2", b"3"):
+        plog.append(build_batch([(b"k", v, [], NOW)]), NOW)
+    store.tick(NOW + 14_999)
+    assert plog.batch_count == 3
+    store.tick(NOW + 15_000)
+    assert [r.value for b in plog.batches() for r in iter_records(b)] == [b"3"]
