@@ -13,6 +13,9 @@ import time
 import uuid
 
 SESSION_MS = 6000           # the broker's minimum: the fastest a killed member can expire
+# kafka-python 3.0.12 can hang a consumer (its IO thread idles while poll() waits forever) when
+# poll() is called in a tight loop with very short timeouts; 500 ms polls avoid it.
+POLL_MS = int(os.environ.get("KAFKAEMU_TEST_POLL_MS", "500"))
 
 
 def unique(prefix: str) -> str:
@@ -121,7 +124,7 @@ def kafka_python_consumer(bootstrap: str, topics, group: str, client_id: str, **
 
     def poll(c):
         out = []
-        for tp, msgs in c.poll(timeout_ms=50).items():
+        for tp, msgs in c.poll(timeout_ms=POLL_MS).items():
             out += [(tp.topic, tp.partition, m.offset) for m in msgs]
         return out
 

@@ -521,6 +521,8 @@ class GroupCoordinator:
             return respond(sync_response(E.REBALANCE_IN_PROGRESS))
         member = group.member(req.member_id)
         if group.is_in(S.COMPLETING_REBALANCE):
+            if member.awaiting_sync is not None:      # a duplicate SyncGroup: release the superseded one
+                member.awaiting_sync(sync_response(E.REBALANCE_IN_PROGRESS))
             member.awaiting_sync = respond
             self._remove_pending_sync(group, req.member_id)
             if group.is_leader(req.member_id):

@@ -22,6 +22,11 @@ class GroupError(Exception):
         self.code = code
 
 
+def superseded_join_response(member_id: str) -> dict:
+    return {"error_code": int(ErrorCode.REBALANCE_IN_PROGRESS), "member_id": member_id, "generation_id": -1,
+            "protocol_type": None, "protocol_name": None, "leader": "", "members": [], "skip_assignment": False}
+
+
 class ClassicGroup:
     def __init__(self, group_id: str, now_ms: int, state: GroupState = GroupState.EMPTY,
                  on_transition: Callable[["ClassicGroup", GroupState, GroupState], None] | None = None) -> None:
@@ -121,6 +126,11 @@ class ClassicGroup:
         self._count_protocols(member, +1)
         member.rebalance_timeout_ms = rebalance_timeout_ms
         member.session_timeout_ms = session_timeout_ms
+        previous = member.awaiting_join
+        if previous is not None and reply is not None and previous is not reply:
+            # A duplicate JoinGroup (kafkaemu pipelines requests, Kafka does not): answer the superseded
+            # one so its connection's ordered replies cannot stall behind it.
+            previous(superseded_join_response(member.member_id))
         if reply is not None and not member.is_awaiting_join:
             self.num_awaiting_join += 1
         elif reply is None and member.is_awaiting_join:

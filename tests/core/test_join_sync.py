@@ -192,3 +192,17 @@ def test_pending_member_can_leave():
     mid = first.value["member_id"]
     assert h.leave("g", mid)["members"][0]["error_code"] == 0
     assert not h.group().is_pending_member(mid)
+
+
+def test_duplicate_parked_requests_release_the_superseded_reply():
+    h = Harness()
+    a, b = h.stable_group(n=2)
+    first = h.join("g", a, client_id="C1")
+    second = h.join("g", a, client_id="C1")
+    assert first.error == E.REBALANCE_IN_PROGRESS and second.parked
+    h.join("g", b, client_id="C2")
+    assert second.error == E.NONE and h.state() == "CompletingRebalance"
+    follower = b if h.group().leader_id == a else a
+    s1 = h.sync("g", follower, 3)
+    s2 = h.sync("g", follower, 3)
+    assert s1.error == E.REBALANCE_IN_PROGRESS and s2.parked
