@@ -100,3 +100,12 @@ def test_every_api_of_the_issue_is_specified():
               42, 47, 60, 68, 69}
     assert wanted <= keys
     assert keys == {s.api_key for kind, s in MESSAGES if kind == "response"}
+
+
+def test_request_and_response_share_versions_and_flexible_versions():
+    """The server picks the response header version from the request's flexibility."""
+    from kafkaemu.protocol.catalog import catalog
+    cat = catalog()
+    for key, req in cat.requests.items():
+        resp = cat.responses[key]
+        assert (req.versions, req.flexible) == (resp.versions, resp.flexible), req.name
