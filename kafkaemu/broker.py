@@ -1,13 +1,16 @@
 """The broker: every piece of state handlers may touch. Pure: time arrives as ``now_ms``."""
 from __future__ import annotations
 
+import zlib
+
 import structlog
 
 from .config import BrokerConfig
 from .core.coordinator import CoordinatorSettings, GroupCoordinator
-from .core.offsets_topic import log_sink
+from .core.offsets_topic import log_sink, read_records
 from .core.timers import Timers
 from .faults import Faults
+from .storage.data_dir import DataDir
 from .storage.log_store import LogStore, Topic
 
 log = structlog.get_logger("kafkaemu.broker")
@@ -20,14 +23,21 @@ class Broker:
         self.cluster_id = config.cluster_id
         self.store = LogStore(int(config.extra.get("log.retention.check.interval.ms", 300000)),
                               int(config.extra.get("log.cleaner.backoff.ms", 15000)))
+        if config.data_dir:
+            DataDir(config.data_dir).attach(self.store)  # loads what a previous run stored
         self.store.tick(now_ms)  # starts the retention schedule
         self.now_ms = now_ms
-        # node id -> (advertised host, port); the server fills in the bound port.
-        self.listeners: dict[int, tuple[str, int]] = {config.node_id: (config.advertised, config.port)}
+        # node id -> (advertised host, port); the server fills in the bound ports.
+        self.node_ids = list(range(config.node_id, config.node_id + max(1, config.nodes)))
+        self.listeners: dict[int, tuple[str, int]] = {
+            n: (config.advertised, config.port + i if config.port else 0) for i, n in enumerate(self.node_ids)}
+        self._moved_leaders: dict[tuple[str, int], int] = {}
         self.faults = Faults()
         self.timers = Timers()  # broker-level timers (delayed fault replies)
         self.coordinator = GroupCoordinator(CoordinatorSettings.from_config(config),
                                             log_sink(self.store, config.offsets_topic_num_partitions), now_ms)
+        if config.data_dir:
+            self.coordinator.load(read_records(self.store), now_ms)  # groups and offsets of a previous run
 
     # -- topics --------------------------------------------------------------------------
     def create_topic(self, name: str, num_partitions: int, configs: dict[str, str]) -> Topic:
@@ -37,11 +47,33 @@ class Broker:
 
     def delete_topic(self, name: str) -> Topic:
         topic = self.store.delete_topic(name)
+        self._moved_leaders = {k: v for k, v in self._moved_leaders.items() if k[0] != name}
         log.info("topic_deleted", topic=name)
         return topic
 
+    # -- leadership (several nodes) -------------------------------------------------------
     def partition_leader(self, partition) -> int:
-        return self.node_id
+        """The node leading a partition: spread round robin over the nodes, starting at a node
+        chosen by the topic name (``__consumer_offsets`` partition p on node p % n), unless moved."""
+        nodes = self.node_ids
+        if len(nodes) == 1:
+            return nodes[0]
+        moved = self._moved_leaders.get((partition.topic.name, partition.index))
+        if moved is not None:
+            return moved
+        start = 0 if partition.topic.internal else zlib.crc32(partition.topic.name.encode())
+        return nodes[(start + partition.index) % len(nodes)]
+
+    def move_leader(self, topic_name: str, index: int, node_id: int) -> int:
+        """Make ``node_id`` lead the partition (a leader election); returns the new leader epoch.
+        Moving a ``__consumer_offsets`` partition moves the coordinator of its groups."""
+        if node_id not in self.listeners:
+            raise ValueError(f"no node {node_id}")
+        partition = self.store.get(topic_name).partitions[index]
+        self._moved_leaders[(topic_name, index)] = node_id
+        epoch = partition.bump_leader_epoch()
+        log.info("leader_moved", topic=topic_name, partition=index, node_id=node_id, leader_epoch=epoch)
+        return epoch
 
     # -- time ----------------------------------------------------------------------------
     def tick(self, now_ms: int) -> None:

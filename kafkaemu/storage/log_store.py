@@ -42,6 +42,7 @@ class LogStore:
         self.cleaner_backoff_ms = cleaner_backoff_ms
         self._next_retention_ms: int | None = None
         self._next_clean_ms: int | None = None
+        self.persistence = None   # a DataDir when the broker has a data directory
 
     # -- time-driven work: long-poll deadlines, retention and compaction ---------------------
     def tick(self, now_ms: int) -> None:
@@ -56,6 +57,8 @@ class LogStore:
         if now_ms >= self._next_clean_ms:
             self.clean(now_ms)
             self._next_clean_ms = now_ms + self.cleaner_backoff_ms
+        if self.persistence is not None:
+            self.persistence.topics_changed(self)  # configs are altered in place
 
     def next_deadline_ms(self) -> int | None:
         deadlines = [d for d in (self.fetches.next_deadline_ms(), self._next_retention_ms, self._next_clean_ms)
@@ -81,7 +84,7 @@ class LogStore:
         return self._by_id.get(topic_id)
 
     def create_topic(self, name: str, num_partitions: int, configs: dict[str, str] | None = None,
-                     internal: bool = False) -> Topic:
+                     internal: bool = False, topic_id: bytes | None = None) -> Topic:
         from ..protocol.errors import ErrorCode
         if not validate_topic_name(name):
             raise TopicError(ErrorCode.INVALID_TOPIC_EXCEPTION, f"illegal topic name {name!r}")
@@ -89,11 +92,18 @@ class LogStore:
             raise TopicError(ErrorCode.TOPIC_ALREADY_EXISTS, f"topic {name!r} already exists")
         if num_partitions < 1:
             raise TopicError(ErrorCode.INVALID_PARTITIONS, "number of partitions must be at least 1")
-        topic = Topic(name, uuid.uuid4().bytes, [], dict(configs or {}), internal)
-        topic.partitions = [PartitionLog(topic, i) for i in range(num_partitions)]
+        topic = Topic(name, topic_id or uuid.uuid4().bytes, [], dict(configs or {}), internal)
+        topic.partitions = [self._new_partition(topic, i) for i in range(num_partitions)]
         self.topics[name] = topic
         self._by_id[topic.topic_id] = topic
+        if self.persistence is not None:
+            self.persistence.topics_changed(self)
         return topic
+
+    def _new_partition(self, topic: Topic, index: int) -> PartitionLog:
+        plog = PartitionLog(topic, index)
+        plog.persistence = self.persistence
+        return plog
 
     def delete_topic(self, name: str) -> Topic:
         from ..protocol.errors import ErrorCode
@@ -101,6 +111,9 @@ class LogStore:
         if topic is None:
             raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
         del self._by_id[topic.topic_id]
+        if self.persistence is not None:
+            self.persistence.topic_deleted(topic)
+            self.persistence.topics_changed(self)
         return topic
 
     def add_partitions(self, name: str, total: int) -> Topic:
@@ -111,5 +124,7 @@ class LogStore:
         if total <= len(topic.partitions):
             raise TopicError(ErrorCode.INVALID_PARTITIONS,
                              f"topic {name} has {len(topic.partitions)} partitions; cannot reduce or keep to {total}")
-        topic.partitions.extend(PartitionLog(topic, i) for i in range(len(topic.partitions), total))
+        topic.partitions.extend(self._new_partition(topic, i) for i in range(len(topic.partitions), total))
+        if self.persistence is not None:
+            self.persistence.topics_changed(self)
         return topic

@@ -52,6 +52,7 @@ class PartitionLog:
         self.duplicate_batches = 0         # idempotent retries answered from the producer state
         self.last_append_ms = 0            # the "segment file time" ListOffsets v0 compares against
         self._clean_bytes = 0              # log size right after the last compaction
+        self.persistence = None            # the store's DataDir, when there is one
 
     # -- properties ------------------------------------------------------------------------
     @property
@@ -197,6 +198,8 @@ class PartitionLog:
             self.high_watermark = last + 1
             if h.producer_id >= 0:
                 self.producers.record(h, base, max_ts)
+        if self.persistence is not None:
+            self.persistence.appended(self, self._batches[-len(batches):])
         for waiter in list(self.waiters):
             waiter.on_append(self, total)
         return AppendResult(base_offset=first, log_append_time=now_ms if log_append_time else -1,
@@ -338,6 +341,8 @@ class PartitionLog:
                 prefix.append(run)
             self._ts_prefix = prefix
         self.producers.remove_before(offset)
+        if self.persistence is not None:
+            self.persistence.rewritten(self)
         # the epoch cache forgets entries wholly below the log start (Kafka's truncateFromStart)
         while len(self.epochs) > 1 and self.epochs[1][1] <= offset:
             self.epochs.pop(0)
@@ -402,7 +407,30 @@ class PartitionLog:
             self._ts_prefix = prefix
             log.info("compacted", topic=self.topic.name, partition=self.index, removed=removed)
         self._clean_bytes = self.size_bytes
+        if removed and self.persistence is not None:
+            self.persistence.rewritten(self)
         return removed
+
+    def restore(self, batches: list, log_start: int, high_watermark: int = 0) -> None:
+        """Rebuild this (empty) log from stored batches (data directory load): indexes, producer
+        state, leader epochs."""
+        for batch in batches:
+            h = parse_header(batch)
+            self._bases.append(h.base_offset)
+            self._lasts.append(h.last_offset)
+            self._batches.append(batch)
+            self._max_ts.append(h.max_timestamp)
+            self._ts_prefix.append(max(h.max_timestamp, self._ts_prefix[-1]) if self._ts_prefix else h.max_timestamp)
+            self.size_bytes += len(batch)
+            if h.producer_id >= 0:
+                self.producers.record(h, h.base_offset, h.max_timestamp)
+            if h.partition_leader_epoch > self.leader_epoch:
+                self.leader_epoch = h.partition_leader_epoch
+                self.epochs.append((h.partition_leader_epoch, h.base_offset))
+        end = self._lasts[-1] + 1 if self._lasts else 0
+        self.high_watermark = max(end, high_watermark, log_start)
+        self.log_start_offset = log_start
+        self._clean_bytes = self.size_bytes
 
 
 def _check_keys(batch, batch_index: int, plog) -> None:
