@@ -7,7 +7,8 @@ idempotent sequences -> OUT_OF_ORDER_SEQUENCE_NUMBER / INVALID_PRODUCER_EPOCH, d
 their original offsets). Legacy message sets (magic 0/1, sent with v0-v2) are converted to v2.
 Errors are per partition; the other partitions of the request are appended.
 
-acks: 0 appends and sends no reply; 1 and -1 reply at once (single replica, so the high
+The batch size limit is the topic's max.message.bytes, defaulting to the broker's
+message.max.bytes, as in Kafka. acks: 0 appends and sends no reply; 1 and -1 reply at once (single replica, so the high
 watermark is the log end); anything else is INVALID_REQUIRED_ACKS for every partition.
 Unknown topics are auto-created when auto.create.topics.enable (Apache Kafka answers
 UNKNOWN_TOPIC_OR_PARTITION and creates the topic on the producer's next Metadata request; the
@@ -63,7 +64,9 @@ def produce(ctx, req):
             if plog is None:
                 parts.append(_error(pd.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
                 continue
-            res = plog.append(pd.records, now, produce_version=version)
+            res = plog.append(pd.records, now, produce_version=version,
+                              max_message_bytes=int(topic.configs.get("max.message.bytes",
+                                                                      broker.config.message_max_bytes)))
             if res.error != "NONE":
                 out = _error(pd.index, ErrorCode[res.error], res.message)
                 out["log_start_offset"] = -1

@@ -183,3 +183,12 @@ def test_fetch_limits_across_partitions(broker, client):
     # v2 has no such exception
     parts = _fetch(client, topic, [(0, 0)], max_bytes=10, partition_max_bytes=10, version=2)
     assert parts[0].records == b"" and parts[0].high_watermark == 4
+
+
+def test_topic_max_message_bytes_defaults_to_the_broker_setting(broker, client):
+    broker.config.message_max_bytes = 500
+    broker.create_topic("m", 1, {})
+    broker.create_topic("big", 1, {"max.message.bytes": "5000"})
+    record = build_batch([(None, b"x" * 1000, [], T0)])
+    assert _produce(client, "m", record).error_code == ErrorCode.MESSAGE_TOO_LARGE
+    assert _produce(client, "big", record).error_code == ErrorCode.NONE
