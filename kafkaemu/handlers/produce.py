@@ -8,8 +8,9 @@ their original offsets). Legacy message sets (magic 0/1, sent with v0-v2) are co
 Errors are per partition; the other partitions of the request are appended.
 
 The batch size limit is the topic's max.message.bytes, defaulting to the broker's
-message.max.bytes, as in Kafka. acks: 0 appends and sends no reply; 1 and -1 reply at once (single replica, so the high
-watermark is the log end); anything else is INVALID_REQUIRED_ACKS for every partition.
+message.max.bytes, as in Kafka. acks: 0 appends and sends no reply; 1 and -1 reply at once
+(single replica, so the high watermark is the log end); anything else is INVALID_REQUIRED_ACKS
+for every partition.
 Unknown topics are auto-created when auto.create.topics.enable (Apache Kafka answers
 UNKNOWN_TOPIC_OR_PARTITION and creates the topic on the producer's next Metadata request; the
 client-visible outcome is the same). Internal topics (``__consumer_offsets``) are not writable
