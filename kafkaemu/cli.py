@@ -17,7 +17,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=9092, help="port to listen on; 0 picks a free one (default 9092)")
     serve.add_argument("--advertised-host", default=None, help="host name given to clients in Metadata")
-    serve.add_argument("--node-id", type=int, default=0)
+    serve.add_argument("--node-id", type=int, default=0, help="id of the first node (default 0)")
+    serve.add_argument("--nodes", type=int, default=1,
+                       help="emulate a cluster of N nodes, listening on PORT, PORT+1, ... (free ports with --port 0)")
     serve.add_argument("--data-dir", default=None, help="keep logs and __consumer_offsets here across restarts")
     serve.add_argument("--no-auto-create-topics", dest="auto_create", action="store_false",
                        help="answer UNKNOWN_TOPIC_OR_PARTITION instead of creating topics on first use")
@@ -41,7 +43,7 @@ def print_apis() -> None:
 
 def config_from_args(args) -> BrokerConfig:
     return BrokerConfig(
-        host=args.host, port=args.port, advertised_host=args.advertised_host, node_id=args.node_id,
+        host=args.host, port=args.port, advertised_host=args.advertised_host, node_id=args.node_id, nodes=args.nodes,
         data_dir=args.data_dir, auto_create_topics=args.auto_create, num_partitions=args.num_partitions,
         group_initial_rebalance_delay_ms=args.group_initial_rebalance_delay_ms,
         group_min_session_timeout_ms=args.group_min_session_timeout_ms,
@@ -55,6 +57,8 @@ async def serve(config: BrokerConfig) -> None:
     server = KafkaServer(config)
     await server.start()
     print(f"kafkaemu listening on {config.host}:{server.port}", flush=True)
+    for node_id, (_, port) in sorted(server.broker.listeners.items())[1:]:
+        print(f"kafkaemu node {node_id} listening on {config.host}:{port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

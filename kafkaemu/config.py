@@ -10,6 +10,7 @@ class BrokerConfig:
     port: int = 9092
     advertised_host: str | None = None
     node_id: int = 0
+    nodes: int = 1  # node ids node_id .. node_id+nodes-1, each with its own listener (port, port+1, ...)
     cluster_id: str = "kafkaemu-cluster-0000"
     auto_create_topics: bool = True
     num_partitions: int = 1

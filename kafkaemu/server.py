@@ -23,7 +23,7 @@ class KafkaServer:
         self.registry = registry
         self.broker = Broker(config, self.clock.now_ms())
         self.port: int | None = None
-        self._server: asyncio.AbstractServer | None = None
+        self._servers: list[asyncio.AbstractServer] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timer_deadline: int | None = None
@@ -32,22 +32,25 @@ class KafkaServer:
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._server = await self._loop.create_server(
-            lambda: _KafkaProtocol(self), self.config.host, self.config.port, reuse_address=True)
-        self.port = self._server.sockets[0].getsockname()[1]
-        self.broker.listeners[self.broker.node_id] = (self.config.advertised, self.port)
-        log.info("listening", host=self.config.host, port=self.port, node_id=self.broker.node_id)
+        listeners = self.broker.listeners
+        for node_id, (advertised, port) in list(listeners.items()):
+            server = await self._loop.create_server(
+                lambda node_id=node_id: _KafkaProtocol(self, node_id), self.config.host, port, reuse_address=True)
+            self._servers.append(server)
+            listeners[node_id] = (advertised, server.sockets[0].getsockname()[1])
+            log.info("listening", host=self.config.host, port=listeners[node_id][1], node_id=node_id)
+        self.port = listeners[self.broker.node_id][1]
         self.schedule_tick()
 
     async def stop(self) -> None:
         if self._timer:
             self._timer.cancel()
-        if self._server:
-            self._server.close()
+        for server in self._servers:
+            server.close()
         for proto in list(self.protocols):
             proto.abort()
-        if self._server:
-            await self._server.wait_closed()
+        for server in self._servers:
+            await server.wait_closed()
         log.info("stopped")
 
     # -- time ----------------------------------------------------------------------------
@@ -72,8 +75,9 @@ class KafkaServer:
 
 
 class _KafkaProtocol(asyncio.Protocol):
-    def __init__(self, server: KafkaServer) -> None:
+    def __init__(self, server: KafkaServer, node_id: int) -> None:
         self.server = server
+        self.node_id = node_id
         self.transport: asyncio.Transport | None = None
         self.conn: Connection | None = None
 
@@ -81,9 +85,9 @@ class _KafkaProtocol(asyncio.Protocol):
         self.transport = transport
         peer = transport.get_extra_info("peername") or ("?", 0)
         self.conn = Connection(self.server.broker, self.server.registry, next(self.server._ids), peer[0],
-                               on_output=self._write, on_close=self.abort)
+                               on_output=self._write, on_close=self.abort, node_id=self.node_id)
         self.server.protocols.add(self)
-        self.conn.log.debug("connection_opened", port=peer[1])
+        self.conn.log.debug("connection_opened", port=peer[1], node_id=self.node_id)
 
     def data_received(self, data: bytes) -> None:
         conn = self.conn

@@ -67,6 +67,14 @@ class KafkaEmulator:
             raise RuntimeError("the emulator is not running")
         return f"{self.config.host}:{self.port}"
 
+    @property
+    def bootstrap_servers(self) -> str:
+        """Every node's address, comma separated (one node unless started with ``nodes=N``)."""
+        if self.server is None:
+            return self.bootstrap_server
+        listeners = sorted(self.server.broker.listeners.items())
+        return ",".join(f"{self.config.host}:{port}" for _, (_, port) in listeners)
+
     def __enter__(self) -> "KafkaEmulator":
         return self.start()
 
@@ -113,6 +121,11 @@ class KafkaEmulator:
     def clear_faults(self) -> None:
         self.call(lambda broker: broker.faults.clear())
 
+    def move_leader(self, topic: str, partition: int, node_id: int) -> int:
+        """Elect ``node_id`` leader of a partition (clients get NOT_LEADER_OR_FOLLOWER or
+        NOT_COORDINATOR from the old node and follow Metadata); returns the new leader epoch."""
+        return self.call(lambda broker: broker.move_leader(topic, partition, node_id))
+
     def group_transitions(self, group_id: str | None = None) -> list:
         """Every group state transition so far (oldest first), optionally for one group."""
         return self.call(lambda broker: [t for t in broker.coordinator.transitions
@@ -155,7 +168,7 @@ class KafkaEmulator:
     def _start_subprocess(self) -> None:
         c = self.config
         cmd = [sys.executable, "-m", "kafkaemu", "serve", "--host", c.host, "--port", str(c.port),
-               "--num-partitions", str(c.num_partitions),
+               "--num-partitions", str(c.num_partitions), "--nodes", str(c.nodes),
                "--group-initial-rebalance-delay-ms", str(c.group_initial_rebalance_delay_ms),
                "--group-min-session-timeout-ms", str(c.group_min_session_timeout_ms),
                "--log-level", os.environ.get("KAFKAEMU_LOG_LEVEL", "warning")]
