@@ -157,3 +157,29 @@ def test_fetch_min_bytes_waits_then_times_out_at_max_wait(kafka_emulator):
     assert 0.25 <= elapsed < 2.0
     part = resp.responses[0].partitions[0]
     assert part.error_code == 0 and part.high_watermark == 0 and not part.records
+
+
+def test_aiokafka_long_poll_is_woken_by_produce(kafka_emulator):
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+    topic = unique_topic("lp-aio")
+    create_topic(kafka_emulator, topic, partitions=1)
+
+    async def run():
+        c = AIOKafkaConsumer(bootstrap_servers=kafka_emulator.bootstrap_server, fetch_max_wait_ms=10_000,
+                             fetch_min_bytes=1)
+        await c.start()
+        try:
+            tp = TopicPartition(topic, 0)
+            c.assign([tp])
+            c.seek(tp, 0)
+            await c.getmany(timeout_ms=500)
+            thread, sent = _produce_later(kafka_emulator, topic, 0.5)
+            got = await c.getmany(tp, timeout_ms=8000)
+            received = time.monotonic()
+            await asyncio.get_running_loop().run_in_executor(None, thread.join)
+            return got[tp][0].value, received - sent[0]
+        finally:
+            await c.stop()
+
+    value, latency = asyncio.run(run())
+    assert value == b"late" and latency < 1.0
