@@ -139,53 +139,45 @@ def request_path_round(members: int, rounds: int) -> list[float]:
 # -- 2. real kafka-python consumers ---------------------------------------------------------------
 
 def consumers_to_assignment(emulator, n: int, timeout: float = 120.0) -> tuple[float, float]:
+    """Seconds from subscribing until the group is Stable with all n members holding partitions, and
+    from one consumer's close until the group is Stable again without it (read from the coordinator,
+    so the numbers do not depend on how often the clients poll)."""
     from kafka import KafkaConsumer
     topic, group = f"bench-groups-{n}-{time.time_ns()}", f"bench-g-{n}-{time.time_ns()}"
     emulator.call(lambda b: b.create_topic(topic, max(n, 1), {}))
-    assigned: dict[int, set] = {}
     stop = threading.Event()
     leave = threading.Event()
-    consumers = []
 
     def run(i):
         c = KafkaConsumer(topic, bootstrap_servers=emulator.bootstrap_server, group_id=group, client_id=f"b{i:03d}",
                           session_timeout_ms=10000, heartbeat_interval_ms=500, enable_auto_commit=False)
-        consumers.append(c)
         while not stop.is_set():
             if i == 0 and leave.is_set():
-                c.close()
-                assigned[i] = set()
-                return
+                break
             try:
-                c.poll(timeout_ms=20)
+                c.poll(timeout_ms=500)
             except Exception:
                 pass
-            assigned[i] = {tp.partition for tp in c.assignment()}
         c.close()
+
+    def stable_with(count):
+        def check(b):
+            g = b.coordinator.groups.get(group)
+            return (g is not None and g.state.value == "Stable" and len(g.members) == count
+                    and all(m.assignment for m in g.members.values()))
+        return lambda: emulator.call(check)
 
     start = time.perf_counter()
     threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(n)]
     for t in threads:
         t.start()
-
-    def all_assigned(members):
-        sets = [assigned.get(i, set()) for i in members]
-        union = set().union(*sets) if sets else set()
-        return all(sets) and union == set(range(max(n, 1))) and sum(map(len, sets)) == max(n, 1)
-
-    formed = _wait(lambda: all_assigned(range(n)), timeout)
+    formed = _wait(stable_with(n), timeout)
     t_form = time.perf_counter() - start if formed else float("nan")
     t_leave = float("nan")
     if n > 1 and formed:
-        leave.set()
         t0 = time.perf_counter()
-        rest = range(1, n)
-        # With n partitions and n-1 members someone holds two: wait for full coverage by the rest.
-
-        def covered():
-            sets = [assigned.get(i, set()) for i in rest]
-            return set().union(*sets) == set(range(n)) and sum(map(len, sets)) == n
-        if _wait(covered, timeout):
+        leave.set()
+        if _wait(stable_with(n - 1), timeout):
             t_leave = time.perf_counter() - t0
     stop.set()
     for t in threads:
