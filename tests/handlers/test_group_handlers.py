@@ -28,13 +28,14 @@ def broker():
     return b
 
 
-def call(broker, api_key, version, body, client_id="client"):
+def call(broker, api_key, version, body, client_id="client", node_id=0):
     """Encode as a client would, run the handler, return the decoded response (or None if parked)."""
     cat = catalog()
     req = cat.request(api_key, version).decode(cat.request(api_key, version).encode(body))
     replies = []
     ctx = RequestContext(broker=broker, api_key=api_key, api_version=version, correlation_id=1, client_id=client_id,
-                         client_host="127.0.0.1", connection_id=1, now_ms=0, respond=replies.append)
+                         client_host="127.0.0.1", connection_id=1, now_ms=0, respond=replies.append,
+                         node_id=node_id)
     result = REGISTRY.get(api_key).func(ctx, req)
     if result is not DEFERRED:
         replies.append(result)
@@ -195,3 +196,27 @@ def test_join_v1_client_gets_member_id_at_once_and_offsets_topic_receives_record
     topic = broker.store.get("__consumer_offsets")
     from kafkaemu.core.placement import partition_for
     assert topic.partitions[partition_for("g", 50)].high_watermark >= 1
+
+
+def test_several_nodes_spread_coordinators_and_refuse_groups_they_do_not_coordinate():
+    broker = Broker(BrokerConfig(nodes=3), now_ms=0)
+    [resp] = call(broker, FIND, 4, {"key_type": 0, "coordinator_keys": [f"group-{i}" for i in range(12)]})
+    owners = {c.key: c.node_id for c in resp.coordinators}
+    assert set(owners.values()) == {0, 1, 2}
+    from kafkaemu.core.placement import partition_for
+    topic = broker.store.get("__consumer_offsets")
+    for key, node in owners.items():
+        assert node == broker.partition_leader(topic.partitions[partition_for(key, 50)])
+    key, owner = "group-0", owners["group-0"]
+    other = (owner + 1) % 3
+    body = dict(join_body(), group_id=key)
+    [refused] = call(broker, JOIN, 9, body, node_id=other)
+    assert refused.error_code == E.NOT_COORDINATOR
+    [first] = call(broker, JOIN, 9, body, node_id=owner)
+    assert first.error_code == E.MEMBER_ID_REQUIRED
+    [hb] = call(broker, HEARTBEAT, 4, {"group_id": key, "generation_id": 1, "member_id": "x",
+                                       "group_instance_id": None}, node_id=other)
+    assert hb.error_code == E.NOT_COORDINATOR
+    [listed_owner] = call(broker, LIST, 4, {"states_filter": [], "types_filter": []}, node_id=owner)
+    [listed_other] = call(broker, LIST, 4, {"states_filter": [], "types_filter": []}, node_id=other)
+    assert key in [g.group_id for g in listed_owner.groups] and key not in [g.group_id for g in listed_other.groups]
