@@ -186,7 +186,13 @@ final class ConsumerCases {
             c.poll(Duration.ofMillis(500));
             long tookMs = (System.nanoTime() - start) / 1_000_000;
             Set<TopicPartition> assigned = c.assignment();
-            check(!assigned.isEmpty(), what + ": assignment() empty after one 500 ms poll (poll took " + tookMs + " ms)");
+            if (assigned.isEmpty()) {
+                // Diagnose: how much longer would the join have needed?
+                long more = System.nanoTime();
+                while (c.assignment().isEmpty() && System.nanoTime() - more < 15_000_000_000L) c.poll(Duration.ofMillis(50));
+                throw new CheckFailed(what + ": assignment() empty after one 500 ms poll (poll took " + tookMs
+                        + " ms); assigned " + (System.nanoTime() - more) / 1_000_000 + " ms later: " + c.assignment());
+            }
             checkEquals(3, assigned.size(), what + ": partitions assigned");
             c.pause(assigned);
             c.seekToEnd(assigned);
