@@ -96,7 +96,10 @@ def down_convert(batch, magic: int) -> bytes:
     if h.is_control:
         return b""
     ts_attr = TIMESTAMP_TYPE_BIT if (magic == 1 and h.log_append_time) else 0
-    recs = list(iter_records(batch))
+    try:
+        recs = list(iter_records(batch))
+    except (InvalidBatch, struct.error, IndexError, ValueError):
+        return b""  # records a client stored that do not decode cannot be converted
     # zstd has no legacy form and magic-0 lz4 used a broken frame checksum: send those uncompressed
     if h.codec == compression.NONE or h.codec == compression.ZSTD or (h.codec == compression.LZ4 and magic == 0):
         return b"".join(_encode_message(r.offset, magic, ts_attr, r.timestamp, r.key, r.value) for r in recs)

@@ -9,6 +9,7 @@ stable offset is the high watermark.
 """
 from __future__ import annotations
 
+import struct
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
@@ -79,7 +80,10 @@ class PartitionLog:
         if max_message_bytes is None:
             max_message_bytes = topic_config.int_config(configs, "max.message.bytes")
         try:
-            batches = self._validate(records, produce_version, max_message_bytes, configs)
+            try:
+                batches = self._validate(records, produce_version, max_message_bytes, configs)
+            except (struct.error, IndexError, ValueError, OverflowError) as exc:  # malformed beyond the checks
+                raise InvalidBatch("CORRUPT_MESSAGE", f"malformed records: {exc}") from exc
         except InvalidBatch as exc:
             log.info("produce_rejected", topic=self.topic.name, partition=self.index, error=exc.code_name,
                      reason=str(exc))
@@ -250,7 +254,7 @@ class PartitionLog:
             if self._max_ts[j] < target_ms or self._lasts[j] < self.log_start_offset:
                 continue
             batch = self._batches[j]
-            for rec in iter_records(batch):
+            for rec in _decodable(batch):
                 if rec.timestamp >= target_ms and rec.offset >= self.log_start_offset:
                     return rec.timestamp, rec.offset, parse_header(batch).partition_leader_epoch
         return None
@@ -262,7 +266,7 @@ class PartitionLog:
         best = max(self._max_ts)
         j = self._max_ts.index(best)
         batch = self._batches[j]
-        for rec in iter_records(batch):
+        for rec in _decodable(batch):
             if rec.timestamp == best:
                 return rec.timestamp, rec.offset, parse_header(batch).partition_leader_epoch
         return best, self._lasts[j], parse_header(batch).partition_leader_epoch
@@ -367,7 +371,7 @@ class PartitionLog:
         horizon = None if now_ms is None else now_ms - topic_config.int_config(configs, "delete.retention.ms")
         latest: dict[bytes, int] = {}
         for batch in self._batches:
-            for rec in iter_records(batch):
+            for rec in _decodable(batch):
                 latest[rec.key] = rec.offset
         removed = 0
         n = len(self._batches)
@@ -377,7 +381,9 @@ class PartitionLog:
             if h.is_control:
                 continue
             expired = horizon is not None and self._max_ts[j] < horizon
-            recs = list(iter_records(batch))
+            recs = _decodable(batch)
+            if not recs:
+                continue
             kept = [r for r in recs if latest.get(r.key) == r.offset and not (expired and r.value is None)]
             if len(kept) == len(recs):
                 continue
@@ -431,6 +437,16 @@ class PartitionLog:
         self.high_watermark = max(end, high_watermark, log_start)
         self.log_start_offset = log_start
         self._clean_bytes = self.size_bytes
+
+
+def _decodable(batch) -> list:
+    """The batch's records, or none when a client stored records that do not decode (only the
+    header and CRC are checked on append, to keep produce lean)."""
+    try:
+        return list(iter_records(batch))
+    except (InvalidBatch, struct.error, IndexError, ValueError) as exc:
+        log.warning("undecodable_batch", base_offset=parse_header(batch).base_offset, reason=str(exc))
+        return []
 
 
 def _check_keys(batch, batch_index: int, plog) -> None:

@@ -287,3 +287,39 @@ def test_store_tick_runs_the_cleaner_on_its_backoff():
     assert plog.batch_count == 3
     store.tick(NOW + 15_000)
     assert [r.value for b in plog.batches() for r in iter_records(b)] == [b"3"]
+
+
+@pytest.mark.parametrize("magic", [1, 2])
+def test_mutated_input_is_answered_never_raised(store, magic):
+    import random
+    rng = random.Random(1234 + magic)
+    if magic == 2:
+        seed_bytes = build_batch([(b"k%d" % i, b"v" * 30, [("h", b"x")], NOW) for i in range(4)],
+                                 codec=compression.GZIP)
+    else:
+        lb = LegacyRecordBatchBuilder(magic=1, compression_type=0, batch_size=1 << 20)
+        for i in range(3):
+            lb.append(i, NOW, b"k", b"v%d" % i)
+        seed_bytes = bytes(lb.build())
+    plog = store.create_topic("fuzz%d" % magic, 1, {"cleanup.policy": "compact"}).partitions[0]
+    for _ in range(400):
+        data = bytearray(seed_bytes)
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        if rng.random() < 0.3:
+            data = data[:rng.randrange(len(data))]
+        for version in (2, 9):
+            result = plog.append(bytes(data), NOW, produce_version=version)
+            assert result.error in ("NONE", "CORRUPT_MESSAGE", "INVALID_RECORD", "MESSAGE_TOO_LARGE",
+                                    "UNSUPPORTED_COMPRESSION_TYPE", "OUT_OF_ORDER_SEQUENCE_NUMBER",
+                                    "INVALID_PRODUCER_EPOCH")
+
+
+def test_records_that_do_not_decode_are_skipped_by_readers_not_fatal(log):
+    import crc32c
+    data = bytearray(batch(3))
+    data[61:70] = b"\xff" * 9                     # garbage records under a valid CRC
+    struct.pack_into(">I", data, 17, crc32c.crc32c(bytes(data[21:])))
+    assert log.append(bytes(data), NOW).error == "NONE"  # only header and CRC are checked on append
+    log.append(batch(2, ts=NOW + 10), NOW)
+    assert log.offset_for_timestamp(NOW)[:2] == (NOW + 10, 3)
