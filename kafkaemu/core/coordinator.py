@@ -656,7 +656,8 @@ class GroupCoordinator:
                     code = E.OFFSET_METADATA_TOO_LARGE
                 else:
                     code = E.NONE
-                    committed = CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", self._now, expire)
+                    commit_ts = self._now if p.commit_timestamp_ms == -1 else p.commit_timestamp_ms
+                    committed = CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", commit_ts, expire)
                     self.offsets.put(req.group_id, topic, p.partition, committed)
                     records.append((rec.encode_offset_key(req.group_id, topic, p.partition),
                                     rec.encode_offset_value(committed)))

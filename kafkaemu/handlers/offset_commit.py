@@ -6,7 +6,7 @@ with the current generation); standalone commits (generation -1, no member) whil
 members; OFFSET_METADATA_TOO_LARGE; UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist;
 v9 answers GROUP_ID_NOT_FOUND for an unknown group with a generation, older versions
 ILLEGAL_GENERATION. v0 carries no generation or member; v1's per-partition commit timestamp is
-ignored (the broker's time is used, as Kafka does); v2-4 retention_time_ms sets an expiry.
+kept when set (else the broker's time), as Kafka does; v2-4 retention_time_ms sets an expiry.
 Not implemented: authorization, KIP-848 member epochs.
 """
 from ..core.requests import CommitPartition, OffsetCommit
@@ -26,7 +26,9 @@ def offset_commit(ctx, req):
         group_id=req.group_id,
         topics=[(t.name, [CommitPartition(p.partition_index, p.committed_offset,
                                           p.committed_leader_epoch if version >= 6 else -1,
-                                          p.committed_metadata) for p in t.partitions]) for t in req.topics],
+                                          p.committed_metadata,
+                                          p.commit_timestamp if version == 1 else -1) for p in t.partitions])
+                for t in req.topics],
         generation_id=req.generation_id_or_member_epoch if version >= 1 else -1,
         member_id=req.member_id if version >= 1 else "",
         group_instance_id=req.group_instance_id if version >= 7 else None,

@@ -220,3 +220,15 @@ def test_several_nodes_spread_coordinators_and_refuse_groups_they_do_not_coordin
     [listed_owner] = call(broker, LIST, 4, {"states_filter": [], "types_filter": []}, node_id=owner)
     [listed_other] = call(broker, LIST, 4, {"states_filter": [], "types_filter": []}, node_id=other)
     assert key in [g.group_id for g in listed_owner.groups] and key not in [g.group_id for g in listed_other.groups]
+
+
+def test_offset_commit_v1_keeps_the_client_commit_timestamp_and_v2_retention_sets_expiry(broker):
+    part = {"partition_index": 0, "committed_offset": 3, "committed_leader_epoch": -1, "commit_timestamp": 12345,
+            "committed_metadata": ""}
+    call(broker, COMMIT, 1, {"group_id": "s1", "generation_id_or_member_epoch": -1, "member_id": "",
+                             "topics": [{"name": "t", "partitions": [part]}]})
+    assert broker.coordinator.offsets.get("s1", "t", 0).commit_timestamp_ms == 12345
+    call(broker, COMMIT, 2, {"group_id": "s2", "generation_id_or_member_epoch": -1, "member_id": "",
+                             "retention_time_ms": 5000, "topics": [{"name": "t", "partitions": [part]}]})
+    stored = broker.coordinator.offsets.get("s2", "t", 0)
+    assert stored.commit_timestamp_ms == 0 and stored.expire_timestamp_ms == 5000
