@@ -196,3 +196,26 @@ def test_list_groups_with_state_and_type_filters():
     assert [g["group_id"] for g in h.c.list_groups(h.now, ["empty"])] == ["simple-g"]
     assert h.c.list_groups(h.now, [], ["consumer"]) == []
     assert len(h.c.list_groups(h.now, [], ["Classic"])) == 2
+
+
+OFFSET_DELETE = {"Empty": (0, E.NONE), "PreparingRebalance": (0, E.GROUP_SUBSCRIBED_TO_TOPIC),
+                 "CompletingRebalance": (0, E.GROUP_SUBSCRIBED_TO_TOPIC), "Stable": (0, E.GROUP_SUBSCRIBED_TO_TOPIC),
+                 "Dead": (E.GROUP_ID_NOT_FOUND, None)}
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_offset_delete(state):
+    """A consumer group whose subscriptions cannot be read counts as subscribed to every topic (Kafka)."""
+    s = Scene(state)
+    resp = s.h.c.delete_offsets(s.h.now, "g", [("t", [0])])
+    top, partition = OFFSET_DELETE[state]
+    assert resp["error_code"] == top
+    if partition is not None:
+        assert resp["topics"][0]["partitions"][0]["error_code"] == partition
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_list_groups_shows_live_states(state):
+    s = Scene(state)
+    listed = {g["group_id"]: g["group_state"] for g in s.h.c.list_groups(s.h.now)}
+    assert listed == ({} if state == "Dead" else {"g": state})
