@@ -2,11 +2,12 @@
 
     .venv/bin/python -m tests.protocol.capture_golden
 
-Each client (kafka-python, confluent-kafka/librdkafka, aiokafka) first talks to a standalone
+Each client (kafka-python, confluent-kafka/librdkafka, aiokafka, Java) first talks to a standalone
 recorder (which answers ApiVersions only), then, through the recorder as a proxy, to an
 in-process kafkaemu: admin calls, a consumer group (join, sync, heartbeat, commit, fetch
-offsets) and, where kafkaemu already serves them, produce and fetch. The first frame of each
-(client, api, version) is kept. Everything stays on 127.0.0.1. Re-run after the server gains
+offsets) and, where kafkaemu already serves them, produce and fetch. Java kafka-clients runs
+through the conformance programs of ``integration/java`` when they are built. The first frame
+of each (client, api, version) is kept. Everything stays on 127.0.0.1. Re-run after the server gains
 APIs to capture richer frames; ``test_golden_frames.py`` decodes and re-encodes every file.
 """
 from __future__ import annotations
@@ -31,7 +32,8 @@ def client_versions() -> dict[str, str]:
     import confluent_kafka
     import kafka
     return {"kafka-python": kafka.__version__, "aiokafka": aiokafka.__version__,
-            "confluent-kafka": f"{confluent_kafka.version()[0]} (librdkafka {confluent_kafka.libversion()[0]})"}
+            "confluent-kafka": f"{confluent_kafka.version()[0]} (librdkafka {confluent_kafka.libversion()[0]})",
+            "java": java_version()}
 
 
 # -- client scenarios: each takes a bootstrap address and swallows its own failures ------------
@@ -257,10 +259,45 @@ async def aiokafka_admin_after(bootstrap: str) -> None:
         await admin.close()
 
 
+JAVA_DIR = Path(__file__).resolve().parents[2] / "integration" / "java"
+JAVA_CASES = ["admin-topics", "admin-consumer-groups", "idempotent-producer", "group-range", "commit-and-resume"]
+
+
+def java_bootstrap(bootstrap: str) -> None:
+    _java_cases(bootstrap, ["admin-topics"], timeout=8)  # it gives up late on a closed listener
+
+
+def java_full(bootstrap: str) -> None:
+    _java_cases(bootstrap, JAVA_CASES, timeout=120)
+
+
+def _java_cases(bootstrap: str, cases: list[str], timeout: float) -> None:
+    """Java kafka-clients, through integration/java's conformance programs (compiled there by
+    ``make java-deps`` / the Java integration test); skipped when they are not built."""
+    import shutil
+    import subprocess
+    classes, lib = JAVA_DIR / "classes", JAVA_DIR / "lib"
+    if shutil.which("java") is None or not (classes / "kafkaemu").is_dir() or not any(lib.glob("kafka-clients-*.jar")):
+        print("  (java: no JDK or no compiled integration/java classes; skipped)", file=sys.stderr)
+        return
+    for case in cases:
+        with step(f"java {case}"):
+            subprocess.run(["java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                            f"-Dlog4j2.configurationFile={JAVA_DIR / 'log4j2.properties'}",
+                            "-cp", f"{classes}:{lib}/*", "kafkaemu.jvm.Main", case, bootstrap],
+                           capture_output=True, timeout=timeout)
+
+
+def java_version() -> str:
+    jars = sorted((JAVA_DIR / "lib").glob("kafka-clients-*.jar"))
+    return jars[-1].stem if jars else "kafka-clients"
+
+
 CLIENTS = {
     "kafka-python": (kafka_python_bootstrap, kafka_python_full),
     "confluent-kafka": (confluent_bootstrap, confluent_full),
     "aiokafka": (aiokafka_bootstrap, aiokafka_full),
+    "java": (java_bootstrap, java_full),
 }
 
 

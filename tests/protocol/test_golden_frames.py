@@ -12,7 +12,8 @@ from kafkaemu.protocol.catalog import catalog
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FILES = sorted(GOLDEN.glob("*.hex"))
-CLIENT_IDS = {"kafka-python": "golden-kp", "confluent-kafka": "golden-rdkafka", "aiokafka": "golden-aiokafka"}
+CLIENT_IDS = {"kafka-python": "golden-kp", "confluent-kafka": "golden-rdkafka", "aiokafka": "golden-aiokafka",
+              "java": None}  # the Java conformance programs keep kafka-clients' own client ids
 
 
 def load(path: Path) -> bytes:
@@ -51,7 +52,7 @@ def test_golden_frame_decodes_and_reencodes_identically(path, compiled):
     data = load(path)
     header_codec, header, body_codec, body = split(data, compiled)
     client = path.name.split("__")[0]
-    assert header.client_id == CLIENT_IDS[client]
+    assert header.client_id == (CLIENT_IDS[client] or header.client_id) and header.client_id
     assert f"{catalog().api_name(header.request_api_key)}_v{header.request_api_version}" == \
         path.stem.split("__")[1]
     again = header_codec.encode(header, compiled=compiled) + body_codec.encode(body, compiled=compiled)
@@ -69,7 +70,9 @@ def test_golden_join_group_carries_a_consumer_subscription(path):
     for protocol in body.protocols:
         version = struct.unpack_from(">h", protocol.metadata)[0]
         sub = catalog().data("ConsumerProtocolSubscription", min(version, 3)).decode(protocol.metadata[2:])
-        assert any(t.startswith("golden-topic") for t in sub.topics)
+        assert sub.topics
+        if not path.name.startswith("java__"):  # the Java programs subscribe to topics of their own
+            assert any(t.startswith("golden-topic") for t in sub.topics)
 
 
 @pytest.mark.parametrize("path", _with_api("SyncGroup"), ids=lambda p: p.stem)
@@ -80,12 +83,16 @@ def test_golden_sync_group_leader_assignment_decodes(path):
     version = struct.unpack_from(">h", raw)[0]
     assignment = catalog().data("ConsumerProtocolAssignment", min(version, 3)).decode(raw[2:])
     # (kafka-python's first sync can come before it knows the topic: an empty assignment)
-    assert {tp.topic for tp in assignment.assigned_partitions} <= {"golden-topic"}
+    if not path.name.startswith("java__"):
+        assert {tp.topic for tp in assignment.assigned_partitions} <= {"golden-topic"}
     assert all(tp.partitions for tp in assignment.assigned_partitions)
 
 
 @pytest.mark.parametrize("path", _with_api("OffsetCommit"), ids=lambda p: p.stem)
 def test_golden_offset_commit_names_the_committed_offset(path):
     _, _, _, body = split(load(path), True)
+    if path.name.startswith("java__"):
+        assert all(p.committed_offset >= 0 for t in body.topics for p in t.partitions)
+        return
     partitions = [p for t in body.topics if t.name == "golden-topic" for p in t.partitions]
     assert [(p.partition_index, p.committed_offset) for p in partitions] == [(0, 1)]
