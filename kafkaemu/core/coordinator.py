@@ -90,6 +90,10 @@ def _no_sink(partition: int, records: list, now_ms: int) -> None:
     pass
 
 
+def _timestamp_or_default(group: ClassicGroup) -> int:
+    return -1 if group.current_state_timestamp_ms is None else group.current_state_timestamp_ms
+
+
 class GroupCoordinator:
     def __init__(self, settings: CoordinatorSettings | None = None, sink: Sink | None = None, now_ms: int = 0,
                  transition_log_size: int = 100000) -> None:
@@ -157,13 +161,11 @@ class GroupCoordinator:
         value = rec.StoredGroup(
             protocol_type=group.protocol_type or "", generation=group.generation_id,
             protocol=group.protocol_name, leader=group.leader_id,
-            current_state_timestamp_ms=group.current_state_timestamp_ms if group.current_state_timestamp_ms is not None else -1,
-            members=members)
+            current_state_timestamp_ms=_timestamp_or_default(group), members=members)
         self._append(group.group_id, [(rec.encode_group_key(group.group_id), rec.encode_group_value(value))])
 
     def _store_empty_group(self, group: ClassicGroup) -> None:
-        value = rec.StoredGroup("", 0, None, None,
-                                group.current_state_timestamp_ms if group.current_state_timestamp_ms is not None else -1, ())
+        value = rec.StoredGroup("", 0, None, None, _timestamp_or_default(group), ())
         self._append(group.group_id, [(rec.encode_group_key(group.group_id), rec.encode_group_value(value))])
 
     # ============================================================ timers
@@ -740,7 +742,8 @@ class GroupCoordinator:
             self._end()
 
     # ============================================================ admin
-    def describe_groups(self, now_ms: int, group_ids: list[str], include_authorized_operations: bool = False) -> list[dict]:
+    def describe_groups(self, now_ms: int, group_ids: list[str],
+                        include_authorized_operations: bool = False) -> list[dict]:
         self._begin(now_ms)
         ops = GROUP_AUTHORIZED_OPERATIONS if include_authorized_operations else INT32_MIN
         out = []
@@ -764,7 +767,8 @@ class GroupCoordinator:
         self._end()
         return out
 
-    def list_groups(self, now_ms: int, states_filter: Iterable[str] = (), types_filter: Iterable[str] = ()) -> list[dict]:
+    def list_groups(self, now_ms: int, states_filter: Iterable[str] = (),
+                    types_filter: Iterable[str] = ()) -> list[dict]:
         self._begin(now_ms)
         states = {s.strip().lower() for s in states_filter}
         types = {t.strip().lower() for t in types_filter}

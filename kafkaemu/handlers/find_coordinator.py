@@ -1,9 +1,10 @@
 """FindCoordinator (key 10), v0-v6.
 
-Key type 0 (group) and 1 (transaction); v4+ batches several keys (``coordinator_keys``). The
-coordinator is the leader of the key's ``__consumer_offsets`` partition; with one broker that is
-this broker. The first group lookup creates ``__consumer_offsets``, as in Kafka. Any other key type gets INVALID_REQUEST. Not implemented: key type 2 (share groups),
-authorization.
+Key type 0 (group) and 1 (transaction); v4+ batches several keys (``coordinator_keys``). A
+group's coordinator is the leader of its ``__consumer_offsets`` partition (with one node, this
+node); the first group lookup creates ``__consumer_offsets``, as in Kafka. Transactions are
+coordinated by the node asked. Any other key type gets INVALID_REQUEST. Not implemented: key
+type 2 (share groups), authorization.
 """
 from ..core.offsets_topic import ensure_offsets_topic
 from ..protocol.errors import ErrorCode

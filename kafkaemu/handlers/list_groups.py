@@ -1,7 +1,8 @@
 """ListGroups (key 16), v0-v5.
 
-Every live group this node coordinates (with several nodes, each lists its own groups, as Kafka), with protocol type, state (v4+, filterable by
-``states_filter``, case-insensitive) and type (v5+, always "classic"; filterable by ``types_filter``).
+Every live group this node coordinates (with several nodes each lists its own, as Kafka), with
+protocol type, state (v4+, filterable by ``states_filter``, case-insensitive) and type (v5+,
+always "classic"; filterable by ``types_filter``).
 Not implemented: KIP-848 consumer groups, authorization.
 """
 from .group_common import is_coordinator
