@@ -103,7 +103,14 @@ class Connection:
             if slot.done or self.closed:
                 return
             head = struct.pack(">i", correlation_id) + (b"\x00" if respond_header else b"")
-            slot.data = frame(head, resp_codec.encode(response))
+            try:
+                body_bytes = resp_codec.encode(response)
+            except Exception:  # a handler bug; parked replies arrive from timers, so never raise
+                self.log.exception("response_encode_failed", api=api.name, version=api_version)
+                self.close()
+                self.on_close()
+                return
+            slot.data = frame(head, body_bytes)
             slot.done = True
             self._flush()
 

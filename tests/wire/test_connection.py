@@ -127,3 +127,20 @@ def test_a_failing_handler_closes_only_its_connection():
 
     with pytest.raises(ProtocolViolation, match="failed"):
         open_connection(registry).receive(request(18, 0, {}), 0)
+
+
+def test_a_parked_reply_that_cannot_be_encoded_closes_the_connection_without_raising():
+    parked = []
+    registry = ApiRegistry()
+
+    @registry.register(12, 0, 4)
+    def parking_heartbeat(ctx, req):
+        parked.append(ctx.respond)
+        return DEFERRED
+
+    closed = []
+    conn = Connection(Broker(BrokerConfig(), 0), registry, 1, "127.0.0.1", on_close=lambda: closed.append(True))
+    conn.receive(request(12, 4, {"group_id": "g", "generation_id": 1, "member_id": "m"}), 0)
+    parked[0]({"error_code": "not a number"})  # called from a timer in real life: must not raise
+    assert conn.closed and closed == [True]
+    assert conn.take_output() == b""
