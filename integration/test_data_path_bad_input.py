@@ -138,7 +138,11 @@ def test_fetch_errors(kafka_emulator):
         incremental = _fetch(sock, 13, None, topic_id, 0, 0, session_id=77, session_epoch=3)
         assert incremental.error_code == ErrorCode.FETCH_SESSION_ID_NOT_FOUND and incremental.responses == []
         new_session = _fetch(sock, 13, None, topic_id, 0, 0, session_epoch=0)
-        assert new_session.error_code == 0 and new_session.session_id == 0  # full fetches, no session
+        assert new_session.error_code == 0 and new_session.session_id != 0
         assert new_session.responses[0].partitions[0].high_watermark == 3
+        nothing_new = _fetch(sock, 13, None, topic_id, 0, 3, session_id=new_session.session_id, session_epoch=1)
+        assert nothing_new.error_code == 0 and nothing_new.responses == []
+        stale = _fetch(sock, 13, None, topic_id, 0, 3, session_id=new_session.session_id, session_epoch=1)
+        assert stale.error_code == ErrorCode.INVALID_FETCH_SESSION_EPOCH
     finally:
         sock.close()

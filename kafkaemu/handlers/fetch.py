@@ -13,11 +13,13 @@ is parked (DEFERRED) in the store's fetch purgatory; an append to a watched part
 ``min_bytes`` available, or the ``max_wait_ms`` deadline at ``Broker.tick``, completes it by
 reading again.
 
-Fetch sessions (KIP-227): kafkaemu never creates a session. A full fetch (epoch 0 or -1) is
-answered in full with session id 0, which clients read as "no session; keep sending full
-fetches" (as when Kafka's session cache is full). An incremental fetch (epoch > 0) names a
-session kafkaemu never issued: FETCH_SESSION_ID_NOT_FOUND; an epoch below -1 is
-INVALID_FETCH_SESSION_EPOCH. forgotten_topics_data is therefore irrelevant.
+Fetch sessions (KIP-227, v7+): a full fetch with epoch 0 creates a session (see
+``storage/fetch_sessions.py``); incremental fetches (epoch 1, 2, ...) update it with the listed
+partitions, drop ``forgotten_topics_data``, fetch every partition of the session and answer only
+those with records, an error or a changed high watermark / last stable offset / log start offset.
+Epoch -1 closes the session (a sessionless full fetch). An unknown session id is
+FETCH_SESSION_ID_NOT_FOUND; a wrong epoch (or a session by name used with v13+ ids, or the
+reverse) INVALID_FETCH_SESSION_EPOCH; epoch below -1 INVALID_FETCH_SESSION_EPOCH.
 
 Errors per partition: UNKNOWN_TOPIC_OR_PARTITION (by name, v0-12), UNKNOWN_TOPIC_ID (v13+),
 OFFSET_OUT_OF_RANGE (below log start or past the high watermark), FENCED_LEADER_EPOCH /
@@ -29,32 +31,51 @@ preferred_read_replica is -1. Follower fetches (replica_id >= 0) are served like
 from ..protocol.errors import ErrorCode
 from ..storage import topic_config
 from ..storage.fetch_purgatory import FetchWaiter
+from ..storage.fetch_sessions import SessionPartition
 from ..storage.legacy_records import down_convert
 from .partition_access import find_partition, leader_epoch_error
 from .registry import DEFERRED, handler
 
 READ_COMMITTED = 1
+FINAL_EPOCH, INITIAL_EPOCH = -1, 0
 
 
 @handler(1, 0, 17)
 def fetch(ctx, req):
     v = ctx.api_version
+    store = ctx.broker.store
+    session, incremental = None, False
     if v >= 7:
-        if req.session_epoch > 0:
-            return _top_error(ErrorCode.FETCH_SESSION_ID_NOT_FOUND)
-        if req.session_epoch < -1:
+        sessions = store.fetch_sessions
+        sid, epoch = req.session_id, req.session_epoch
+        if epoch < FINAL_EPOCH:
             return _top_error(ErrorCode.INVALID_FETCH_SESSION_EPOCH)
-    plan = _resolve(ctx, req)
-    response, available, has_error = _read(v, req, plan)
-    watched = [plog for _, _, parts in plan for _, plog, _ in parts if plog is not None]
+        if epoch in (FINAL_EPOCH, INITIAL_EPOCH):
+            if sid:
+                sessions.remove(sid)
+            if epoch == INITIAL_EPOCH:
+                session = sessions.create(v >= 13, ctx.now_ms)
+        else:
+            session = sessions.get(sid, ctx.now_ms)
+            if session is None:
+                return _top_error(ErrorCode.FETCH_SESSION_ID_NOT_FOUND)
+            if session.epoch != epoch or session.by_topic_id != (v >= 13):
+                return _top_error(ErrorCode.INVALID_FETCH_SESSION_EPOCH)
+            incremental = True
+    targets = _targets(req, v)
+    if session is not None:
+        _update_session(session, targets, req, v, incremental)
+        targets = list(session.partitions.values())
+    plan = _resolve(store, targets, v)
+    response, available, has_error = _read(v, req, plan, session, incremental)
+    watched = [plog for _, plog, _ in plan if plog is not None]
     if has_error or req.max_wait_ms <= 0 or available >= req.min_bytes or not watched:
         return response
 
     def complete() -> None:
-        ctx.respond(_read(v, req, plan)[0])
+        ctx.respond(_read(v, req, plan, session, incremental)[0])
 
-    ctx.broker.store.fetches.park(FetchWaiter(watched, req.min_bytes, ctx.now_ms + req.max_wait_ms, available,
-                                              complete))
+    store.fetches.park(FetchWaiter(watched, req.min_bytes, ctx.now_ms + req.max_wait_ms, available, complete))
     return DEFERRED
 
 
@@ -62,27 +83,52 @@ def _top_error(code):
     return {"throttle_time_ms": 0, "error_code": code, "session_id": 0, "responses": []}
 
 
-def _resolve(ctx, req):
-    """[(topic name, topic id, [(partition request, plog or None, error)])] in request order."""
-    store = ctx.broker.store
-    by_id = ctx.api_version >= 13
+def _targets(req, v) -> list:
+    by_id = v >= 13
+    return [SessionPartition(None if by_id else ft.topic, ft.topic_id if by_id else None, fp.partition,
+                             fp.fetch_offset, fp.partition_max_bytes, fp.current_leader_epoch,
+                             fp.last_fetched_epoch)
+            for ft in req.topics for fp in ft.partitions]
+
+
+def _key(t) -> tuple:
+    return (t.topic_id if t.topic is None else t.topic), t.partition
+
+
+def _update_session(session, targets, req, v, incremental) -> None:
+    parts = session.partitions
+    if not incremental:
+        parts.clear()
+    for t in targets:
+        old = parts.get(_key(t))
+        if old is None:
+            parts[_key(t)] = t
+        else:
+            old.fetch_offset, old.partition_max_bytes = t.fetch_offset, t.partition_max_bytes
+            old.current_leader_epoch, old.last_fetched_epoch = t.current_leader_epoch, t.last_fetched_epoch
+    if incremental:
+        for ft in req.forgotten_topics_data or ():
+            topic = ft.topic_id if v >= 13 else ft.topic
+            for p in ft.partitions:
+                parts.pop((topic, p), None)
+        session.epoch = 1 if session.epoch >= 0x7FFFFFFF else session.epoch + 1
+
+
+def _resolve(store, targets, v):
+    """[(target, plog or None, error)] in session/request order."""
     plan = []
-    for ft in req.topics:
-        topic = store.by_id(ft.topic_id) if by_id else store.get(ft.topic)
-        missing = ErrorCode.UNKNOWN_TOPIC_ID if by_id else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-        parts = []
-        for fp in ft.partitions:
-            plog = find_partition(topic, fp.partition)
-            if plog is None:
-                parts.append((fp, None, missing if topic is None else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
-                continue
-            parts.append((fp, plog, leader_epoch_error(plog, fp.current_leader_epoch)))
-        name = topic.name if topic is not None else (None if by_id else ft.topic)
-        plan.append((name, topic.topic_id if topic is not None else (ft.topic_id or bytes(16)), parts))
+    for t in targets:
+        topic = store.by_id(t.topic_id) if t.topic is None else store.get(t.topic)
+        plog = find_partition(topic, t.partition)
+        if plog is None:
+            missing = ErrorCode.UNKNOWN_TOPIC_ID if t.topic is None else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            plan.append((t, None, missing if topic is None else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+        else:
+            plan.append((t, plog, leader_epoch_error(plog, t.current_leader_epoch)))
     return plan
 
 
-def _read(v, req, plan):
+def _read(v, req, plan, session=None, incremental=False):
     """Build the response; returns (response, bytes returned, whether any partition has an error)."""
     remaining = req.max_bytes if v >= 3 else 0x7FFFFFFF
     min_one = v >= 3
@@ -91,29 +137,40 @@ def _read(v, req, plan):
     total = 0
     has_error = False
     topics = []
-    for name, topic_id, parts in plan:
-        out = []
-        for fp, plog, error in parts:
-            if error == ErrorCode.NONE:
-                error, entry = _read_partition(fp, plog, remaining, min_one and total == 0, legacy_magic, v)
-            else:
-                entry = None
-            if entry is None:
+    for t, plog, error in plan:
+        if error == ErrorCode.NONE:
+            error, entry = _read_partition(t, plog, remaining, min_one and total == 0, legacy_magic, v)
+        else:
+            entry = None
+        if entry is None:
+            has_error = True
+            entry = {"partition_index": t.partition, "error_code": error, "high_watermark": -1,
+                     "last_stable_offset": -1, "log_start_offset": -1, "records": b"",
+                     "aborted_transactions": None, "preferred_read_replica": -1}
+        else:
+            size = len(entry["records"])
+            total += size
+            remaining -= size
+            if committed:
+                entry["aborted_transactions"] = []
+            if "diverging_epoch" in entry:
                 has_error = True
-                entry = {"partition_index": fp.partition, "error_code": error, "high_watermark": -1,
-                         "last_stable_offset": -1, "log_start_offset": -1, "records": b"",
-                         "aborted_transactions": None, "preferred_read_replica": -1}
-            else:
-                size = len(entry["records"])
-                total += size
-                remaining -= size
-                if committed:
-                    entry["aborted_transactions"] = []
-                if "diverging_epoch" in entry:
-                    has_error = True
-            out.append(entry)
-        topics.append({"topic": name or "", "topic_id": topic_id, "partitions": out})
-    return {"throttle_time_ms": 0, "error_code": ErrorCode.NONE, "session_id": 0, "responses": topics}, \
+        if session is not None:
+            changed = (entry["error_code"] != ErrorCode.NONE or entry["records"] or "diverging_epoch" in entry
+                       or entry["high_watermark"] != t.sent_hw or entry["last_stable_offset"] != t.sent_lso
+                       or entry["log_start_offset"] != t.sent_log_start)
+            t.sent_hw, t.sent_lso = entry["high_watermark"], entry["last_stable_offset"]
+            t.sent_log_start = entry["log_start_offset"]
+            if incremental and not changed:
+                continue
+        name = plog.topic.name if plog is not None else t.topic
+        topic_id = plog.topic.topic_id if plog is not None else (t.topic_id or bytes(16))
+        if topics and topics[-1]["topic_id"] == topic_id and topics[-1]["topic"] == (name or ""):
+            topics[-1]["partitions"].append(entry)
+        else:
+            topics.append({"topic": name or "", "topic_id": topic_id, "partitions": [entry]})
+    return {"throttle_time_ms": 0, "error_code": ErrorCode.NONE,
+            "session_id": session.session_id if session is not None else 0, "responses": topics}, \
         total, has_error
 
 

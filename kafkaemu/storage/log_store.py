@@ -6,6 +6,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from .fetch_purgatory import FetchPurgatory
+from .fetch_sessions import FetchSessionCache
 from .partition_log import PartitionLog
 from .producer_ids import ProducerIdManager
 
@@ -37,6 +38,7 @@ class LogStore:
         self.topics: dict[str, Topic] = {}
         self._by_id: dict[bytes, Topic] = {}
         self.fetches = FetchPurgatory()
+        self.fetch_sessions = FetchSessionCache()
         self.producer_ids = ProducerIdManager()
         self.retention_check_interval_ms = retention_check_interval_ms
         self.cleaner_backoff_ms = cleaner_backoff_ms

@@ -192,3 +192,66 @@ def test_topic_max_message_bytes_defaults_to_the_broker_setting(broker, client):
     record = build_batch([(None, b"x" * 1000, [], T0)])
     assert _produce(client, "m", record).error_code == ErrorCode.MESSAGE_TOO_LARGE
     assert _produce(client, "big", record).error_code == ErrorCode.NONE
+
+
+def _session_fetch(client, topic, session_id, epoch, partitions, forgotten=(), version=13):
+    body = {"max_wait_ms": 0, "min_bytes": 1, "max_bytes": 1 << 20, "isolation_level": 0, "session_id": session_id,
+            "session_epoch": epoch, "rack_id": "", "replica_id": -1,
+            "topics": [{"topic": topic.name, "topic_id": topic.topic_id, "partitions": [
+                {"partition": p, "fetch_offset": o, "partition_max_bytes": 1 << 20} for p, o in partitions]}]
+            if partitions else [],
+            "forgotten_topics_data": [{"topic": topic.name, "topic_id": topic.topic_id, "partitions": list(forgotten)}]
+            if forgotten else []}
+    return client.call(1, version, body)
+
+
+def _answered(resp):
+    return {(p.partition_index, len(p.records) > 0, p.high_watermark) for t in resp.responses for p in t.partitions}
+
+
+@pytest.mark.parametrize("version", [7, 12, 13, 17])
+def test_incremental_fetch_sessions(broker, client, version):
+    topic = broker.create_topic("s", 3, {})
+    topic.partitions[0].append(build_batch([(None, b"x", [], T0)]), T0)
+    full = _session_fetch(client, topic, 0, 0, [(0, 0), (1, 0), (2, 0)], version=version)
+    sid = full.session_id
+    assert full.error_code == 0 and sid != 0
+    assert _answered(full) == {(0, True, 1), (1, False, 0), (2, False, 0)}
+    # nothing changed: the client moved partition 0 to offset 1 and is answered with nothing
+    assert _answered(_session_fetch(client, topic, sid, 1, [(0, 1)], version=version)) == set()
+    topic.partitions[2].append(build_batch([(None, b"y", [], T0)]), T0)
+    assert _answered(_session_fetch(client, topic, sid, 2, [], version=version)) == {(2, True, 1)}
+    # partition 2 was answered with records but the client did not move: they come again
+    assert _answered(_session_fetch(client, topic, sid, 3, [], version=version)) == {(2, True, 1)}
+    topic.partitions[1].append(build_batch([(None, b"z", [], T0)]), T0)
+    topic.partitions[0].append(build_batch([(None, b"w", [], T0)]), T0)
+    changed = _session_fetch(client, topic, sid, 4, [(2, 1)], forgotten=[1], version=version)
+    assert _answered(changed) == {(0, True, 2)}
+    assert _session_fetch(client, topic, sid, 4, [], version=version).error_code == \
+        ErrorCode.INVALID_FETCH_SESSION_EPOCH
+    assert _session_fetch(client, topic, sid + 1, 1, [], version=version).error_code == \
+        ErrorCode.FETCH_SESSION_ID_NOT_FOUND
+    closed = _session_fetch(client, topic, sid, -1, [(0, 0)], version=version)
+    assert closed.session_id == 0 and _answered(closed) == {(0, True, 2)}
+    assert _session_fetch(client, topic, sid, 6, [], version=version).error_code == \
+        ErrorCode.FETCH_SESSION_ID_NOT_FOUND
+
+
+def test_fetch_session_cache_declines_when_full(broker, client):
+    topic = broker.create_topic("s", 1, {})
+    broker.store.fetch_sessions.max_slots = 1
+    first = _session_fetch(client, topic, 0, 0, [(0, 0)])
+    second = _session_fetch(client, topic, 0, 0, [(0, 0)])
+    assert first.session_id != 0 and second.session_id == 0 and second.error_code == 0
+
+
+def test_incremental_fetch_long_polls_on_the_whole_session(broker, client):
+    topic = broker.create_topic("s", 2, {})
+    sid = _session_fetch(client, topic, 0, 0, [(0, 0), (1, 0)]).session_id
+    body = {"max_wait_ms": 5000, "min_bytes": 1, "max_bytes": 1 << 20, "isolation_level": 0, "session_id": sid,
+            "session_epoch": 1, "rack_id": "", "replica_id": -1, "topics": [], "forgotten_topics_data": []}
+    assert client.call(1, 13, body) is None  # parked
+    topic.partitions[1].append(build_batch([(None, b"late", [], T0)]), T0)
+    (reply,) = FrameDecoder(1 << 30).feed(client.conn.take_output())
+    resp = catalog().response(1, 13).decode(reply[5:])
+    assert _answered(resp) == {(1, True, 1)}
