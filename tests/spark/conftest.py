@@ -17,7 +17,18 @@ def spark(tmp_path_factory):
     # Python workers must run this interpreter (the one with kafkaemu and its codecs installed).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
-    session = (SparkSession.builder.master("local[2]").appName("kafkaemu-spark-unit")
+
+    from kafkaemu.spark.session import ConnectorUnavailable, connector_config
+    try:
+        # The driver JVM is launched once per process: if the connector is configured, it must be
+        # on the classpath from the start so integration/spark can use it after these tests.
+        connector = connector_config()
+    except ConnectorUnavailable:
+        connector = {}
+    builder = SparkSession.builder
+    for key, value in connector.items():
+        builder = builder.config(key, value)
+    session = (builder.master("local[2]").appName("kafkaemu-spark-unit")
                .config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", "2")
                .config("spark.sql.session.timeZone", "UTC")
