@@ -23,7 +23,9 @@ reverse) INVALID_FETCH_SESSION_EPOCH; epoch below -1 INVALID_FETCH_SESSION_EPOCH
 
 Errors per partition: UNKNOWN_TOPIC_OR_PARTITION (by name, v0-12), UNKNOWN_TOPIC_ID (v13+),
 OFFSET_OUT_OF_RANGE (below log start or past the high watermark), FENCED_LEADER_EPOCH /
-UNKNOWN_LEADER_EPOCH (v9+ current_leader_epoch), diverging_epoch for v12+ last_fetched_epoch.
+UNKNOWN_LEADER_EPOCH (v9+ current_leader_epoch), NOT_LEADER_OR_FOLLOWER when another emulated
+node leads the partition (with KIP-951's current_leader, v12+, and node_endpoints, v16+),
+diverging_epoch for v12+ last_fetched_epoch.
 Isolation: read_committed reads up to the last stable offset, which equals the high watermark
 since transactions are not implemented (aborted_transactions is always empty).
 preferred_read_replica is -1. Follower fetches (replica_id >= 0) are served like consumers.
@@ -33,7 +35,7 @@ from ..storage import topic_config
 from ..storage.fetch_purgatory import FetchWaiter
 from ..storage.fetch_sessions import SessionPartition
 from ..storage.legacy_records import down_convert
-from .partition_access import find_partition, leader_epoch_error
+from .partition_access import current_leader, find_partition, node_endpoints, partition_error
 from .registry import DEFERRED, handler
 
 READ_COMMITTED = 1
@@ -66,14 +68,14 @@ def fetch(ctx, req):
     if session is not None:
         _update_session(session, targets, req, v, incremental)
         targets = list(session.partitions.values())
-    plan = _resolve(store, targets, v)
-    response, available, has_error = _read(v, req, plan, session, incremental)
+    plan = _resolve(ctx, targets)
+    response, available, has_error = _read(ctx, req, plan, session, incremental)
     watched = [plog for _, plog, _ in plan if plog is not None]
     if has_error or req.max_wait_ms <= 0 or available >= req.min_bytes or not watched:
         return response
 
     def complete() -> None:
-        ctx.respond(_read(v, req, plan, session, incremental)[0])
+        ctx.respond(_read(ctx, req, plan, session, incremental)[0])
 
     store.fetches.park(FetchWaiter(watched, req.min_bytes, ctx.now_ms + req.max_wait_ms, available, complete))
     return DEFERRED
@@ -114,8 +116,9 @@ def _update_session(session, targets, req, v, incremental) -> None:
         session.epoch = 1 if session.epoch >= 0x7FFFFFFF else session.epoch + 1
 
 
-def _resolve(store, targets, v):
+def _resolve(ctx, targets):
     """[(target, plog or None, error)] in session/request order."""
+    store = ctx.broker.store
     plan = []
     for t in targets:
         topic = store.by_id(t.topic_id) if t.topic is None else store.get(t.topic)
@@ -124,12 +127,14 @@ def _resolve(store, targets, v):
             missing = ErrorCode.UNKNOWN_TOPIC_ID if t.topic is None else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             plan.append((t, None, missing if topic is None else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
         else:
-            plan.append((t, plog, leader_epoch_error(plog, t.current_leader_epoch)))
+            plan.append((t, plog, partition_error(ctx, plog, t.current_leader_epoch)))
     return plan
 
 
-def _read(v, req, plan, session=None, incremental=False):
+def _read(ctx, req, plan, session=None, incremental=False):
     """Build the response; returns (response, bytes returned, whether any partition has an error)."""
+    v = ctx.api_version
+    leaders = set()
     remaining = req.max_bytes if v >= 3 else 0x7FFFFFFF
     min_one = v >= 3
     legacy_magic = 0 if v <= 1 else 1 if v <= 3 else None
@@ -147,6 +152,9 @@ def _read(v, req, plan, session=None, incremental=False):
             entry = {"partition_index": t.partition, "error_code": error, "high_watermark": -1,
                      "last_stable_offset": -1, "log_start_offset": -1, "records": b"",
                      "aborted_transactions": None, "preferred_read_replica": -1}
+            if error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH):
+                entry["current_leader"] = current_leader(ctx, plog)
+                leaders.add(entry["current_leader"]["leader_id"])
         else:
             size = len(entry["records"])
             total += size
@@ -170,8 +178,8 @@ def _read(v, req, plan, session=None, incremental=False):
         else:
             topics.append({"topic": name or "", "topic_id": topic_id, "partitions": [entry]})
     return {"throttle_time_ms": 0, "error_code": ErrorCode.NONE,
-            "session_id": session.session_id if session is not None else 0, "responses": topics}, \
-        total, has_error
+            "session_id": session.session_id if session is not None else 0, "responses": topics,
+            "node_endpoints": node_endpoints(ctx, leaders)}, total, has_error
 
 
 def _read_partition(fp, plog, remaining, min_one, legacy_magic, v):

@@ -10,11 +10,12 @@ batches as needed; none found answers offset -1 and timestamp -1.
 v0 answers the legacy offsets list as Kafka's legacyFetchOffsetsBefore does for a log of one
 segment (starting at the log start, last modified at the last append): latest
 [high watermark, log start], earliest [log start], a timestamp the entries not newer than it.
-current_leader_epoch (v4+) is checked (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH).
+current_leader_epoch (v4+) is checked (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH), then
+leadership (NOT_LEADER_OR_FOLLOWER when another emulated node leads the partition).
 Not implemented: timeout_ms (answers are immediate).
 """
 from ..protocol.errors import ErrorCode
-from .partition_access import find_partition, leader_epoch_error
+from .partition_access import find_partition, partition_error
 from .registry import handler
 
 LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
@@ -34,7 +35,7 @@ def list_offsets(ctx, req):
                    "timestamp": -1, "offset": -1, "leader_epoch": -1}
             if plog is None:
                 out["error_code"] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-            elif (err := leader_epoch_error(plog, p.current_leader_epoch)) != ErrorCode.NONE:
+            elif (err := partition_error(ctx, plog, p.current_leader_epoch)) != ErrorCode.NONE:
                 out["error_code"] = err
             elif v == 0:
                 out["old_style_offsets"] = _legacy_offsets(plog, p.timestamp, p.max_num_offsets, ctx.now_ms)

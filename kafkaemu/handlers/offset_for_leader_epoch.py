@@ -3,11 +3,12 @@
 For each partition: the end offset of the requested leader epoch from the leader-epoch cache,
 answered as Kafka's LeaderEpochFileCache.endOffsetFor (the current epoch ends at the log end;
 an older epoch ends where the next one starts; an unknown newer epoch is -1/-1). v2+ checks
-current_leader_epoch (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH). Unknown topic or partition:
+current_leader_epoch (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH), then leadership
+(NOT_LEADER_OR_FOLLOWER when another emulated node leads the partition). Unknown topic or partition:
 UNKNOWN_TOPIC_OR_PARTITION. Follower requests (replica_id >= 0) are answered the same way.
 """
 from ..protocol.errors import ErrorCode
-from .partition_access import find_partition, leader_epoch_error
+from .partition_access import find_partition, partition_error
 from .registry import handler
 
 
@@ -23,7 +24,7 @@ def offset_for_leader_epoch(ctx, req):
             plog = find_partition(topic, p.partition)
             if plog is None:
                 out["error_code"] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-            elif (err := leader_epoch_error(plog, p.current_leader_epoch)) != ErrorCode.NONE:
+            elif (err := partition_error(ctx, plog, p.current_leader_epoch)) != ErrorCode.NONE:
                 out["error_code"] = err
             else:
                 out["leader_epoch"], out["end_offset"] = plog.end_offset_for_epoch(p.leader_epoch)

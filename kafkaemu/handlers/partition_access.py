@@ -1,4 +1,4 @@
-"""Finding a partition and checking a client's leader epoch: shared by the data-path handlers
+"""Finding a partition and checking that this node may serve it: shared by the data-path handlers
 (Produce, Fetch, ListOffsets, OffsetForLeaderEpoch, DeleteRecords)."""
 from ..protocol.errors import ErrorCode
 
@@ -16,3 +16,23 @@ def leader_epoch_error(plog, current_leader_epoch: int):
     if current_leader_epoch < plog.leader_epoch:
         return ErrorCode.FENCED_LEADER_EPOCH
     return ErrorCode.UNKNOWN_LEADER_EPOCH
+
+
+def partition_error(ctx, plog, current_leader_epoch: int = -1):
+    """As Kafka's Partition.getLocalLog: the leader epoch first, then whether this node leads the
+    partition (NOT_LEADER_OR_FOLLOWER when several nodes are emulated and another one leads it)."""
+    error = leader_epoch_error(plog, current_leader_epoch)
+    if error == ErrorCode.NONE and ctx.broker.partition_leader(plog) != ctx.node_id:
+        return ErrorCode.NOT_LEADER_OR_FOLLOWER
+    return error
+
+
+def current_leader(ctx, plog) -> dict:
+    """KIP-951's hint sent with NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH."""
+    return {"leader_id": ctx.broker.partition_leader(plog), "leader_epoch": plog.leader_epoch}
+
+
+def node_endpoints(ctx, node_ids) -> list:
+    listeners = ctx.broker.listeners
+    return [{"node_id": n, "host": listeners[n][0], "port": listeners[n][1], "rack": None}
+            for n in sorted(node_ids) if n in listeners]

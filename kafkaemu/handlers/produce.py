@@ -16,13 +16,15 @@ UNKNOWN_TOPIC_OR_PARTITION and creates the topic on the producer's next Metadata
 client-visible outcome is the same). Internal topics (``__consumer_offsets``) are not writable
 by clients (INVALID_TOPIC_EXCEPTION).
 
+With several emulated nodes, a partition led by another node answers NOT_LEADER_OR_FOLLOWER
+with KIP-951's current_leader and node_endpoints (v10+).
+
 Not implemented: transactions (transactional batches are appended like idempotent ones and
-the transactional_id is not verified), throttling, KIP-951 current_leader/node_endpoints
-(never NOT_LEADER_OR_FOLLOWER here).
+the transactional_id is not verified), throttling.
 """
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import TopicError, validate_topic_name
-from .partition_access import find_partition
+from .partition_access import current_leader, find_partition, node_endpoints, partition_error
 from .registry import NO_RESPONSE, handler
 
 _ADMIN_CLIENT_ID = "__admin_client"
@@ -36,6 +38,7 @@ def produce(ctx, req):
     acks = req.acks
     now = ctx.now_ms
     responses = []
+    leaders = set()   # nodes named in current_leader hints, described in node_endpoints (v10+)
     for td in req.topic_data:
         name = td.name
         topic = store.get(name)
@@ -65,6 +68,13 @@ def produce(ctx, req):
             if plog is None:
                 parts.append(_error(pd.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
                 continue
+            not_leader = partition_error(ctx, plog)
+            if not_leader != ErrorCode.NONE:
+                out = _error(pd.index, not_leader)
+                out["current_leader"] = current_leader(ctx, plog)
+                leaders.add(out["current_leader"]["leader_id"])
+                parts.append(out)
+                continue
             res = plog.append(pd.records, now, produce_version=version,
                               max_message_bytes=int(topic.configs.get("max.message.bytes",
                                                                       broker.config.message_max_bytes)))
@@ -82,7 +92,7 @@ def produce(ctx, req):
         responses.append({"name": name, "partition_responses": parts})
     if acks == 0:
         return NO_RESPONSE
-    return {"responses": responses, "throttle_time_ms": 0}
+    return {"responses": responses, "throttle_time_ms": 0, "node_endpoints": node_endpoints(ctx, leaders)}
 
 
 def _error(index, code, message=None):

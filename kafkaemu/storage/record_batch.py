@@ -235,16 +235,7 @@ def iter_records(batch) -> Iterator[Record]:
         raise InvalidBatch("CORRUPT_MESSAGE", "truncated record") from exc
 
 
-def record_timestamps(batch) -> Iterator[tuple[int, int]]:
-    """(offset, timestamp) of every record; cheaper callers may stop early."""
-    for r in iter_records(batch):
-        yield r.offset, r.timestamp
-
-
 # -- builder -------------------------------------------------------------------------------------
-
-RecordInput = tuple  # (key, value, headers, timestamp_ms[, offset_delta])
-
 
 def encode_records(records, base_timestamp: int) -> bytes:
     out = bytearray()

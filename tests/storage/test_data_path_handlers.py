@@ -255,3 +255,32 @@ def test_incremental_fetch_long_polls_on_the_whole_session(broker, client):
     (reply,) = FrameDecoder(1 << 30).feed(client.conn.take_output())
     resp = catalog().response(1, 13).decode(reply[5:])
     assert _answered(resp) == {(1, True, 1)}
+
+
+def test_partitions_led_by_another_node_answer_not_leader_with_a_hint():
+    broker = Broker(BrokerConfig(nodes=3, port=19000), T0)
+    topic = broker.create_topic("multi", 3, {})
+    leaders = {p.index: broker.partition_leader(p) for p in topic.partitions}
+    assert sorted(leaders.values()) == [0, 1, 2]
+    led_by_0 = next(i for i, n in leaders.items() if n == 0)
+    other = next(i for i, n in leaders.items() if n != 0)
+    client = Client(broker)  # connected to node 0
+    ok = _produce(client, "multi", build_batch([(None, b"v", [], T0)]), version=11, partition=led_by_0)
+    assert ok.error_code == 0
+    resp = client.call(0, 11, {"transactional_id": None, "acks": -1, "timeout_ms": 1000, "topic_data": [
+        {"name": "multi", "partition_data": [{"index": other, "records": build_batch([(None, b"v", [], T0)])}]}]})
+    p = resp.responses[0].partition_responses[0]
+    assert p.error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+    assert (p.current_leader.leader_id, p.current_leader.leader_epoch) == (leaders[other], 0)
+    assert [(n.node_id, n.port) for n in resp.node_endpoints] == [(leaders[other], 19000 + leaders[other])]
+    assert topic.partitions[other].high_watermark == 0
+    parts = _fetch(client, topic, [(led_by_0, 0), (other, 0)], max_bytes=1 << 20, partition_max_bytes=1 << 20,
+                   version=16)
+    assert [p.error_code for p in parts] == [0, ErrorCode.NOT_LEADER_OR_FOLLOWER]
+    assert parts[1].current_leader.leader_id == leaders[other]
+    assert _list(client, 7, -1, name="multi", partition=other).error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+    # a leader change bumps the epoch: the old epoch is fenced everywhere
+    broker.move_leader("multi", other, 0)
+    assert _list(client, 7, -1, name="multi", partition=other, current_leader_epoch=0).error_code == \
+        ErrorCode.FENCED_LEADER_EPOCH
+    assert _list(client, 7, -1, name="multi", partition=other, current_leader_epoch=1).error_code == 0
