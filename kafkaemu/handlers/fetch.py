@@ -69,13 +69,17 @@ def fetch(ctx, req):
         _update_session(session, targets, req, v, incremental)
         targets = list(session.partitions.values())
     plan = _resolve(ctx, targets)
-    response, available, has_error = _read(ctx, req, plan, session, incremental)
+    response, available, has_error, sent = _read(ctx, req, plan, session, incremental)
     watched = [plog for _, plog, _ in plan if plog is not None]
     if has_error or req.max_wait_ms <= 0 or available >= req.min_bytes or not watched:
+        sent()
         return response
 
     def complete() -> None:
-        ctx.respond(_read(ctx, req, plan, session, incremental)[0])
+        # read again: the session's "last sent" state only moves with a response really sent
+        response, _, _, sent = _read(ctx, req, plan, session, incremental)
+        sent()
+        ctx.respond(response)
 
     store.fetches.park(FetchWaiter(watched, req.min_bytes, ctx.now_ms + req.max_wait_ms, available, complete))
     return DEFERRED
@@ -132,9 +136,11 @@ def _resolve(ctx, targets):
 
 
 def _read(ctx, req, plan, session=None, incremental=False):
-    """Build the response; returns (response, bytes returned, whether any partition has an error)."""
+    """Build the response; returns (response, bytes returned, whether any partition has an error,
+    a callable recording in the session what the response tells the client)."""
     v = ctx.api_version
     leaders = set()
+    sent = []   # (session partition, hw, lso, log start) to remember once the response goes out
     remaining = req.max_bytes if v >= 3 else 0x7FFFFFFF
     min_one = v >= 3
     legacy_magic = 0 if v <= 1 else 1 if v <= 3 else None
@@ -167,19 +173,23 @@ def _read(ctx, req, plan, session=None, incremental=False):
             changed = (entry["error_code"] != ErrorCode.NONE or entry["records"] or "diverging_epoch" in entry
                        or entry["high_watermark"] != t.sent_hw or entry["last_stable_offset"] != t.sent_lso
                        or entry["log_start_offset"] != t.sent_log_start)
-            t.sent_hw, t.sent_lso = entry["high_watermark"], entry["last_stable_offset"]
-            t.sent_log_start = entry["log_start_offset"]
             if incremental and not changed:
                 continue
+            sent.append((t, entry["high_watermark"], entry["last_stable_offset"], entry["log_start_offset"]))
         name = plog.topic.name if plog is not None else t.topic
         topic_id = plog.topic.topic_id if plog is not None else (t.topic_id or bytes(16))
         if topics and topics[-1]["topic_id"] == topic_id and topics[-1]["topic"] == (name or ""):
             topics[-1]["partitions"].append(entry)
         else:
             topics.append({"topic": name or "", "topic_id": topic_id, "partitions": [entry]})
+
+    def mark_sent() -> None:
+        for t, hw, lso, log_start in sent:
+            t.sent_hw, t.sent_lso, t.sent_log_start = hw, lso, log_start
+
     return {"throttle_time_ms": 0, "error_code": ErrorCode.NONE,
             "session_id": session.session_id if session is not None else 0, "responses": topics,
-            "node_endpoints": node_endpoints(ctx, leaders)}, total, has_error
+            "node_endpoints": node_endpoints(ctx, leaders)}, total, has_error, mark_sent
 
 
 def _read_partition(fp, plog, remaining, min_one, legacy_magic, v):

@@ -284,3 +284,18 @@ def test_partitions_led_by_another_node_answer_not_leader_with_a_hint():
     assert _list(client, 7, -1, name="multi", partition=other, current_leader_epoch=0).error_code == \
         ErrorCode.FENCED_LEADER_EPOCH
     assert _list(client, 7, -1, name="multi", partition=other, current_leader_epoch=1).error_code == 0
+
+
+def test_a_parked_incremental_fetch_still_reports_a_moved_log_start(broker, client):
+    topic = broker.create_topic("s", 1, {})
+    plog = topic.partitions[0]
+    plog.append(build_batch([(None, b"a", [], T0), (None, b"b", [], T0)]), T0)
+    sid = _session_fetch(client, topic, 0, 0, [(0, 2)]).session_id
+    plog.delete_records(1)  # nothing new to read, but the log start moved
+    body = {"max_wait_ms": 500, "min_bytes": 1, "max_bytes": 1 << 20, "isolation_level": 0, "session_id": sid,
+            "session_epoch": 1, "rack_id": "", "replica_id": -1, "topics": [], "forgotten_topics_data": []}
+    assert client.call(1, 13, body) is None  # parked: no bytes to return yet
+    broker.tick(T0 + 500)
+    (reply,) = FrameDecoder(1 << 30).feed(client.conn.take_output())
+    resp = catalog().response(1, 13).decode(reply[5:])
+    assert [(p.partition_index, p.log_start_offset) for t in resp.responses for p in t.partitions] == [(0, 1)]
