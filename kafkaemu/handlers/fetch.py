@@ -81,7 +81,8 @@ def fetch(ctx, req):
         sent()
         ctx.respond(response)
 
-    store.fetches.park(FetchWaiter(watched, req.min_bytes, ctx.now_ms + req.max_wait_ms, available, complete))
+    store.fetches.park(FetchWaiter(watched, req.min_bytes, ctx.now_ms + req.max_wait_ms, available, complete),
+                       req.max_wait_ms)
     return DEFERRED
 
 

@@ -33,12 +33,15 @@ class FetchPurgatory:
     def __init__(self) -> None:
         self._heap: list[tuple[int, int, FetchWaiter]] = []
         self._seq = itertools.count()
+        self.on_park: Callable[[FetchWaiter, int], None] | None = None   # (waiter, max_wait_ms)
 
-    def park(self, waiter: FetchWaiter) -> None:
+    def park(self, waiter: FetchWaiter, max_wait_ms: int | None = None) -> None:
         waiter._purgatory = self
         for p in waiter.partitions:
             p.waiters.add(waiter)
         heapq.heappush(self._heap, (waiter.deadline_ms, next(self._seq), waiter))
+        if self.on_park is not None and max_wait_ms is not None:
+            self.on_park(waiter, max_wait_ms)
 
     def complete(self, waiter: FetchWaiter) -> None:
         if waiter.done:

@@ -323,3 +323,16 @@ def test_records_that_do_not_decode_are_skipped_by_readers_not_fatal(log):
     assert log.append(bytes(data), NOW).error == "NONE"  # only header and CRC are checked on append
     log.append(batch(2, ts=NOW + 10), NOW)
     assert log.offset_for_timestamp(NOW)[:2] == (NOW + 10, 3)
+
+
+def test_purgatory_tells_the_server_about_parked_fetches(store):
+    plog = store.create_topic("hook", 1).partitions[0]
+    purgatory = FetchPurgatory()
+    seen, done = [], []
+    purgatory.on_park = lambda waiter, max_wait_ms: seen.append((waiter, max_wait_ms))
+    waiter = FetchWaiter([plog], 1, NOW + 700, 0, lambda: done.append(1))
+    purgatory.park(waiter, 700)
+    assert seen == [(waiter, 700)]
+    purgatory.complete(waiter)   # what a server's real-time timer calls
+    purgatory.complete(waiter)
+    assert done == [1] and purgatory.next_deadline_ms() is None
