@@ -88,3 +88,17 @@ def test_advancing_the_manual_clock_expires_a_silent_member_at_once():
             assert (described["group_state"], described["members"]) == ("Empty", [])
         finally:
             admin.close()
+
+
+def test_fetch_long_poll_ends_in_real_time_under_a_manual_clock():
+    """Without this, an empty long poll would wait for the test to advance the clock and hold
+    back every later reply on its connection."""
+    with KafkaEmulator(manual_clock=True) as emulator, connect(emulator) as sock:
+        created = request(sock, 19, 7, {"topics": [{"name": "quiet", "num_partitions": 1, "replication_factor": 1}]})
+        fetch = {"replica_id": -1, "max_wait_ms": 200, "min_bytes": 1, "max_bytes": 1 << 20, "session_epoch": -1,
+                 "topics": [{"topic_id": created.topics[0].topic_id,
+                             "partitions": [{"partition": 0, "fetch_offset": 0, "partition_max_bytes": 1 << 20}]}]}
+        sock.settimeout(3)
+        answer = request(sock, 1, 13, fetch, 2)  # answered after ~200 ms of real time, clock untouched
+        assert answer.responses[0].partitions[0].error_code == 0
+        assert not answer.responses[0].partitions[0].records

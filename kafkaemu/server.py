@@ -40,6 +40,11 @@ class KafkaServer:
             listeners[node_id] = (advertised, server.sockets[0].getsockname()[1])
             log.info("listening", host=self.config.host, port=listeners[node_id][1], node_id=node_id)
         self.port = listeners[self.broker.node_id][1]
+        if self.clock.manual:
+            # Clients time their own fetches in real time: under a manual clock a long poll
+            # still ends after max_wait_ms of real time, or it would hold back the connection.
+            fetches = self.broker.store.fetches
+            fetches.on_park = lambda waiter, ms: self._loop.call_later(ms / 1000, fetches.complete, waiter)
         self.schedule_tick()
 
     async def stop(self) -> None:
