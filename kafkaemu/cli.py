@@ -28,6 +28,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--group-min-session-timeout-ms", type=int, default=6000)
     serve.add_argument("--group-max-session-timeout-ms", type=int, default=1800000)
     serve.add_argument("--offsets-retention-minutes", type=int, default=7 * 24 * 60)
+    serve.add_argument("--sasl-user", action="append", default=[], metavar="NAME:PASSWORD",
+                       help="enable SASL and add a user (repeatable)")
+    serve.add_argument("--sasl-mechanisms", default=None, metavar="LIST",
+                       help="comma-separated SASL mechanisms to enable (default with users: "
+                            "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512)")
+    serve.add_argument("--tls-cert", default=None, metavar="FILE", help="serve TLS with this PEM certificate chain")
+    serve.add_argument("--tls-key", default=None, metavar="FILE",
+                       help="PEM private key for --tls-cert (default: read from the certificate file)")
+    serve.add_argument("--tls-key-password", default=None, help="password of an encrypted --tls-key")
     serve.add_argument("--log-format", choices=["console", "json"], default="console")
     serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"], default="info")
     sub.add_parser("apis", help="list the APIs and versions kafkaemu implements (what ApiVersions advertises)")
@@ -41,7 +50,18 @@ def print_apis() -> None:
         print(f"{key:>3}  {catalog().api_name(key):<28} v{lo}-v{hi}")
 
 
+def parse_sasl_users(values: list[str]) -> dict[str, str]:
+    users = {}
+    for value in values:
+        name, sep, password = value.partition(":")
+        if not sep or not name:
+            raise argparse.ArgumentTypeError(f"--sasl-user takes NAME:PASSWORD, got {value!r}")
+        users[name] = password
+    return users
+
+
 def config_from_args(args) -> BrokerConfig:
+    from .auth.credentials import parse_mechanisms
     return BrokerConfig(
         host=args.host, port=args.port, advertised_host=args.advertised_host, node_id=args.node_id, nodes=args.nodes,
         data_dir=args.data_dir, auto_create_topics=args.auto_create, num_partitions=args.num_partitions,
@@ -49,6 +69,9 @@ def config_from_args(args) -> BrokerConfig:
         group_min_session_timeout_ms=args.group_min_session_timeout_ms,
         group_max_session_timeout_ms=args.group_max_session_timeout_ms,
         offsets_retention_minutes=args.offsets_retention_minutes,
+        sasl_users=parse_sasl_users(args.sasl_user),
+        sasl_mechanisms=parse_mechanisms(args.sasl_mechanisms) if args.sasl_mechanisms else (),
+        tls_cert=args.tls_cert, tls_key=args.tls_key, tls_key_password=args.tls_key_password,
     )
 
 
@@ -73,8 +96,12 @@ def main(argv: list[str] | None = None) -> int:
         print_apis()
         return 0
     configure_logging(args.log_format, args.log_level)
+    try:
+        config = config_from_args(args)
+    except (argparse.ArgumentTypeError, ValueError) as exc:
+        build_parser().error(str(exc))
     import uvloop
-    uvloop.run(serve(config_from_args(args)))
+    uvloop.run(serve(config))
     return 0
 
 

@@ -27,8 +27,31 @@ class BrokerConfig:
     offset_metadata_max_bytes: int = 4096
     offsets_retention_minutes: int = 7 * 24 * 60
     offsets_retention_check_interval_ms: int = 600000
+    # security, off by default: SASL when users or mechanisms are given, TLS when a certificate is
+    sasl_users: dict[str, str] = field(default_factory=dict)   # user name -> password
+    sasl_mechanisms: tuple[str, ...] = ()  # empty with users: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+    tls_cert: str | None = None  # PEM certificate (chain) file
+    tls_key: str | None = None   # PEM private key file (default: inside tls_cert)
+    tls_key_password: str | None = None
     extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.sasl_mechanisms, str):  # "PLAIN,SCRAM-SHA-256" as on the command line
+            self.sasl_mechanisms = tuple(m.strip() for m in self.sasl_mechanisms.split(",") if m.strip())
 
     @property
     def advertised(self) -> str:
         return self.advertised_host or self.host
+
+    @property
+    def enabled_sasl_mechanisms(self) -> tuple[str, ...]:
+        if self.sasl_mechanisms:
+            return tuple(self.sasl_mechanisms)
+        return ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512") if self.sasl_users else ()
+
+    @property
+    def security_protocol(self) -> str:
+        """The listeners' protocol as clients name it: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL."""
+        sasl, tls = bool(self.enabled_sasl_mechanisms), bool(self.tls_cert)
+        return {(False, False): "PLAINTEXT", (False, True): "SSL",
+                (True, False): "SASL_PLAINTEXT", (True, True): "SASL_SSL"}[(sasl, tls)]

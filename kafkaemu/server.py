@@ -10,7 +10,10 @@ import structlog
 from .broker import Broker
 from .clock import SystemClock
 from .config import BrokerConfig
+from .auth.authenticator import SaslAuthenticator
+from .auth.credentials import CredentialStore
 from .handlers import REGISTRY
+from .tls import server_ssl_context
 from .wire.connection import Connection, ProtocolViolation
 
 log = structlog.get_logger("kafkaemu.server")
@@ -22,6 +25,9 @@ class KafkaServer:
         self.clock = clock or SystemClock()
         self.registry = registry
         self.broker = Broker(config, self.clock.now_ms())
+        self.ssl_context = server_ssl_context(config)
+        mechanisms = config.enabled_sasl_mechanisms
+        self.credentials = CredentialStore(config.sasl_users, mechanisms) if mechanisms else None
         self.port: int | None = None
         self._servers: list[asyncio.AbstractServer] = []
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -35,10 +41,12 @@ class KafkaServer:
         listeners = self.broker.listeners
         for node_id, (advertised, port) in list(listeners.items()):
             server = await self._loop.create_server(
-                lambda node_id=node_id: _KafkaProtocol(self, node_id), self.config.host, port, reuse_address=True)
+                lambda node_id=node_id: _KafkaProtocol(self, node_id), self.config.host, port, reuse_address=True,
+                ssl=self.ssl_context)
             self._servers.append(server)
             listeners[node_id] = (advertised, server.sockets[0].getsockname()[1])
-            log.info("listening", host=self.config.host, port=listeners[node_id][1], node_id=node_id)
+            log.info("listening", host=self.config.host, port=listeners[node_id][1], node_id=node_id,
+                     security_protocol=self.config.security_protocol)
         self.port = listeners[self.broker.node_id][1]
         if self.clock.manual:
             # Clients time their own fetches in real time: under a manual clock a long poll
@@ -46,6 +54,12 @@ class KafkaServer:
             fetches = self.broker.store.fetches
             fetches.on_park = lambda waiter, ms: self._loop.call_later(ms / 1000, fetches.complete, waiter)
         self.schedule_tick()
+
+    def new_authenticator(self) -> SaslAuthenticator | None:
+        if self.credentials is None:
+            return None
+        api_versions = self.registry.get(18)
+        return SaslAuthenticator(self.credentials, api_versions.supports)
 
     async def stop(self) -> None:
         if self._timer:
@@ -90,7 +104,8 @@ class _KafkaProtocol(asyncio.Protocol):
         self.transport = transport
         peer = transport.get_extra_info("peername") or ("?", 0)
         self.conn = Connection(self.server.broker, self.server.registry, next(self.server._ids), peer[0],
-                               on_output=self._write, on_close=self.abort, node_id=self.node_id)
+                               on_output=self._write, on_close=self.abort, node_id=self.node_id,
+                               authenticator=self.server.new_authenticator())
         self.server.protocols.add(self)
         self.conn.log.debug("connection_opened", port=peer[1], node_id=self.node_id)
 

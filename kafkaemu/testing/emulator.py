@@ -68,6 +68,11 @@ class KafkaEmulator:
         return f"{self.config.host}:{self.port}"
 
     @property
+    def security_protocol(self) -> str:
+        """What clients set as ``security.protocol``: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL."""
+        return self.config.security_protocol
+
+    @property
     def bootstrap_servers(self) -> str:
         """Every node's address, comma separated (one node unless started with ``nodes=N``)."""
         if self.server is None:
@@ -176,6 +181,13 @@ class KafkaEmulator:
             cmd.append("--no-auto-create-topics")
         if c.data_dir:
             cmd += ["--data-dir", c.data_dir]
+        cmd += [arg for user, password in c.sasl_users.items() for arg in ("--sasl-user", f"{user}:{password}")]
+        if c.sasl_mechanisms:
+            cmd += ["--sasl-mechanisms", ",".join(c.sasl_mechanisms)]
+        for flag, value in (("--tls-cert", c.tls_cert), ("--tls-key", c.tls_key),
+                            ("--tls-key-password", c.tls_key_password)):
+            if value:
+                cmd += [flag, value]
         self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         line = self._proc.stdout.readline()
         if not line.startswith("kafkaemu listening on "):

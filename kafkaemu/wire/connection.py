@@ -7,6 +7,8 @@ require. Every protocol quirk of framing and headers lives here:
 - an ApiVersions request above the supported version is answered in v0 with UNSUPPORTED_VERSION;
 - the request header's client id is never compact (see ``headers.spec``);
 - acks=0 produce gets no reply (the handler returns NO_RESPONSE).
+On a SASL listener a ``SaslAuthenticator`` (kafkaemu.auth) sees every frame until the client
+has authenticated; only the ApiVersions it lets through reach the handlers before that.
 """
 from __future__ import annotations
 
@@ -25,9 +27,11 @@ from ..protocol.primitives import DecodeError
 from .framing import FrameDecoder, FrameError, frame
 
 if TYPE_CHECKING:
+    from ..auth.authenticator import SaslAuthenticator
     from ..broker import Broker
 
 API_VERSIONS = 18
+MAX_SASL_RECEIVE_BYTES = 524288  # Kafka's sasl.server.max.receive.size, until authenticated
 _KEY_VERSION = struct.Struct(">hhi")
 log = structlog.get_logger("kafkaemu.wire")
 
@@ -47,7 +51,7 @@ class _Slot:
 class Connection:
     def __init__(self, broker: "Broker", registry: ApiRegistry, connection_id: int, client_host: str,
                  on_output: Callable[[], None] = lambda: None, node_id: int | None = None,
-                 on_close: Callable[[], None] = lambda: None) -> None:
+                 on_close: Callable[[], None] = lambda: None, authenticator: "SaslAuthenticator | None" = None) -> None:
         self.broker = broker
         self.registry = registry
         self.connection_id = connection_id
@@ -60,6 +64,10 @@ class Connection:
         self._slots: deque[_Slot] = deque()
         self._out: list[bytes] = []
         self.log = log.bind(conn=connection_id, peer=client_host)
+        self.authenticator = authenticator
+        if authenticator is not None:
+            authenticator.log = self.log
+            self._decoder.max_frame_bytes = min(self._decoder.max_frame_bytes, MAX_SASL_RECEIVE_BYTES)
 
     # -- input ---------------------------------------------------------------------------
     def receive(self, data: bytes, now_ms: int) -> None:
@@ -76,6 +84,9 @@ class Connection:
             self._handle_frame(body, now_ms)
 
     def _handle_frame(self, data: bytes, now_ms: int) -> None:
+        auth = self.authenticator
+        if auth is not None and not auth.complete and not self._authenticate(auth, data):
+            return
         if len(data) < 8:
             raise ProtocolViolation(f"request of {len(data)} bytes is shorter than a header")
         api_key, api_version, correlation_id = _KEY_VERSION.unpack_from(data)
@@ -134,6 +145,20 @@ class Connection:
         elif result is not DEFERRED:
             respond(result)
 
+    def _authenticate(self, auth: "SaslAuthenticator", data: bytes) -> bool:
+        """Pass a frame to the authenticator; True when the ordinary handlers should answer it."""
+        step = auth.receive(data)
+        if step.dispatch:
+            return True
+        if step.reply is not None:
+            self._send(step.reply)
+        if step.close_reason is not None:
+            raise ProtocolViolation(step.close_reason)
+        if auth.complete:
+            self._decoder.max_frame_bytes = self.broker.config.socket_request_max_bytes
+            self.log = self.log.bind(user=auth.username)
+        return False
+
     def _faulty(self, fault, respond, api_name: str):
         self.log.info("fault_injected", api=api_name, error_code=fault.error_code, delay_ms=fault.delay_ms,
                       drop_connection=fault.drop_connection)
@@ -158,8 +183,12 @@ class Connection:
             "error_code": ErrorCode.UNSUPPORTED_VERSION,
             "api_keys": [{"api_key": k, "min_version": lo, "max_version": hi} for k, lo, hi in self.registry.versions()],
         })
+        self._send(frame(struct.pack(">i", correlation_id), body))
+
+    def _send(self, data: bytes) -> None:
+        """Queue a reply that is complete already (behind any still parked)."""
         slot = _Slot()
-        slot.data, slot.done = frame(struct.pack(">i", correlation_id), body), True
+        slot.data, slot.done = data, True
         self._slots.append(slot)
         self._flush()
 
