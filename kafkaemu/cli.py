@@ -95,11 +95,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "apis":
         print_apis()
         return 0
-    configure_logging(args.log_format, args.log_level)
     try:
         config = config_from_args(args)
     except (argparse.ArgumentTypeError, ValueError) as exc:
         build_parser().error(str(exc))
+    configure_logging(args.log_format, args.log_level)
     import uvloop
     uvloop.run(serve(config))
     return 0

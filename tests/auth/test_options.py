@@ -1,0 +1,46 @@
+"""Security options: CLI flags, BrokerConfig defaults and the listener's security protocol."""
+import pytest
+
+from kafkaemu.cli import build_parser, config_from_args, main
+from kafkaemu.config import BrokerConfig
+
+
+def parse(*argv):
+    return config_from_args(build_parser().parse_args(["serve", *argv]))
+
+
+def test_security_is_off_by_default():
+    config = parse()
+    assert config.sasl_users == {} and config.enabled_sasl_mechanisms == ()
+    assert config.security_protocol == "PLAINTEXT"
+
+
+def test_sasl_users_enable_every_mechanism_by_default():
+    config = parse("--sasl-user", "alice:s3:cret", "--sasl-user", "bob:pw")
+    assert config.sasl_users == {"alice": "s3:cret", "bob": "pw"}  # the password may contain ':'
+    assert config.enabled_sasl_mechanisms == ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+    assert config.security_protocol == "SASL_PLAINTEXT"
+
+
+def test_mechanisms_flag_restricts_the_list():
+    config = parse("--sasl-user", "a:b", "--sasl-mechanisms", "scram-sha-512,PLAIN")
+    assert config.enabled_sasl_mechanisms == ("SCRAM-SHA-512", "PLAIN")
+
+
+@pytest.mark.parametrize("argv", [["--sasl-user", "nocolon"], ["--sasl-user", ":pw"],
+                                  ["--sasl-user", "a:b", "--sasl-mechanisms", "GSSAPI"]])
+def test_bad_sasl_flags_are_usage_errors(argv, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["serve", *argv])
+    assert info.value.code == 2
+    assert "sasl" in capsys.readouterr().err.lower()
+
+
+def test_tls_flags_and_protocol_names():
+    config = parse("--tls-cert", "c.pem", "--tls-key", "k.pem")
+    assert (config.tls_cert, config.tls_key, config.security_protocol) == ("c.pem", "k.pem", "SSL")
+    assert parse("--tls-cert", "c.pem", "--sasl-user", "a:b").security_protocol == "SASL_SSL"
+
+
+def test_config_accepts_a_comma_separated_mechanism_string():
+    assert BrokerConfig(sasl_mechanisms="PLAIN, SCRAM-SHA-256").enabled_sasl_mechanisms == ("PLAIN", "SCRAM-SHA-256")
