@@ -18,6 +18,8 @@ import structlog
 
 from ..protocol.errors import ErrorCode
 from . import offsets_records as rec
+from .consumer_coordinator import ConsumerGroupCoordinator, ConsumerHeartbeat, ConsumerSettings, HeartbeatError
+from .consumer_group import TopicMeta
 from .group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupError
 from .group_state import GroupState
 from .member import Member, Reply
@@ -48,6 +50,7 @@ class CoordinatorSettings:
     offset_metadata_max_bytes: int = 4096
     offsets_retention_ms: int = 7 * 24 * 60 * 60 * 1000
     offsets_retention_check_interval_ms: int = 600000
+    consumer: ConsumerSettings = ConsumerSettings()
 
     @classmethod
     def from_config(cls, config) -> "CoordinatorSettings":
@@ -60,6 +63,7 @@ class CoordinatorSettings:
             offset_metadata_max_bytes=config.offset_metadata_max_bytes,
             offsets_retention_ms=config.offsets_retention_minutes * 60 * 1000,
             offsets_retention_check_interval_ms=config.offsets_retention_check_interval_ms,
+            consumer=ConsumerSettings.from_extra(config.extra),
         )
 
 
@@ -105,6 +109,10 @@ class GroupCoordinator:
         self.transitions: deque[Transition] = deque(maxlen=transition_log_size)
         self.transition_listeners: list[Callable[[Transition], None]] = []
         self._now = now_ms
+        # KIP-848 groups share the group id namespace and the timers; see consumer_coordinator.py.
+        self.consumer = ConsumerGroupCoordinator(self.timers, lambda: self._now, self.settings.consumer,
+                                                 on_group_removed=self._replace_empty_classic_group,
+                                                 on_transition=self._record_consumer_transition)
         self._schedule_retention_check()
 
     # ============================================================ time
@@ -143,6 +151,13 @@ class GroupCoordinator:
         self.transitions.append(t)
         log.info("group_transition", group=group.group_id, from_state=old.value, to_state=new.value,
                  generation=group.generation_id)
+        for listener in list(self.transition_listeners):
+            listener(t)
+
+    def _record_consumer_transition(self, group_id: str, old, new, group_epoch: int) -> None:
+        """Consumer group states (ConsumerGroupState) share the record; generation_id is the group epoch."""
+        t = Transition(self._now, group_id, old, new, group_epoch)
+        self.transitions.append(t)
         for listener in list(self.transition_listeners):
             listener(t)
 
@@ -237,6 +252,9 @@ class GroupCoordinator:
             return respond(join_response(E.INVALID_GROUP_ID, req.member_id))
         if not s.min_session_timeout_ms <= req.session_timeout_ms <= s.max_session_timeout_ms:
             return respond(join_response(E.INVALID_SESSION_TIMEOUT, req.member_id))
+        if req.group_id in self.consumer.groups:
+            # Kafka converts between protocols per group.consumer.migration.policy; kafkaemu does not.
+            return respond(join_response(E.INCONSISTENT_GROUP_PROTOCOL, req.member_id))
         is_unknown = req.member_id == ""
         group = self.groups.get(req.group_id)
         new_group = group is None
@@ -505,6 +523,8 @@ class GroupCoordinator:
             self._end()
 
     def _sync_group(self, req: SyncGroup, respond: Reply) -> None:
+        if req.group_id in self.consumer.groups:
+            return respond(sync_response(E.UNKNOWN_MEMBER_ID))
         group = self.groups.get(req.group_id)
         if group is None or group.is_empty():
             return respond(sync_response(E.UNKNOWN_MEMBER_ID))
@@ -550,6 +570,8 @@ class GroupCoordinator:
             self._end()
 
     def _heartbeat(self, req: Heartbeat) -> ErrorCode:
+        if req.group_id in self.consumer.groups:
+            return E.UNKNOWN_MEMBER_ID
         group = self.groups.get(req.group_id)
         if group is None:
             return E.UNKNOWN_MEMBER_ID
@@ -578,6 +600,13 @@ class GroupCoordinator:
             self._end()
 
     def _leave_group(self, req: LeaveGroup) -> dict:
+        consumer_group = self.consumer.groups.get(req.group_id)
+        if consumer_group is not None:
+            return {"error_code": 0, "members": [
+                {"member_id": who.member_id, "group_instance_id": who.group_instance_id,
+                 "error_code": self.consumer.leave_by_classic_request(consumer_group, who.member_id,
+                                                                      who.group_instance_id)}
+                for who in req.members]}
         group = self.groups.get(req.group_id)
         if group is None:
             return {"error_code": int(E.UNKNOWN_MEMBER_ID), "members": []}
@@ -632,16 +661,23 @@ class GroupCoordinator:
     def _commit_offsets(self, req: OffsetCommit, partition_exists) -> dict:
         group_error = E.NONE
         group = self.groups.get(req.group_id)
+        consumer_group = self.consumer.groups.get(req.group_id)
         try:
-            if group is None:
+            if consumer_group is not None:
+                self.consumer.validate_offset_commit(consumer_group, req.member_id, req.generation_id,
+                                                     req.api_version)
+            elif group is None:
                 if req.generation_id < 0:
                     group = self._create_group(req.group_id)   # a "simple" group, used for offsets only
                 else:
                     raise GroupError(E.GROUP_ID_NOT_FOUND if req.api_version >= 9 else E.ILLEGAL_GENERATION)
-            self._validate_offset_commit(group, req)
+            if consumer_group is None:
+                self._validate_offset_commit(group, req)
         except GroupError as exc:
             group_error = exc.code
-        if group_error == E.NONE and group.is_in(S.STABLE, S.PREPARING_REBALANCE):
+        except HeartbeatError as exc:
+            group_error = E(exc.code)
+        if group_error == E.NONE and consumer_group is None and group.is_in(S.STABLE, S.PREPARING_REBALANCE):
             # Classic commits keep the member's session alive.
             self._reschedule_heartbeat(group, group.member(req.member_id))
         expire = None if req.retention_time_ms == -1 else self._now + req.retention_time_ms
@@ -684,9 +720,18 @@ class GroupCoordinator:
             raise GroupError(E.REBALANCE_IN_PROGRESS)
 
     # ============================================================ OffsetFetch
-    def fetch_offsets(self, now_ms: int, group_id: str, topics: list[tuple[str, list[int]]] | None) -> dict:
-        """One group's answer in the OffsetFetch v8 group shape; ``topics=None`` means every committed one."""
+    def fetch_offsets(self, now_ms: int, group_id: str, topics: list[tuple[str, list[int]]] | None,
+                      member_id: str | None = None, member_epoch: int = -1) -> dict:
+        """One group's answer in the OffsetFetch v8 group shape; ``topics=None`` means every committed one.
+        ``member_id``/``member_epoch`` (v9) are checked against a consumer group's member."""
         self._begin(now_ms)
+        consumer_group = self.consumer.groups.get(group_id)
+        if consumer_group is not None:
+            try:
+                self.consumer.validate_offset_fetch(consumer_group, member_id, member_epoch)
+            except HeartbeatError as exc:
+                self._end()
+                return {"group_id": group_id, "error_code": exc.code, "topics": []}
         group = self.groups.get(group_id)
         dead = group is not None and group.is_in(S.DEAD)
         stored = {} if dead else self.offsets.group(group_id)
@@ -715,10 +760,11 @@ class GroupCoordinator:
                        partition_exists: Callable[[str, int], bool] | None = None) -> dict:
         self._begin(now_ms)
         try:
-            group = self.groups.get(group_id)
-            if group is None or group.is_in(S.DEAD):
+            group = self.groups.get(group_id) or self.consumer.groups.get(group_id)
+            if group is None or (isinstance(group, ClassicGroup) and group.is_in(S.DEAD)):
                 return {"error_code": int(E.GROUP_ID_NOT_FOUND), "topics": []}
-            if group.is_in(S.STABLE, S.PREPARING_REBALANCE, S.COMPLETING_REBALANCE) \
+            if isinstance(group, ClassicGroup) and group.is_in(S.STABLE, S.PREPARING_REBALANCE,
+                                                               S.COMPLETING_REBALANCE) \
                     and group.protocol_type != CONSUMER_PROTOCOL_TYPE:
                 return {"error_code": int(E.NON_EMPTY_GROUP), "topics": []}
             out, records = [], []
@@ -750,6 +796,7 @@ class GroupCoordinator:
         for gid in group_ids:
             group = self.groups.get(gid)
             if group is None:
+                # Unknown, or a consumer (KIP-848) group: Kafka's classicGroup() lookup fails for both.
                 out.append({"error_code": 0, "group_id": gid, "group_state": S.DEAD.value, "protocol_type": "",
                             "protocol_data": "", "members": [], "authorized_operations": ops})
                 continue
@@ -782,6 +829,13 @@ class GroupCoordinator:
                 continue
             out.append({"group_id": gid, "protocol_type": group.protocol_type or "",
                         "group_state": group.state.value, "group_type": "classic"})
+        for gid, cgroup in self.consumer.groups.items():
+            if states and cgroup.state.lower_name not in states:
+                continue
+            if types and "consumer" not in types:
+                continue
+            out.append({"group_id": gid, "protocol_type": CONSUMER_PROTOCOL_TYPE,
+                        "group_state": cgroup.state.value, "group_type": "consumer"})
         self._end()
         return out
 
@@ -790,7 +844,14 @@ class GroupCoordinator:
         out = []
         for gid in group_ids:
             group = self.groups.get(gid)
-            if group is None or group.is_in(S.DEAD):
+            cgroup = self.consumer.groups.get(gid)
+            if cgroup is not None:
+                if cgroup.members:
+                    code = E.NON_EMPTY_GROUP
+                else:
+                    self._delete_consumer_group(gid)
+                    code = E.NONE
+            elif group is None or group.is_in(S.DEAD):
                 code = E.GROUP_ID_NOT_FOUND
             elif not group.is_in(S.EMPTY):
                 code = E.NON_EMPTY_GROUP
@@ -810,6 +871,39 @@ class GroupCoordinator:
         del self.groups[gid]
         log.info("group_deleted", group=gid)
 
+    def _delete_consumer_group(self, gid: str) -> None:
+        records = [(rec.encode_offset_key(gid, t, p), None) for t, p in self.offsets.remove_group(gid)]
+        self._append(gid, records)
+        self.consumer.delete(gid)
+
+    # ============================================================ consumer groups (KIP-848)
+    def consumer_group_heartbeat(self, now_ms: int, req: ConsumerHeartbeat, topics: dict[str, TopicMeta]) -> dict:
+        self._begin(now_ms)
+        try:
+            return self.consumer.heartbeat(req, topics, self._classic_state)
+        finally:
+            self._end()
+
+    def consumer_group_describe(self, now_ms: int, group_ids: list[str], topics_by_id: dict[bytes, str],
+                                include_authorized_operations: bool = False) -> list[dict]:
+        self._begin(now_ms)
+        try:
+            return [self.consumer.describe(gid, topics_by_id, include_authorized_operations,
+                                           GROUP_AUTHORIZED_OPERATIONS) for gid in group_ids]
+        finally:
+            self._end()
+
+    def _classic_state(self, group_id: str) -> str | None:
+        group = self.groups.get(group_id)
+        return None if group is None or group.is_in(S.DEAD) else group.state.value
+
+    def _replace_empty_classic_group(self, group_id: str) -> None:
+        """An Empty classic group (perhaps only holding offsets) becomes a consumer group; offsets stay."""
+        group = self.groups.pop(group_id, None)
+        if group is not None:
+            self._append(group_id, [(rec.encode_group_key(group_id), None)])
+            log.info("classic_group_replaced_by_consumer_group", group=group_id)
+
     # ============================================================ retention
     def _schedule_retention_check(self) -> None:
         self.timers.schedule("offsets-retention", self._now + self.settings.offsets_retention_check_interval_ms,
@@ -824,14 +918,16 @@ class GroupCoordinator:
         self._now = max(self._now, now_ms)
         expired_total = 0
         retention = self.settings.offsets_retention_ms
-        for gid in list(set(self.groups) | set(self.offsets.groups())):
+        for gid in list(set(self.groups) | set(self.offsets.groups()) | set(self.consumer.groups)):
             group = self.groups.get(gid)
             base_of = self._expiration_base(group)
             records = []
             all_expired = True
             if base_of is not None:
+                cgroup = self.consumer.groups.get(gid)
                 for topic, parts in list(self.offsets.group(gid).items()):
-                    if group is not None and group.is_subscribed_to_topic(topic) and group.protocol_type:
+                    if (group is not None and group.is_subscribed_to_topic(topic) and group.protocol_type) \
+                            or (cgroup is not None and cgroup.is_subscribed_to_topic(topic)):
                         all_expired = False
                         continue
                     for p, c in list(parts.items()):
@@ -846,6 +942,8 @@ class GroupCoordinator:
             self._append(gid, records)
             if all_expired and group is not None and group.is_in(S.EMPTY):
                 self._delete_group(group)
+            elif all_expired and gid in self.consumer.groups and not self.consumer.groups[gid].members:
+                self._delete_consumer_group(gid)
         return expired_total
 
     @staticmethod
