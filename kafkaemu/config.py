@@ -33,6 +33,7 @@ class BrokerConfig:
     tls_cert: str | None = None  # PEM certificate (chain) file
     tls_key: str | None = None   # PEM private key file (default: inside tls_cert)
     tls_key_password: str | None = None
+    connection_failed_authentication_delay_ms: int = 100  # as Kafka: clients read the error before the close
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:

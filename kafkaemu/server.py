@@ -14,7 +14,7 @@ from .auth.authenticator import SaslAuthenticator
 from .auth.credentials import CredentialStore
 from .handlers import REGISTRY
 from .tls import server_ssl_context
-from .wire.connection import Connection, ProtocolViolation
+from .wire.connection import AuthenticationFailure, Connection, ProtocolViolation
 
 log = structlog.get_logger("kafkaemu.server")
 
@@ -113,6 +113,9 @@ class _KafkaProtocol(asyncio.Protocol):
         conn = self.conn
         try:
             conn.receive(data, self.server.clock.now_ms())
+        except AuthenticationFailure as exc:
+            conn.log.info("authentication_failed", reason=str(exc))
+            self._close_later(self.server.config.connection_failed_authentication_delay_ms / 1000)
         except ProtocolViolation as exc:
             conn.log.warning("connection_closed", reason=str(exc))
             self.abort()
@@ -124,6 +127,12 @@ class _KafkaProtocol(asyncio.Protocol):
     def _write(self) -> None:
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(self.conn.take_output())
+
+    def _close_later(self, delay_s: float) -> None:
+        """Stop reading and handling requests now, let the queued reply go, close after a delay."""
+        self.conn.close()
+        self.transport.pause_reading()
+        asyncio.get_running_loop().call_later(delay_s, self.abort)
 
     def abort(self) -> None:
         if self.conn:

@@ -40,6 +40,11 @@ class ProtocolViolation(Exception):
     """The connection must be closed (undecodable, unsupported or oversized request)."""
 
 
+class AuthenticationFailure(ProtocolViolation):
+    """SASL failed after its error reply was queued. Kafka closes such connections only after
+    connection.failed.authentication.delay.ms so that the client reads the reply first."""
+
+
 class _Slot:
     __slots__ = ("data", "done")
 
@@ -153,7 +158,7 @@ class Connection:
         if step.reply is not None:
             self._send(step.reply)
         if step.close_reason is not None:
-            raise ProtocolViolation(step.close_reason)
+            raise (ProtocolViolation if step.reply is None else AuthenticationFailure)(step.close_reason)
         if auth.complete:
             self._decoder.max_frame_bytes = self.broker.config.socket_request_max_bytes
             self.log = self.log.bind(user=auth.username)

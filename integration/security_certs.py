@@ -1,0 +1,22 @@
+"""A throwaway self-signed certificate for TLS tests, made with the machine's ``openssl``
+(the ``cryptography`` package is not a dependency); tests skip when openssl is missing."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+
+def self_signed_certificate(directory: Path) -> tuple[str, str]:
+    """(certificate, key) PEM paths for CN=localhost with SANs 127.0.0.1 and localhost."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("TLS tests need the openssl command (the cryptography package is not installed either)")
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                   check=True, capture_output=True, timeout=60)
+    return str(cert), str(key)
