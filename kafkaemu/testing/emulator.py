@@ -145,8 +145,8 @@ class KafkaEmulator:
         import uvloop
 
         from ..server import KafkaServer
+        self.server = KafkaServer(self.config, self.clock)  # bad settings (certificate, mechanisms) raise here
         self._loop = uvloop.new_event_loop()
-        self.server = KafkaServer(self.config, self.clock)
         started = threading.Event()
         failure: list[BaseException] = []
 

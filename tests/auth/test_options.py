@@ -44,3 +44,17 @@ def test_tls_flags_and_protocol_names():
 
 def test_config_accepts_a_comma_separated_mechanism_string():
     assert BrokerConfig(sasl_mechanisms="PLAIN, SCRAM-SHA-256").enabled_sasl_mechanisms == ("PLAIN", "SCRAM-SHA-256")
+
+
+def test_emulator_refuses_an_unknown_mechanism_before_starting():
+    from kafkaemu.testing import KafkaEmulator
+    emulator = KafkaEmulator(sasl_users={"a": "b"}, sasl_mechanisms="GSSAPI")
+    with pytest.raises(ValueError, match="GSSAPI"):
+        emulator.start()
+    assert emulator.port is None and emulator._loop is None
+
+
+def test_emulator_refuses_a_missing_certificate(tmp_path):
+    from kafkaemu.testing import KafkaEmulator
+    with pytest.raises(OSError):
+        KafkaEmulator(tls_cert=str(tmp_path / "missing.pem")).start()
