@@ -305,3 +305,39 @@ def test_subprocess_emulator_passes_security_options_to_the_cli(certificate):
                        tls_cert=cert, tls_key=key) as emulator:
         assert emulator.security_protocol == "SASL_SSL"
         confluent_roundtrip(confluent_config(emulator, "SCRAM-SHA-256", ca=cert))
+
+
+def test_every_node_of_a_cluster_authenticates(certificate):
+    """Partition leaders spread over three nodes: the client logs in on each node's listener."""
+    from confluent_kafka import Consumer, Producer, TopicPartition
+    cert, key = certificate
+    with KafkaEmulator(nodes=3, sasl_users=USERS, tls_cert=cert, tls_key=key) as emulator:
+        topic = topic_name("sec-nodes")
+        emulator.call(lambda broker: broker.create_topic(topic, 3, {}))
+        leaders = emulator.call(lambda broker: {broker.partition_leader(p) for p in broker.store.topics[topic].partitions})
+        assert len(leaders) == 3
+        conf = confluent_config(emulator, "SCRAM-SHA-256", ca=cert)
+        producer = Producer(conf)
+        for partition in range(3):
+            producer.produce(topic, value=b"p%d" % partition, partition=partition)
+        assert producer.flush(20) == 0
+        consumer = Consumer({**conf, "group.id": topic})
+        consumer.assign([TopicPartition(topic, p, 0) for p in range(3)])
+        got, deadline = set(), time.time() + 20
+        while len(got) < 3 and time.time() < deadline:
+            message = consumer.poll(0.5)
+            if message is not None and message.error() is None:
+                got.add(message.value())
+        consumer.close()
+        assert got == {b"p0", b"p1", b"p2"}
+
+
+def test_confluent_sasl_client_against_a_plaintext_listener_fails_authentication(kafka_emulator):
+    """Kafka answers SaslHandshake on a PLAINTEXT listener with ILLEGAL_SASL_STATE; librdkafka
+    reports that as an authentication error instead of hanging."""
+    from confluent_kafka import KafkaError
+    conf = {"bootstrap.servers": kafka_emulator.bootstrap_server, "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "PLAIN", "sasl.username": "alice", "sasl.password": "s3cret"}
+    errors = confluent_errors(conf)
+    assert errors and errors[0].code() == KafkaError._AUTHENTICATION, errors
+    assert "Request not valid in current SASL state" in errors[0].str()  # librdkafka's text for error 34
