@@ -34,6 +34,7 @@ class PlainServer:
             raise AuthenticationFailed("Authentication failed: username not specified")
         if not password:
             raise AuthenticationFailed("Authentication failed: password not specified")
+        self.username = username  # for the log; only trusted once ``complete``
         expected = self._passwords.get(username)
         if expected is None or not hmac.compare_digest(expected.encode(), password.encode()):
             raise AuthenticationFailed(f"invalid password for user {username!r}",
@@ -42,6 +43,5 @@ class PlainServer:
             raise AuthenticationFailed(
                 "authorization id differs from user name",
                 "Authentication failed: Client requested an authorization id that is different from username")
-        self.username = username
         self.complete = True
         return b""

@@ -101,7 +101,7 @@ class ScramServer:
         match = _CLIENT_FIRST.fullmatch(message)
         if match is None:
             raise AuthenticationFailed(f"Invalid SCRAM client first message format: {message}")
-        username = _username(match["saslname"])
+        username = self.username = _username(match["saslname"])  # for the log; trusted once ``complete``
         credential = self._credentials.get(username)
         if credential is None:
             raise AuthenticationFailed(f"unknown user {username!r}")
@@ -111,7 +111,7 @@ class ScramServer:
                 "Authentication failed: Client requested an authorization id that is different from username")
         nonce = match["nonce"] + self._nonce()
         server_first = f"r={nonce},s={base64.b64encode(credential.salt).decode()},i={credential.iterations}"
-        self._credential, self._server_nonce, self.username = credential, nonce, username
+        self._credential, self._server_nonce = credential, nonce
         self._auth_prefix = f"{match['bare']},{server_first},".encode()
         self._step = "client-final"
         return server_first.encode()

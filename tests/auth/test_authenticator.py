@@ -240,3 +240,26 @@ def test_mechanism_names_are_validated():
     assert parse_mechanisms("plain, SCRAM-SHA-512") == ("PLAIN", "SCRAM-SHA-512")
     with pytest.raises(ValueError, match="GSSAPI"):
         parse_mechanisms("PLAIN,GSSAPI")
+
+
+class RecordingLog:
+    def __init__(self):
+        self.events = []
+
+    def info(self, event, **fields):
+        self.events.append((event, fields))
+
+
+def test_outcomes_are_logged_with_user_and_mechanism():
+    log = RecordingLog()
+    auth = SaslAuthenticator(STORE, REGISTRY.get(18).supports, log=log)
+    auth.receive(request(17, 1, {"mechanism": "PLAIN"})[4:])  # frame bodies, as the connection passes them
+    assert auth.receive(request(36, 2, {"auth_bytes": b"\x00alice\x00s3cret"})[4:]).close_reason is None
+    auth = SaslAuthenticator(STORE, REGISTRY.get(18).supports, log=log)
+    auth.receive(request(17, 1, {"mechanism": "SCRAM-SHA-256"})[4:])
+    assert auth.receive(request(36, 2, {"auth_bytes": b"n,,n=mallory,r=abc"})[4:]).close_reason
+    assert log.events == [
+        ("sasl_authenticated", {"user": "alice", "mechanism": "PLAIN"}),
+        ("sasl_authentication_failed", {"user": "mallory", "mechanism": "SCRAM-SHA-256",
+                                        "detail": "unknown user 'mallory'"}),
+    ]
