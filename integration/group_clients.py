@@ -1,8 +1,10 @@
 """Helpers for the consumer-group integration tests: topics with records, consumers running in
-threads (each client's consumer lives on the thread that polls it), assignment snapshots, and
-consumers in subprocesses that can be killed without a LeaveGroup."""
+threads (each client's consumer lives on the thread that polls it), assignment snapshots, one
+``GroupClient`` adapter per client library for the shared scenarios (``CLIENTS``), and consumers in
+subprocesses that can be killed without a LeaveGroup."""
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import queue
@@ -11,6 +13,8 @@ import sys
 import threading
 import time
 import uuid
+from dataclasses import dataclass
+from typing import Callable
 
 SESSION_MS = 6000           # the broker's minimum: the fastest a killed member can expire
 # kafka-python 3.0.12 can hang a consumer (its IO thread idles while poll() waits forever) when
@@ -46,6 +50,10 @@ def wait_until(predicate, timeout: float = 30.0, interval: float = 0.05, what: s
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def tps(topic: str, n: int) -> set:
+    return {(topic, p) for p in range(n)}
 
 
 def disjoint_and_complete(assignments: list[set], universe: set) -> bool:
@@ -114,22 +122,25 @@ class ConsumerThread(threading.Thread):
 
 # -- per-client consumer factories -------------------------------------------------------------
 
+def _python_consumer_settings(bootstrap: str, group: str, client_id: str, extra: dict) -> dict:
+    """kafka-python's and aiokafka's consumers take the same keywords."""
+    return dict(bootstrap_servers=bootstrap, group_id=group, client_id=client_id, session_timeout_ms=SESSION_MS,
+                heartbeat_interval_ms=500, auto_offset_reset="earliest", enable_auto_commit=False, **extra)
+
+
+def _records(batches: dict) -> list:
+    """A kafka-python poll() or aiokafka getmany() result as [(topic, partition, offset)]."""
+    return [(tp.topic, tp.partition, m.offset) for tp, msgs in batches.items() for m in msgs]
+
+
+def _assigned(consumer) -> set:
+    return {(tp.topic, tp.partition) for tp in consumer.assignment()}
+
+
 def kafka_python_consumer(bootstrap: str, topics, group: str, client_id: str, **extra) -> ConsumerThread:
     from kafka import KafkaConsumer
-
-    def make():
-        return KafkaConsumer(*topics, bootstrap_servers=bootstrap, group_id=group, client_id=client_id,
-                             session_timeout_ms=SESSION_MS, heartbeat_interval_ms=500,
-                             auto_offset_reset="earliest", enable_auto_commit=False, **extra)
-
-    def poll(c):
-        out = []
-        for tp, msgs in c.poll(timeout_ms=POLL_MS).items():
-            out += [(tp.topic, tp.partition, m.offset) for m in msgs]
-        return out
-
-    return ConsumerThread(make, poll, lambda c: {(tp.topic, tp.partition) for tp in c.assignment()},
-                          lambda c: c.close(), client_id)
+    return ConsumerThread(lambda: KafkaConsumer(*topics, **_python_consumer_settings(bootstrap, group, client_id, extra)),
+                          lambda c: _records(c.poll(timeout_ms=POLL_MS)), _assigned, lambda c: c.close(), client_id)
 
 
 def confluent_consumer(bootstrap: str, topics, group: str, client_id: str, **extra) -> ConsumerThread:
@@ -163,6 +174,112 @@ def confluent_consumer(bootstrap: str, topics, group: str, client_id: str, **ext
         return out
 
     return ConsumerThread(make, poll, lambda c: set(state["assigned"]), lambda c: c.close(), client_id)
+
+
+class LoopConsumer:
+    """An aiokafka consumer together with the event loop (owned by its ConsumerThread) it runs on."""
+
+    def __init__(self, build):
+        self.loop = asyncio.new_event_loop()
+        self.consumer = self.run(self._start(build))
+
+    @staticmethod
+    async def _start(build):
+        consumer = build()      # aiokafka takes the running loop when it is built
+        await consumer.start()
+        return consumer
+
+    def run(self, coro):
+        return self.loop.run_until_complete(coro)
+
+    def stop(self) -> None:
+        self.run(self.consumer.stop())
+        self.loop.close()
+
+
+def aiokafka_consumer(bootstrap: str, topics, group: str, client_id: str, **extra) -> ConsumerThread:
+    from aiokafka import AIOKafkaConsumer
+
+    def build():
+        return AIOKafkaConsumer(*topics, **_python_consumer_settings(bootstrap, group, client_id, extra))
+
+    return ConsumerThread(lambda: LoopConsumer(build), lambda lc: _records(lc.run(lc.consumer.getmany(timeout_ms=100))),
+                          lambda lc: _assigned(lc.consumer), lambda lc: lc.stop(), client_id)
+
+
+# -- one adapter per client, for the scenarios they share (integration/test_groups.py) ----------
+
+def _kafka_python_commit(thread: ConsumerThread, offsets: dict, metadata: str) -> None:
+    from kafka import OffsetAndMetadata, TopicPartition
+    thread.call(lambda c: c.commit({TopicPartition(t, p): OffsetAndMetadata(o, metadata, -1)
+                                    for (t, p), o in offsets.items()}))
+
+
+def _confluent_commit(thread: ConsumerThread, offsets: dict, metadata: str) -> None:
+    from confluent_kafka import TopicPartition
+    thread.call(lambda c: c.commit(offsets=[TopicPartition(t, p, o, metadata) for (t, p), o in offsets.items()],
+                                   asynchronous=False))
+
+
+def _aiokafka_commit(thread: ConsumerThread, offsets: dict, metadata: str) -> None:
+    from aiokafka.structs import OffsetAndMetadata, TopicPartition
+    thread.call(lambda lc: lc.run(lc.consumer.commit({TopicPartition(t, p): OffsetAndMetadata(o, metadata)
+                                                       for (t, p), o in offsets.items()})))
+
+
+def _kafka_python_assignors() -> dict:
+    from kafka.coordinator.assignors.range import RangePartitionAssignor
+    from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+    from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
+    return {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor,
+            "sticky": StickyPartitionAssignor}
+
+
+def _aiokafka_assignors() -> dict:
+    from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+    from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+    return {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor}
+
+
+@dataclass(frozen=True)
+class GroupClient:
+    """What the shared group scenarios need from one client library."""
+    name: str                   # test id, and the client name group_member_proc.py runs
+    make_consumer: Callable     # (bootstrap, topics, group, client_id, **extra) -> ConsumerThread
+    commit: Callable            # (thread, {(topic, partition): offset}, metadata) -> None, synchronous
+    assignor_config: Callable   # assignor name -> the consumer's extra settings choosing it
+    default_assignor: str       # what the consumer uses when not told
+    admin: Callable             # bootstrap -> a group_admins adapter
+    # aiokafka's stop() sends LeaveGroup only when its generation is above 0: for it the close
+    # scenario also checks that it left at once and that the first stable generation was 1.
+    checks_prompt_leave: bool = False
+
+    def consumer(self, bootstrap: str, topics, group: str, client_id: str, assignor: str | None = None,
+                 **extra) -> ConsumerThread:
+        if assignor is not None:
+            extra.update(self.assignor_config(assignor))
+        return self.make_consumer(bootstrap, topics, group, client_id, **extra)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _client_adapters() -> list[GroupClient]:
+    from . import group_admins
+    return [
+        GroupClient("kafka-python", kafka_python_consumer, _kafka_python_commit,
+                    lambda name: {"partition_assignment_strategy": (_kafka_python_assignors()[name],)},
+                    "range", group_admins.KafkaPythonAdmin),
+        GroupClient("confluent-kafka", confluent_consumer, _confluent_commit,
+                    lambda name: {"partition.assignment.strategy": name},
+                    "range", group_admins.ConfluentAdmin),
+        GroupClient("aiokafka", aiokafka_consumer, _aiokafka_commit,
+                    lambda name: {"partition_assignment_strategy": (_aiokafka_assignors()[name],)},
+                    "roundrobin", group_admins.AiokafkaAdmin, checks_prompt_leave=True),
+    ]
+
+
+CLIENTS = {c.name: c for c in _client_adapters()}
 
 
 # -- consumers in a subprocess (for kill -9 without LeaveGroup) ---------------------------------
