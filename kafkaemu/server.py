@@ -7,11 +7,11 @@ import itertools
 
 import structlog
 
+from .auth.authenticator import SaslAuthenticator
+from .auth.credentials import CredentialStore
 from .broker import Broker
 from .clock import SystemClock
 from .config import BrokerConfig
-from .auth.authenticator import SaslAuthenticator
-from .auth.credentials import CredentialStore
 from .handlers import REGISTRY
 from .tls import server_ssl_context
 from .wire.connection import AuthenticationFailure, Connection, ProtocolViolation
@@ -131,7 +131,8 @@ class _KafkaProtocol(asyncio.Protocol):
     def _close_later(self, delay_s: float) -> None:
         """Stop reading and handling requests now, let the queued reply go, close after a delay."""
         self.conn.close()
-        self.transport.pause_reading()
+        if not self.transport.is_closing():
+            self.transport.pause_reading()
         asyncio.get_running_loop().call_later(delay_s, self.abort)
 
     def abort(self) -> None:
