@@ -294,10 +294,9 @@ class ConsumerGroupCoordinator:
 
     # ------------------------------------------------------------ metadata and assignment
     def regex_matches(self, pattern: str) -> list[str]:
-        # Kafka uses RE2/J; Python's re covers the common syntax. Internal topics never match.
+        # Kafka uses RE2/J; Python's re covers the common syntax (whole-name match, as Java's matches()).
         compiled = re.compile(pattern)
-        return [name for name in self.topics
-                if not name.startswith("__") and compiled.fullmatch(name)]
+        return [name for name in self.topics if compiled.fullmatch(name)]
 
     def _subscription_metadata(self, group: ConsumerGroup) -> dict[str, TopicMeta]:
         names = group.subscribed_topic_names(self.topics, self.regex_matches)

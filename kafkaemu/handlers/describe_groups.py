@@ -1,7 +1,8 @@
 """DescribeGroups (key 15), v0-v5.
 
 State, protocol type, protocol (Stable only) and members with client id/host; member metadata and
-assignment only in Stable, as Kafka. Unknown groups are described as Dead with no error.
+assignment only in Stable, as Kafka. Unknown groups, and KIP-848 consumer groups (described by
+ConsumerGroupDescribe), are described as Dead with no error.
 authorized_operations is INT32_MIN unless asked for (v3+), then READ|DELETE|DESCRIBE (no
 authorizer). Not implemented: ACLs.
 """

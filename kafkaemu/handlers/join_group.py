@@ -3,8 +3,9 @@
 Parks the reply until the group's join phase completes (or answers at once on errors,
 MEMBER_ID_REQUIRED for v4+ dynamic members with an empty member id, or a rejoin in a settled
 state). v0 has no rebalance timeout: the session timeout stands in, as in Kafka. Old versions get
-"" where v7+ may carry a null protocol name. Not implemented: KIP-848 consumer groups joined by
-classic members (there are none), authorization.
+"" where v7+ may carry a null protocol name. A JoinGroup for a KIP-848
+consumer group gets INCONSISTENT_GROUP_PROTOCOL. Not implemented: classic members joining a
+consumer group (Kafka's group.consumer.migration.policy), authorization.
 """
 from ..core.requests import JoinGroup
 from ..protocol.errors import ErrorCode

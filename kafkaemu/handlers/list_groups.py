@@ -2,8 +2,8 @@
 
 Every live group this node coordinates (with several nodes each lists its own, as Kafka), with
 protocol type, state (v4+, filterable by ``states_filter``, case-insensitive) and type (v5+,
-always "classic"; filterable by ``types_filter``).
-Not implemented: KIP-848 consumer groups, authorization.
+"classic" or "consumer" for KIP-848 groups; filterable by ``types_filter``).
+Not implemented: authorization.
 """
 from .group_common import is_coordinator
 from .registry import handler

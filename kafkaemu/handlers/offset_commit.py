@@ -7,7 +7,9 @@ members; OFFSET_METADATA_TOO_LARGE; UNKNOWN_TOPIC_OR_PARTITION for partitions th
 v9 answers GROUP_ID_NOT_FOUND for an unknown group with a generation, older versions
 ILLEGAL_GENERATION. v0 carries no generation or member; v1's per-partition commit timestamp is
 kept when set (else the broker's time), as Kafka does; v2-4 retention_time_ms sets an expiry.
-Not implemented: authorization, KIP-848 member epochs.
+For a KIP-848 consumer group generation_id_or_member_epoch is the member epoch: a mismatch gets
+STALE_MEMBER_EPOCH, an unknown member UNKNOWN_MEMBER_ID, a member committing below v9
+UNSUPPORTED_VERSION. Not implemented: authorization.
 """
 from ..core.requests import CommitPartition, OffsetCommit
 from ..protocol.errors import ErrorCode

@@ -4,8 +4,9 @@ Committed offsets of one group (v0-7) or several (v8+); -1 with empty metadata f
 without a commit; a null topic list (v2+) returns every committed partition. Works in every group
 state (an Empty group may hold offsets). v0-1 have no top-level error, so a group-level error is
 put on every partition. require_stable needs nothing: commits apply at once (no transactions).
-Not implemented: KIP-848 member epoch checks (v9 member_id/member_epoch are ignored),
-authorization.
+v9's member_id/member_epoch are checked against a KIP-848 consumer group's member
+(UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH); null/-1 (admin clients) are always accepted.
+Not implemented: authorization.
 """
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
@@ -16,7 +17,8 @@ from .registry import handler
 def offset_fetch(ctx, req):
     version = ctx.api_version
     if version >= 8:
-        return {"groups": [_fetch(ctx, g.group_id, _topics(g.topics)) for g in req.groups]}
+        return {"groups": [_fetch(ctx, g.group_id, _topics(g.topics), g.member_id if version >= 9 else None,
+                                  g.member_epoch if version >= 9 else -1) for g in req.groups]}
     topics = _topics(req.topics)
     group = _fetch(ctx, req.group_id, topics)
     error = group["error_code"]
@@ -32,10 +34,10 @@ def _topics(topics):
     return [(t.name, list(t.partition_indexes)) for t in topics]
 
 
-def _fetch(ctx, group_id, topics) -> dict:
+def _fetch(ctx, group_id, topics, member_id=None, member_epoch=-1) -> dict:
     if not is_coordinator(ctx, group_id):
         return {"group_id": group_id, "error_code": ErrorCode.NOT_COORDINATOR, "topics": [
             {"name": name, "partitions": [{"partition_index": p, "committed_offset": -1, "committed_leader_epoch": -1,
                                            "metadata": "", "error_code": ErrorCode.NOT_COORDINATOR}
                                           for p in parts]} for name, parts in (topics or [])]}
-    return ctx.broker.coordinator.fetch_offsets(ctx.now_ms, group_id, topics)
+    return ctx.broker.coordinator.fetch_offsets(ctx.now_ms, group_id, topics, member_id, member_epoch)

@@ -27,6 +27,7 @@ public final class Main {
         c.put("commit-and-resume", ConsumerCases::commitAndResume);
         c.put("static-membership", GroupCases::staticMembership);
         c.put("deprecated-offset-fetching", ConsumerCases::deprecatedOffsetFetching);
+        c.put("group-consumer-protocol", Kip848Cases::consumerProtocol);
         return c;
     }
 

@@ -1,0 +1,134 @@
+package kafkaemu.jvm;
+
+import static kafkaemu.jvm.Support.*;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.GroupType;
+import org.apache.kafka.common.TopicPartition;
+
+/** KIP-848: consumers with group.protocol=consumer, assigned by kafkaemu's server-side assignor. */
+final class Kip848Cases {
+    private Kip848Cases() {}
+
+    static final class Member implements Runnable {
+        final String clientId;
+        final KafkaConsumer<String, String> consumer;
+        final Thread thread;
+        volatile Set<TopicPartition> assignment = Set.of();
+        volatile boolean stop;
+        volatile Throwable error;
+        volatile Map<TopicPartition, OffsetAndMetadata> toCommit;
+
+        Member(String bootstrap, String group, String clientId, String topic) {
+            this.clientId = clientId;
+            Properties p = consumerProps(bootstrap, group, clientId);
+            p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+            consumer = new KafkaConsumer<>(p);
+            consumer.subscribe(List.of(topic));
+            thread = new Thread(this, "kip848-" + clientId);
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        @Override public void run() {
+            try {
+                while (!stop) {
+                    consumer.poll(Duration.ofMillis(50));
+                    assignment = Set.copyOf(consumer.assignment());
+                    Map<TopicPartition, OffsetAndMetadata> commit = toCommit;
+                    if (commit != null) {
+                        consumer.commitSync(commit);
+                        toCommit = null;
+                    }
+                }
+            } catch (Throwable t) {
+                error = t;
+            } finally {
+                consumer.close();
+            }
+        }
+
+        void close() throws InterruptedException {
+            stop = true;
+            thread.join(20_000);
+            check(!thread.isAlive(), clientId + " did not close");
+            check(error == null, clientId + " failed: " + error);
+        }
+    }
+
+    static boolean split(List<Member> members, Set<TopicPartition> all, int each) {
+        Set<TopicPartition> union = new HashSet<>();
+        for (Member m : members) {
+            if (m.error != null) throw new CheckFailed(m.clientId + " failed: " + m.error);
+            if (m.assignment.size() != each) return false;
+            for (TopicPartition tp : m.assignment) if (!union.add(tp)) return false;
+        }
+        return union.equals(all);
+    }
+
+    static Map<String, Set<TopicPartition>> snapshot(List<Member> members) {
+        Map<String, Set<TopicPartition>> out = new TreeMap<>();
+        for (Member m : members) out.put(m.clientId, m.assignment);
+        return out;
+    }
+
+    /** Three consumers split six partitions 2/2/2; one closes and the others take 3/3, keeping theirs;
+     *  a commit with the member epoch succeeds; the admin client describes a CONSUMER group. */
+    static void consumerProtocol(String bootstrap) throws Exception {
+        String topic = unique("jvm-kip848");
+        String group = unique("jvm-kip848-group");
+        Set<TopicPartition> all = new HashSet<>();
+        for (int i = 0; i < 6; i++) all.add(new TopicPartition(topic, i));
+        try (Admin admin = admin(bootstrap)) {
+            createTopic(admin, topic, 6);
+            List<Member> members = new ArrayList<>();
+            try {
+                for (String id : List.of("C1", "C2", "C3")) members.add(new Member(bootstrap, group, id, topic));
+                waitUntil(60_000, "no 2/2/2 split: " + snapshot(members), () -> split(members, all, 2));
+
+                ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+                checkEquals(GroupType.CONSUMER, d.type(), "group type");
+                checkEquals(GroupState.STABLE, d.groupState(), "group state");
+                checkEquals(3, d.members().size(), "described members");
+                for (MemberDescription m : d.members()) {
+                    check(m.assignment().topicPartitions().size() == 2, "described assignment " + m);
+                }
+
+                Member c1 = members.get(0);
+                TopicPartition mine = c1.assignment.iterator().next();
+                c1.toCommit = Map.of(mine, new OffsetAndMetadata(3));
+                waitUntil(20_000, "commit did not complete", () -> c1.toCommit == null || c1.error != null);
+                check(c1.error == null, "commit failed: " + c1.error);
+                Map<TopicPartition, OffsetAndMetadata> committed =
+                        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+                checkEquals(3L, committed.get(mine).offset(), "committed offset");
+
+                Map<String, Set<TopicPartition>> before = snapshot(members);
+                members.remove(2).close();
+                waitUntil(60_000, "no 3/3 split after C3 closed: " + snapshot(members), () -> split(members, all, 3));
+                for (Member m : members) {
+                    check(m.assignment.containsAll(before.get(m.clientId)), m.clientId + " lost partitions: "
+                            + before.get(m.clientId) + " -> " + m.assignment);
+                }
+            } finally {
+                for (Member m : members) m.stop = true;
+                for (Member m : members) m.thread.join(15_000);
+            }
+        }
+    }
+}

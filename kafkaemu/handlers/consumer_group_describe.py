@@ -1,0 +1,24 @@
+"""ConsumerGroupDescribe (key 69), v0.
+
+Group epoch, target assignment epoch, state (Empty/Assigning/Reconciling/Stable), the server
+assignor in use, and every member with its epoch, subscription, current and target assignment
+(topic ids with names). Unknown groups and classic groups get GROUP_ID_NOT_FOUND, as Kafka.
+authorized_operations is INT32_MIN unless asked for, then READ|DELETE|DESCRIBE (no authorizer).
+Not implemented: ACLs.
+"""
+from ..protocol.errors import ErrorCode
+from .group_common import is_coordinator
+from .registry import handler
+
+
+@handler(69, 0, 0)
+def consumer_group_describe(ctx, req):
+    store = ctx.broker.store
+    names = {t.topic_id: name for name, t in store.topics.items()}
+    mine = [g for g in req.group_ids if is_coordinator(ctx, g)]
+    described = ctx.broker.coordinator.consumer_group_describe(
+        ctx.now_ms, mine, names, bool(req.include_authorized_operations))
+    by_id = {d["group_id"]: d for d in described}
+    return {"groups": [by_id.get(g, {"error_code": ErrorCode.NOT_COORDINATOR, "group_id": g, "group_state": "",
+                                     "assignor_name": "", "members": []})
+                       for g in req.group_ids]}

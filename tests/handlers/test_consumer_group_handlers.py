@@ -1,0 +1,122 @@
+"""ConsumerGroupHeartbeat (68) and ConsumerGroupDescribe (69) through the codecs, and the classic
+group APIs (OffsetFetch v9, ListGroups v5) answering for a KIP-848 group."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+
+import kafkaemu.handlers
+from kafkaemu.broker import Broker
+from kafkaemu.config import BrokerConfig
+from kafkaemu.handlers.registry import DEFERRED, REGISTRY, RequestContext
+from kafkaemu.protocol.catalog import catalog
+from kafkaemu.protocol.errors import ErrorCode as E
+
+for _m in pkgutil.iter_modules(kafkaemu.handlers.__path__):
+    importlib.import_module(f"kafkaemu.handlers.{_m.name}")
+
+HEARTBEAT, DESCRIBE, FETCH, LIST, API_VERSIONS = 68, 69, 9, 16, 18
+
+
+@pytest.fixture
+def broker():
+    b = Broker(BrokerConfig(extra={"group.consumer.heartbeat.interval.ms": 750}), now_ms=0)
+    b.listeners[0] = ("127.0.0.1", 9092)
+    b.create_topic("t", 4, {})
+    return b
+
+
+def call(broker, api_key, version, body, node_id=0):
+    cat = catalog()
+    req = cat.request(api_key, version).decode(cat.request(api_key, version).encode(body))
+    replies = []
+    ctx = RequestContext(broker=broker, api_key=api_key, api_version=version, correlation_id=1, client_id="C1",
+                         client_host="127.0.0.1", connection_id=1, now_ms=0, respond=replies.append, node_id=node_id)
+    result = REGISTRY.get(api_key).func(ctx, req)
+    assert result is not DEFERRED
+    codec = cat.response(api_key, version)
+    return codec.decode(codec.encode(result))
+
+
+def join_body(member_id="m1", **over):
+    body = {"group_id": "g", "member_id": member_id, "member_epoch": 0, "instance_id": None, "rack_id": None,
+            "rebalance_timeout_ms": 30000, "subscribed_topic_names": ["t"], "subscribed_topic_regex": None,
+            "server_assignor": None, "topic_partitions": []}
+    body.update(over)
+    return body
+
+
+def test_registered_and_advertised():
+    assert REGISTRY.get(HEARTBEAT).min_version == 0 and REGISTRY.get(HEARTBEAT).max_version == 1
+    assert REGISTRY.get(DESCRIBE).max_version == 0
+    keys = {k for k, _, _ in REGISTRY.versions()}
+    assert {HEARTBEAT, DESCRIBE} <= keys
+
+
+@pytest.mark.parametrize("version", [0, 1])
+def test_join_through_the_codec(broker, version):
+    r = call(broker, HEARTBEAT, version, join_body())
+    assert r.error_code == 0 and r.member_id == "m1" and r.member_epoch == 1
+    assert r.heartbeat_interval_ms == 750
+    [tp] = r.assignment.topic_partitions
+    assert bytes(tp.topic_id) == broker.store.get("t").topic_id and list(tp.partitions) == [0, 1, 2, 3]
+    r = call(broker, HEARTBEAT, version, join_body(member_epoch=1, rebalance_timeout_ms=-1,
+                                                   subscribed_topic_names=None, topic_partitions=None))
+    assert r.error_code == 0 and r.member_epoch == 1 and r.assignment is None
+
+
+def test_v1_regex_and_v1_needs_a_member_id(broker):
+    broker.create_topic("orders", 1, {})
+    r = call(broker, HEARTBEAT, 1, join_body(subscribed_topic_names=None, subscribed_topic_regex="ord.*"))
+    [tp] = r.assignment.topic_partitions
+    assert bytes(tp.topic_id) == broker.store.get("orders").topic_id
+    r = call(broker, HEARTBEAT, 1, join_body(member_id="", group_id="g2"))
+    assert r.error_code == E.INVALID_REQUEST and r.error_message == "MemberId can't be empty."
+    r = call(broker, HEARTBEAT, 0, join_body(member_id="", group_id="g2"))
+    assert r.error_code == 0 and r.member_id
+
+
+def test_not_coordinator_with_several_nodes():
+    b = Broker(BrokerConfig(nodes=3), now_ms=0)
+    b.create_topic("__consumer_offsets", 50, {})   # partitions spread over the three nodes
+    from kafkaemu.handlers.group_common import coordinator_node
+    b.store.get("__consumer_offsets").internal = True
+    node = coordinator_node(b, "g")
+    other = next(n for n in b.node_ids if n != node)
+    assert call(b, HEARTBEAT, 1, join_body(), node_id=other).error_code == E.NOT_COORDINATOR
+    [d] = call(b, DESCRIBE, 0, {"group_ids": ["g"], "include_authorized_operations": False}, node_id=other).groups
+    assert d.error_code == E.NOT_COORDINATOR
+
+
+def test_describe_through_the_codec(broker):
+    call(broker, HEARTBEAT, 1, join_body())
+    r = call(broker, DESCRIBE, 0, {"group_ids": ["g", "nope"], "include_authorized_operations": True})
+    g, nope = r.groups
+    assert g.error_code == 0 and g.group_state == "Stable" and g.group_epoch == 1 and g.assignor_name == "uniform"
+    [m] = g.members
+    assert m.member_id == "m1" and m.client_id == "C1" and m.client_host == "/127.0.0.1"
+    assert [tp.topic_name for tp in m.assignment.topic_partitions] == ["t"]
+    assert list(m.target_assignment.topic_partitions[0].partitions) == [0, 1, 2, 3]
+    assert nope.error_code == E.GROUP_ID_NOT_FOUND
+
+
+def test_offset_fetch_v9_checks_the_member_epoch(broker):
+    call(broker, HEARTBEAT, 1, join_body())
+
+    def fetch(member_id, epoch):
+        return call(broker, FETCH, 9, {"groups": [{"group_id": "g", "member_id": member_id, "member_epoch": epoch,
+                                                   "topics": None}], "require_stable": False}).groups[0].error_code
+
+    assert fetch("m1", 1) == 0
+    assert fetch("m1", 7) == E.STALE_MEMBER_EPOCH
+    assert fetch("zz", 1) == E.UNKNOWN_MEMBER_ID
+    assert fetch(None, -1) == 0
+
+
+def test_list_groups_v5_reports_the_consumer_type(broker):
+    call(broker, HEARTBEAT, 1, join_body())
+    r = call(broker, LIST, 5, {"states_filter": [], "types_filter": ["consumer"]})
+    assert [(g.group_id, g.group_type, g.protocol_type, g.group_state) for g in r.groups] == [
+        ("g", "consumer", "consumer", "Stable")]
