@@ -35,7 +35,7 @@ CASES = [
     "deprecated-offset-fetching",
 ]
 # KIP-848 cases run against an emulator with a short consumer-group heartbeat interval and session.
-KIP848_CASES = ["group-consumer-protocol"]
+KIP848_CASES = ["group-consumer-protocol", "group-consumer-protocol-static-regex"]
 KIP848_SETTINGS = {"group.consumer.heartbeat.interval.ms": 500, "group.consumer.session.timeout.ms": 6000}
 CASE_TIMEOUT_S = 180
 

@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
@@ -35,11 +36,18 @@ final class Kip848Cases {
         volatile Map<TopicPartition, OffsetAndMetadata> toCommit;
 
         Member(String bootstrap, String group, String clientId, String topic) {
+            this(bootstrap, group, clientId, topic, null, null);
+        }
+
+        /** Subscribes to ``topic``, or with a broker-side regex (SubscriptionPattern) when ``regex`` is set. */
+        Member(String bootstrap, String group, String clientId, String topic, String regex, String instanceId) {
             this.clientId = clientId;
             Properties p = consumerProps(bootstrap, group, clientId);
             p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+            if (instanceId != null) p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
             consumer = new KafkaConsumer<>(p);
-            consumer.subscribe(List.of(topic));
+            if (regex != null) consumer.subscribe(new SubscriptionPattern(regex));
+            else consumer.subscribe(List.of(topic));
             thread = new Thread(this, "kip848-" + clientId);
             thread.setDaemon(true);
             thread.start();
@@ -125,6 +133,40 @@ final class Kip848Cases {
                     check(m.assignment.containsAll(before.get(m.clientId)), m.clientId + " lost partitions: "
                             + before.get(m.clientId) + " -> " + m.assignment);
                 }
+            } finally {
+                for (Member m : members) m.stop = true;
+                for (Member m : members) m.thread.join(15_000);
+            }
+        }
+    }
+
+    /** Static members subscribed with a broker-side regex: a new matching topic is split between them;
+     *  a static member that closes and restarts gets its partitions back while the other keeps its own. */
+    static void staticRegex(String bootstrap) throws Exception {
+        String prefix = unique("jvm-kip848re");
+        String group = unique("jvm-kip848re-group");
+        try (Admin admin = admin(bootstrap)) {
+            createTopic(admin, prefix + "-a", 4);
+            Set<TopicPartition> all = new HashSet<>();
+            for (int i = 0; i < 4; i++) all.add(new TopicPartition(prefix + "-a", i));
+            List<Member> members = new ArrayList<>();
+            try {
+                for (String id : List.of("C1", "C2")) {
+                    members.add(new Member(bootstrap, group, id, null, prefix + "-.*", "instance-" + id));
+                }
+                waitUntil(60_000, "no 2/2 split: " + snapshot(members), () -> split(members, all, 2));
+                createTopic(admin, prefix + "-b", 2);
+                for (int i = 0; i < 2; i++) all.add(new TopicPartition(prefix + "-b", i));
+                waitUntil(60_000, "new topic not split 3/3: " + snapshot(members), () -> split(members, all, 3));
+
+                Map<String, Set<TopicPartition>> before = snapshot(members);
+                members.remove(1).close();
+                Thread.sleep(1000);
+                checkEquals(before.get("C1"), members.get(0).assignment, "C1 while static C2 is away");
+                members.add(new Member(bootstrap, group, "C2", null, prefix + "-.*", "instance-C2"));
+                waitUntil(30_000, "restarted static member did not get its partitions back: " + snapshot(members),
+                        () -> before.get("C2").equals(members.get(1).assignment));
+                checkEquals(before.get("C1"), members.get(0).assignment, "C1 after C2 restarted");
             } finally {
                 for (Member m : members) m.stop = true;
                 for (Member m : members) m.thread.join(15_000);

@@ -28,6 +28,7 @@ public final class Main {
         c.put("static-membership", GroupCases::staticMembership);
         c.put("deprecated-offset-fetching", ConsumerCases::deprecatedOffsetFetching);
         c.put("group-consumer-protocol", Kip848Cases::consumerProtocol);
+        c.put("group-consumer-protocol-static-regex", Kip848Cases::staticRegex);
         return c;
     }
 
