@@ -136,7 +136,7 @@ class ConsumerGroupCoordinator:
         if req.member_epoch == 0:
             if req.rebalance_timeout_ms == -1:
                 invalid("RebalanceTimeoutMs must be provided in first request.")
-            if req.owned is None or any(req.owned.values()):
+            if req.owned is None or req.owned:
                 invalid("TopicPartitions must be empty when (re-)joining.")
             if not req.subscribed_topic_names and not req.subscribed_topic_regex:
                 invalid("SubscribedTopicNames or SubscribedTopicRegex must be set in first request.")

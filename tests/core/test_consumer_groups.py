@@ -147,6 +147,7 @@ def test_three_members_disjoint_and_complete():
     (dict(topics=[]), E.INVALID_REQUEST,
      "SubscribedTopicNames or SubscribedTopicRegex must be set in first request."),
     (dict(owned={T: {0}}), E.INVALID_REQUEST, "TopicPartitions must be empty when (re-)joining."),
+    (dict(owned={T: set()}), E.INVALID_REQUEST, "TopicPartitions must be empty when (re-)joining."),
     (dict(epoch=-3), E.INVALID_REQUEST, "MemberEpoch is invalid."),
     (dict(epoch=-2), E.INVALID_REQUEST, "InstanceId can't be null."),
     (dict(assignor="sticky"), E.UNSUPPORTED_ASSIGNOR,
@@ -355,6 +356,18 @@ def test_regex_subscription_picks_up_new_topics():
     h.set_topic("__orders-internal", 1)
     a.beat()
     assert a.owned == {tid("orders-1"): {0, 1}, tid("orders-2"): {0}}
+
+
+def test_deleted_topic_is_revoked_and_the_epoch_bumps():
+    h = ConsumerHarness({"t": 2, "gone": 2})
+    a = Client(h, "a", topics=("t", "gone"))
+    a.beat()
+    assert set(a.owned) == {T, tid("gone")}
+    del h.topics["gone"]
+    r = a.beat()                       # asked to give up the deleted topic's partitions
+    assert r["member_epoch"] == 1 and a.owned == {T: {0, 1}}
+    assert a.beat()["member_epoch"] == 2
+    assert h.group().members["a"].pending_revocation == {}
 
 
 def test_subscribing_to_a_missing_topic_then_creating_it():
