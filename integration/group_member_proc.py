@@ -2,9 +2,13 @@
 change) until it is killed. Usage: group_member_proc.py CLIENT BOOTSTRAP TOPIC GROUP CLIENT_ID [INSTANCE_ID]"""
 import asyncio
 import json
+import os
 import sys
 
 SESSION_MS = 6000
+# as in group_clients.py: kafka-python 3.0.12 can hang a consumer polled with very short timeouts
+# (it stops heartbeating and the member is timed out); 500 ms polls avoid it.
+KAFKA_PYTHON_POLL_MS = int(os.environ.get("KAFKAEMU_TEST_POLL_MS", "500"))
 
 
 def emit(assigned):
@@ -18,7 +22,7 @@ def run_kafka_python(bootstrap, topic, group, client_id, instance):
                       session_timeout_ms=SESSION_MS, heartbeat_interval_ms=500, **extra)
     last = None
     while True:
-        c.poll(timeout_ms=100)
+        c.poll(timeout_ms=KAFKA_PYTHON_POLL_MS)
         now = sorted((tp.topic, tp.partition) for tp in c.assignment())
         if now != last:
             emit(now)
