@@ -183,3 +183,34 @@ def test_admin_lists_and_describes_the_consumer_group(emulator):
         assert {(tp.topic, tp.partition) for tp in m.assignment.topic_partitions} == tps(topic, 2)
     finally:
         c.close()
+
+
+def test_group_survives_a_broker_restart_with_a_data_dir(tmp_path):
+    """Consumer group state is replayed from __consumer_offsets: after a restart on the same port the
+    members carry on with their epochs, no rebalance, and their partitions stay where they were."""
+    extra = {"group.consumer.session.timeout.ms": SESSION_MS, "group.consumer.heartbeat.interval.ms": 500}
+    first = KafkaEmulator(data_dir=str(tmp_path), extra=extra).start()
+    port = first.port
+    bs, topic, group = first.bootstrap_server, unique("kip848-restart"), unique("kip848-g")
+    create_topic(first, topic, 4)
+    cs = [kip848_consumer(bs, [topic], group, f"C{i}") for i in range(2)]
+    second = None
+    try:
+        wait_until(lambda: stable_with(first, group, 2) and disjoint_and_complete([c.assigned for c in cs], tps(topic, 4)),
+                   what="2-way assignment")
+        before = [set(c.assigned) for c in cs]
+        epoch = consumer_group(first, group).group_epoch
+        first.stop()
+        second = KafkaEmulator(port=port, data_dir=str(tmp_path), extra=extra).start()
+        g = consumer_group(second, group)
+        assert g is not None and g.group_epoch == epoch and len(g.members) == 2
+        time.sleep(2.0)                                   # several heartbeats against the new broker
+        g = consumer_group(second, group)
+        assert g.group_epoch == epoch and g.state.value == "Stable"
+        assert [c.assigned for c in cs] == before
+    finally:
+        for c in cs:
+            c.close()
+        if second is not None:
+            second.stop()
+        first.stop()

@@ -12,8 +12,8 @@ Time arrives from the GroupCoordinator (``now()``), timers are its keyed ``Timer
 timeout. Topic metadata arrives with each request (``topics``: name -> TopicMeta) and the last one
 seen is kept for timers.
 
-Consumer groups live in memory only: no ConsumerGroup* records are written to __consumer_offsets
-(committed offsets are, as for classic groups), so after a restart members rejoin with epoch 0.
+Every change is written to __consumer_offsets as Kafka's ConsumerGroup* records (consumer_records.py,
+through ``append(group_id, records)``); ``replay`` and ``after_load`` rebuild the groups on start.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ import structlog
 
 from ..protocol.errors import ErrorCode
 from .consumer_assignors import ASSIGNORS, DEFAULT_ASSIGNOR, Assignment, MemberSpec
+from . import consumer_records
 from .consumer_group import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, ConsumerGroup,
                              ConsumerGroupState, ConsumerMember, MemberState, TopicMeta, kafka_uuid_string)
 from .current_assignment import reconcile
@@ -92,8 +93,8 @@ def _wire_assignment(assignment: Assignment) -> dict:
 class ConsumerGroupCoordinator:
     def __init__(self, timers: Timers, now: Callable[[], int], settings: ConsumerSettings | None = None,
                  on_group_removed: Callable[[str], None] | None = None,
-                 on_transition: Callable[[str, ConsumerGroupState, ConsumerGroupState, int], None] | None = None
-                 ) -> None:
+                 on_transition: Callable[[str, ConsumerGroupState, ConsumerGroupState, int], None] | None = None,
+                 append: Callable[[str, list], None] | None = None) -> None:
         self.timers = timers
         self.now = now
         self.settings = settings or ConsumerSettings()
@@ -101,6 +102,8 @@ class ConsumerGroupCoordinator:
         self.topics: dict[str, TopicMeta] = {}
         self._on_group_removed = on_group_removed
         self._on_transition = on_transition
+        self._append = append
+        self._written = consumer_records.RecordDiff()
 
     def group(self, group_id: str) -> ConsumerGroup | None:
         return self.groups.get(group_id)
@@ -120,6 +123,31 @@ class ConsumerGroupCoordinator:
             log.info("consumer_heartbeat_error", group=req.group_id, member=req.member_id,
                      epoch=req.member_epoch, error=exc.code, message=exc.message)
             return error_response(exc.code, exc.message)
+        finally:
+            group = self.groups.get(req.group_id)
+            if group is not None:
+                self._persist(group)
+
+    # ------------------------------------------------------------ records
+    def _persist(self, group: ConsumerGroup) -> None:
+        if self._append is not None:
+            records = self._written.changes(group)
+            if records:
+                self._append(group.group_id, records)
+
+    def replay(self, key: "consumer_records.ConsumerKey", value: bytes | None) -> None:
+        consumer_records.apply(self.groups, key, value, self.now())
+
+    def after_load(self) -> None:
+        """Once every record is replayed: members' sessions restart now; revocations get their timeout."""
+        for group in self.groups.values():
+            self._written.loaded(group)
+            for member in group.members.values():
+                self._schedule_session_timeout(group.group_id, member.member_id)
+                if member.state is MemberState.UNREVOKED_PARTITIONS:
+                    gid, mid, epoch = group.group_id, member.member_id, member.member_epoch
+                    self.timers.schedule(self._rebalance_key(gid, mid), self.now() + member.rebalance_timeout_ms,
+                                         lambda gid=gid, mid=mid, epoch=epoch: self._expire_rebalance(gid, mid, epoch))
 
     def _validate(self, req: ConsumerHeartbeat) -> None:
         def invalid(msg: str):
@@ -396,6 +424,7 @@ class ConsumerGroupCoordinator:
             group.assignment_epoch = group.group_epoch
         log.info("consumer_member_fenced", group=group.group_id, member=member_id, epoch=group.group_epoch)
         self._note_state(group, old_state)
+        self._persist(group)
 
     @staticmethod
     def _session_key(group_id: str, member_id: str) -> str:
@@ -498,6 +527,7 @@ class ConsumerGroupCoordinator:
         group.dead = True
         log.info("consumer_group_deleted", group=group_id)
         self._note_state(group, old_state)
+        self._persist(group)
 
 
 def _is_subset(owned: dict[bytes, set[int]] | None, assigned: Assignment) -> bool:

@@ -17,6 +17,7 @@ from typing import Callable, Iterable
 import structlog
 
 from ..protocol.errors import ErrorCode
+from . import consumer_records
 from . import offsets_records as rec
 from .consumer_coordinator import ConsumerGroupCoordinator, ConsumerHeartbeat, ConsumerSettings, HeartbeatError
 from .consumer_group import TopicMeta
@@ -112,7 +113,8 @@ class GroupCoordinator:
         # KIP-848 groups share the group id namespace and the timers; see consumer_coordinator.py.
         self.consumer = ConsumerGroupCoordinator(self.timers, lambda: self._now, self.settings.consumer,
                                                  on_group_removed=self._replace_empty_classic_group,
-                                                 on_transition=self._record_consumer_transition)
+                                                 on_transition=self._record_consumer_transition,
+                                                 append=self._append)
         self._schedule_retention_check()
 
     # ============================================================ time
@@ -961,13 +963,20 @@ class GroupCoordinator:
     # ============================================================ replay of __consumer_offsets
     def replay(self, key: bytes, value: bytes | None) -> None:
         """Apply one __consumer_offsets record, as on loading the partition."""
+        if consumer_records.is_consumer_key(key):
+            ck = consumer_records.decode_key(key)
+            placeholder = self.groups.get(ck.group_id)
+            if value is not None and placeholder is not None and placeholder.is_in(S.EMPTY):
+                del self.groups[ck.group_id]   # the Empty classic group the consumer group replaced
+            self.consumer.replay(ck, value)
+            return
         k = rec.decode_key(key)
         if isinstance(k, rec.OffsetKey):
             if value is None:
                 self.offsets.remove(k.group, k.topic, k.partition)
             else:
                 self.offsets.put(k.group, k.topic, k.partition, rec.decode_offset_value(value))
-                if k.group not in self.groups:
+                if k.group not in self.groups and k.group not in self.consumer.groups:
                     self._create_group(k.group)
             return
         if value is None:
@@ -1006,3 +1015,4 @@ class GroupCoordinator:
         for group in self.groups.values():
             for member in group.members.values():
                 self._reschedule_heartbeat(group, member)
+        self.consumer.after_load()

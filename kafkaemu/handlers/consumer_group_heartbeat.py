@@ -9,7 +9,7 @@ Session timeout and heartbeat interval are the broker settings group.consumer.se
 (45000) and group.consumer.heartbeat.interval.ms (5000), set through BrokerConfig.extra.
 Not implemented: rack-aware assignment, client-side assignors, migration between classic and
 consumer groups (a classic JoinGroup for a consumer group gets INCONSISTENT_GROUP_PROTOCOL),
-persistence of consumer group state in __consumer_offsets (in memory only), authorization.
+authorization. Group state is written to __consumer_offsets as Kafka's ConsumerGroup* records.
 """
 from ..core.consumer_coordinator import ConsumerHeartbeat
 from ..protocol.errors import ErrorCode
