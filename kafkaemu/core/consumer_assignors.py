@@ -73,6 +73,7 @@ class UniformAssignor:
 
     def assign(self, members: Mapping[str, MemberSpec], partitions: Mapping[bytes, int]) -> dict[str, Assignment]:
         order = sorted(members)
+        rank = {m: i for i, m in enumerate(order)}
         eligible: dict[bytes, list[str]] = {}
         for mid in order:
             for tid in members[mid].subscribed_topic_ids:
@@ -96,11 +97,11 @@ class UniformAssignor:
             for p in range(partitions[tid]):
                 if (tid, p) in taken:
                     continue
-                mid = min(eligible[tid], key=lambda m: (len(owned[m]), order.index(m)))
+                mid = min(eligible[tid], key=lambda m: (len(owned[m]), rank[m]))
                 owned[mid].add((tid, p))
                 taken.add((tid, p))
         kept = {mid: set(owned[mid]) for mid in order}
-        self._balance(order, owned, eligible, kept)
+        self._balance(order, rank, owned, eligible, kept)
         out: dict[str, Assignment] = {}
         for mid in order:
             by_topic: dict[bytes, set[int]] = {}
@@ -110,19 +111,19 @@ class UniformAssignor:
         return out
 
     @staticmethod
-    def _balance(order: list[str], owned: dict[str, set[tuple[bytes, int]]],
+    def _balance(order: list[str], rank: dict[str, int], owned: dict[str, set[tuple[bytes, int]]],
                  eligible: dict[bytes, list[str]], kept: dict[str, set[tuple[bytes, int]]]) -> None:
         """Move one partition at a time from a member to an eligible one holding at least two fewer,
         newly handed out partitions before ones the member already had."""
         eligible_sets = {tid: set(ms) for tid, ms in eligible.items()}
         while True:
             moved = False
-            for giver in sorted(order, key=lambda m: (-len(owned[m]), order.index(m))):
+            for giver in sorted(order, key=lambda m: (-len(owned[m]), rank[m])):
                 best = None
                 for tp in sorted(owned[giver], key=lambda tp: (tp not in kept[giver], tp), reverse=True):
                     for taker in eligible_sets.get(tp[0], ()):
                         if len(owned[taker]) <= len(owned[giver]) - 2:
-                            key = (len(owned[taker]), order.index(taker))
+                            key = (len(owned[taker]), rank[taker])
                             if best is None or key < best[0]:
                                 best = (key, taker, tp)
                     if best is not None:
