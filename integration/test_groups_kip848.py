@@ -214,3 +214,36 @@ def test_group_survives_a_broker_restart_with_a_data_dir(tmp_path):
         if second is not None:
             second.stop()
         first.stop()
+
+
+def test_several_nodes_and_a_coordinator_move_keep_the_group():
+    """With three nodes the group's coordinator is the leader of its __consumer_offsets partition;
+    moving that leader sends the members to the new node (NOT_COORDINATOR, FindCoordinator) and
+    they carry on with their epochs."""
+    from kafkaemu.core.placement import partition_for
+    extra = {"group.consumer.session.timeout.ms": SESSION_MS, "group.consumer.heartbeat.interval.ms": 500}
+    with KafkaEmulator(nodes=3, extra=extra) as cluster:
+        bs, topic, group = cluster.bootstrap_servers, unique("kip848-nodes"), unique("kip848-g")
+        create_topic(cluster, topic, 4)
+        cs = [kip848_consumer(bs, [topic], group, f"C{i}") for i in range(2)]
+        try:
+            wait_until(lambda: stable_with(cluster, group, 2)
+                       and disjoint_and_complete([c.assigned for c in cs], tps(topic, 4)), what="2-way assignment")
+            before = [set(c.assigned) for c in cs]
+            epoch = consumer_group(cluster, group).group_epoch
+            old = partition_for(group, 50) % 3
+            cluster.move_leader("__consumer_offsets", partition_for(group, 50), (old + 1) % 3)
+            moved_at = cluster.call(lambda b: b.now_ms)
+
+            def session_deadlines(broker):
+                return [broker.coordinator.timers.deadline(f"consumer-session-{group}-{mid}")
+                        for mid in broker.coordinator.consumer.groups[group].members]
+            # Only the new coordinator node accepts heartbeats: refreshed sessions prove the members moved.
+            wait_until(lambda: all(d > moved_at + SESSION_MS for d in cluster.call(session_deadlines)),
+                       timeout=10, what="heartbeats through the new coordinator")
+            g = consumer_group(cluster, group)
+            assert g.group_epoch == epoch and g.state.value == "Stable" and len(g.members) == 2
+            assert [c.assigned for c in cs] == before and all(c.error is None for c in cs)
+        finally:
+            for c in cs:
+                c.close()
