@@ -247,3 +247,51 @@ def test_several_nodes_and_a_coordinator_move_keep_the_group():
         finally:
             for c in cs:
                 c.close()
+
+
+@pytest.mark.parametrize("t1, t2, first, second", [
+    (4, 4, {("T1", 0), ("T1", 1), ("T2", 0), ("T2", 1)}, {("T1", 2), ("T1", 3), ("T2", 2), ("T2", 3)}),   # Eg1
+    (3, 3, {("T1", 0), ("T1", 1), ("T2", 0), ("T2", 1)}, {("T1", 2), ("T2", 2)}),                         # Eg2
+    (3, 4, {("T1", 0), ("T1", 1), ("T2", 0), ("T2", 1)}, {("T1", 2), ("T2", 2), ("T2", 3)}),               # Eg3
+])
+def test_seed_range_examples_with_the_server_range_assignor(emulator, t1, t2, first, second):
+    """The seeds' RangeAssignor examples, assigned by the broker (``group.remote.assignor=range``): the
+    member that joined first keeps the lowest partitions of each topic, as C1 in the articles."""
+    bs, group, prefix = emulator.bootstrap_server, unique("kip848-range"), unique("kip848r")
+    names = {"T1": f"{prefix}-T1", "T2": f"{prefix}-T2"}
+    create_topic(emulator, names["T1"], t1)
+    create_topic(emulator, names["T2"], t2)
+    c1 = kip848_consumer(bs, list(names.values()), group, "C1", **{"group.remote.assignor": "range"})
+    try:
+        wait_until(lambda: len(c1.assigned) == t1 + t2, what="C1 alone")
+        c2 = kip848_consumer(bs, list(names.values()), group, "C2", **{"group.remote.assignor": "range"})
+        try:
+            expect = [{(names[t], p) for t, p in first}, {(names[t], p) for t, p in second}]
+            wait_until(lambda: [c1.assigned, c2.assigned] == expect, what=f"range split {expect}")
+            assert consumer_group(emulator, group).state.value == "Stable"
+        finally:
+            c2.close()
+    finally:
+        c1.close()
+
+
+def test_seed_sticky_example_with_the_uniform_assignor(emulator):
+    """The seeds' StickyAssignor example: c0, c1, c2 on t0..t3 (2 partitions each); when c0 leaves,
+    c1 and c2 keep everything they had and take c0's partitions, 4 each."""
+    bs, group, prefix = emulator.bootstrap_server, unique("kip848-sticky"), unique("kip848s")
+    topics = [f"{prefix}-t{i}" for i in range(4)]
+    for t in topics:
+        create_topic(emulator, t, 2)
+    universe = {(t, p) for t in topics for p in range(2)}
+    cs = [kip848_consumer(bs, topics, group, f"c{i}") for i in range(3)]
+    try:
+        wait_until(lambda: disjoint_and_complete([c.assigned for c in cs], universe)
+                   and sorted(len(c.assigned) for c in cs) == [2, 3, 3], what="3-way split")
+        kept = [set(c.assigned) for c in cs[1:]]
+        cs[0].close()
+        wait_until(lambda: disjoint_and_complete([c.assigned for c in cs[1:]], universe)
+                   and [len(c.assigned) for c in cs[1:]] == [4, 4], what="2-way split")
+        assert all(old <= c.assigned for old, c in zip(kept, cs[1:]))
+    finally:
+        for c in cs[1:]:
+            c.close()
