@@ -226,9 +226,9 @@ class ConsumerGroupCoordinator:
             else member.subscribed_topic_regex,
             client_id=req.client_id, client_host=req.client_host)
         is_new = member.member_id not in group.members
+        # As Kafka: a changed server assignor alone does not bump the epoch; the next bump uses it.
         bump = is_new or (updated.subscribed_topic_names != member.subscribed_topic_names
-                          or updated.subscribed_topic_regex != member.subscribed_topic_regex
-                          or updated.server_assignor != member.server_assignor)
+                          or updated.subscribed_topic_regex != member.subscribed_topic_regex)
         group.put_member(updated)
         metadata = self._subscription_metadata(group)
         if metadata != group.subscription_metadata:

@@ -358,6 +358,18 @@ def test_regex_subscription_picks_up_new_topics():
     assert a.owned == {tid("orders-1"): {0, 1}, tid("orders-2"): {0}}
 
 
+def test_a_changed_subscription_bumps_the_epoch_but_a_changed_assignor_alone_does_not():
+    h = ConsumerHarness({"t": 2, "u": 2})
+    a = Client(h, "a")
+    a.beat()
+    r = h.heartbeat(member_id="a", epoch=1, owned=a.owned, assignor="range")
+    assert r["member_epoch"] == 1 and h.group().group_epoch == 1
+    r = h.heartbeat(member_id="a", epoch=1, owned=a.owned, topics=["t", "u"])
+    assert r["member_epoch"] == 2 and h.group().group_epoch == 2
+    assert {t["topic_id"] for t in r["assignment"]["topic_partitions"]} == {T, tid("u")}
+    assert h.c.consumer.assignor_name(h.group()) == "range"
+
+
 def test_deleted_topic_is_revoked_and_the_epoch_bumps():
     h = ConsumerHarness({"t": 2, "gone": 2})
     a = Client(h, "a", topics=("t", "gone"))
