@@ -10,7 +10,7 @@ from kafka.record.memory_records import MemoryRecords
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.storage.record_batch import build_batch, iter_records
 
-from . import raw_kafka
+from kafkaemu.testing import raw_client as raw_kafka
 from .data_path_records import create_topic, unique_topic
 
 NOW = 1_700_000_000_000

@@ -138,7 +138,7 @@ def test_kafka_python_long_poll_is_woken_by_produce(kafka_emulator):
 
 def test_fetch_min_bytes_waits_then_times_out_at_max_wait(kafka_emulator):
     """A fetch with nothing to read returns at its max_wait deadline (driven by the broker tick)."""
-    from . import raw_kafka
+    from kafkaemu.testing import raw_client as raw_kafka
     topic = unique_topic("lp-raw")
     create_topic(kafka_emulator, topic, partitions=1)
     topic_id = kafka_emulator.call(lambda b: b.store.get(topic).topic_id)

@@ -4,7 +4,7 @@ import uuid
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.testing import KafkaEmulator
 
-from .raw_kafka import connect, request
+from kafkaemu.testing.raw_client import connect, request
 
 
 def create(sock, name, partitions):

@@ -9,7 +9,7 @@ from kafkaemu.core.placement import partition_for
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.testing import KafkaEmulator
 
-from .raw_kafka import request
+from kafkaemu.testing.raw_client import request
 
 
 @pytest.fixture(scope="module")

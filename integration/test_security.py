@@ -17,7 +17,7 @@ import pytest
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.testing import KafkaEmulator
 
-from . import raw_kafka
+from kafkaemu.testing import raw_client as raw_kafka
 from .security_certs import self_signed_certificate
 
 USERS = {"alice": "s3cret", "bob": "pässwörd"}

@@ -9,7 +9,7 @@ from kafkaemu.protocol.catalog import catalog
 from kafkaemu.testing import KafkaEmulator
 from kafkaemu.wire.framing import FrameDecoder, frame
 
-from .raw_kafka import api_versions_frame, connect, is_closed, read_reply
+from kafkaemu.testing.raw_client import api_versions_frame, connect, is_closed, read_reply
 
 
 @pytest.mark.parametrize("garbage", [

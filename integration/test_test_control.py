@@ -7,7 +7,7 @@ import pytest
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.testing import KafkaEmulator
 
-from .raw_kafka import api_versions_frame, connect, is_closed, read_reply, request
+from kafkaemu.testing.raw_client import api_versions_frame, connect, is_closed, read_reply, request
 
 
 def test_injected_error_code_reaches_the_client_once(kafka_emulator):

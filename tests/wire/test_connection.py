@@ -10,16 +10,8 @@ from kafkaemu.handlers.registry import DEFERRED, NO_RESPONSE, ApiRegistry
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.wire.connection import Connection, ProtocolViolation
+from kafkaemu.testing.raw_client import encode_request as request
 from kafkaemu.wire.framing import FrameDecoder, frame
-
-
-def request(api_key, version, body, correlation_id=7, client_id="test-client"):
-    cat = catalog()
-    flexible = cat.is_flexible_request(api_key, version)
-    header = cat.data("RequestHeader", 2 if flexible else 1).encode(
-        {"request_api_key": api_key, "request_api_version": version,
-         "correlation_id": correlation_id, "client_id": client_id})
-    return frame(header, cat.request(api_key, version).encode(body))
 
 
 def open_connection(registry=REGISTRY, max_bytes=None):
@@ -37,7 +29,7 @@ def test_api_versions_v3_answers_with_a_v0_response_header():
     conn = open_connection()
     conn.receive(request(18, 3, {"client_software_name": "kafkaemu-test", "client_software_version": "1.0"}), 0)
     (reply,) = replies(conn)
-    assert struct.unpack(">i", reply[:4])[0] == 7
+    assert struct.unpack(">i", reply[:4])[0] == 1
     body = catalog().response(18, 3).decode(reply[4:])  # no tagged-field byte after the correlation id
     assert body.error_code == ErrorCode.NONE
     advertised = {k.api_key: (k.min_version, k.max_version) for k in body.api_keys}

@@ -1,4 +1,5 @@
-"""A bare-bones Kafka connection for tests that must send exact (or broken) bytes."""
+"""A bare-bones Kafka connection for tests that must send exact (or broken) bytes and read
+the decoded answer: `request(sock, api_key, version, body)`."""
 from __future__ import annotations
 
 import socket
