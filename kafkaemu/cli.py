@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tls-key", default=None, metavar="FILE",
                        help="PEM private key for --tls-cert (default: read from the certificate file)")
     serve.add_argument("--tls-key-password", default=None, help="password of an encrypted --tls-key")
+    serve.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",
+                       help="any other Kafka broker setting kafkaemu reads, e.g. "
+                            "group.consumer.session.timeout.ms=10000 (repeatable; see docs)")
     serve.add_argument("--log-format", choices=["console", "json"], default="console")
     serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"], default="info")
     sub.add_parser("apis", help="list the APIs and versions kafkaemu implements (what ApiVersions advertises)")
@@ -60,6 +63,16 @@ def parse_sasl_users(values: list[str]) -> dict[str, str]:
     return users
 
 
+def parse_overrides(values: list[str]) -> dict[str, str]:
+    extra = {}
+    for value in values:
+        name, sep, setting = value.partition("=")
+        if not sep or not name:
+            raise argparse.ArgumentTypeError(f"--override takes NAME=VALUE, got {value!r}")
+        extra[name.strip()] = setting.strip()
+    return extra
+
+
 def config_from_args(args) -> BrokerConfig:
     from .auth.credentials import parse_mechanisms
     return BrokerConfig(
@@ -72,6 +85,7 @@ def config_from_args(args) -> BrokerConfig:
         sasl_users=parse_sasl_users(args.sasl_user),
         sasl_mechanisms=parse_mechanisms(args.sasl_mechanisms) if args.sasl_mechanisms else (),
         tls_cert=args.tls_cert, tls_key=args.tls_key, tls_key_password=args.tls_key_password,
+        extra=parse_overrides(args.override),
     )
 
 

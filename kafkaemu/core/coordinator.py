@@ -26,7 +26,7 @@ from .group_state import GroupState
 from .member import Member, Reply
 from .offsets import CommittedOffset, OffsetStore, is_expired
 from .placement import partition_for
-from .requests import CommitPartition, Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, SyncGroup
+from .requests import Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, SyncGroup
 from .timers import Timers
 
 log = structlog.get_logger("kafkaemu.coordinator")

@@ -188,6 +188,7 @@ class KafkaEmulator:
                             ("--tls-key-password", c.tls_key_password)):
             if value:
                 cmd += [flag, value]
+        cmd += [arg for name, value in c.extra.items() for arg in ("--override", f"{name}={value}")]
         self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         line = self._proc.stdout.readline()
         if not line.startswith("kafkaemu listening on "):
