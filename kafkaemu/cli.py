@@ -53,24 +53,23 @@ def print_apis() -> None:
         print(f"{key:>3}  {catalog().api_name(key):<28} v{lo}-v{hi}")
 
 
-def parse_sasl_users(values: list[str]) -> dict[str, str]:
-    users = {}
+def parse_pairs(values: list[str], separator: str, flag: str, form: str) -> dict[str, str]:
+    """``["a:b", ...]`` -> ``{"a": "b"}`` for repeatable NAME<sep>VALUE options."""
+    pairs = {}
     for value in values:
-        name, sep, password = value.partition(":")
-        if not sep or not name:
-            raise argparse.ArgumentTypeError(f"--sasl-user takes NAME:PASSWORD, got {value!r}")
-        users[name] = password
-    return users
+        name, sep, setting = value.partition(separator)
+        if not sep or not name.strip():
+            raise argparse.ArgumentTypeError(f"{flag} takes {form}, got {value!r}")
+        pairs[name.strip()] = setting
+    return pairs
+
+
+def parse_sasl_users(values: list[str]) -> dict[str, str]:
+    return parse_pairs(values, ":", "--sasl-user", "NAME:PASSWORD")
 
 
 def parse_overrides(values: list[str]) -> dict[str, str]:
-    extra = {}
-    for value in values:
-        name, sep, setting = value.partition("=")
-        if not sep or not name:
-            raise argparse.ArgumentTypeError(f"--override takes NAME=VALUE, got {value!r}")
-        extra[name.strip()] = setting.strip()
-    return extra
+    return {name: value.strip() for name, value in parse_pairs(values, "=", "--override", "NAME=VALUE").items()}
 
 
 def config_from_args(args) -> BrokerConfig:
