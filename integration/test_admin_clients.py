@@ -134,3 +134,20 @@ def test_confluent_alters_topic_configs_incrementally_and_wholesale(kafka_emulat
     config = list(admin.describe_configs([ConfigResource("topic", name)]).values())[0].result(10)
     assert config["retention.bytes"].value == "1048576"
     assert config["cleanup.policy"].value == "delete"  # AlterConfigs replaced the whole set
+
+
+def test_a_recreated_topic_does_not_inherit_committed_offsets(kafka_emulator):
+    from confluent_kafka import Consumer, TopicPartition
+
+    name, group = unique("ck-recreated"), unique("ck-recreated-group")
+    admin = AdminClient({"bootstrap.servers": kafka_emulator.bootstrap_server})
+    admin.create_topics([NewTopic(name, 1, 1)])[name].result(10)
+    consumer = Consumer({"bootstrap.servers": kafka_emulator.bootstrap_server, "group.id": group})
+    try:
+        consumer.commit(offsets=[TopicPartition(name, 0, 500)], asynchronous=False)
+        assert consumer.committed([TopicPartition(name, 0)], 10)[0].offset == 500
+        admin.delete_topics([name])[name].result(10)
+        admin.create_topics([NewTopic(name, 1, 1)])[name].result(10)
+        assert consumer.committed([TopicPartition(name, 0)], 10)[0].offset < 0  # as Kafka: no offset
+    finally:
+        consumer.close()

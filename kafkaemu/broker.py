@@ -48,6 +48,7 @@ class Broker:
     def delete_topic(self, name: str) -> Topic:
         topic = self.store.delete_topic(name)
         self._moved_leaders = {k: v for k, v in self._moved_leaders.items() if k[0] != name}
+        self.coordinator.on_topic_deleted(self.now_ms, name)
         log.info("topic_deleted", topic=name)
         return topic
 

@@ -915,6 +915,21 @@ class GroupCoordinator:
         self.expire_offsets(self._now)
         self._schedule_retention_check()
 
+    def on_topic_deleted(self, now_ms: int, topic: str) -> int:
+        """Kafka's onPartitionsDeleted: drop every group's committed offsets of a deleted topic
+        (tombstones in __consumer_offsets), so a topic re-created under the name starts clean."""
+        self._now = max(self._now, now_ms)
+        removed = 0
+        for gid in self.offsets.groups():
+            partitions = list(self.offsets.group(gid).get(topic, {}))
+            for p in partitions:
+                self.offsets.remove(gid, topic, p)
+            self._append(gid, [(rec.encode_offset_key(gid, topic, p), None) for p in partitions])
+            removed += len(partitions)
+        if removed:
+            log.info("offsets_of_deleted_topic_removed", topic=topic, offsets=removed)
+        return removed
+
     def expire_offsets(self, now_ms: int) -> int:
         """Kafka's cleanupGroupMetadata: expire old offsets; delete Empty groups left without any."""
         self._now = max(self._now, now_ms)

@@ -164,3 +164,20 @@ def test_fetch_dead_group_and_offset_store_directly():
     h.c.offsets.put("x", "t", 0, CommittedOffset(3, 7, "meta", 0))
     resp = h.c.fetch_offsets(h.now, "x", [("t", [0])])
     assert resp["topics"][0]["partitions"][0]["committed_leader_epoch"] == 7
+
+
+def test_deleting_a_topic_drops_its_offsets_in_every_group_with_tombstones():
+    from kafkaemu.core.offsets_records import decode_key
+
+    h = Harness()
+    assert h.commit_errors("one", {("gone", 0): 5, ("gone", 1): 6, ("kept", 0): 7}) == {E.NONE}
+    assert h.commit_errors("two", {("gone", 0): 8}) == {E.NONE}
+    written = len(h.all_records())
+    assert h.c.on_topic_deleted(h.now, "gone") == 3
+    assert h.fetch("one", None) == {("kept", 0): 7}
+    assert h.fetch("two", None) == {}
+    tombstones = h.all_records()[written:]
+    assert all(value is None for _, value in tombstones)
+    assert sorted((k.group, k.topic, k.partition) for k in (decode_key(key) for key, _ in tombstones)) == [
+        ("one", "gone", 0), ("one", "gone", 1), ("two", "gone", 0)]
+    assert h.c.on_topic_deleted(h.now, "gone") == 0  # nothing left to drop
