@@ -3,11 +3,10 @@
 Only topic resources (type 2) are alterable; broker configs are static in kafkaemu, so a
 broker resource gets INVALID_REQUEST, and other types too."""
 from ..protocol.errors import ErrorCode
-from ..storage.topic_config import TOPIC_CONFIG_DEFAULTS, validate_topic_config
+from ..storage.topic_config import LIST, TOPIC_CONFIG_DEFAULTS, validate_topic_config
 
 TOPIC = 2
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
-_LIST_TYPE = 7
 
 
 def apply_changes(broker, resource, changes, replace_all: bool, validate_only: bool) -> dict:
@@ -26,7 +25,7 @@ def apply_changes(broker, resource, changes, replace_all: bool, validate_only: b
     configs = {} if replace_all else dict(topic.configs)
     for name, op, value in changes:
         message = validate_topic_config(name, value if op in (SET, APPEND, SUBTRACT) else None)
-        if message is None and op in (APPEND, SUBTRACT) and TOPIC_CONFIG_DEFAULTS[name][1] != _LIST_TYPE:
+        if message is None and op in (APPEND, SUBTRACT) and TOPIC_CONFIG_DEFAULTS[name][1] != LIST:
             message = f"Config value append/subtract is not allowed for config key {name}"
         if message is None and op not in (SET, DELETE, APPEND, SUBTRACT):
             message = f"Unknown config operation {op}"

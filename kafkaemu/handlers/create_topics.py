@@ -11,10 +11,8 @@ from collections import Counter
 
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import TopicError, validate_topic_name
-from ..storage.topic_config import TOPIC_CONFIG_DEFAULTS, validate_topic_config
+from ..storage.topic_config import topic_config_entries, validate_topic_config
 from .registry import handler
-
-DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG = 5, 1
 
 
 @handler(19, 0, 7)
@@ -83,7 +81,5 @@ def _validate(broker, t, counts):
 
 
 def _config_entries(configs):
-    return [{"name": name, "value": configs.get(name, default), "read_only": False,
-             "config_source": DYNAMIC_TOPIC_CONFIG if name in configs else DEFAULT_CONFIG,
-             "is_sensitive": False}
-            for name, (default, _) in sorted(TOPIC_CONFIG_DEFAULTS.items())]
+    return [{"name": name, "value": value, "read_only": False, "config_source": source, "is_sensitive": False}
+            for name, value, source, _ in topic_config_entries(configs)]

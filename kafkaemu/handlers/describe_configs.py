@@ -6,36 +6,35 @@ node's id) report the settings kafkaemu has. Broker loggers (type 8) answer an e
 configuration_keys filters; synonyms list the entry itself; documentation is null.
 """
 from ..protocol.errors import ErrorCode
-from ..storage.topic_config import TOPIC_CONFIG_DEFAULTS
+from ..storage.topic_config import (BOOLEAN, DEFAULT_CONFIG, INT, LIST, LONG, SHORT, STATIC_BROKER_CONFIG,
+                                    TOPIC_CONFIG_DEFAULTS, topic_config_entries)
 from .registry import handler
 
 TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
-DYNAMIC_TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 1, 4, 5
-_BOOLEAN, _STRING, _INT, _LONG = 1, 2, 3, 5
 
 
 def broker_configs(broker) -> dict[str, tuple[str, int]]:
     c = broker.config
     return {
-        "broker.id": (str(broker.node_id), _INT),
-        "node.id": (str(broker.node_id), _INT),
-        "auto.create.topics.enable": (str(c.auto_create_topics).lower(), _BOOLEAN),
-        "num.partitions": (str(c.num_partitions), _INT),
-        "default.replication.factor": (str(c.default_replication_factor), _INT),
-        "message.max.bytes": (str(c.message_max_bytes), _INT),
-        "socket.request.max.bytes": (str(c.socket_request_max_bytes), _INT),
-        "offsets.topic.num.partitions": (str(c.offsets_topic_num_partitions), _INT),
-        "offsets.topic.replication.factor": ("1", _INT),
-        "offsets.retention.minutes": (str(c.offsets_retention_minutes), _INT),
-        "offset.metadata.max.bytes": (str(c.offset_metadata_max_bytes), _INT),
-        "group.initial.rebalance.delay.ms": (str(c.group_initial_rebalance_delay_ms), _INT),
-        "group.min.session.timeout.ms": (str(c.group_min_session_timeout_ms), _INT),
-        "group.max.session.timeout.ms": (str(c.group_max_session_timeout_ms), _INT),
-        "group.max.size": (str(c.group_max_size), _INT),
-        "log.retention.ms": (TOPIC_CONFIG_DEFAULTS["retention.ms"][0], _LONG),
-        "log.cleanup.policy": ("delete", 7),
-        "min.insync.replicas": ("1", _INT),
-        "transaction.state.log.replication.factor": ("1", 4),
+        "broker.id": (str(broker.node_id), INT),
+        "node.id": (str(broker.node_id), INT),
+        "auto.create.topics.enable": (str(c.auto_create_topics).lower(), BOOLEAN),
+        "num.partitions": (str(c.num_partitions), INT),
+        "default.replication.factor": (str(c.default_replication_factor), INT),
+        "message.max.bytes": (str(c.message_max_bytes), INT),
+        "socket.request.max.bytes": (str(c.socket_request_max_bytes), INT),
+        "offsets.topic.num.partitions": (str(c.offsets_topic_num_partitions), INT),
+        "offsets.topic.replication.factor": ("1", INT),
+        "offsets.retention.minutes": (str(c.offsets_retention_minutes), INT),
+        "offset.metadata.max.bytes": (str(c.offset_metadata_max_bytes), INT),
+        "group.initial.rebalance.delay.ms": (str(c.group_initial_rebalance_delay_ms), INT),
+        "group.min.session.timeout.ms": (str(c.group_min_session_timeout_ms), INT),
+        "group.max.session.timeout.ms": (str(c.group_max_session_timeout_ms), INT),
+        "group.max.size": (str(c.group_max_size), INT),
+        "log.retention.ms": (TOPIC_CONFIG_DEFAULTS["retention.ms"][0], LONG),
+        "log.cleanup.policy": ("delete", LIST),
+        "min.insync.replicas": ("1", INT),
+        "transaction.state.log.replication.factor": ("1", SHORT),
     }
 
 
@@ -61,10 +60,9 @@ def _describe(ctx, res, synonyms):
             out["error_code"] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             out["error_message"] = f"Topic {res.resource_name} does not exist."
             return out
-        for name, (default, typ) in sorted(TOPIC_CONFIG_DEFAULTS.items()):
+        for name, value, source, typ in topic_config_entries(topic.configs):
             if keys is None or name in keys:
-                source = DYNAMIC_TOPIC_CONFIG if name in topic.configs else DEFAULT_CONFIG
-                out["configs"].append(_entry(ctx, name, topic.configs.get(name, default), source, typ, synonyms))
+                out["configs"].append(_entry(ctx, name, value, source, typ, synonyms))
     elif res.resource_type == BROKER:
         if res.resource_name not in ("", str(broker.node_id)) and not (
                 res.resource_name.isdigit() and int(res.resource_name) in broker.listeners):

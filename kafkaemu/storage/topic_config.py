@@ -7,6 +7,8 @@ message.timestamp.type).
 from __future__ import annotations
 
 BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST = 1, 2, 3, 4, 5, 6, 7
+# DescribeConfigs/CreateTopics config_source codes
+DYNAMIC_TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 1, 4, 5
 _LONG_MAX = "9223372036854775807"
 
 # name -> (default value, DescribeConfigs config_type)
@@ -82,6 +84,15 @@ def validate_topic_config(name: str, value: str | None) -> str | None:
         if bad:
             return f"Invalid value {value} for configuration {name}: String must be one of: {', '.join(sorted(choices))}"
     return None
+
+
+def topic_config_entries(configs: dict[str, str]):
+    """(name, effective value, config_source, config_type) for every topic config, sorted by name."""
+    for name, (default, typ) in sorted(TOPIC_CONFIG_DEFAULTS.items()):
+        if name in configs:
+            yield name, configs[name], DYNAMIC_TOPIC_CONFIG, typ
+        else:
+            yield name, default, DEFAULT_CONFIG, typ
 
 
 def effective(configs: dict[str, str], name: str) -> str:
