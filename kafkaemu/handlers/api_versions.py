@@ -15,9 +15,8 @@ _SOFTWARE = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
 
 @handler(18, 0, 4)
 def api_versions(ctx, req):
-    api_keys = [{"api_key": k, "min_version": lo, "max_version": hi} for k, lo, hi in REGISTRY.versions()]
     error = ErrorCode.NONE
     if ctx.api_version >= 3 and not (_SOFTWARE.match(req.client_software_name or "")
                                      and _SOFTWARE.match(req.client_software_version or "")):
         error = ErrorCode.INVALID_REQUEST
-    return {"error_code": error, "api_keys": api_keys, "finalized_features_epoch": -1}
+    return {"error_code": error, "api_keys": REGISTRY.api_keys(), "finalized_features_epoch": -1}

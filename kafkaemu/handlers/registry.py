@@ -66,6 +66,10 @@ class ApiRegistry:
         """(api_key, min_version, max_version) for every registered API, sorted by key."""
         return [(a.api_key, a.min_version, a.max_version) for a in sorted(self._apis.values(), key=lambda a: a.api_key)]
 
+    def api_keys(self) -> list[dict]:
+        """The ``api_keys`` list of an ApiVersions response."""
+        return [{"api_key": k, "min_version": lo, "max_version": hi} for k, lo, hi in self.versions()]
+
 
 REGISTRY = ApiRegistry()
 handler = REGISTRY.register

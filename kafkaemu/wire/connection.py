@@ -23,7 +23,6 @@ from ..faults import replace_error_codes
 from ..handlers.registry import DEFERRED, NO_RESPONSE, ApiRegistry, RequestContext
 from ..protocol.catalog import catalog
 from ..protocol.errors import ErrorCode
-from ..protocol.primitives import DecodeError
 from .framing import FrameDecoder, FrameError, frame
 
 if TYPE_CHECKING:
@@ -107,7 +106,7 @@ class Connection:
         try:
             header = cat.data("RequestHeader", 2 if flexible else 1).decode_prefix(stream)
             body = cat.request(api_key, api_version).decode(data[stream.tell():], strict=False)
-        except (DecodeError, Exception) as exc:  # construct raises several error types
+        except Exception as exc:  # DecodeError and the other errors construct raises
             raise ProtocolViolation(f"cannot decode {api.name} v{api_version}: {exc}") from None
 
         slot = _Slot()
@@ -123,8 +122,7 @@ class Connection:
                 body_bytes = resp_codec.encode(response)
             except Exception:  # a handler bug; parked replies arrive from timers, so never raise
                 self.log.exception("response_encode_failed", api=api.name, version=api_version)
-                self.close()
-                self.on_close()
+                self.abort()
                 return
             slot.data = frame(head, body_bytes)
             slot.done = True
@@ -170,8 +168,7 @@ class Connection:
 
         def faulty_respond(response: dict) -> None:
             if fault.drop_connection:
-                self.close()
-                self.on_close()
+                self.abort()
                 return
             if fault.error_code is not None:
                 response = replace_error_codes(response, fault.error_code)
@@ -186,7 +183,7 @@ class Connection:
     def _unsupported_api_versions(self, correlation_id: int) -> None:
         body = catalog().response(API_VERSIONS, 0).encode({
             "error_code": ErrorCode.UNSUPPORTED_VERSION,
-            "api_keys": [{"api_key": k, "min_version": lo, "max_version": hi} for k, lo, hi in self.registry.versions()],
+            "api_keys": self.registry.api_keys(),
         })
         self._send(frame(struct.pack(">i", correlation_id), body))
 
@@ -217,6 +214,11 @@ class Connection:
     @property
     def pending_replies(self) -> int:
         return len(self._slots)
+
+    def abort(self) -> None:
+        """Close from inside (a reply can't be sent): forget pending replies and drop the socket."""
+        self.close()
+        self.on_close()
 
     def close(self) -> None:
         self.closed = True
