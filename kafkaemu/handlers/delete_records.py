@@ -9,7 +9,7 @@ internal topics INVALID_TOPIC_EXCEPTION, as in Kafka. timeout_ms is
 not needed: single replica, so the low watermark moves at once.
 """
 from ..protocol.errors import ErrorCode
-from .partition_access import find_partition, partition_error
+from .partition_access import serve_partition
 from .registry import handler
 
 
@@ -21,19 +21,13 @@ def delete_records(ctx, req):
         topic = store.get(t.name)
         parts = []
         for p in t.partitions:
-            plog = find_partition(topic, p.partition_index)
-            if plog is None:
-                parts.append({"partition_index": p.partition_index, "low_watermark": -1,
-                              "error_code": ErrorCode.UNKNOWN_TOPIC_OR_PARTITION})
-            elif partition_error(ctx, plog) != ErrorCode.NONE:
-                parts.append({"partition_index": p.partition_index, "low_watermark": -1,
-                              "error_code": partition_error(ctx, plog)})
-            elif topic.internal:
-                parts.append({"partition_index": p.partition_index, "low_watermark": -1,
-                              "error_code": ErrorCode.INVALID_TOPIC_EXCEPTION})
-            else:
-                error, low = plog.delete_records(p.offset)
-                parts.append({"partition_index": p.partition_index, "low_watermark": low,
-                              "error_code": ErrorCode[error]})
+            plog, error = serve_partition(ctx, topic, p.partition_index)
+            low = -1
+            if error == ErrorCode.NONE and topic.internal:
+                error = ErrorCode.INVALID_TOPIC_EXCEPTION
+            elif error == ErrorCode.NONE:
+                name, low = plog.delete_records(p.offset)
+                error = ErrorCode[name]
+            parts.append({"partition_index": p.partition_index, "low_watermark": low, "error_code": error})
         topics.append({"name": t.name, "partitions": parts})
     return {"throttle_time_ms": 0, "topics": topics}

@@ -35,7 +35,7 @@ from ..storage import topic_config
 from ..storage.fetch_purgatory import FetchWaiter
 from ..storage.fetch_sessions import SessionPartition
 from ..storage.legacy_records import down_convert
-from .partition_access import current_leader, find_partition, node_endpoints, partition_error
+from .partition_access import current_leader, node_endpoints, serve_partition
 from .registry import DEFERRED, handler
 
 READ_COMMITTED = 1
@@ -127,12 +127,10 @@ def _resolve(ctx, targets):
     plan = []
     for t in targets:
         topic = store.by_id(t.topic_id) if t.topic is None else store.get(t.topic)
-        plog = find_partition(topic, t.partition)
-        if plog is None:
-            missing = ErrorCode.UNKNOWN_TOPIC_ID if t.topic is None else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-            plan.append((t, None, missing if topic is None else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
-        else:
-            plan.append((t, plog, partition_error(ctx, plog, t.current_leader_epoch)))
+        plog, error = serve_partition(ctx, topic, t.partition, t.current_leader_epoch)
+        if topic is None and t.topic is None:
+            error = ErrorCode.UNKNOWN_TOPIC_ID  # named by an id nobody has
+        plan.append((t, plog, error))
     return plan
 
 

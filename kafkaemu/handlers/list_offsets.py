@@ -15,7 +15,7 @@ leadership (NOT_LEADER_OR_FOLLOWER when another emulated node leads the partitio
 Not implemented: timeout_ms (answers are immediate).
 """
 from ..protocol.errors import ErrorCode
-from .partition_access import find_partition, partition_error
+from .partition_access import serve_partition
 from .registry import handler
 
 LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
@@ -30,16 +30,12 @@ def list_offsets(ctx, req):
         topic = store.get(t.name)
         parts = []
         for p in t.partitions:
-            plog = find_partition(topic, p.partition_index)
-            out = {"partition_index": p.partition_index, "error_code": ErrorCode.NONE, "old_style_offsets": [],
+            plog, error = serve_partition(ctx, topic, p.partition_index, p.current_leader_epoch)
+            out = {"partition_index": p.partition_index, "error_code": error, "old_style_offsets": [],
                    "timestamp": -1, "offset": -1, "leader_epoch": -1}
-            if plog is None:
-                out["error_code"] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-            elif (err := partition_error(ctx, plog, p.current_leader_epoch)) != ErrorCode.NONE:
-                out["error_code"] = err
-            elif v == 0:
+            if error == ErrorCode.NONE and v == 0:
                 out["old_style_offsets"] = _legacy_offsets(plog, p.timestamp, p.max_num_offsets, ctx.now_ms)
-            else:
+            elif error == ErrorCode.NONE:
                 out["timestamp"], out["offset"], out["leader_epoch"] = _lookup(plog, p.timestamp)
             parts.append(out)
         topics.append({"name": t.name, "partitions": parts})

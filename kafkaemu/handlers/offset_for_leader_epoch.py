@@ -8,7 +8,7 @@ current_leader_epoch (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH), then leadersh
 UNKNOWN_TOPIC_OR_PARTITION. Follower requests (replica_id >= 0) are answered the same way.
 """
 from ..protocol.errors import ErrorCode
-from .partition_access import find_partition, partition_error
+from .partition_access import serve_partition
 from .registry import handler
 
 
@@ -20,13 +20,9 @@ def offset_for_leader_epoch(ctx, req):
         topic = store.get(t.topic)
         parts = []
         for p in t.partitions:
-            out = {"error_code": ErrorCode.NONE, "partition": p.partition, "leader_epoch": -1, "end_offset": -1}
-            plog = find_partition(topic, p.partition)
-            if plog is None:
-                out["error_code"] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-            elif (err := partition_error(ctx, plog, p.current_leader_epoch)) != ErrorCode.NONE:
-                out["error_code"] = err
-            else:
+            plog, error = serve_partition(ctx, topic, p.partition, p.current_leader_epoch)
+            out = {"error_code": error, "partition": p.partition, "leader_epoch": -1, "end_offset": -1}
+            if error == ErrorCode.NONE:
                 out["leader_epoch"], out["end_offset"] = plog.end_offset_for_epoch(p.leader_epoch)
             parts.append(out)
         topics.append({"topic": t.topic, "partitions": parts})

@@ -27,6 +27,15 @@ def partition_error(ctx, plog, current_leader_epoch: int = -1):
     return error
 
 
+def serve_partition(ctx, topic, index: int, current_leader_epoch: int = -1):
+    """(partition log or None, error) for a request naming ``index`` of ``topic`` (None: unknown):
+    UNKNOWN_TOPIC_OR_PARTITION, else ``partition_error``."""
+    plog = find_partition(topic, index)
+    if plog is None:
+        return None, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    return plog, partition_error(ctx, plog, current_leader_epoch)
+
+
 def current_leader(ctx, plog) -> dict:
     """KIP-951's hint sent with NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH."""
     return {"leader_id": ctx.broker.partition_leader(plog), "leader_epoch": plog.leader_epoch}

@@ -24,7 +24,7 @@ the transactional_id is not verified), throttling.
 """
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import TopicError, validate_topic_name
-from .partition_access import current_leader, find_partition, node_endpoints, partition_error
+from .partition_access import current_leader, node_endpoints, serve_partition
 from .registry import NO_RESPONSE, handler
 
 _ADMIN_CLIENT_ID = "__admin_client"
@@ -64,13 +64,12 @@ def produce(ctx, req):
                     and topic is not None else None
                 parts.append(_error(pd.index, topic_error, msg))
                 continue
-            plog = find_partition(topic, pd.index)
+            plog, error = serve_partition(ctx, topic, pd.index)
             if plog is None:
-                parts.append(_error(pd.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+                parts.append(_error(pd.index, error))
                 continue
-            not_leader = partition_error(ctx, plog)
-            if not_leader != ErrorCode.NONE:
-                out = _error(pd.index, not_leader)
+            if error != ErrorCode.NONE:
+                out = _error(pd.index, error)
                 out["current_leader"] = current_leader(ctx, plog)
                 leaders.add(out["current_leader"]["leader_id"])
                 parts.append(out)
