@@ -28,6 +28,3 @@ def partition_exists(broker):
         return t is not None and 0 <= partition < len(t.partitions)
     return exists
 
-
-def non_null(value, default=""):
-    return default if value is None else value

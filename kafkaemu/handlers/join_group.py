@@ -2,24 +2,22 @@
 
 Parks the reply until the group's join phase completes (or answers at once on errors,
 MEMBER_ID_REQUIRED for v4+ dynamic members with an empty member id, or a rejoin in a settled
-state). v0 has no rebalance timeout: the session timeout stands in, as in Kafka. Old versions get
-"" where v7+ may carry a null protocol name. A JoinGroup for a KIP-848
+state). v0 has no rebalance timeout: the session timeout stands in, as in Kafka. Before v7 the
+protocol name is not nullable; the codec writes a null one as "". A JoinGroup for a KIP-848
 consumer group gets INCONSISTENT_GROUP_PROTOCOL. Not implemented: classic members joining a
 consumer group (Kafka's group.consumer.migration.policy), authorization.
 """
 from ..core.requests import JoinGroup
 from ..protocol.errors import ErrorCode
-from .group_common import client_host, is_coordinator, non_null
+from .group_common import client_host, is_coordinator
 from .registry import DEFERRED, handler
 
 
 @handler(11, 0, 9)
 def join_group(ctx, req):
     version = ctx.api_version
-    respond = _versioned(ctx.respond, version)
     if not is_coordinator(ctx, req.group_id):
-        respond({"error_code": ErrorCode.NOT_COORDINATOR, "member_id": req.member_id})
-        return DEFERRED
+        return {"error_code": ErrorCode.NOT_COORDINATOR, "member_id": req.member_id}
     rebalance_timeout = req.rebalance_timeout_ms if version >= 1 else req.session_timeout_ms
     ctx.broker.coordinator.join_group(ctx.now_ms, JoinGroup(
         group_id=req.group_id,
@@ -33,13 +31,6 @@ def join_group(ctx, req):
         client_host=client_host(ctx),
         api_version=version,
         reason=req.reason if version >= 8 else None,
-    ), respond)
+    ), ctx.respond)
     return DEFERRED
 
-
-def _versioned(respond, version: int):
-    def send(response: dict) -> None:
-        if version < 7:
-            response = dict(response, protocol_name=non_null(response.get("protocol_name")))
-        respond(response)
-    return send
