@@ -49,3 +49,23 @@ def test_all_topics_include_the_internal_offsets_topic_marked_internal(kafka_emu
         assert len(next(t for t in md.topics if t.name == "__consumer_offsets").partitions) == 50
         v0 = request(sock, 3, 0, {"topics": []}, 2)  # v0: an empty list means every topic
         assert {t.name for t in v0.topics} == set(internal)
+
+
+def test_delete_topics_validates_names_and_ids_as_kafka(kafka_emulator):
+    with connect(kafka_emulator) as sock:
+        name = f"del-{uuid.uuid4().hex[:6]}"
+        topic_id = create(sock, name, 1)
+        zero = bytes(16)
+        answer = request(sock, 20, 6, {"timeout_ms": 1000, "topics": [
+            {"name": name, "topic_id": zero}, {"name": name, "topic_id": zero},      # named twice
+            {"name": None, "topic_id": zero},                                          # neither
+            {"name": "x", "topic_id": topic_id},                                       # both
+            {"name": None, "topic_id": uuid.uuid4().bytes}]}, 2)                       # unknown id
+        codes = [(r.name, r.error_code) for r in answer.responses]
+        assert codes[:3] == [(name, ErrorCode.INVALID_REQUEST), (None, ErrorCode.INVALID_REQUEST),
+                             ("x", ErrorCode.INVALID_REQUEST)]
+        assert codes[3] == (None, ErrorCode.UNKNOWN_TOPIC_ID)
+        by_id = request(sock, 20, 6, {"timeout_ms": 1000, "topics": [{"name": None, "topic_id": topic_id}]}, 3)
+        assert [(r.name, r.error_code) for r in by_id.responses] == [(name, 0)]
+        md = request(sock, 3, 12, {"topics": [{"name": name}], "allow_auto_topic_creation": False}, 4)
+        assert md.topics[0].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION

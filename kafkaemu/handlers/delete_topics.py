@@ -1,28 +1,47 @@
-"""DeleteTopics (key 20), v0-v6 (v6 names topics by name or id).
+"""DeleteTopics (key 20), v0-v6 (v6 names topics by name or by id).
 
-Unknown names get UNKNOWN_TOPIC_OR_PARTITION, unknown ids UNKNOWN_TOPIC_ID; internal topics
-(__consumer_offsets) are refused with INVALID_TOPIC_EXCEPTION.
+As Kafka's ControllerApis: a topic named twice, an entry with both a name and an id, or with
+neither gets INVALID_REQUEST; unknown names UNKNOWN_TOPIC_OR_PARTITION, unknown ids
+UNKNOWN_TOPIC_ID. Unlike KRaft, internal topics (__consumer_offsets) are refused with
+INVALID_TOPIC_EXCEPTION: deleting it would wipe every group's state.
 """
+from collections import Counter
+
+from ..protocol.codegen import ZERO_UUID
 from ..protocol.errors import ErrorCode
 from .registry import handler
 
 
 @handler(20, 0, 6)
 def delete_topics(ctx, req):
-    broker = ctx.broker
     wanted = [(t.name, t.topic_id) for t in req.topics] if ctx.api_version >= 6 \
-        else [(name, None) for name in req.topic_names]
-    responses = []
-    for name, topic_id in wanted:
-        topic = broker.store.get(name) if name is not None else broker.store.by_id(topic_id)
-        entry = {"name": name, "topic_id": topic_id or bytes(16), "error_code": ErrorCode.NONE}
-        if topic is None:
-            entry["error_code"] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if name is not None else ErrorCode.UNKNOWN_TOPIC_ID
-        elif topic.internal:
-            entry["error_code"] = ErrorCode.INVALID_TOPIC_EXCEPTION
-            entry["error_message"] = f"Cannot delete internal topic {topic.name}."
-        else:
-            broker.delete_topic(topic.name)
-            entry.update(name=topic.name, topic_id=topic.topic_id)
-        responses.append(entry)
-    return {"responses": responses}
+        else [(name, ZERO_UUID) for name in req.topic_names]
+    counts = Counter(wanted)
+    return {"responses": [_delete(ctx.broker, name, topic_id, counts[(name, topic_id)] > 1)
+                          for name, topic_id in dict.fromkeys(wanted)]}
+
+
+def _delete(broker, name, topic_id, duplicate: bool) -> dict:
+    entry = {"name": name, "topic_id": topic_id, "error_code": ErrorCode.NONE}
+    by_id = name is None
+    if duplicate:
+        entry.update(error_code=ErrorCode.INVALID_REQUEST,
+                     error_message="Duplicate topic id." if by_id else "Duplicate topic name.")
+        return entry
+    if by_id and topic_id == ZERO_UUID:
+        entry.update(error_code=ErrorCode.INVALID_REQUEST, error_message="Neither topic name nor id were specified.")
+        return entry
+    if not by_id and topic_id != ZERO_UUID:
+        entry.update(error_code=ErrorCode.INVALID_REQUEST,
+                     error_message="You may not specify both topic name and topic id.")
+        return entry
+    topic = broker.store.by_id(topic_id) if by_id else broker.store.get(name)
+    if topic is None:
+        entry["error_code"] = ErrorCode.UNKNOWN_TOPIC_ID if by_id else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    elif topic.internal:
+        entry.update(error_code=ErrorCode.INVALID_TOPIC_EXCEPTION,
+                     error_message=f"Cannot delete internal topic {topic.name}.")
+    else:
+        broker.delete_topic(topic.name)
+        entry.update(name=topic.name, topic_id=topic.topic_id)
+    return entry
