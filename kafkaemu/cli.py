@@ -122,8 +122,7 @@ async def serve(server) -> int:
     config = server.config
     try:
         await server.start()
-    except OSError as exc:  # a busy port, an address this machine does not have
-        await server.stop()
+    except OSError as exc:  # a busy port, an address this machine does not have (the exit closes the rest)
         print(f"kafkaemu: cannot listen on {config.host}: {exc}", file=sys.stderr)
         return 1
     print(f"kafkaemu listening on {config.host}:{server.port}", flush=True)
