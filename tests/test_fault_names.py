@@ -31,3 +31,15 @@ def test_the_errors_command_lists_canonical_names(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert " 16  NOT_COORDINATOR" in lines and "  6  NOT_LEADER_OR_FOLLOWER" in lines
     assert len({line.split()[0] for line in lines}) == len(lines)  # one name per code
+
+
+def test_docs_list_every_api_name():
+    from pathlib import Path
+
+    from kafkaemu.handlers import REGISTRY
+    from kafkaemu.protocol.catalog import catalog
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "testing.md").read_text()
+    listed = docs.split("API names (any case)", 1)[1].split("Error names", 1)[0]
+    names = {word.strip(" ,.") for word in listed.split()}
+    missing = [catalog().api_name(key) for key, _, _ in REGISTRY.versions() if catalog().api_name(key) not in names]
+    assert missing == [], "add these to docs/testing.md"
