@@ -152,6 +152,8 @@ class BrokerConfig:
         for s in SETTINGS.values():
             if s.kind == "int" and (problem := s.out_of_bounds(getattr(self, s.name))):
                 problems.append(f"{label(s)} {problem}")
+        if any(problem.endswith(" is not an integer") for problem in problems):
+            return problems  # the checks below compare numbers
         if self.port and self.port + self.nodes - 1 > 65535 >= self.port:
             problems.append(f"{name('port')} {self.port} with {name('nodes')} {self.nodes} needs ports up to "
                             f"{self.port + self.nodes - 1}, beyond 65535")
@@ -248,7 +250,7 @@ class Setting:
             return tuple(item.strip() for item in text.split(",") if item.strip())
         if self.kind == "pairs":
             pairs = {}
-            for item in text:
+            for item in [text] if isinstance(text, str) else text:
                 key, sep, value = item.partition(":")
                 if not sep or not key.strip():
                     raise ValueError(f"{label} takes {self.metavar}, got {item!r}")
@@ -258,7 +260,7 @@ class Setting:
 
     def out_of_bounds(self, value) -> str | None:
         if not isinstance(value, int) or isinstance(value, bool):
-            return f"must be an integer, got {value!r}"
+            return f"{value!r} is not an integer"
         if (self.min is not None and value < self.min) or value > self.max:
             if self.max in (INT32_MAX, INT64_MAX):
                 return f"must be at least {self.min}, got {value}"

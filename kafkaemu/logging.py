@@ -48,7 +48,14 @@ def configure_logging(fmt: str = "console", level: str = "info", stream=None, *,
     )
     if stdlib:
         _route_stdlib_logging(stream, level_no, [structlog.stdlib.add_log_level, structlog.stdlib.add_logger_name,
-                                                 timestamper], exceptions, renderer)
+                                                 timestamper, _strip_event], exceptions, renderer)
+
+
+def _strip_event(logger, method, event_dict):
+    """warnings' messages end with a newline."""
+    if isinstance(event_dict.get("event"), str):
+        event_dict["event"] = event_dict["event"].rstrip()
+    return event_dict
 
 
 def _route_stdlib_logging(stream, level_no: int, pre_chain: list, exceptions, renderer) -> None:
