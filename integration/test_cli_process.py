@@ -156,3 +156,31 @@ def test_kafkaemu_log_level_in_pytest_takes_any_case(level, ok, tmp_path):
     else:
         assert out.returncode != 0 and "KAFKAEMU_LOG_LEVEL" in out.stdout + out.stderr
         assert "Traceback" not in out.stdout + out.stderr
+
+
+def free_port_before_a_busy_one():
+    """(port, socket): ``port`` is free and ``port + 1`` is held by ``socket``."""
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        busy = socket.socket()
+        try:
+            busy.bind(("127.0.0.1", port + 1))
+        except OSError:
+            busy.close()
+            continue
+        busy.listen()
+        return port, busy
+    pytest.skip("no free port next to a free port")
+
+
+def test_an_in_process_emulator_on_a_taken_port_raises_and_frees_what_it_opened():
+    port, busy = free_port_before_a_busy_one()
+    with busy:
+        emulator = KafkaEmulator(port=port, nodes=2)  # the first node listens, the second cannot
+        with pytest.raises(OSError, match="address already in use"):
+            emulator.start()
+    assert emulator.port is None and emulator._loop is None
+    with socket.socket() as again:  # the first node's port was closed again
+        again.bind(("127.0.0.1", port))

@@ -159,7 +159,7 @@ class KafkaEmulator:
         import uvloop
 
         from ..server import KafkaServer
-        self.server = KafkaServer(self.config, self.clock)  # a certificate that does not load raises here
+        self.server = KafkaServer(self.config, self.clock)
         self._loop = uvloop.new_event_loop()
         started = threading.Event()
         failure: list[BaseException] = []
@@ -168,11 +168,13 @@ class KafkaEmulator:
             asyncio.set_event_loop(self._loop)
             try:
                 self._loop.run_until_complete(self.server.start())
-            except BaseException as exc:  # reported to the starting thread
+            except BaseException as exc:  # reported to the starting thread (a taken port)
                 failure.append(exc)
-                self._loop.run_until_complete(self.server.stop())  # listeners opened before the failure
-                self._loop.close()
-                started.set()
+                try:
+                    self._loop.run_until_complete(self.server.stop())  # listeners opened before the failure
+                finally:
+                    self._loop.close()
+                    started.set()
                 return
             started.set()
             self._loop.run_forever()
