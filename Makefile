@@ -13,11 +13,11 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
-$(RUN_STAMP): setup.cfg pyproject.toml | $(PY)
+$(RUN_STAMP): setup.py setup.cfg pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e .
 	touch $(RUN_STAMP)
 
-$(TEST_STAMP): setup.cfg pyproject.toml | $(PY)
+$(TEST_STAMP): setup.py setup.cfg pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e ".[test,spark]"
 	touch $(TEST_STAMP) $(RUN_STAMP)
 

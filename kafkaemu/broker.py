@@ -21,8 +21,7 @@ class Broker:
         self.config = config
         self.node_id = config.node_id
         self.cluster_id = config.cluster_id
-        self.store = LogStore(int(config.extra.get("log.retention.check.interval.ms", 300000)),
-                              int(config.extra.get("log.cleaner.backoff.ms", 15000)))
+        self.store = LogStore(config.log_retention_check_interval_ms, config.log_cleaner_backoff_ms)
         if config.data_dir:
             DataDir(config.data_dir).attach(self.store)  # loads what a previous run stored
         self.store.tick(now_ms)  # starts the retention schedule

@@ -1,49 +1,107 @@
-"""``kafkaemu serve``: run the emulator until SIGINT/SIGTERM."""
+"""``kafkaemu serve`` runs the emulator until SIGINT/SIGTERM; ``apis`` and ``errors`` list what it speaks.
+
+The serve flags and the ``--override`` names come from ``BrokerConfig``'s fields (kafkaemu/config.py).
+A bad setting ends the command with one line on stderr and exit status 2; a port that cannot be
+listened on, with exit status 1.
+"""
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import signal
 import sys
+from dataclasses import asdict
 
-from .config import BrokerConfig
-from .logging import configure_logging
+from .config import SETTINGS, BrokerConfig, Setting, setting_named
+from .logging import LEVELS, configure_logging
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        """One line, no usage block: ``--help`` lists the flags."""
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+    try:
+        return installed_version("kafkaemu")
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kafkaemu", description="A Kafka-compatible broker emulator.")
+    parser = _Parser(prog="kafkaemu", description="A Kafka-compatible broker emulator.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the broker")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=9092, help="port to listen on; 0 picks a free one (default 9092)")
-    serve.add_argument("--advertised-host", default=None, help="host name given to clients in Metadata")
-    serve.add_argument("--node-id", type=int, default=0, help="id of the first node (default 0)")
-    serve.add_argument("--nodes", type=int, default=1,
-                       help="emulate a cluster of N nodes, listening on PORT, PORT+1, ... (free ports with --port 0)")
-    serve.add_argument("--data-dir", default=None, help="keep logs and __consumer_offsets here across restarts")
-    serve.add_argument("--no-auto-create-topics", dest="auto_create", action="store_false",
-                       help="answer UNKNOWN_TOPIC_OR_PARTITION instead of creating topics on first use")
-    serve.add_argument("--num-partitions", type=int, default=1, help="partitions of auto-created topics")
-    serve.add_argument("--group-initial-rebalance-delay-ms", type=int, default=0)
-    serve.add_argument("--group-min-session-timeout-ms", type=int, default=6000)
-    serve.add_argument("--group-max-session-timeout-ms", type=int, default=1800000)
-    serve.add_argument("--offsets-retention-minutes", type=int, default=7 * 24 * 60)
-    serve.add_argument("--sasl-user", action="append", default=[], metavar="NAME:PASSWORD",
-                       help="enable SASL and add a user (repeatable)")
-    serve.add_argument("--sasl-mechanisms", default=None, metavar="LIST",
-                       help="comma-separated SASL mechanisms to enable (default with users: "
-                            "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512)")
-    serve.add_argument("--tls-cert", default=None, metavar="FILE", help="serve TLS with this PEM certificate chain")
-    serve.add_argument("--tls-key", default=None, metavar="FILE",
-                       help="PEM private key for --tls-cert (default: read from the certificate file)")
-    serve.add_argument("--tls-key-password", default=None, help="password of an encrypted --tls-key")
+    serve = sub.add_parser("serve", help="run the broker",
+                           description="Run the broker. Every setting is a flag, and those with a Kafka name "
+                                       "can also be given as --override NAME=VALUE.")
+    add_setting_flags(serve)
     serve.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",
-                       help="any other Kafka broker setting kafkaemu reads, e.g. "
-                            "group.consumer.session.timeout.ms=10000 (repeatable; see docs)")
-    serve.add_argument("--log-format", choices=["console", "json"], default="console")
-    serve.add_argument("--log-level", choices=["debug", "info", "warning", "error"], default="info")
+                       help="a setting by its Kafka name, e.g. group.consumer.session.timeout.ms=10000 "
+                            "(repeatable; the names are listed with the flags above)")
+    serve.add_argument("--log-format", choices=["console", "json"], default="console",
+                       help="json: every log line is a JSON object (the 'listening' lines on stdout stay plain)")
+    serve.add_argument("--log-level", type=str.lower, choices=list(LEVELS), default="info")
+    serve.add_argument("--print-config", action="store_true",
+                       help="check the settings, print them as JSON and exit without serving")
     sub.add_parser("apis", help="list the APIs and versions kafkaemu implements (what ApiVersions advertises)")
+    sub.add_parser("errors", help="list Kafka's error codes and names (as inject_fault takes them)")
     return parser
+
+
+def add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per BrokerConfig field. Defaults stay out of the namespace, so a flag that is
+    absent leaves the field at BrokerConfig's default."""
+    for s in SETTINGS.values():
+        kwargs = {"dest": s.name, "default": argparse.SUPPRESS, "help": _help(s)}
+        if s.kind == "bool":
+            parser.add_argument(s.flag, action="store_const", const=not s.default, **kwargs)
+        else:
+            parser.add_argument(s.flag, action="append" if s.kind == "pairs" else "store",
+                                metavar=s.metavar or s.name.rsplit("_", 1)[-1].upper(), **kwargs)
+
+
+def _help(s: Setting) -> str:
+    notes = []
+    if s.kind in ("int", "str") or s.kind == "list" and s.default:
+        notes.append(f"default {','.join(s.default) if s.kind == 'list' else s.default}")
+    if s.kafka:
+        notes.append(f"Kafka: {s.kafka}")
+    return f"{s.help} ({'; '.join(notes)})" if notes else s.help
+
+
+def parse_pairs(values: list[str], separator: str, flag: str, form: str) -> dict[str, str]:
+    """``["a=b", ...]`` -> ``{"a": "b"}`` for repeatable NAME<sep>VALUE options."""
+    pairs = {}
+    for value in values:
+        name, sep, setting = value.partition(separator)
+        if not sep or not name.strip():
+            raise ValueError(f"{flag} takes {form}, got {value!r}")
+        pairs[name.strip()] = setting
+    return pairs
+
+
+def parse_overrides(values: list[str]) -> dict[str, str]:
+    return {name: value.strip() for name, value in parse_pairs(values, "=", "--override", "NAME=VALUE").items()}
+
+
+def config_from_args(args) -> BrokerConfig:
+    """The configuration the flags and ``--override`` settings describe (not yet validated)."""
+    values = {}
+    for s in SETTINGS.values():
+        if hasattr(args, s.name):
+            raw = getattr(args, s.name)
+            values[s.name] = raw if s.kind == "bool" else s.parse(raw)
+    for name, text in parse_overrides(args.override).items():
+        s = setting_named(name)
+        if s.name in values:
+            raise ValueError(f"{s.flag} and --override {s.kafka} set the same setting")
+        values[s.name] = s.parse(text, label=f"--override {s.kafka}")
+    return BrokerConfig(**values)
 
 
 def print_apis() -> None:
@@ -53,45 +111,20 @@ def print_apis() -> None:
         print(f"{key:>3}  {catalog().api_name(key):<28} v{lo}-v{hi}")
 
 
-def parse_pairs(values: list[str], separator: str, flag: str, form: str) -> dict[str, str]:
-    """``["a:b", ...]`` -> ``{"a": "b"}`` for repeatable NAME<sep>VALUE options."""
-    pairs = {}
-    for value in values:
-        name, sep, setting = value.partition(separator)
-        if not sep or not name.strip():
-            raise argparse.ArgumentTypeError(f"{flag} takes {form}, got {value!r}")
-        pairs[name.strip()] = setting
-    return pairs
+def print_errors() -> None:
+    from .protocol.errors import ErrorCode
+    for name, code in ErrorCode.__members__.items():
+        if name == code.name:  # aliases are accepted, the canonical names listed
+            print(f"{int(code):>3}  {name}")
 
 
-def parse_sasl_users(values: list[str]) -> dict[str, str]:
-    return parse_pairs(values, ":", "--sasl-user", "NAME:PASSWORD")
-
-
-def parse_overrides(values: list[str]) -> dict[str, str]:
-    return {name: value.strip() for name, value in parse_pairs(values, "=", "--override", "NAME=VALUE").items()}
-
-
-def config_from_args(args) -> BrokerConfig:
-    from .auth.credentials import parse_mechanisms
-    return BrokerConfig(
-        host=args.host, port=args.port, advertised_host=args.advertised_host, node_id=args.node_id, nodes=args.nodes,
-        data_dir=args.data_dir, auto_create_topics=args.auto_create, num_partitions=args.num_partitions,
-        group_initial_rebalance_delay_ms=args.group_initial_rebalance_delay_ms,
-        group_min_session_timeout_ms=args.group_min_session_timeout_ms,
-        group_max_session_timeout_ms=args.group_max_session_timeout_ms,
-        offsets_retention_minutes=args.offsets_retention_minutes,
-        sasl_users=parse_sasl_users(args.sasl_user),
-        sasl_mechanisms=parse_mechanisms(args.sasl_mechanisms) if args.sasl_mechanisms else (),
-        tls_cert=args.tls_cert, tls_key=args.tls_key, tls_key_password=args.tls_key_password,
-        extra=parse_overrides(args.override),
-    )
-
-
-async def serve(config: BrokerConfig) -> None:
-    from .server import KafkaServer
-    server = KafkaServer(config)
-    await server.start()
+async def serve(server) -> int:
+    config = server.config
+    try:
+        await server.start()
+    except OSError as exc:  # a busy port, an address this machine does not have (the exit closes the rest)
+        print(f"kafkaemu: cannot listen on {config.host}: {exc}", file=sys.stderr)
+        return 1
     print(f"kafkaemu listening on {config.host}:{server.port}", flush=True)
     for node_id, (_, port) in sorted(server.broker.listeners.items())[1:]:
         print(f"kafkaemu node {node_id} listening on {config.host}:{port}", flush=True)
@@ -101,6 +134,12 @@ async def serve(config: BrokerConfig) -> None:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.stop()
+    return 0
+
+
+def _settings_error(message: str):
+    print(f"kafkaemu serve: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,14 +147,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "apis":
         print_apis()
         return 0
+    if args.command == "errors":
+        print_errors()
+        return 0
     try:
-        config = config_from_args(args)
-    except (argparse.ArgumentTypeError, ValueError) as exc:
-        build_parser().error(str(exc))
-    configure_logging(args.log_format, args.log_level)
+        config = config_from_args(args).validate(label=lambda s: s.flag)
+    except ValueError as exc:
+        _settings_error(str(exc))
+    if args.print_config:
+        print(json.dumps(asdict(config), indent=2))
+        return 0
+    configure_logging(args.log_format, args.log_level, stdlib=True)
     import uvloop
-    uvloop.run(serve(config))
-    return 0
+
+    from .server import KafkaServer
+    return uvloop.run(serve(KafkaServer(config)))
 
 
 if __name__ == "__main__":

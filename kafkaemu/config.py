@@ -1,48 +1,125 @@
-"""Broker configuration: the settings a user of a Kafka broker would expect, with CI-friendly defaults."""
+"""Broker configuration: every setting kafkaemu reads, held once with its default, its Kafka name,
+its help text and its bounds.
+
+Everything else is derived from the fields below: the ``kafkaemu serve`` flags (``--num-partitions``),
+the ``--override NAME=VALUE`` names (Kafka's, e.g. ``num.partitions``), the core's ``*Settings``
+views, and ``KafkaEmulator``'s subprocess arguments (``to_argv``). ``validate()`` checks a whole
+configuration for the command line and for ``KafkaEmulator`` alike.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import difflib
+import os
+import socket
+import typing
+from dataclasses import InitVar, dataclass, field, fields
+
+INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+
+
+def setting(default, help: str, *, kafka: str | None = None, flag: str | None = None, metavar: str | None = None,
+            min: int | None = None, max: int = INT32_MAX):
+    """A BrokerConfig field. ``kafka``: the Kafka broker setting it is (and its ``--override`` name);
+    ``flag``: the command-line flag when it is not ``--`` + the field name; ``min``/``max``: bounds of
+    an integer (Kafka's INT settings stop at 2**31-1, its LONG ones take ``max=INT64_MAX``)."""
+    meta = {"help": help, "kafka": kafka, "flag": flag, "metavar": metavar, "min": min, "max": max}
+    if isinstance(default, dict):
+        return field(default_factory=dict, metadata=meta)
+    return field(default=default, metadata=meta)
 
 
 @dataclass
 class BrokerConfig:
-    host: str = "127.0.0.1"
-    port: int = 9092
-    advertised_host: str | None = None
-    node_id: int = 0
-    nodes: int = 1  # node ids node_id .. node_id+nodes-1, each with its own listener (port, port+1, ...)
-    cluster_id: str = "kafkaemu-cluster-0000"
-    auto_create_topics: bool = True
-    num_partitions: int = 1
-    default_replication_factor: int = 1
-    socket_request_max_bytes: int = 100 * 1024 * 1024
-    message_max_bytes: int = 1048588
-    data_dir: str | None = None
-    # group coordinator
-    offsets_topic_num_partitions: int = 50
-    group_min_session_timeout_ms: int = 6000
-    group_max_session_timeout_ms: int = 1800000
-    group_initial_rebalance_delay_ms: int = 0
-    group_max_size: int = 2**31 - 1
-    offset_metadata_max_bytes: int = 4096
-    offsets_retention_minutes: int = 7 * 24 * 60
-    offsets_retention_check_interval_ms: int = 600000
-    # security, off by default: SASL when users or mechanisms are given, TLS when a certificate is
-    sasl_users: dict[str, str] = field(default_factory=dict)   # user name -> password
-    sasl_mechanisms: tuple[str, ...] = ()  # empty with users: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
-    tls_cert: str | None = None  # PEM certificate (chain) file
-    tls_key: str | None = None   # PEM private key file (default: inside tls_cert)
-    tls_key_password: str | None = None
-    connection_failed_authentication_delay_ms: int = 100  # as Kafka: clients read the error before the close
-    extra: dict = field(default_factory=dict)
+    # -- listeners
+    host: str = setting("127.0.0.1", "address to listen on")
+    port: int = setting(9092, "port of the first node; 0 picks free ports", min=0, max=65535)
+    advertised_host: str | None = setting(
+        None, "host name given to clients in Metadata and FindCoordinator (default: --host; with a "
+              "wildcard --host such as 0.0.0.0, this machine's host name)")
+    node_id: int = setting(0, "id of the first node", kafka="node.id", min=0)
+    nodes: int = setting(1, "emulate a cluster of N nodes listening on PORT, PORT+1, ... (free ports with --port 0)",
+                         min=1, max=1024)
+    cluster_id: str = setting("kafkaemu-cluster-0000", "cluster id given to clients")
+    # -- topics and the log
+    auto_create_topics: bool = setting(True, "don't create topics on first use, answer UNKNOWN_TOPIC_OR_PARTITION",
+                                       kafka="auto.create.topics.enable")  # help says what the flag does
+    num_partitions: int = setting(1, "partitions of auto-created topics", kafka="num.partitions", min=1)
+    default_replication_factor: int = setting(1, "replication factor reported for topics created without one",
+                                              kafka="default.replication.factor", min=1, max=32767)
+    socket_request_max_bytes: int = setting(100 * 1024 * 1024, "largest request accepted",
+                                            kafka="socket.request.max.bytes", min=1)
+    message_max_bytes: int = setting(1048588, "largest record batch accepted", kafka="message.max.bytes", min=0)
+    data_dir: str | None = setting(None, "keep logs and __consumer_offsets here across restarts (default: memory)",
+                                   kafka="log.dir", metavar="DIR")
+    log_retention_check_interval_ms: int = setting(300000, "how often retention deletes old batches",
+                                                   kafka="log.retention.check.interval.ms", min=1, max=INT64_MAX)
+    log_cleaner_backoff_ms: int = setting(15000, "how often compacted topics are cleaned",
+                                          kafka="log.cleaner.backoff.ms", min=0, max=INT64_MAX)
+    # -- classic consumer groups and offsets
+    offsets_topic_num_partitions: int = setting(50, "partitions of __consumer_offsets",
+                                                kafka="offsets.topic.num.partitions", min=1)
+    group_min_session_timeout_ms: int = setting(6000, "smallest session timeout a member may ask for",
+                                                kafka="group.min.session.timeout.ms", min=0)
+    group_max_session_timeout_ms: int = setting(1800000, "largest session timeout a member may ask for",
+                                                kafka="group.max.session.timeout.ms", min=0)
+    group_initial_rebalance_delay_ms: int = setting(0, "how long an empty group waits for more members "
+                                                       "(Kafka's default is 3000)",
+                                                    kafka="group.initial.rebalance.delay.ms", min=0)
+    group_max_size: int = setting(INT32_MAX, "most members of a classic group", kafka="group.max.size", min=1)
+    offset_metadata_max_bytes: int = setting(4096, "longest metadata of a committed offset",
+                                             kafka="offset.metadata.max.bytes", min=0)
+    offsets_retention_minutes: int = setting(7 * 24 * 60, "how long committed offsets of an empty group are kept",
+                                             kafka="offsets.retention.minutes", min=1)
+    offsets_retention_check_interval_ms: int = setting(600000, "how often expired offsets are removed",
+                                                       kafka="offsets.retention.check.interval.ms", min=1,
+                                                       max=INT64_MAX)
+    # -- consumer groups of the KIP-848 protocol
+    group_consumer_session_timeout_ms: int = setting(45000, "session timeout of KIP-848 consumer group members",
+                                                     kafka="group.consumer.session.timeout.ms", min=1)
+    group_consumer_heartbeat_interval_ms: int = setting(5000, "heartbeat interval given to KIP-848 members",
+                                                        kafka="group.consumer.heartbeat.interval.ms", min=1)
+    group_consumer_max_size: int = setting(INT32_MAX, "most members of a KIP-848 consumer group",
+                                           kafka="group.consumer.max.size", min=1)
+    group_consumer_assignors: tuple[str, ...] = setting(("uniform", "range"), "server-side assignors, the first "
+                                                        "is the default", kafka="group.consumer.assignors",
+                                                        metavar="LIST")
+    # -- security, off by default: SASL when users or mechanisms are given, TLS when a certificate is
+    sasl_users: dict[str, str] = setting({}, "enable SASL and add a user (repeatable)", flag="--sasl-user",
+                                         metavar="NAME:PASSWORD")
+    sasl_mechanisms: tuple[str, ...] = setting((), "SASL mechanisms to enable (default with users: "
+                                                   "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512)",
+                                               kafka="sasl.enabled.mechanisms", metavar="LIST")
+    tls_cert: str | None = setting(None, "serve TLS with this PEM certificate chain", metavar="FILE")
+    tls_key: str | None = setting(None, "PEM private key for --tls-cert (default: read from the certificate file)",
+                                  metavar="FILE")
+    tls_key_password: str | None = setting(None, "password of an encrypted --tls-key", kafka="ssl.key.password")
+    connection_failed_authentication_delay_ms: int = setting(
+        100, "delay before closing a connection that failed to authenticate (clients read the error first)",
+        kafka="connection.failed.authentication.delay.ms", min=0)
+    # Other settings by their Kafka names, as ``--override`` takes them: {"num.partitions": 3}.
+    extra: InitVar[dict | None] = None
 
-    def __post_init__(self) -> None:
-        if isinstance(self.sasl_mechanisms, str):  # "PLAIN,SCRAM-SHA-256" as on the command line
-            self.sasl_mechanisms = tuple(m.strip() for m in self.sasl_mechanisms.split(",") if m.strip())
+    def __post_init__(self, extra: dict | None) -> None:
+        for name, value in (extra or {}).items():
+            setattr(self, setting_named(name).name, value)
+        for s in SETTINGS.values():  # strings (as on a command line) become the field's type
+            value = getattr(self, s.name)
+            if isinstance(value, str) and s.kind not in ("str", "optional"):
+                setattr(self, s.name, s.parse(value, label=s.name))
+            elif s.kind == "list" and isinstance(value, list):
+                setattr(self, s.name, tuple(value))
+        self.sasl_mechanisms = tuple(m.upper() for m in self.sasl_mechanisms)
 
+    # -- derived ------------------------------------------------------------------------------
     @property
     def advertised(self) -> str:
-        return self.advertised_host or self.host
+        """What clients are told to connect to. A wildcard address is no address to connect to, so
+        then the machine's host name (Kafka advertises its host name for a listener without host)."""
+        if self.advertised_host:
+            return self.advertised_host
+        return socket.gethostname() if self.host in WILDCARD_HOSTS else self.host
 
     @property
     def enabled_sasl_mechanisms(self) -> tuple[str, ...]:
@@ -56,3 +133,178 @@ class BrokerConfig:
         sasl, tls = bool(self.enabled_sasl_mechanisms), bool(self.tls_cert)
         return {(False, False): "PLAINTEXT", (False, True): "SSL",
                 (True, False): "SASL_PLAINTEXT", (True, True): "SASL_SSL"}[(sasl, tls)]
+
+    def to_argv(self) -> list[str]:
+        """``kafkaemu serve`` arguments for every setting that differs from its default."""
+        return [arg for s in SETTINGS.values() for arg in s.argv(getattr(self, s.name))]
+
+    # -- validation ---------------------------------------------------------------------------
+    def errors(self, label=lambda s: s.name) -> list[str]:
+        """Everything wrong with these settings, one sentence each; ``label(setting)`` names a
+        setting (the command line names flags). Creates ``data_dir`` if it is missing."""
+        from .auth.credentials import SUPPORTED_MECHANISMS
+        from .core.consumer_assignors import ASSIGNORS
+        problems = []
+
+        def name(field_name: str) -> str:
+            return label(SETTINGS[field_name])
+
+        for s in SETTINGS.values():
+            if s.kind == "int" and (problem := s.out_of_bounds(getattr(self, s.name))):
+                problems.append(f"{label(s)} {problem}")
+        if any(problem.endswith(" is not an integer") for problem in problems):
+            return problems  # the checks below compare numbers
+        if self.port and self.port + self.nodes - 1 > 65535 >= self.port:
+            problems.append(f"{name('port')} {self.port} with {name('nodes')} {self.nodes} needs ports up to "
+                            f"{self.port + self.nodes - 1}, beyond 65535")
+        if self.node_id + self.nodes - 1 > INT32_MAX:
+            problems.append(f"{name('node_id')} {self.node_id} with {name('nodes')} {self.nodes} needs node ids "
+                            f"beyond {INT32_MAX}")
+        if self.group_min_session_timeout_ms > self.group_max_session_timeout_ms:
+            problems.append(f"{name('group_min_session_timeout_ms')} {self.group_min_session_timeout_ms} is above "
+                            f"{name('group_max_session_timeout_ms')} {self.group_max_session_timeout_ms}")
+        if self.group_consumer_heartbeat_interval_ms >= self.group_consumer_session_timeout_ms:
+            problems.append(f"{name('group_consumer_heartbeat_interval_ms')} "
+                            f"{self.group_consumer_heartbeat_interval_ms} must be below "
+                            f"{name('group_consumer_session_timeout_ms')} {self.group_consumer_session_timeout_ms}")
+        unknown = [a for a in self.group_consumer_assignors if a not in ASSIGNORS]
+        if unknown or not self.group_consumer_assignors:
+            problems.append(f"{name('group_consumer_assignors')} must name assignors among {', '.join(ASSIGNORS)}, "
+                            f"got {','.join(self.group_consumer_assignors) or 'none'}")
+        unknown = [m for m in self.sasl_mechanisms if m not in SUPPORTED_MECHANISMS]
+        if unknown:
+            problems.append(f"unsupported SASL mechanism(s) {', '.join(unknown)}; kafkaemu supports "
+                            f"{', '.join(SUPPORTED_MECHANISMS)}")
+        if any(not user for user in self.sasl_users):
+            problems.append(f"{name('sasl_users')} needs a user name")
+        for key in ("tls_key", "tls_key_password"):
+            if getattr(self, key) is not None and not self.tls_cert:
+                problems.append(f"{name(key)} needs {name('tls_cert')}")
+        unreadable = [f"cannot read {name(key)} {path}: {problem}" for key in ("tls_cert", "tls_key")
+                      if (path := getattr(self, key)) is not None and (problem := _unreadable(path))]
+        problems += unreadable
+        if self.tls_cert and not unreadable:
+            from .tls import server_ssl_context
+            try:
+                server_ssl_context(self)
+            except ValueError as exc:
+                problems.append(str(exc))
+        if self.data_dir is not None and (problem := _unusable_dir(self.data_dir)):
+            problems.append(f"cannot use {name('data_dir')} {self.data_dir}: {problem}")
+        return problems
+
+    def validate(self, label=lambda s: s.name) -> "BrokerConfig":
+        """Raise ValueError with every problem on one line; return self when there is none."""
+        problems = self.errors(label)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+
+def _unreadable(path: str) -> str | None:
+    try:
+        with open(path, "rb"):
+            return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
+def _unusable_dir(path: str) -> str | None:
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not os.access(path, os.W_OK | os.X_OK):
+        return "not writable"
+    return None
+
+
+# -- the settings, derived from the fields -------------------------------------------------------
+@dataclass(frozen=True)
+class Setting:
+    """One BrokerConfig field as the command line and ``--override`` see it."""
+    name: str
+    kind: str  # int, bool, str, optional (str or None), list (comma separated), pairs (repeated NAME:VALUE)
+    default: typing.Any
+    help: str
+    kafka: str | None
+    flag: str
+    metavar: str | None
+    min: int | None
+    max: int
+
+    def parse(self, text, label: str | None = None):
+        """The field's value from command-line text (a list of texts for ``pairs``); ``label``
+        names the setting in the error (default: its flag)."""
+        label = label or self.flag
+        if self.kind == "int":
+            try:
+                return int(text)
+            except ValueError:
+                raise ValueError(f"{label} takes an integer, got {text!r}") from None
+        if self.kind == "bool":
+            if text.strip().lower() in ("true", "false"):
+                return text.strip().lower() == "true"
+            raise ValueError(f"{label} takes true or false, got {text!r}")
+        if self.kind == "list":
+            return tuple(item.strip() for item in text.split(",") if item.strip())
+        if self.kind == "pairs":
+            pairs = {}
+            for item in [text] if isinstance(text, str) else text:
+                key, sep, value = item.partition(":")
+                if not sep or not key.strip():
+                    raise ValueError(f"{label} takes {self.metavar}, got {item!r}")
+                pairs[key.strip()] = value
+            return pairs
+        return text
+
+    def out_of_bounds(self, value) -> str | None:
+        if not isinstance(value, int) or isinstance(value, bool):
+            return f"{value!r} is not an integer"
+        if (self.min is not None and value < self.min) or value > self.max:
+            if self.max in (INT32_MAX, INT64_MAX):
+                return f"must be at least {self.min}, got {value}"
+            return f"must be within {self.min}-{self.max}, got {value}"
+        return None
+
+    def argv(self, value) -> list[str]:
+        """Command-line arguments that give this setting ``value`` (none for the default)."""
+        if value == self.default:
+            return []
+        if self.kind == "bool":
+            return [self.flag]
+        if self.kind == "pairs":
+            return [f"{self.flag}={key}:{item}" for key, item in value.items()]
+        if self.kind == "list":
+            return [f"{self.flag}={','.join(value)}"]
+        return [f"{self.flag}={value}"]
+
+
+def _settings() -> dict[str, Setting]:
+    hints = typing.get_type_hints(BrokerConfig)
+    kinds = {int: "int", bool: "bool", str: "str", str | None: "optional", tuple[str, ...]: "list",
+             dict[str, str]: "pairs"}
+    result = {}
+    for f in fields(BrokerConfig):
+        meta = f.metadata
+        default = f.default_factory() if callable(f.default_factory) else f.default
+        kind = kinds[hints[f.name]]
+        flag = meta["flag"] or ("--no-" if kind == "bool" and default else "--") + f.name.replace("_", "-")
+        result[f.name] = Setting(f.name, kind, default, meta["help"], meta["kafka"], flag, meta["metavar"],
+                                 meta["min"], meta["max"])
+    return result
+
+
+SETTINGS: dict[str, Setting] = _settings()
+KAFKA_NAMES: dict[str, Setting] = {s.kafka: s for s in SETTINGS.values() if s.kafka}
+DEFAULTS = BrokerConfig()
+
+
+def setting_named(kafka_name: str) -> Setting:
+    """The setting a Kafka name (an ``--override`` name) stands for; ValueError for one kafkaemu lacks."""
+    s = KAFKA_NAMES.get(kafka_name.strip())
+    if s is None:
+        close = difflib.get_close_matches(kafka_name, KAFKA_NAMES, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else " (kafkaemu serve --help lists the settings)"
+        raise ValueError(f"unknown setting {kafka_name!r}{hint}")
+    return s

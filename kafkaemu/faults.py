@@ -7,11 +7,44 @@ processed (as when a real broker's answer is lost or fails late), then its reply
   partition/member), so e.g. OffsetCommit answers COORDINATOR_NOT_AVAILABLE for each partition;
 - ``delay_ms``: sent that much later (on the broker's clock, so a manual clock controls it).
 ``times`` limits how often a rule fires (None: until removed).
+
+APIs and errors are given by number or by name: ``api_key_of("Heartbeat") == 12`` (the names
+``kafkaemu apis`` prints, any case), ``error_code_of("NOT_COORDINATOR") == 16`` (Kafka's error
+names, ``kafkaemu errors`` lists them).
 """
 from __future__ import annotations
 
+import difflib
 import itertools
 from dataclasses import dataclass
+
+
+def api_key_of(api: int | str) -> int:
+    if not isinstance(api, str):
+        return int(api)
+    from .protocol.catalog import catalog
+    keys = {catalog().api_name(key).lower(): key for key in catalog().requests}
+    key = keys.get(api.strip().lower())
+    if key is None:
+        raise ValueError(f"unknown API {api!r}{_did_you_mean(api, [catalog().api_name(k) for k in catalog().requests])}"
+                         " (kafkaemu apis lists them)")
+    return key
+
+
+def error_code_of(error: int | str) -> int:
+    if not isinstance(error, str):
+        return int(error)
+    from .protocol.errors import ErrorCode
+    name = error.strip().upper()
+    if name not in ErrorCode.__members__:
+        raise ValueError(f"unknown error {error!r}{_did_you_mean(name, list(ErrorCode.__members__))}"
+                         " (kafkaemu errors lists them)")
+    return int(ErrorCode[name])
+
+
+def _did_you_mean(word: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(word, names, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 @dataclass

@@ -14,7 +14,7 @@ def test_serve_options_become_broker_config():
                    "--override", "log.retention.check.interval.ms = 1000")
     assert (config.port, config.nodes, config.auto_create_topics, config.num_partitions) == (0, 3, False, 4)
     assert config.group_initial_rebalance_delay_ms == 3000
-    assert config.extra == {"group.consumer.session.timeout.ms": "10000", "log.retention.check.interval.ms": "1000"}
+    assert config.group_consumer_session_timeout_ms == 10000 and config.log_retention_check_interval_ms == 1000
 
 
 def test_a_malformed_override_is_a_usage_error(capsys):

@@ -23,6 +23,7 @@ from typing import Callable
 
 import structlog
 
+from ..config import DEFAULTS
 from ..protocol.errors import ErrorCode
 from .consumer_assignors import ASSIGNORS, DEFAULT_ASSIGNOR, Assignment, MemberSpec
 from . import consumer_records
@@ -64,19 +65,19 @@ class ConsumerHeartbeat:
 
 @dataclass(frozen=True)
 class ConsumerSettings:
-    session_timeout_ms: int = 45000
-    heartbeat_interval_ms: int = 5000
-    max_size: int = 2**31 - 1
-    assignors: tuple[str, ...] = ("uniform", "range")
+    """The KIP-848 part of BrokerConfig (whose defaults these are)."""
+    session_timeout_ms: int = DEFAULTS.group_consumer_session_timeout_ms
+    heartbeat_interval_ms: int = DEFAULTS.group_consumer_heartbeat_interval_ms
+    max_size: int = DEFAULTS.group_consumer_max_size
+    assignors: tuple[str, ...] = DEFAULTS.group_consumer_assignors
 
     @classmethod
-    def from_extra(cls, extra: dict) -> "ConsumerSettings":
-        assignors = extra.get("group.consumer.assignors")
+    def from_config(cls, config) -> "ConsumerSettings":
         return cls(
-            session_timeout_ms=int(extra.get("group.consumer.session.timeout.ms", 45000)),
-            heartbeat_interval_ms=int(extra.get("group.consumer.heartbeat.interval.ms", 5000)),
-            max_size=int(extra.get("group.consumer.max.size", 2**31 - 1)),
-            assignors=tuple(a.strip() for a in assignors.split(",")) if assignors else ("uniform", "range"),
+            session_timeout_ms=config.group_consumer_session_timeout_ms,
+            heartbeat_interval_ms=config.group_consumer_heartbeat_interval_ms,
+            max_size=config.group_consumer_max_size,
+            assignors=tuple(config.group_consumer_assignors),
         )
 
 

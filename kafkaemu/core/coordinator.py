@@ -16,6 +16,7 @@ from typing import Callable, Iterable
 
 import structlog
 
+from ..config import DEFAULTS
 from ..protocol.errors import ErrorCode
 from . import consumer_records
 from . import offsets_records as rec
@@ -42,15 +43,16 @@ INT32_MIN = -(1 << 31)
 
 @dataclass(frozen=True)
 class CoordinatorSettings:
-    offsets_topic_num_partitions: int = 50
-    min_session_timeout_ms: int = 6000
-    max_session_timeout_ms: int = 1800000
-    initial_rebalance_delay_ms: int = 0
-    max_group_size: int = 2**31 - 1
-    new_member_join_timeout_ms: int = 5 * 60 * 1000
-    offset_metadata_max_bytes: int = 4096
-    offsets_retention_ms: int = 7 * 24 * 60 * 60 * 1000
-    offsets_retention_check_interval_ms: int = 600000
+    """The group coordinator's part of BrokerConfig (whose defaults these are)."""
+    offsets_topic_num_partitions: int = DEFAULTS.offsets_topic_num_partitions
+    min_session_timeout_ms: int = DEFAULTS.group_min_session_timeout_ms
+    max_session_timeout_ms: int = DEFAULTS.group_max_session_timeout_ms
+    initial_rebalance_delay_ms: int = DEFAULTS.group_initial_rebalance_delay_ms
+    max_group_size: int = DEFAULTS.group_max_size
+    new_member_join_timeout_ms: int = 5 * 60 * 1000  # a constant in Kafka, not a setting
+    offset_metadata_max_bytes: int = DEFAULTS.offset_metadata_max_bytes
+    offsets_retention_ms: int = DEFAULTS.offsets_retention_minutes * 60 * 1000
+    offsets_retention_check_interval_ms: int = DEFAULTS.offsets_retention_check_interval_ms
     consumer: ConsumerSettings = ConsumerSettings()
 
     @classmethod
@@ -64,7 +66,7 @@ class CoordinatorSettings:
             offset_metadata_max_bytes=config.offset_metadata_max_bytes,
             offsets_retention_ms=config.offsets_retention_minutes * 60 * 1000,
             offsets_retention_check_interval_ms=config.offsets_retention_check_interval_ms,
-            consumer=ConsumerSettings.from_extra(config.extra),
+            consumer=ConsumerSettings.from_config(config),
         )
 
 

@@ -6,7 +6,7 @@ server-side assignors "uniform" (default) and "range". v1 requires a client-gene
 adds subscribed_topic_regex (Python ``re`` with full-match semantics stands in for Kafka's RE2/J;
 internal topics never match). v0 members joining with an empty member id get a generated one.
 Session timeout and heartbeat interval are the broker settings group.consumer.session.timeout.ms
-(45000) and group.consumer.heartbeat.interval.ms (5000), set through BrokerConfig.extra.
+(45000) and group.consumer.heartbeat.interval.ms (5000), BrokerConfig fields (--override names).
 Not implemented: rack-aware assignment, client-side assignors, migration between classic and
 consumer groups (a classic JoinGroup for a consumer group gets INCONSISTENT_GROUP_PROTOCOL),
 authorization. Group state is written to __consumer_offsets as Kafka's ConsumerGroup* records.

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from importlib.resources import files
 from pathlib import Path
 
 from .codegen import Codec
@@ -10,14 +11,20 @@ from .spec import MessageSpec, load_spec_dir
 
 
 def spec_dir() -> Path:
+    """``KAFKAEMU_PROTOCOL_SPECS`` if set; else the specs an installed kafkaemu carries
+    (``kafkaemu/protocol_specs``, package data of the wheel); else a checkout's top-level
+    ``protocol_specs/`` (running from source or installed editable)."""
     env = os.environ.get("KAFKAEMU_PROTOCOL_SPECS")
     if env:
         return Path(env)
-    here = Path(__file__).resolve().parent
-    for candidate in (here.parent.parent / "protocol_specs", here.parent / "protocol_specs"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("protocol_specs/ not found; set KAFKAEMU_PROTOCOL_SPECS")
+    shipped = files("kafkaemu") / "protocol_specs"
+    if shipped.is_dir():
+        return Path(str(shipped))
+    checkout = Path(__file__).resolve().parents[2] / "protocol_specs"
+    if checkout.is_dir():
+        return checkout
+    raise FileNotFoundError(f"protocol_specs/ is neither in the package ({shipped}) nor in a checkout "
+                            f"({checkout}); set KAFKAEMU_PROTOCOL_SPECS")
 
 
 class Catalog:

@@ -15,13 +15,18 @@ from typing import Any, Callable
 
 from ..clock import ManualClock, SystemClock
 from ..config import BrokerConfig
+from ..logging import configure_default_logging
 
 
 class KafkaEmulator:
-    def __init__(self, port: int = 0, host: str = "127.0.0.1", *, subprocess_mode: bool = False,
+    """Keyword settings are BrokerConfig fields (``extra={kafka name: value}`` for Kafka's names);
+    without ``config``, ``port`` defaults to 0 (a free port) rather than 9092."""
+
+    def __init__(self, port: int | None = None, host: str | None = None, *, subprocess_mode: bool = False,
                  manual_clock: bool = False, config: BrokerConfig | None = None, **settings: Any) -> None:
-        base = config or BrokerConfig()
-        self.config = replace(base, host=host, port=port, **settings)
+        base = config or BrokerConfig(port=0)
+        self.config = replace(base, host=base.host if host is None else host,
+                              port=base.port if port is None else port, **settings)
         self.subprocess_mode = subprocess_mode
         self.clock = ManualClock() if manual_clock else SystemClock()
         if subprocess_mode and manual_clock:
@@ -34,8 +39,11 @@ class KafkaEmulator:
 
     # -- testcontainers-compatible surface ------------------------------------------------
     def start(self) -> "KafkaEmulator":
+        """Start serving; ValueError names every bad setting before anything starts."""
         if self.port is not None:
             return self
+        configure_default_logging()
+        self.config.validate()
         if self.subprocess_mode:
             self._start_subprocess()
         else:
@@ -115,12 +123,18 @@ class KafkaEmulator:
             return now
         return asyncio.run_coroutine_threadsafe(run(), self._loop).result(10)
 
-    def inject_fault(self, api_key: int, *, error_code: int | None = None, delay_ms: int = 0,
-                     drop_connection: bool = False, times: int | None = 1, client_id: str | None = None):
-        """Make the next ``times`` requests of ``api_key`` fail, lag or drop (see kafkaemu.faults)."""
-        from ..faults import FaultRule
-        rule = FaultRule(api_key, error_code=None if error_code is None else int(error_code), delay_ms=delay_ms,
-                         drop_connection=drop_connection, times=times, client_id=client_id)
+    def inject_fault(self, api: int | str, *, error: int | str | None = None, delay_ms: int = 0,
+                     drop_connection: bool = False, times: int | None = 1, client_id: str | None = None,
+                     error_code: int | str | None = None):
+        """Make the next ``times`` requests of ``api`` fail, lag or drop (see kafkaemu.faults):
+        ``inject_fault("Heartbeat", error="NOT_COORDINATOR")``; numbers work too
+        (``inject_fault(12, error_code=16)``, ``error_code`` being ``error``'s older name)."""
+        from ..faults import FaultRule, api_key_of, error_code_of
+        if error is not None and error_code is not None:
+            raise TypeError("give error or error_code, not both")
+        error = error if error is not None else error_code
+        rule = FaultRule(api_key_of(api), error_code=None if error is None else error_code_of(error),
+                         delay_ms=delay_ms, drop_connection=drop_connection, times=times, client_id=client_id)
         return self.call(lambda broker: broker.faults.add(rule))
 
     def clear_faults(self) -> None:
@@ -145,7 +159,7 @@ class KafkaEmulator:
         import uvloop
 
         from ..server import KafkaServer
-        self.server = KafkaServer(self.config, self.clock)  # bad settings (certificate, mechanisms) raise here
+        self.server = KafkaServer(self.config, self.clock)
         self._loop = uvloop.new_event_loop()
         started = threading.Event()
         failure: list[BaseException] = []
@@ -154,9 +168,13 @@ class KafkaEmulator:
             asyncio.set_event_loop(self._loop)
             try:
                 self._loop.run_until_complete(self.server.start())
-            except BaseException as exc:  # reported to the starting thread
+            except BaseException as exc:  # reported to the starting thread (a taken port)
                 failure.append(exc)
-                started.set()
+                try:
+                    self._loop.run_until_complete(self.server.stop())  # listeners opened before the failure
+                finally:
+                    self._loop.close()
+                    started.set()
                 return
             started.set()
             self._loop.run_forever()
@@ -170,28 +188,45 @@ class KafkaEmulator:
             raise failure[0]
         self.port = self.server.port
 
+    def subprocess_command(self) -> list[str]:
+        """The ``kafkaemu serve`` command line of subprocess mode, derived from the configuration."""
+        level = os.environ.get("KAFKAEMU_LOG_LEVEL", "warning")
+        return [sys.executable, "-m", "kafkaemu", "serve", *self.config.to_argv(), f"--log-level={level}"]
+
     def _start_subprocess(self) -> None:
-        c = self.config
-        cmd = [sys.executable, "-m", "kafkaemu", "serve", "--host", c.host, "--port", str(c.port),
-               "--num-partitions", str(c.num_partitions), "--nodes", str(c.nodes),
-               "--group-initial-rebalance-delay-ms", str(c.group_initial_rebalance_delay_ms),
-               "--group-min-session-timeout-ms", str(c.group_min_session_timeout_ms),
-               "--log-level", os.environ.get("KAFKAEMU_LOG_LEVEL", "warning")]
-        if not c.auto_create_topics:
-            cmd.append("--no-auto-create-topics")
-        if c.data_dir:
-            cmd += ["--data-dir", c.data_dir]
-        cmd += [arg for user, password in c.sasl_users.items() for arg in ("--sasl-user", f"{user}:{password}")]
-        if c.sasl_mechanisms:
-            cmd += ["--sasl-mechanisms", ",".join(c.sasl_mechanisms)]
-        for flag, value in (("--tls-cert", c.tls_cert), ("--tls-key", c.tls_key),
-                            ("--tls-key-password", c.tls_key_password)):
-            if value:
-                cmd += [flag, value]
-        cmd += [arg for name, value in c.extra.items() for arg in ("--override", f"{name}={value}")]
-        self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        self._proc = subprocess.Popen(self.subprocess_command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True)
+        stderr = _StderrForwarder(self._proc.stderr)
         line = self._proc.stdout.readline()
         if not line.startswith("kafkaemu listening on "):
-            self._proc.kill()
-            raise RuntimeError(f"kafkaemu did not start: {line!r}")
+            if line:
+                self._proc.kill()
+            code = self._proc.wait(10)
+            self._proc = None
+            why = stderr.wait_for_end(10) or line.strip() or "no output"
+            raise RuntimeError(f"kafkaemu did not start (exit status {code}): {why}")
         self.port = int(line.rsplit(":", 1)[1])
+
+
+class _StderrForwarder:
+    """Copy a child's stderr to ours (whatever ``sys.stderr`` is at the time, as pytest swaps it)
+    on a thread, keeping the last line for an error message."""
+
+    def __init__(self, source) -> None:
+        self.last = ""
+        self._thread = threading.Thread(target=self._copy, args=(source,), name="kafkaemu-stderr", daemon=True)
+        self._thread.start()
+
+    def _copy(self, source) -> None:
+        for line in source:
+            if line.strip():
+                self.last = line.strip()
+            try:
+                sys.stderr.write(line)
+                sys.stderr.flush()
+            except (OSError, ValueError):  # a closed capture
+                pass
+
+    def wait_for_end(self, timeout: float) -> str:
+        self._thread.join(timeout)
+        return self.last

@@ -1,21 +1,20 @@
 """pytest fixtures: ``kafka_emulator`` (one per session) and ``fresh_kafka_emulator`` (one per test).
 
 Unless the test session configured structlog itself, kafkaemu logs at ``KAFKAEMU_LOG_LEVEL``
-(default warning) so test output stays readable."""
+(debug, info, warning or error, in any case; default warning) so test output stays readable."""
 from __future__ import annotations
 
-import os
-
 import pytest
-import structlog
 
-from ..logging import configure_logging
+from ..logging import configure_default_logging
 from .emulator import KafkaEmulator
 
 
 def pytest_configure(config):
-    if not structlog.is_configured():
-        configure_logging("console", os.environ.get("KAFKAEMU_LOG_LEVEL", "warning"))
+    try:
+        configure_default_logging()
+    except ValueError as exc:
+        raise pytest.UsageError(f"KAFKAEMU_LOG_LEVEL: {exc}") from None
 
 
 @pytest.fixture(scope="session")

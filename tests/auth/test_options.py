@@ -56,5 +56,5 @@ def test_emulator_refuses_an_unknown_mechanism_before_starting():
 
 def test_emulator_refuses_a_missing_certificate(tmp_path):
     from kafkaemu.testing import KafkaEmulator
-    with pytest.raises(OSError):
+    with pytest.raises(ValueError, match="cannot read tls_cert .*missing.pem"):
         KafkaEmulator(tls_cert=str(tmp_path / "missing.pem")).start()

@@ -1,0 +1,203 @@
+"""BrokerConfig is the one source of settings: every field reaches the command line, ``--override``
+(by its Kafka name), the core's Settings views and the subprocess arguments; bad settings are
+refused with one line naming them."""
+import logging
+
+import pytest
+
+from kafkaemu.broker import Broker
+from kafkaemu.cli import build_parser, config_from_args, main
+from kafkaemu.config import DEFAULTS, KAFKA_NAMES, SETTINGS, BrokerConfig, setting_named
+from kafkaemu.core.consumer_coordinator import ConsumerSettings
+from kafkaemu.core.coordinator import CoordinatorSettings
+from kafkaemu.logging import log_level
+
+# A value other than the default for every field; the first test keeps this table complete.
+SAMPLES = {
+    "host": "127.0.0.2", "port": 19092, "advertised_host": "broker.example", "node_id": 7, "nodes": 3,
+    "cluster_id": "my-cluster", "auto_create_topics": False, "num_partitions": 4, "default_replication_factor": 3,
+    "socket_request_max_bytes": 5000000, "message_max_bytes": 2000000, "data_dir": "/tmp/kafkaemu-data",
+    "log_retention_check_interval_ms": 1000, "log_cleaner_backoff_ms": 2000, "offsets_topic_num_partitions": 5,
+    "group_min_session_timeout_ms": 1000, "group_max_session_timeout_ms": 60000,
+    "group_initial_rebalance_delay_ms": 3000, "group_max_size": 10, "offset_metadata_max_bytes": 100,
+    "offsets_retention_minutes": 60, "offsets_retention_check_interval_ms": 30000,
+    "group_consumer_session_timeout_ms": 6000, "group_consumer_heartbeat_interval_ms": 500,
+    "group_consumer_max_size": 20, "group_consumer_assignors": ("range",),
+    "sasl_users": {"alice": "s3:cret", "bob": "-pw"}, "sasl_mechanisms": ("SCRAM-SHA-512", "PLAIN"),
+    "tls_cert": "/tmp/cert.pem", "tls_key": "/tmp/key.pem", "tls_key_password": "--secret",
+    "connection_failed_authentication_delay_ms": 0,
+}
+
+
+def parse(*argv):
+    return config_from_args(build_parser().parse_args(["serve", *argv]))
+
+
+def text_of(setting, value) -> str:
+    """What ``--override NAME=...`` takes for ``value``."""
+    if setting.kind == "bool":
+        return str(value).lower()
+    return ",".join(value) if setting.kind == "list" else str(value)
+
+
+def test_the_samples_cover_every_setting_with_a_value_other_than_its_default():
+    assert set(SAMPLES) == set(SETTINGS)
+    assert [name for name, value in SAMPLES.items() if value == SETTINGS[name].default] == []
+
+
+def test_every_setting_round_trips_through_the_command_line():
+    config = BrokerConfig(**SAMPLES)
+    assert parse(*config.to_argv()) == config
+    assert BrokerConfig().to_argv() == []  # defaults need no arguments
+    assert parse() == BrokerConfig()
+
+
+@pytest.mark.parametrize("kafka_name", sorted(KAFKA_NAMES))
+def test_every_kafka_named_setting_is_an_override(kafka_name):
+    setting = KAFKA_NAMES[kafka_name]
+    value = SAMPLES[setting.name]
+    config = parse("--override", f"{kafka_name}={text_of(setting, value)}")
+    assert getattr(config, setting.name) == value
+    assert BrokerConfig(extra={kafka_name: value}) == config  # the same names from Python
+
+
+def test_existing_flags_keep_their_names():
+    flags = {s.flag for s in SETTINGS.values()}
+    assert {"--host", "--port", "--advertised-host", "--node-id", "--nodes", "--data-dir", "--no-auto-create-topics",
+            "--num-partitions", "--group-initial-rebalance-delay-ms", "--group-min-session-timeout-ms",
+            "--group-max-session-timeout-ms", "--offsets-retention-minutes", "--sasl-user", "--sasl-mechanisms",
+            "--tls-cert", "--tls-key", "--tls-key-password"} <= flags
+
+
+def test_override_texts_become_typed_values():
+    config = BrokerConfig(extra={"auto.create.topics.enable": "FALSE", "group.consumer.assignors": "range, uniform",
+                                 "num.partitions": "3"})
+    assert (config.auto_create_topics, config.group_consumer_assignors, config.num_partitions) == \
+        (False, ("range", "uniform"), 3)
+
+
+def test_unknown_override_names_are_refused_with_a_suggestion():
+    with pytest.raises(ValueError, match=r"unknown setting 'group.consumer.session.timeout' "
+                                         r"\(did you mean group.consumer.session.timeout.ms\?\)"):
+        setting_named("group.consumer.session.timeout")
+    with pytest.raises(ValueError, match="unknown setting 'no.such.setting'"):
+        BrokerConfig(extra={"no.such.setting": 1})
+
+
+def test_settings_views_are_derived_from_the_config():
+    config = BrokerConfig(**SAMPLES)
+    coordinator = CoordinatorSettings.from_config(config)
+    assert (coordinator.min_session_timeout_ms, coordinator.max_session_timeout_ms,
+            coordinator.initial_rebalance_delay_ms, coordinator.max_group_size, coordinator.offsets_retention_ms,
+            coordinator.offsets_topic_num_partitions, coordinator.offset_metadata_max_bytes,
+            coordinator.offsets_retention_check_interval_ms) == (1000, 60000, 3000, 10, 3600000, 5, 100, 30000)
+    assert coordinator.consumer == ConsumerSettings(6000, 500, 20, ("range",))
+    # their defaults are BrokerConfig's
+    assert CoordinatorSettings() == CoordinatorSettings.from_config(DEFAULTS)
+    assert ConsumerSettings() == ConsumerSettings.from_config(DEFAULTS)
+
+
+def test_the_log_store_gets_its_intervals_from_the_config():
+    broker = Broker(BrokerConfig(log_retention_check_interval_ms=1000, log_cleaner_backoff_ms=2000), 0)
+    assert (broker.store.retention_check_interval_ms, broker.store.cleaner_backoff_ms) == (1000, 2000)
+
+
+def test_a_wildcard_host_advertises_this_machines_name():
+    import socket
+    assert BrokerConfig(host="0.0.0.0").advertised == socket.gethostname()
+    assert BrokerConfig(host="::").advertised == socket.gethostname()
+    assert BrokerConfig(host="0.0.0.0", advertised_host="kafka").advertised == "kafka"
+    assert BrokerConfig(host="127.0.0.1").advertised == "127.0.0.1"
+
+
+# -- bad settings: one line, exit status 2 -------------------------------------------------------
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "key.pem").write_text("not really a key")
+    (tmp_path / "a-file").write_text("")
+    return tmp_path
+
+
+BAD = [
+    (["--port", "70000"], "--port must be within 0-65535, got 70000"),
+    (["--port", "-1"], "--port must be within 0-65535, got -1"),
+    (["--port", "nine"], "--port takes an integer, got 'nine'"),
+    (["--port", "65535", "--nodes", "3"], "--port 65535 with --nodes 3 needs ports up to 65537, beyond 65535"),
+    (["--nodes", "0"], "--nodes must be within 1-1024, got 0"),
+    (["--num-partitions", "0"], "--num-partitions must be at least 1, got 0"),
+    (["--override", "num.partitions=0"], "--num-partitions must be at least 1, got 0"),
+    (["--group-min-session-timeout-ms", "7000", "--group-max-session-timeout-ms", "6000"],
+     "--group-min-session-timeout-ms 7000 is above --group-max-session-timeout-ms 6000"),
+    (["--override", "group.consumer.heartbeat.interval.ms=50000"],
+     "--group-consumer-heartbeat-interval-ms 50000 must be below --group-consumer-session-timeout-ms 45000"),
+    (["--group-consumer-assignors", "sticky"], "--group-consumer-assignors must name assignors among uniform, range"),
+    (["--override", "group.consumer.session.timeout=1"], "unknown setting 'group.consumer.session.timeout'"),
+    (["--override", "auto.create.topics.enable=maybe"], "--override auto.create.topics.enable takes true or false"),
+    (["--num-partitions", "2", "--override", "num.partitions=3"],
+     "--num-partitions and --override num.partitions set the same setting"),
+    (["--tls-cert", "{tmp}/missing.pem"], "cannot read --tls-cert {tmp}/missing.pem: No such file or directory"),
+    (["--tls-cert", "{tmp}"], "cannot read --tls-cert {tmp}: Is a directory"),
+    (["--tls-key", "{tmp}/key.pem"], "--tls-key needs --tls-cert"),
+    (["--tls-key-password", "pw"], "--tls-key-password needs --tls-cert"),
+    (["--data-dir", "{tmp}/a-file/data"], "cannot use --data-dir {tmp}/a-file/data: Not a directory"),
+    (["--sasl-user", "a:b", "--sasl-mechanisms", "GSSAPI"], "unsupported SASL mechanism(s) GSSAPI"),
+    (["--log-level", "verbose"], "argument --log-level: invalid choice: 'verbose'"),
+]
+
+
+@pytest.mark.parametrize("argv,message", BAD, ids=[" ".join(argv) for argv, _ in BAD])
+def test_a_bad_setting_is_one_line_and_exit_status_2(argv, message, files, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve", *(arg.format(tmp=files) for arg in argv)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message.format(tmp=files) in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_every_problem_is_named_on_the_one_line(capsys):
+    with pytest.raises(SystemExit):
+        main(["serve", "--port", "70000", "--num-partitions", "0"])
+    err = capsys.readouterr().err
+    assert "--port must be" in err and "--num-partitions must be" in err and err.count("\n") == 1
+
+
+def test_a_certificate_that_does_not_load_is_named(files, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve", "--port", "0", "--tls-cert", str(files / "key.pem")])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"cannot load TLS certificate {files / 'key.pem'}" in err and err.count("\n") == 1
+
+
+def test_the_emulator_refuses_a_bad_setting_before_starting():
+    from kafkaemu.testing import KafkaEmulator
+    emulator = KafkaEmulator(num_partitions=0, group_min_session_timeout_ms=10, group_max_session_timeout_ms=5)
+    with pytest.raises(ValueError, match="num_partitions must be at least 1, got 0; group_min_session_timeout_ms "
+                                         "10 is above group_max_session_timeout_ms 5"):
+        emulator.start()
+    assert emulator.port is None and emulator._loop is None
+
+
+def test_the_emulator_keeps_a_given_configs_port():
+    from kafkaemu.testing import KafkaEmulator
+    assert KafkaEmulator().config.port == 0
+    assert KafkaEmulator(config=BrokerConfig(port=19092, num_partitions=3)).config.port == 19092
+    assert KafkaEmulator(5, config=BrokerConfig(port=19092)).config.port == 5
+
+
+@pytest.mark.parametrize("name", ["info", "INFO", "Warning", " debug "])
+def test_log_levels_in_any_case(name):
+    assert log_level(name) == getattr(logging, name.strip().upper())
+
+
+def test_an_unknown_log_level_is_named():
+    with pytest.raises(ValueError, match="log level must be one of debug, info, warning, error .*'verbose'"):
+        log_level("verbose")
+
+
+def test_version_flag(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.startswith("kafkaemu ")
