@@ -11,7 +11,7 @@ Records (offset commits, group metadata, tombstones) go to an injected sink
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
 import structlog
@@ -20,13 +20,14 @@ from ..protocol.errors import ErrorCode
 from . import consumer_records
 from . import offsets_records as rec
 from .consumer_coordinator import ConsumerGroupCoordinator, ConsumerHeartbeat, ConsumerSettings, HeartbeatError
+from .consumer_coordinator import error_response as consumer_error_response
 from .consumer_group import TopicMeta
 from .group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupError
 from .group_state import GroupState
 from .member import Member, Reply
 from .offsets import CommittedOffset, OffsetStore, is_expired
 from .placement import partition_for
-from .requests import Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, SyncGroup
+from .requests import Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, SyncGroup, distinct_protocols
 from .timers import Timers
 
 log = structlog.get_logger("kafkaemu.coordinator")
@@ -244,7 +245,7 @@ class GroupCoordinator:
     def join_group(self, now_ms: int, req: JoinGroup, respond: Reply) -> None:
         self._begin(now_ms)
         try:
-            self._join_group(req, respond)
+            self._join_group(replace(req, protocols=distinct_protocols(req.protocols)), respond)
         finally:
             self._end()
 
