@@ -526,6 +526,8 @@ class GroupCoordinator:
             self._end()
 
     def _sync_group(self, req: SyncGroup, respond: Reply) -> None:
+        if not req.group_id:
+            return respond(sync_response(E.INVALID_GROUP_ID))
         if req.group_id in self.consumer.groups:
             return respond(sync_response(E.UNKNOWN_MEMBER_ID))
         group = self.groups.get(req.group_id)
@@ -573,6 +575,8 @@ class GroupCoordinator:
             self._end()
 
     def _heartbeat(self, req: Heartbeat) -> ErrorCode:
+        if not req.group_id:
+            return E.INVALID_GROUP_ID
         if req.group_id in self.consumer.groups:
             return E.UNKNOWN_MEMBER_ID
         group = self.groups.get(req.group_id)
@@ -603,6 +607,8 @@ class GroupCoordinator:
             self._end()
 
     def _leave_group(self, req: LeaveGroup) -> dict:
+        if not req.group_id:
+            return {"error_code": int(E.INVALID_GROUP_ID), "members": []}
         consumer_group = self.consumer.groups.get(req.group_id)
         if consumer_group is not None:
             return {"error_code": 0, "members": [
@@ -763,6 +769,8 @@ class GroupCoordinator:
                        partition_exists: Callable[[str, int], bool] | None = None) -> dict:
         self._begin(now_ms)
         try:
+            if not group_id:
+                return {"error_code": int(E.INVALID_GROUP_ID), "topics": []}
             group = self.groups.get(group_id) or self.consumer.groups.get(group_id)
             if group is None or (isinstance(group, ClassicGroup) and group.is_in(S.DEAD)):
                 return {"error_code": int(E.GROUP_ID_NOT_FOUND), "topics": []}
@@ -892,7 +900,11 @@ class GroupCoordinator:
         self._begin(now_ms)
         try:
             return [self.consumer.describe(gid, topics_by_id, include_authorized_operations,
-                                           GROUP_AUTHORIZED_OPERATIONS) for gid in group_ids]
+                                           GROUP_AUTHORIZED_OPERATIONS) if gid else
+                    {"error_code": int(E.INVALID_GROUP_ID), "error_message": None, "group_id": gid,
+                     "group_state": "", "group_epoch": 0, "assignment_epoch": 0, "assignor_name": "",
+                     "members": [], "authorized_operations": INT32_MIN}
+                    for gid in group_ids]
         finally:
             self._end()
 

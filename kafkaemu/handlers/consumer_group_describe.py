@@ -15,7 +15,7 @@ from .registry import handler
 def consumer_group_describe(ctx, req):
     store = ctx.broker.store
     names = {t.topic_id: name for name, t in store.topics.items()}
-    mine = [g for g in req.group_ids if is_coordinator(ctx, g)]
+    mine = [g for g in req.group_ids if not g or is_coordinator(ctx, g)]   # "": INVALID_GROUP_ID
     described = ctx.broker.coordinator.consumer_group_describe(
         ctx.now_ms, mine, names, bool(req.include_authorized_operations))
     by_id = {d["group_id"]: d for d in described}

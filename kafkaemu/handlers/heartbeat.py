@@ -11,7 +11,7 @@ from .registry import handler
 
 @handler(12, 0, 4)
 def heartbeat(ctx, req):
-    if not is_coordinator(ctx, req.group_id):
+    if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR}
     return ctx.broker.coordinator.heartbeat(ctx.now_ms, Heartbeat(
         group_id=req.group_id,

@@ -16,7 +16,7 @@ from .registry import DEFERRED, handler
 @handler(11, 0, 9)
 def join_group(ctx, req):
     version = ctx.api_version
-    if not is_coordinator(ctx, req.group_id):
+    if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "member_id": req.member_id}
     rebalance_timeout = req.rebalance_timeout_ms if version >= 1 else req.session_timeout_ms
     ctx.broker.coordinator.join_group(ctx.now_ms, JoinGroup(

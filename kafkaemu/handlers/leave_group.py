@@ -14,7 +14,7 @@ from .registry import handler
 @handler(13, 0, 5)
 def leave_group(ctx, req):
     version = ctx.api_version
-    if not is_coordinator(ctx, req.group_id):
+    if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "members": []}
     if version < 3:
         members = [LeavingMember(req.member_id)]

@@ -12,7 +12,7 @@ from .registry import handler
 
 @handler(47, 0, 0)
 def offset_delete(ctx, req):
-    if not is_coordinator(ctx, req.group_id):
+    if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "topics": []}
     topics = [(t.name, [p.partition_index for p in t.partitions]) for t in req.topics]
     return ctx.broker.coordinator.delete_offsets(ctx.now_ms, req.group_id, topics, partition_exists(ctx.broker))

@@ -13,7 +13,7 @@ from .registry import DEFERRED, handler
 
 @handler(14, 0, 5)
 def sync_group(ctx, req):
-    if not is_coordinator(ctx, req.group_id):
+    if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "assignment": b""}
     version = ctx.api_version
     ctx.broker.coordinator.sync_group(ctx.now_ms, SyncGroup(
