@@ -92,6 +92,11 @@ def sync_response(error: ErrorCode = E.NONE, assignment: bytes = b"", protocol_t
             "protocol_name": protocol_name}
 
 
+def _int64(n: int) -> int:
+    """``n`` wrapped to a signed 64-bit value, as Java's long arithmetic overflows."""
+    return (n + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
 def _no_sink(partition: int, records: list, now_ms: int) -> None:
     pass
 
@@ -258,6 +263,8 @@ class GroupCoordinator:
         if req.group_id in self.consumer.groups:
             # Kafka converts between protocols per group.consumer.migration.policy; kafkaemu does not.
             return respond(join_response(E.INCONSISTENT_GROUP_PROTOCOL, req.member_id))
+        if not rec.fits_record_key(req.group_id):
+            return respond(join_response(E.UNKNOWN_SERVER_ERROR, req.member_id))
         is_unknown = req.member_id == ""
         group = self.groups.get(req.group_id)
         new_group = group is None
@@ -670,6 +677,7 @@ class GroupCoordinator:
     def _commit_offsets(self, req: OffsetCommit, partition_exists) -> dict:
         group_error = E.NONE
         group = self.groups.get(req.group_id)
+        created = None
         consumer_group = self.consumer.groups.get(req.group_id)
         try:
             if consumer_group is not None:
@@ -677,7 +685,7 @@ class GroupCoordinator:
                                                      req.api_version)
             elif group is None:
                 if req.generation_id < 0:
-                    group = self._create_group(req.group_id)   # a "simple" group, used for offsets only
+                    group = created = self._create_group(req.group_id)   # a "simple" group, for offsets only
                 else:
                     raise GroupError(E.GROUP_ID_NOT_FOUND if req.api_version >= 9 else E.ILLEGAL_GENERATION)
             if consumer_group is None:
@@ -689,8 +697,9 @@ class GroupCoordinator:
         if group_error == E.NONE and consumer_group is None and group.is_in(S.STABLE, S.PREPARING_REBALANCE):
             # Classic commits keep the member's session alive.
             self._reschedule_heartbeat(group, group.member(req.member_id))
-        expire = None if req.retention_time_ms == -1 else self._now + req.retention_time_ms
-        topics_out, records = [], []
+        # Java long arithmetic, as Kafka's expireTimestampMs: a huge retention wraps to the past.
+        expire = None if req.retention_time_ms == -1 else _int64(self._now + req.retention_time_ms)
+        topics_out, commits = [], []
         limit = self.settings.offset_metadata_max_bytes
         for topic, partitions in req.topics:
             parts_out = []
@@ -704,13 +713,26 @@ class GroupCoordinator:
                 else:
                     code = E.NONE
                     commit_ts = self._now if p.commit_timestamp_ms == -1 else p.commit_timestamp_ms
-                    committed = CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", commit_ts, expire)
-                    self.offsets.put(req.group_id, topic, p.partition, committed)
-                    records.append((rec.encode_offset_key(req.group_id, topic, p.partition),
-                                    rec.encode_offset_value(committed)))
+                    commits.append((topic, p.partition,
+                                    CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", commit_ts, expire)))
                 parts_out.append({"partition_index": p.partition, "error_code": int(code)})
             topics_out.append({"name": topic, "partitions": parts_out})
+        # All or nothing: every record is built before anything changes; if one cannot be (a field its
+        # record format cannot hold), the whole request fails as Kafka fails a write it cannot append.
+        try:
+            records = [(rec.encode_offset_key(req.group_id, topic, partition), rec.encode_offset_value(committed))
+                       for topic, partition, committed in commits]
+        except Exception:
+            log.exception("offset_commit_record_failed", group=req.group_id[:256])
+            if created is not None:
+                del self.groups[req.group_id]
+            unknown = int(E.UNKNOWN_TOPIC_OR_PARTITION)   # answered before the coordinator in Kafka
+            return {"topics": [{"name": t["name"], "partitions": [
+                p if p["error_code"] == unknown else dict(p, error_code=int(E.UNKNOWN_SERVER_ERROR))
+                for p in t["partitions"]]} for t in topics_out]}
         self._append(req.group_id, records)
+        for topic, partition, committed in commits:
+            self.offsets.put(req.group_id, topic, partition, committed)
         return {"topics": topics_out}
 
     @staticmethod
@@ -891,6 +913,8 @@ class GroupCoordinator:
     def consumer_group_heartbeat(self, now_ms: int, req: ConsumerHeartbeat, topics: dict[str, TopicMeta]) -> dict:
         self._begin(now_ms)
         try:
+            if not rec.fits_record_key(req.group_id):
+                return consumer_error_response(E.UNKNOWN_SERVER_ERROR)
             return self.consumer.heartbeat(req, topics, self._classic_state)
         finally:
             self._end()
