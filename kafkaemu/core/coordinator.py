@@ -1017,10 +1017,10 @@ class GroupCoordinator:
         """Apply one __consumer_offsets record, as on loading the partition."""
         if consumer_records.is_consumer_key(key):
             ck = consumer_records.decode_key(key)
+            self.consumer.replay(ck, value)
             placeholder = self.groups.get(ck.group_id)
             if value is not None and placeholder is not None and placeholder.is_in(S.EMPTY):
                 del self.groups[ck.group_id]   # the Empty classic group the consumer group replaced
-            self.consumer.replay(ck, value)
             return
         k = rec.decode_key(key)
         if isinstance(k, rec.OffsetKey):
@@ -1060,10 +1060,27 @@ class GroupCoordinator:
         self.groups[group_id] = group
 
     def load(self, records: Iterable[tuple[bytes, bytes | None]], now_ms: int) -> None:
-        """Rebuild state from __consumer_offsets records in log order; members' sessions restart now."""
+        """Rebuild state from __consumer_offsets records in log order; members' sessions restart now.
+
+        A record of an unknown type is logged and skipped, as Kafka's CoordinatorLoaderImpl does (a
+        client with client.id ``__admin_client`` may write anything there). A record that does not
+        decode is logged and skipped too; Kafka would fail loading that partition instead, leaving its
+        groups without a coordinator, which kafkaemu does not emulate.
+        """
         self._now = max(self._now, now_ms)
+        skipped = 0
         for key, value in records:
-            self.replay(key, value)
+            try:
+                self.replay(key, value)
+            except rec.UnknownRecordType as exc:
+                skipped += 1
+                log.warning("offsets_record_skipped", reason="unknown record type", key_version=exc.version)
+            except Exception as exc:
+                skipped += 1
+                log.error("offsets_record_skipped", reason="undecodable", error=str(exc)[:200],
+                          key=key[:64].hex(), value_bytes=None if value is None else len(value))
+        if skipped:
+            log.warning("offsets_records_skipped", count=skipped)
         for group in self.groups.values():
             for member in group.members.values():
                 self._reschedule_heartbeat(group, member)
