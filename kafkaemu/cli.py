@@ -114,7 +114,12 @@ def main(argv: list[str] | None = None) -> int:
         build_parser().error(str(exc))
     configure_logging(args.log_format, args.log_level)
     import uvloop
-    uvloop.run(serve(config))
+    from .core.offsets_topic import OffsetsTopicError
+    try:
+        uvloop.run(serve(config))
+    except OffsetsTopicError as exc:   # a data directory the broker cannot use: say why in one line
+        print(f"kafkaemu: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
