@@ -2,7 +2,8 @@
 
 Group epoch, target assignment epoch, state (Empty/Assigning/Reconciling/Stable), the server
 assignor in use, and every member with its epoch, subscription, current and target assignment
-(topic ids with names). Unknown groups and classic groups get GROUP_ID_NOT_FOUND, as Kafka.
+(topic ids with names). Unknown groups and classic groups get GROUP_ID_NOT_FOUND, as Kafka;
+the empty group id INVALID_GROUP_ID.
 authorized_operations is INT32_MIN unless asked for, then READ|DELETE|DESCRIBE (no authorizer).
 Not implemented: ACLs.
 """

@@ -1,7 +1,8 @@
 """Heartbeat (key 12), v0-v4.
 
 Keeps a member's session alive; REBALANCE_IN_PROGRESS while the group prepares a rebalance,
-ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID as Kafka. Not implemented: authorization.
+ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID as Kafka; the empty group id gets
+INVALID_GROUP_ID. Not implemented: authorization.
 """
 from ..core.requests import Heartbeat
 from ..protocol.errors import ErrorCode

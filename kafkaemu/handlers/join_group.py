@@ -3,7 +3,8 @@
 Parks the reply until the group's join phase completes (or answers at once on errors,
 MEMBER_ID_REQUIRED for v4+ dynamic members with an empty member id, or a rejoin in a settled
 state). v0 has no rebalance timeout: the session timeout stands in, as in Kafka. Before v7 the
-protocol name is not nullable; the codec writes a null one as "". A JoinGroup for a KIP-848
+protocol name is not nullable; the codec writes a null one as "". The empty group id gets
+INVALID_GROUP_ID; a protocol listed twice counts once (its first listing). A JoinGroup for a KIP-848
 consumer group gets INCONSISTENT_GROUP_PROTOCOL. Not implemented: classic members joining a
 consumer group (Kafka's group.consumer.migration.policy), authorization.
 """

@@ -2,8 +2,8 @@
 
 Deletes committed offsets of a group: GROUP_ID_NOT_FOUND for an unknown group, NON_EMPTY_GROUP for
 a non-consumer group with members, GROUP_SUBSCRIBED_TO_TOPIC for topics an active consumer group
-subscribes to, UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist. Not implemented:
-authorization.
+subscribes to, UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist, INVALID_GROUP_ID for
+the empty group id. Not implemented: authorization.
 """
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator, partition_exists
