@@ -563,9 +563,17 @@ class GroupCoordinator:
                 assignment = {mid: req.assignments.get(mid, b"") for mid in group.members}
                 log.info("assignment_received", group=group.group_id, leader=req.member_id,
                          generation=group.generation_id, members=len(group.members))
+                try:
+                    self._store_group(group, assignment)
+                except Exception:
+                    # A record that cannot be written (a member string too long for it): Kafka's
+                    # failed append answers every member UNKNOWN_SERVER_ERROR and rebalances.
+                    log.exception("group_record_failed", group=group.group_id[:256])
+                    self._reset_and_propagate_assignment_error(group, E.UNKNOWN_SERVER_ERROR)
+                    self._maybe_prepare_rebalance_or_complete_join(group, "group record could not be written")
+                    return
                 for mid, m in group.members.items():
                     m.assignment = assignment[mid]
-                self._store_group(group, assignment)
                 self._propagate_assignment(group, E.NONE)
                 group.transition_to(S.STABLE, self._now)
             return

@@ -178,3 +178,15 @@ def test_a_bad_consumer_group_record_does_not_drop_the_classic_group_of_that_nam
     fresh = _load(h.all_records() + [bad])
     assert "c" in fresh.groups and "c" not in fresh.consumer.groups
     assert fresh.offsets.get("c", "t", 0) == CommittedOffset(3, -1, "", h.now)
+
+
+def test_a_group_record_that_cannot_be_written_fails_the_sync_and_rebalances():
+    h = Harness()
+    mid, joined = h.join_new("g", client_id="c" * 32767)   # its member id is too long for the record
+    assert joined.error == E.NONE and h.state("g") == "CompletingRebalance"
+    sync = h.sync("g", mid, 1, {mid: b"assignment"})
+    assert sync.error == E.UNKNOWN_SERVER_ERROR             # as Kafka's failed append, no exception
+    assert h.state("g") == "PreparingRebalance"
+    assert h.group("g").members[mid].assignment == b""
+    assert [k for _, recs, _ in h.records for k, _ in recs if rec.decode_key(k) != rec.GroupKey("g")] == []
+    assert all(v is None or rec.decode_group_value(v).members == () for _, recs, _ in h.records for _, v in recs)
