@@ -12,7 +12,7 @@ from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
 from kafkaemu.core.offsets import CommittedOffset
 from kafkaemu.protocol.errors import ErrorCode as E
 
-from .harness import Harness, Reply
+from .harness import Harness
 
 INT64_MAX = 2**63 - 1
 

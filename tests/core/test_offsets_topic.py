@@ -46,7 +46,8 @@ def groups_on_partition(partition: int, count: int, n: int = 50) -> list[str]:
 
 
 def commit(broker, group, topic="t", partition=0, offset=5) -> set[E]:
-    resp = broker.coordinator.commit_offsets(broker.now_ms, OffsetCommit(group, [(topic, [CommitPartition(partition, offset)])]))
+    req = OffsetCommit(group, [(topic, [CommitPartition(partition, offset)])])
+    resp = broker.coordinator.commit_offsets(broker.now_ms, req)
     return {E(p["error_code"]) for t in resp["topics"] for p in t["partitions"]}
 
 
@@ -143,8 +144,9 @@ def test_records_an_admin_client_wrote_that_do_not_load_are_skipped_on_restart(t
     assert commit(first, g, offset=11) == {E.NONE}
     junk = build_batch([(struct.pack(">h", 99) + b"future record type", b"\x00\x00value", (), T0),
                         (rec.encode_offset_key(g, "t", 1), b"\x00\x03not an offset", (), T0)])
-    [resp] = call(first, 0, 9, {"acks": -1, "timeout_ms": 1000, "topic_data": [{"name": OFFSETS_TOPIC, "partition_data": [
-        {"index": 0, "records": junk}]}]}, client_id="__admin_client")
+    body = {"acks": -1, "timeout_ms": 1000, "topic_data": [
+        {"name": OFFSETS_TOPIC, "partition_data": [{"index": 0, "records": junk}]}]}
+    [resp] = call(first, 0, 9, body, client_id="__admin_client")
     assert resp.responses[0].partition_responses[0].error_code == 0
     assert commit(first, g, offset=12, partition=2) == {E.NONE}
     first.store.persistence.close()
@@ -155,8 +157,9 @@ def test_records_an_admin_client_wrote_that_do_not_load_are_skipped_on_restart(t
     second.store.persistence.close()
 
 
-def test_kafkaemu_serve_refuses_such_a_directory_in_one_line(tmp_path, capsys):
+def test_kafkaemu_serve_refuses_such_a_directory_in_one_line(tmp_path, capsys, monkeypatch):
     from kafkaemu.cli import main
+    monkeypatch.setattr("kafkaemu.cli.configure_logging", lambda *args: None)   # keep the tests' logging
     _old_data_dir(tmp_path, 60)
     assert main(["serve", "--port", "0", "--data-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
