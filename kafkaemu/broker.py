@@ -1,13 +1,14 @@
 """The broker: every piece of state handlers may touch. Pure: time arrives as ``now_ms``."""
 from __future__ import annotations
 
+import dataclasses
 import zlib
 
 import structlog
 
 from .config import BrokerConfig
 from .core.coordinator import CoordinatorSettings, GroupCoordinator
-from .core.offsets_topic import log_sink, read_records
+from .core.offsets_topic import log_sink, prepare_offsets_topic, read_records
 from .core.timers import Timers
 from .faults import Faults
 from .storage.data_dir import DataDir
@@ -33,8 +34,13 @@ class Broker:
         self._moved_leaders: dict[tuple[str, int], int] = {}
         self.faults = Faults()
         self.timers = Timers()  # broker-level timers (delayed fault replies)
-        self.coordinator = GroupCoordinator(CoordinatorSettings.from_config(config),
-                                            log_sink(self.store, config.offsets_topic_num_partitions), now_ms)
+        # __consumer_offsets exists from the start, so no lookup can create it as an ordinary topic;
+        # groups are placed by the partition count it has (as Kafka, after a setting change too).
+        offsets_partitions = len(prepare_offsets_topic(
+            self.store, config.offsets_topic_num_partitions, f"data directory {config.data_dir}").partitions)
+        settings = dataclasses.replace(CoordinatorSettings.from_config(config),
+                                       offsets_topic_num_partitions=offsets_partitions)
+        self.coordinator = GroupCoordinator(settings, log_sink(self.store, offsets_partitions), now_ms)
         if config.data_dir:
             self.coordinator.load(read_records(self.store), now_ms)  # groups and offsets of a previous run
 

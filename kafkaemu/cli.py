@@ -159,9 +159,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     configure_logging(args.log_format, args.log_level, stdlib=True)
     import uvloop
-
+    from .core.offsets_topic import OffsetsTopicError
     from .server import KafkaServer
-    return uvloop.run(serve(KafkaServer(config)))
+    try:
+        server = KafkaServer(config)
+    except OffsetsTopicError as exc:   # a data directory the broker cannot use: say why in one line
+        print(f"kafkaemu: {exc}", file=sys.stderr)
+        return 2
+    return uvloop.run(serve(server))
 
 
 if __name__ == "__main__":

@@ -149,9 +149,9 @@ def apply(groups: dict[str, ConsumerGroup], key: ConsumerKey, value: bytes | Non
         elif key.version == GROUP_METADATA:
             del groups[key.group_id]
         return
+    v = catalog().data(_NAMES[key.version] + "Value", _I16.unpack_from(value)[0]).decode(value[2:])
     if group is None:
         group = groups[key.group_id] = ConsumerGroup(key.group_id, now_ms)
-    v = catalog().data(_NAMES[key.version] + "Value", _I16.unpack_from(value)[0]).decode(value[2:])
     if key.version == GROUP_METADATA:
         group.group_epoch = v.epoch
     elif key.version == PARTITION_METADATA:

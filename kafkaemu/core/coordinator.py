@@ -11,7 +11,7 @@ Records (offset commits, group metadata, tombstones) go to an injected sink
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
 import structlog
@@ -21,13 +21,14 @@ from ..protocol.errors import ErrorCode
 from . import consumer_records
 from . import offsets_records as rec
 from .consumer_coordinator import ConsumerGroupCoordinator, ConsumerHeartbeat, ConsumerSettings, HeartbeatError
+from .consumer_coordinator import error_response as consumer_error_response
 from .consumer_group import TopicMeta
 from .group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupError
 from .group_state import GroupState
 from .member import Member, Reply
 from .offsets import CommittedOffset, OffsetStore, is_expired
 from .placement import partition_for
-from .requests import Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, SyncGroup
+from .requests import Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, SyncGroup, distinct_protocols
 from .timers import Timers
 
 log = structlog.get_logger("kafkaemu.coordinator")
@@ -91,6 +92,11 @@ def sync_response(error: ErrorCode = E.NONE, assignment: bytes = b"", protocol_t
                   protocol_name: str | None = None) -> dict:
     return {"error_code": int(error), "assignment": assignment, "protocol_type": protocol_type,
             "protocol_name": protocol_name}
+
+
+def _int64(n: int) -> int:
+    """``n`` wrapped to a signed 64-bit value, as Java's long arithmetic overflows."""
+    return (n + (1 << 63)) % (1 << 64) - (1 << 63)
 
 
 def _no_sink(partition: int, records: list, now_ms: int) -> None:
@@ -246,7 +252,7 @@ class GroupCoordinator:
     def join_group(self, now_ms: int, req: JoinGroup, respond: Reply) -> None:
         self._begin(now_ms)
         try:
-            self._join_group(req, respond)
+            self._join_group(replace(req, protocols=distinct_protocols(req.protocols)), respond)
         finally:
             self._end()
 
@@ -259,6 +265,8 @@ class GroupCoordinator:
         if req.group_id in self.consumer.groups:
             # Kafka converts between protocols per group.consumer.migration.policy; kafkaemu does not.
             return respond(join_response(E.INCONSISTENT_GROUP_PROTOCOL, req.member_id))
+        if not rec.fits_record_key(req.group_id):
+            return respond(join_response(E.UNKNOWN_SERVER_ERROR, req.member_id))
         is_unknown = req.member_id == ""
         group = self.groups.get(req.group_id)
         new_group = group is None
@@ -527,6 +535,8 @@ class GroupCoordinator:
             self._end()
 
     def _sync_group(self, req: SyncGroup, respond: Reply) -> None:
+        if not req.group_id:
+            return respond(sync_response(E.INVALID_GROUP_ID))
         if req.group_id in self.consumer.groups:
             return respond(sync_response(E.UNKNOWN_MEMBER_ID))
         group = self.groups.get(req.group_id)
@@ -555,9 +565,17 @@ class GroupCoordinator:
                 assignment = {mid: req.assignments.get(mid, b"") for mid in group.members}
                 log.info("assignment_received", group=group.group_id, leader=req.member_id,
                          generation=group.generation_id, members=len(group.members))
+                try:
+                    self._store_group(group, assignment)
+                except Exception:
+                    # A record that cannot be written (a member string too long for it): Kafka's
+                    # failed append answers every member UNKNOWN_SERVER_ERROR and rebalances.
+                    log.exception("group_record_failed", group=group.group_id[:256])
+                    self._reset_and_propagate_assignment_error(group, E.UNKNOWN_SERVER_ERROR)
+                    self._maybe_prepare_rebalance_or_complete_join(group, "group record could not be written")
+                    return
                 for mid, m in group.members.items():
                     m.assignment = assignment[mid]
-                self._store_group(group, assignment)
                 self._propagate_assignment(group, E.NONE)
                 group.transition_to(S.STABLE, self._now)
             return
@@ -574,6 +592,8 @@ class GroupCoordinator:
             self._end()
 
     def _heartbeat(self, req: Heartbeat) -> ErrorCode:
+        if not req.group_id:
+            return E.INVALID_GROUP_ID
         if req.group_id in self.consumer.groups:
             return E.UNKNOWN_MEMBER_ID
         group = self.groups.get(req.group_id)
@@ -604,6 +624,8 @@ class GroupCoordinator:
             self._end()
 
     def _leave_group(self, req: LeaveGroup) -> dict:
+        if not req.group_id:
+            return {"error_code": int(E.INVALID_GROUP_ID), "members": []}
         consumer_group = self.consumer.groups.get(req.group_id)
         if consumer_group is not None:
             return {"error_code": 0, "members": [
@@ -665,6 +687,7 @@ class GroupCoordinator:
     def _commit_offsets(self, req: OffsetCommit, partition_exists) -> dict:
         group_error = E.NONE
         group = self.groups.get(req.group_id)
+        created = None
         consumer_group = self.consumer.groups.get(req.group_id)
         try:
             if consumer_group is not None:
@@ -672,7 +695,7 @@ class GroupCoordinator:
                                                      req.api_version)
             elif group is None:
                 if req.generation_id < 0:
-                    group = self._create_group(req.group_id)   # a "simple" group, used for offsets only
+                    group = created = self._create_group(req.group_id)   # a "simple" group, for offsets only
                 else:
                     raise GroupError(E.GROUP_ID_NOT_FOUND if req.api_version >= 9 else E.ILLEGAL_GENERATION)
             if consumer_group is None:
@@ -684,8 +707,9 @@ class GroupCoordinator:
         if group_error == E.NONE and consumer_group is None and group.is_in(S.STABLE, S.PREPARING_REBALANCE):
             # Classic commits keep the member's session alive.
             self._reschedule_heartbeat(group, group.member(req.member_id))
-        expire = None if req.retention_time_ms == -1 else self._now + req.retention_time_ms
-        topics_out, records = [], []
+        # Java long arithmetic, as Kafka's expireTimestampMs: a huge retention wraps to the past.
+        expire = None if req.retention_time_ms == -1 else _int64(self._now + req.retention_time_ms)
+        topics_out, commits = [], []
         limit = self.settings.offset_metadata_max_bytes
         for topic, partitions in req.topics:
             parts_out = []
@@ -699,13 +723,26 @@ class GroupCoordinator:
                 else:
                     code = E.NONE
                     commit_ts = self._now if p.commit_timestamp_ms == -1 else p.commit_timestamp_ms
-                    committed = CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", commit_ts, expire)
-                    self.offsets.put(req.group_id, topic, p.partition, committed)
-                    records.append((rec.encode_offset_key(req.group_id, topic, p.partition),
-                                    rec.encode_offset_value(committed)))
+                    commits.append((topic, p.partition,
+                                    CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", commit_ts, expire)))
                 parts_out.append({"partition_index": p.partition, "error_code": int(code)})
             topics_out.append({"name": topic, "partitions": parts_out})
+        # All or nothing: every record is built before anything changes; if one cannot be (a field its
+        # record format cannot hold), the whole request fails as Kafka fails a write it cannot append.
+        try:
+            records = [(rec.encode_offset_key(req.group_id, topic, partition), rec.encode_offset_value(committed))
+                       for topic, partition, committed in commits]
+        except Exception:
+            log.exception("offset_commit_record_failed", group=req.group_id[:256])
+            if created is not None:
+                del self.groups[req.group_id]
+            unknown = int(E.UNKNOWN_TOPIC_OR_PARTITION)   # answered before the coordinator in Kafka
+            return {"topics": [{"name": t["name"], "partitions": [
+                p if p["error_code"] == unknown else dict(p, error_code=int(E.UNKNOWN_SERVER_ERROR))
+                for p in t["partitions"]]} for t in topics_out]}
         self._append(req.group_id, records)
+        for topic, partition, committed in commits:
+            self.offsets.put(req.group_id, topic, partition, committed)
         return {"topics": topics_out}
 
     @staticmethod
@@ -764,6 +801,8 @@ class GroupCoordinator:
                        partition_exists: Callable[[str, int], bool] | None = None) -> dict:
         self._begin(now_ms)
         try:
+            if not group_id:
+                return {"error_code": int(E.INVALID_GROUP_ID), "topics": []}
             group = self.groups.get(group_id) or self.consumer.groups.get(group_id)
             if group is None or (isinstance(group, ClassicGroup) and group.is_in(S.DEAD)):
                 return {"error_code": int(E.GROUP_ID_NOT_FOUND), "topics": []}
@@ -884,6 +923,8 @@ class GroupCoordinator:
     def consumer_group_heartbeat(self, now_ms: int, req: ConsumerHeartbeat, topics: dict[str, TopicMeta]) -> dict:
         self._begin(now_ms)
         try:
+            if not rec.fits_record_key(req.group_id):
+                return consumer_error_response(E.UNKNOWN_SERVER_ERROR)
             return self.consumer.heartbeat(req, topics, self._classic_state)
         finally:
             self._end()
@@ -893,7 +934,11 @@ class GroupCoordinator:
         self._begin(now_ms)
         try:
             return [self.consumer.describe(gid, topics_by_id, include_authorized_operations,
-                                           GROUP_AUTHORIZED_OPERATIONS) for gid in group_ids]
+                                           GROUP_AUTHORIZED_OPERATIONS) if gid else
+                    {"error_code": int(E.INVALID_GROUP_ID), "error_message": None, "group_id": gid,
+                     "group_state": "", "group_epoch": 0, "assignment_epoch": 0, "assignor_name": "",
+                     "members": [], "authorized_operations": INT32_MIN}
+                    for gid in group_ids]
         finally:
             self._end()
 
@@ -982,10 +1027,10 @@ class GroupCoordinator:
         """Apply one __consumer_offsets record, as on loading the partition."""
         if consumer_records.is_consumer_key(key):
             ck = consumer_records.decode_key(key)
+            self.consumer.replay(ck, value)
             placeholder = self.groups.get(ck.group_id)
             if value is not None and placeholder is not None and placeholder.is_in(S.EMPTY):
                 del self.groups[ck.group_id]   # the Empty classic group the consumer group replaced
-            self.consumer.replay(ck, value)
             return
         k = rec.decode_key(key)
         if isinstance(k, rec.OffsetKey):
@@ -1025,10 +1070,27 @@ class GroupCoordinator:
         self.groups[group_id] = group
 
     def load(self, records: Iterable[tuple[bytes, bytes | None]], now_ms: int) -> None:
-        """Rebuild state from __consumer_offsets records in log order; members' sessions restart now."""
+        """Rebuild state from __consumer_offsets records in log order; members' sessions restart now.
+
+        A record of an unknown type is logged and skipped, as Kafka's CoordinatorLoaderImpl does (a
+        client with client.id ``__admin_client`` may write anything there). A record that does not
+        decode is logged and skipped too; Kafka would fail loading that partition instead, leaving its
+        groups without a coordinator, which kafkaemu does not emulate.
+        """
         self._now = max(self._now, now_ms)
+        skipped = 0
         for key, value in records:
-            self.replay(key, value)
+            try:
+                self.replay(key, value)
+            except rec.UnknownRecordType as exc:
+                skipped += 1
+                log.warning("offsets_record_skipped", reason="unknown record type", key_version=exc.version)
+            except Exception as exc:
+                skipped += 1
+                log.error("offsets_record_skipped", reason="undecodable", error=str(exc)[:200],
+                          key=key[:64].hex(), value_bytes=None if value is None else len(value))
+        if skipped:
+            log.warning("offsets_records_skipped", count=skipped)
         for group in self.groups.values():
             for member in group.members.values():
                 self._reschedule_heartbeat(group, member)

@@ -22,8 +22,26 @@ GROUP_METADATA_VALUE_VERSION = 3
 _I16 = struct.Struct(">h")
 
 
+MAX_KEY_STRING_BYTES = 32767   # record keys are not flexible: their strings have an int16 length
+
+
+def fits_record_key(group_id: str) -> bool:
+    """Whether a group id can be written in a record key at all. Kafka creates such a group, fails to
+    write its record and so answers UNKNOWN_SERVER_ERROR with nothing changed; kafkaemu answers the
+    same before changing anything."""
+    return len(group_id.encode("utf-8", "surrogatepass")) <= MAX_KEY_STRING_BYTES
+
+
 def _versioned(version: int, body: bytes) -> bytes:
     return _I16.pack(version) + body
+
+
+class UnknownRecordType(ValueError):
+    """A key version no known record type has (Kafka's Deserializer.UnknownRecordTypeException)."""
+
+    def __init__(self, version: int):
+        super().__init__(f"unknown __consumer_offsets key version {version}")
+        self.version = version
 
 
 def _split(data: bytes) -> tuple[int, bytes]:
@@ -118,7 +136,7 @@ def decode_key(data: bytes) -> OffsetKey | GroupKey:
     if version == 2:
         k = catalog().data("GroupMetadataKey", version).decode(body)
         return GroupKey(k.group)
-    raise ValueError(f"unknown __consumer_offsets key version {version}")
+    raise UnknownRecordType(version)
 
 
 def decode_offset_value(data: bytes) -> CommittedOffset:

@@ -22,6 +22,22 @@ class JoinGroup:
     reason: str | None = None
 
 
+def distinct_protocols(protocols: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """A JoinGroup's protocols with each name once, the first listing winning (its place and metadata).
+
+    Kafka keys JoinGroup protocols by name, but its collection is a multiset: a name listed twice
+    is counted twice, so no protocol is ever supported by every member and the group cannot complete
+    its rebalance. kafkaemu keeps the first of each name instead, so such a member simply joins.
+    """
+    seen: set[str] = set()
+    out = []
+    for name, metadata in protocols:
+        if name not in seen:
+            seen.add(name)
+            out.append((name, metadata))
+    return out
+
+
 @dataclass
 class SyncGroup:
     group_id: str

@@ -1,13 +1,20 @@
 """Keyed timers driven by an injected clock: scheduling a key again replaces its timer.
 
 Nothing here reads a clock; ``poll(now_ms)`` fires whatever is due, so a test can jump ten minutes
-ahead in one call (as Kafka's ``MockCoordinatorTimer`` does).
+ahead in one call (as Kafka's ``MockCoordinatorTimer`` does). A callback that raises is logged and
+the poll goes on: timers fire from the server's ticker and from inside other connections' requests,
+so one failing timer must neither stop the rest nor fail an unrelated request (Kafka's coordinator
+runtime likewise logs a failed timer operation and carries on).
 """
 from __future__ import annotations
 
 import heapq
 import itertools
 from typing import Callable
+
+import structlog
+
+log = structlog.get_logger("kafkaemu.timers")
 
 
 class Timers:
@@ -52,7 +59,10 @@ class Timers:
             _, _, callback = self._by_key.pop(key)
             if on_time is not None:
                 on_time(deadline)
-            callback()
+            try:
+                callback()
+            except Exception:
+                log.exception("timer_failed", key=key, deadline_ms=deadline)
             fired += 1
 
     def _drop_stale(self) -> None:

@@ -2,7 +2,8 @@
 
 Group epoch, target assignment epoch, state (Empty/Assigning/Reconciling/Stable), the server
 assignor in use, and every member with its epoch, subscription, current and target assignment
-(topic ids with names). Unknown groups and classic groups get GROUP_ID_NOT_FOUND, as Kafka.
+(topic ids with names). Unknown groups and classic groups get GROUP_ID_NOT_FOUND, as Kafka;
+the empty group id INVALID_GROUP_ID.
 authorized_operations is INT32_MIN unless asked for, then READ|DELETE|DESCRIBE (no authorizer).
 Not implemented: ACLs.
 """
@@ -15,7 +16,7 @@ from .registry import handler
 def consumer_group_describe(ctx, req):
     store = ctx.broker.store
     names = {t.topic_id: name for name, t in store.topics.items()}
-    mine = [g for g in req.group_ids if is_coordinator(ctx, g)]
+    mine = [g for g in req.group_ids if not g or is_coordinator(ctx, g)]   # "": INVALID_GROUP_ID
     described = ctx.broker.coordinator.consumer_group_describe(
         ctx.now_ms, mine, names, bool(req.include_authorized_operations))
     by_id = {d["group_id"]: d for d in described}

@@ -2,11 +2,10 @@
 
 Key type 0 (group) and 1 (transaction); v4+ batches several keys (``coordinator_keys``). A
 group's coordinator is the leader of its ``__consumer_offsets`` partition (with one node, this
-node); the first group lookup creates ``__consumer_offsets``, as in Kafka. Transactions are
-coordinated by the node asked. Any other key type gets INVALID_REQUEST. Not implemented: key
-type 2 (share groups), authorization.
+node); ``__consumer_offsets`` exists from the broker's start (Kafka creates it on the first
+group lookup). Transactions are coordinated by the node asked. Any other key type gets
+INVALID_REQUEST. Not implemented: key type 2 (share groups), authorization.
 """
-from ..core.offsets_topic import ensure_offsets_topic
 from ..protocol.errors import ErrorCode
 from .group_common import coordinator_node
 from .registry import handler
@@ -28,8 +27,6 @@ def _lookup(ctx, key: str, key_type: int) -> dict:
         return {"key": key, "node_id": -1, "host": "", "port": -1,
                 "error_code": ErrorCode.INVALID_REQUEST, "error_message": f"Unknown coordinator type {key_type}"}
     broker = ctx.broker
-    if key_type == GROUP:
-        ensure_offsets_topic(broker.store, broker.config.offsets_topic_num_partitions)
     node = coordinator_node(broker, key) if key_type == GROUP else broker.node_id
     host, port = broker.listeners.get(node, (broker.config.advertised, broker.config.port))
     return {"key": key, "node_id": node, "host": host, "port": port,

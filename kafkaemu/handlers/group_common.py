@@ -1,16 +1,17 @@
 """Shared by the group API handlers: coordinator lookup, NOT_COORDINATOR, old-version shapes."""
 from __future__ import annotations
 
-from ..core.placement import partition_for
 from ..storage.log_store import OFFSETS_TOPIC
 
 
 def coordinator_node(broker, key: str) -> int:
-    """The node leading the key's __consumer_offsets partition (every key on a single broker)."""
+    """The node leading the key's __consumer_offsets partition (every key on a single broker): the
+    partition the coordinator writes the group's records to."""
     topic = broker.store.get(OFFSETS_TOPIC)
-    if topic is None or not topic.partitions:
+    index = broker.coordinator.partition_for(key)
+    if topic is None or index >= len(topic.partitions):
         return broker.node_id
-    return broker.partition_leader(topic.partitions[partition_for(key, len(topic.partitions))])
+    return broker.partition_leader(topic.partitions[index])
 
 
 def is_coordinator(ctx, group_id: str) -> bool:

@@ -1,7 +1,8 @@
 """Heartbeat (key 12), v0-v4.
 
 Keeps a member's session alive; REBALANCE_IN_PROGRESS while the group prepares a rebalance,
-ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID as Kafka. Not implemented: authorization.
+ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID as Kafka; the empty group id gets
+INVALID_GROUP_ID. Not implemented: authorization.
 """
 from ..core.requests import Heartbeat
 from ..protocol.errors import ErrorCode
@@ -11,7 +12,7 @@ from .registry import handler
 
 @handler(12, 0, 4)
 def heartbeat(ctx, req):
-    if not is_coordinator(ctx, req.group_id):
+    if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR}
     return ctx.broker.coordinator.heartbeat(ctx.now_ms, Heartbeat(
         group_id=req.group_id,

@@ -3,7 +3,8 @@
 Parks the reply until the group's join phase completes (or answers at once on errors,
 MEMBER_ID_REQUIRED for v4+ dynamic members with an empty member id, or a rejoin in a settled
 state). v0 has no rebalance timeout: the session timeout stands in, as in Kafka. Before v7 the
-protocol name is not nullable; the codec writes a null one as "". A JoinGroup for a KIP-848
+protocol name is not nullable; the codec writes a null one as "". The empty group id gets
+INVALID_GROUP_ID; a protocol listed twice counts once (its first listing). A JoinGroup for a KIP-848
 consumer group gets INCONSISTENT_GROUP_PROTOCOL. Not implemented: classic members joining a
 consumer group (Kafka's group.consumer.migration.policy), authorization.
 """
@@ -16,7 +17,7 @@ from .registry import DEFERRED, handler
 @handler(11, 0, 9)
 def join_group(ctx, req):
     version = ctx.api_version
-    if not is_coordinator(ctx, req.group_id):
+    if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "member_id": req.member_id}
     rebalance_timeout = req.rebalance_timeout_ms if version >= 1 else req.session_timeout_ms
     ctx.broker.coordinator.join_group(ctx.now_ms, JoinGroup(

@@ -3,7 +3,7 @@
 v0-2 name one member and are turned into the v3 member list here; v3+ leave a batch, by member id
 and/or group.instance.id (an empty member id with an instance id removes that static member), with
 per-member errors. For v0-2 the member's error becomes the top-level error, as in Kafka.
-Not implemented: authorization.
+The empty group id gets INVALID_GROUP_ID. Not implemented: authorization.
 """
 from ..core.requests import LeaveGroup, LeavingMember
 from ..protocol.errors import ErrorCode
@@ -14,7 +14,7 @@ from .registry import handler
 @handler(13, 0, 5)
 def leave_group(ctx, req):
     version = ctx.api_version
-    if not is_coordinator(ctx, req.group_id):
+    if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "members": []}
     if version < 3:
         members = [LeavingMember(req.member_id)]

@@ -6,7 +6,10 @@ with the current generation); standalone commits (generation -1, no member) whil
 members; OFFSET_METADATA_TOO_LARGE; UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist;
 v9 answers GROUP_ID_NOT_FOUND for an unknown group with a generation, older versions
 ILLEGAL_GENERATION. v0 carries no generation or member; v1's per-partition commit timestamp is
-kept when set (else the broker's time), as Kafka does; v2-4 retention_time_ms sets an expiry.
+kept when set (else the broker's time), as Kafka does; v2-4 retention_time_ms sets an expiry
+(now + retention in Java long arithmetic: a huge one wraps to the past, as in Kafka). A commit
+whose records cannot be written (a group id over 32767 UTF-8 bytes) gets UNKNOWN_SERVER_ERROR
+with nothing changed; the empty group id is a valid one here, as in Kafka.
 For a KIP-848 consumer group generation_id_or_member_epoch is the member epoch: a mismatch gets
 STALE_MEMBER_EPOCH, an unknown member UNKNOWN_MEMBER_ID, a member committing below v9
 UNSUPPORTED_VERSION. Not implemented: authorization.

@@ -2,8 +2,8 @@
 
 Deletes committed offsets of a group: GROUP_ID_NOT_FOUND for an unknown group, NON_EMPTY_GROUP for
 a non-consumer group with members, GROUP_SUBSCRIBED_TO_TOPIC for topics an active consumer group
-subscribes to, UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist. Not implemented:
-authorization.
+subscribes to, UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist, INVALID_GROUP_ID for
+the empty group id. Not implemented: authorization.
 """
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator, partition_exists
@@ -12,7 +12,7 @@ from .registry import handler
 
 @handler(47, 0, 0)
 def offset_delete(ctx, req):
-    if not is_coordinator(ctx, req.group_id):
+    if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "topics": []}
     topics = [(t.name, [p.partition_index for p in t.partitions]) for t in req.topics]
     return ctx.broker.coordinator.delete_offsets(ctx.now_ms, req.group_id, topics, partition_exists(ctx.broker))

@@ -2,8 +2,8 @@
 
 Followers are parked until the leader's assignment arrives; the leader's map is stored in
 __consumer_offsets and each member gets only its own assignment (empty if the leader left it
-out). v5 checks protocol type and name (INCONSISTENT_GROUP_PROTOCOL). Not implemented:
-authorization.
+out). v5 checks protocol type and name (INCONSISTENT_GROUP_PROTOCOL). The empty group id gets
+INVALID_GROUP_ID. Not implemented: authorization.
 """
 from ..core.requests import SyncGroup
 from ..protocol.errors import ErrorCode
@@ -13,7 +13,7 @@ from .registry import DEFERRED, handler
 
 @handler(14, 0, 5)
 def sync_group(ctx, req):
-    if not is_coordinator(ctx, req.group_id):
+    if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "assignment": b""}
     version = ctx.api_version
     ctx.broker.coordinator.sync_group(ctx.now_ms, SyncGroup(

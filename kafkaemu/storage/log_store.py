@@ -102,6 +102,16 @@ class LogStore:
             self.persistence.topics_changed(self)
         return topic
 
+    def make_internal(self, name: str, configs: dict[str, str]) -> Topic:
+        """Turn an existing topic into an internal one with these configs (repairing a
+        ``__consumer_offsets`` that was created as an ordinary topic)."""
+        topic = self.topics[name]
+        topic.internal = True
+        topic.configs = dict(configs)
+        if self.persistence is not None:
+            self.persistence.topics_changed(self)
+        return topic
+
     def _new_partition(self, topic: Topic, index: int) -> PartitionLog:
         plog = PartitionLog(topic, index)
         plog.persistence = self.persistence

@@ -38,3 +38,15 @@ def test_cancel_and_callbacks_that_schedule_more_work():
     t.poll(50)
     assert fired == ["first", "second"]
     assert t.deadline("later") == 500
+
+
+def test_a_callback_that_raises_is_contained_and_later_timers_still_fire():
+    t, fired = Timers(), []
+
+    def boom():
+        raise RuntimeError("bug")
+    t.schedule("a", 10, lambda: fired.append("a"))
+    t.schedule("bad", 20, boom)
+    t.schedule("c", 30, lambda: fired.append("c"))
+    assert t.poll(30) == 3
+    assert fired == ["a", "c"] and len(t) == 0

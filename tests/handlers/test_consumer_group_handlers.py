@@ -79,10 +79,8 @@ def test_v1_regex_and_v1_needs_a_member_id(broker):
 
 
 def test_not_coordinator_with_several_nodes():
-    b = Broker(BrokerConfig(nodes=3), now_ms=0)
-    b.create_topic("__consumer_offsets", 50, {})   # partitions spread over the three nodes
+    b = Broker(BrokerConfig(nodes=3), now_ms=0)   # __consumer_offsets' partitions spread over the nodes
     from kafkaemu.handlers.group_common import coordinator_node
-    b.store.get("__consumer_offsets").internal = True
     node = coordinator_node(b, "g")
     other = next(n for n in b.node_ids if n != node)
     assert call(b, HEARTBEAT, 1, join_body(), node_id=other).error_code == E.NOT_COORDINATOR

@@ -232,3 +232,20 @@ def test_offset_commit_v1_keeps_the_client_commit_timestamp_and_v2_retention_set
                              "retention_time_ms": 5000, "topics": [{"name": "t", "partitions": [part]}]})
     stored = broker.coordinator.offsets.get("s2", "t", 0)
     assert stored.commit_timestamp_ms == 0 and stored.expire_timestamp_ms == 5000
+
+
+def test_the_empty_group_id_is_invalid_before_any_not_coordinator():
+    """Kafka's GroupCoordinatorService refuses "" before routing to a coordinator."""
+    broker = Broker(BrokerConfig(nodes=3), now_ms=0)
+    from kafkaemu.handlers.group_common import coordinator_node
+    other = next(n for n in broker.node_ids if n != coordinator_node(broker, ""))
+    for node in (coordinator_node(broker, ""), other):
+        [j] = call(broker, JOIN, 5, dict(join_body(), group_id=""), node_id=node)
+        [h] = call(broker, HEARTBEAT, 4, {"group_id": "", "generation_id": 1, "member_id": "m",
+                                          "group_instance_id": None}, node_id=node)
+        [s] = call(broker, SYNC, 5, {"group_id": "", "generation_id": 1, "member_id": "m", "group_instance_id": None,
+                                     "protocol_type": None, "protocol_name": None, "assignments": []}, node_id=node)
+        [lv] = call(broker, LEAVE, 3, {"group_id": "", "members": [{"member_id": "m", "group_instance_id": None}]},
+                    node_id=node)
+        [od] = call(broker, OFFSET_DELETE, 0, {"group_id": "", "topics": []}, node_id=node)
+        assert {j.error_code, h.error_code, s.error_code, lv.error_code, od.error_code} == {E.INVALID_GROUP_ID}

@@ -145,7 +145,6 @@ def test_produce_auto_creates_only_when_enabled(broker, client):
 
 
 def test_produce_to_internal_topic_is_refused(broker, client):
-    broker.store.create_topic("__consumer_offsets", 1, internal=True)
     assert _produce(client, "__consumer_offsets", build_batch([(b"k", b"v", [], T0)])).error_code == \
         ErrorCode.INVALID_TOPIC_EXCEPTION
 
