@@ -7,14 +7,16 @@ import zlib
 import structlog
 
 from .config import BrokerConfig
+from .control.intercept import RequestInterceptor
 from .core.coordinator import CoordinatorSettings, GroupCoordinator
 from .core.offsets_topic import log_sink, prepare_offsets_topic, read_records
 from .core.timers import Timers
 from .faults import Faults
 from .storage.data_dir import DataDir
-from .storage.log_store import LogStore, Topic
+from .storage.log_store import OFFSETS_TOPIC, LogStore, Topic
 
 log = structlog.get_logger("kafkaemu.broker")
+NO_LEADER = -1
 
 
 class Broker:
@@ -32,17 +34,25 @@ class Broker:
         self.listeners: dict[int, tuple[str, int]] = {
             n: (config.advertised, config.port + i if config.port else 0) for i, n in enumerate(self.node_ids)}
         self._moved_leaders: dict[tuple[str, int], int] = {}
+        self.stopped_nodes: set[int] = set()   # nodes whose listener the control API stopped
         self.faults = Faults()
         self.timers = Timers()  # broker-level timers (delayed fault replies)
+        self.interceptor = RequestInterceptor(self)  # faults, request log, API version caps
         # __consumer_offsets exists from the start, so no lookup can create it as an ordinary topic;
         # groups are placed by the partition count it has (as Kafka, after a setting change too).
-        offsets_partitions = len(prepare_offsets_topic(
-            self.store, config.offsets_topic_num_partitions, f"data directory {config.data_dir}").partitions)
-        settings = dataclasses.replace(CoordinatorSettings.from_config(config),
+        prepare_offsets_topic(self.store, config.offsets_topic_num_partitions, f"data directory {config.data_dir}")
+        self.coordinator = self.new_coordinator(now_ms, load=bool(config.data_dir))
+
+    def new_coordinator(self, now_ms: int, load: bool = True) -> GroupCoordinator:
+        """A group coordinator writing to __consumer_offsets; ``load``: with the groups and offsets
+        its records hold (a previous run's, or a restored snapshot's)."""
+        offsets_partitions = len(self.store.get(OFFSETS_TOPIC).partitions)
+        settings = dataclasses.replace(CoordinatorSettings.from_config(self.config),
                                        offsets_topic_num_partitions=offsets_partitions)
-        self.coordinator = GroupCoordinator(settings, log_sink(self.store, offsets_partitions), now_ms)
-        if config.data_dir:
-            self.coordinator.load(read_records(self.store), now_ms)  # groups and offsets of a previous run
+        coordinator = GroupCoordinator(settings, log_sink(self.store, offsets_partitions), now_ms)
+        if load:
+            coordinator.load(read_records(self.store), now_ms)
+        return coordinator
 
     # -- topics --------------------------------------------------------------------------
     def create_topic(self, name: str, num_partitions: int, configs: dict[str, str]) -> Topic:
@@ -59,7 +69,13 @@ class Broker:
 
     # -- leadership (several nodes) -------------------------------------------------------
     def partition_leader(self, partition) -> int:
-        """The node leading a partition: spread round robin over the nodes, starting at a node
+        """The node leading a partition, or -1 (NO_LEADER) while that node is stopped and the
+        partition is offline (see ``placed_leader``)."""
+        leader = self.placed_leader(partition)
+        return NO_LEADER if leader in self.stopped_nodes else leader
+
+    def placed_leader(self, partition) -> int:
+        """The node a partition belongs to: spread round robin over the nodes, starting at a node
         chosen by the topic name (``__consumer_offsets`` partition p on node p % n), unless moved."""
         nodes = self.node_ids
         if len(nodes) == 1:
@@ -80,6 +96,14 @@ class Broker:
         epoch = partition.bump_leader_epoch()
         log.info("leader_moved", topic=topic_name, partition=index, node_id=node_id, leader_epoch=epoch)
         return epoch
+
+    def clear_moved_leaders(self) -> None:
+        """Every partition back on the node it was placed on (a control reset)."""
+        for topic_name, index in list(self._moved_leaders):
+            topic = self.store.get(topic_name)
+            if topic is not None and index < len(topic.partitions):
+                topic.partitions[index].bump_leader_epoch()
+        self._moved_leaders.clear()
 
     # -- time ----------------------------------------------------------------------------
     def tick(self, now_ms: int) -> None:

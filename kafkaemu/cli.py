@@ -1,4 +1,5 @@
-"""``kafkaemu serve`` runs the emulator until SIGINT/SIGTERM; ``apis`` and ``errors`` list what it speaks.
+"""``kafkaemu serve`` runs the emulator until SIGINT/SIGTERM; ``apis`` and ``errors`` list what it speaks;
+``ctl`` drives a running one's control API (kafkaemu/control/cli.py).
 
 The serve flags and the ``--override`` names come from ``BrokerConfig``'s fields (kafkaemu/config.py).
 A bad setting ends the command with one line on stderr and exit status 2; a port that cannot be
@@ -50,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="check the settings, print them as JSON and exit without serving")
     sub.add_parser("apis", help="list the APIs and versions kafkaemu implements (what ApiVersions advertises)")
     sub.add_parser("errors", help="list Kafka's error codes and names (as inject_fault takes them)")
+    ctl = sub.add_parser("ctl", help="drive a running emulator's control API (kafkaemu ctl --help)", add_help=False)
+    ctl.add_argument("ctl_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -128,6 +131,8 @@ async def serve(server) -> int:
     print(f"kafkaemu listening on {config.host}:{server.port}", flush=True)
     for node_id, (_, port) in sorted(server.broker.listeners.items())[1:]:
         print(f"kafkaemu node {node_id} listening on {config.host}:{port}", flush=True)
+    if server.control_server is not None:
+        print(f"kafkaemu control on {server.control_server.url}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -143,6 +148,10 @@ def _settings_error(message: str):
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["ctl"]:  # its own parser, so that its options may come anywhere
+        from .control.cli import main as ctl_main
+        return ctl_main(argv[1:])
     args = build_parser().parse_args(argv)
     if args.command == "apis":
         print_apis()

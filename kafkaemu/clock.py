@@ -28,3 +28,8 @@ class ManualClock:
         with self._lock:
             self._now += ms
             return self._now
+
+    def set(self, now_ms: int) -> int:
+        with self._lock:
+            self._now = now_ms
+            return self._now

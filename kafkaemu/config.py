@@ -98,6 +98,13 @@ class BrokerConfig:
     connection_failed_authentication_delay_ms: int = setting(
         100, "delay before closing a connection that failed to authenticate (clients read the error first)",
         kafka="connection.failed.authentication.delay.ms", min=0)
+    # -- test control (docs/control.md)
+    manual_clock: bool = setting(False, "start a manual clock that moves only when the control API advances or sets it")
+    control_port: int = setting(-1, "serve the HTTP control API on this port (0: a free port, printed at start; "
+                                    "-1: off)", min=-1, max=65535)
+    control_host: str = setting("127.0.0.1", "address the control API listens on")
+    control_token: str | None = setting(None, "require this bearer token on every control API call")
+    control_allow_remote: bool = setting(False, "let peers other than loopback use the control API")
     # Other settings by their Kafka names, as ``--override`` takes them: {"num.partitions": 3}.
     extra: InitVar[dict | None] = None
 
@@ -157,6 +164,11 @@ class BrokerConfig:
         if self.port and self.port + self.nodes - 1 > 65535 >= self.port:
             problems.append(f"{name('port')} {self.port} with {name('nodes')} {self.nodes} needs ports up to "
                             f"{self.port + self.nodes - 1}, beyond 65535")
+        if self.control_port > 0 and self.port and self.port <= self.control_port < self.port + self.nodes:
+            problems.append(f"{name('control_port')} {self.control_port} is a Kafka listener's port; the control API "
+                            f"needs its own")
+        if self.control_token is not None and not self.control_token.strip():
+            problems.append(f"{name('control_token')} must not be empty")
         if self.node_id + self.nodes - 1 > INT32_MAX:
             problems.append(f"{name('node_id')} {self.node_id} with {name('nodes')} {self.nodes} needs node ids "
                             f"beyond {INT32_MAX}")

@@ -1,12 +1,16 @@
 """Fault injection for tests: rules that make chosen requests fail, lag or drop their connection.
 
-A rule matches an API key (and optionally a client id). When it fires, the request is still
-processed (as when a real broker's answer is lost or fails late), then its reply is:
+A rule matches an API key and optionally a version range, the node the request reached, a client
+id, and a topic (and partition) the request names. When it fires, the request is still processed
+(as when a real broker's answer is lost or fails late), then its reply is:
 - ``drop_connection``: never sent, and the connection is closed;
 - ``error_code``: sent with every ``error_code`` field in it replaced (top-level and per
   partition/member), so e.g. OffsetCommit answers COORDINATOR_NOT_AVAILABLE for each partition;
+  a rule scoped to a topic replaces only the error of that topic's (partition's) entries;
 - ``delay_ms``: sent that much later (on the broker's clock, so a manual clock controls it).
-``times`` limits how often a rule fires (None: until removed).
+``black_hole`` instead never handles the request nor answers it (the client times out).
+``times`` limits how often a rule fires (None: until removed). The request hook is
+kafkaemu.control.intercept.
 
 APIs and errors are given by number or by name: ``api_key_of("Heartbeat") == 12`` (the names
 ``kafkaemu apis`` prints, any case), ``error_code_of("NOT_COORDINATOR") == 16`` (Kafka's error
@@ -49,35 +53,78 @@ def _did_you_mean(word: str, names: list[str]) -> str:
 
 @dataclass
 class FaultRule:
+    """Which requests a rule matches (``None``: any) and what it does to them."""
     api_key: int
     error_code: int | None = None
     delay_ms: int = 0
     drop_connection: bool = False
+    black_hole: bool = False          # never handled nor answered; the connection stays open
     client_id: str | None = None
-    times: int | None = 1
+    times: int | None = 1             # None: until removed
+    min_version: int | None = None
+    max_version: int | None = None
+    node_id: int | None = None        # the node the request reached
+    topic: str | None = None          # requests naming this topic; errors go to its entries only
+    partition: int | None = None      # ... and to this partition's entry
     fired: int = 0
+    id: int = 0
+
+    @property
+    def active(self) -> bool:
+        return self.times is None or self.fired < self.times
+
+    def matches(self, api_key: int, api_version: int, client_id: str | None, node_id: int) -> bool:
+        """Whether the request's header fits (the topic scope is checked on the body)."""
+        return (self.api_key == api_key and self.client_id in (None, client_id)
+                and (self.min_version is None or api_version >= self.min_version)
+                and (self.max_version is None or api_version <= self.max_version)
+                and self.node_id in (None, node_id))
 
 
 class Faults:
+    """The live rules (``rules``, in the order added) and those that fired their count (``spent``),
+    kept so that ``all()`` reports how often every rule fired."""
+
     def __init__(self) -> None:
         self.rules: list[FaultRule] = []
+        self.spent: list[FaultRule] = []
+        self._rule_ids = itertools.count(1)
         self._ids = itertools.count()
 
     def add(self, rule: FaultRule) -> FaultRule:
+        rule.id = next(self._rule_ids)
         self.rules.append(rule)
         return rule
 
+    def all(self) -> list[FaultRule]:
+        return sorted(self.rules + self.spent, key=lambda r: r.id)
+
+    def remove(self, rule_id: int) -> FaultRule | None:
+        for rules in (self.rules, self.spent):
+            for rule in rules:
+                if rule.id == rule_id:
+                    rules.remove(rule)
+                    return rule
+        return None
+
     def clear(self) -> None:
         self.rules.clear()
+        self.spent.clear()
 
-    def take(self, api_key: int, client_id: str | None) -> FaultRule | None:
-        """The first live rule matching this request, counting it as fired."""
+    def take(self, api_key: int, client_id: str | None, api_version: int = 0, node_id: int = 0,
+             names_topic=None) -> FaultRule | None:
+        """The first live rule matching this request, counting it as fired. ``names_topic(topic,
+        partition)`` says whether the request names a topic (partition) that a scoped rule wants."""
         for rule in self.rules:
-            if rule.api_key == api_key and rule.client_id in (None, client_id):
-                rule.fired += 1
-                if rule.times is not None and rule.fired >= rule.times:
-                    self.rules.remove(rule)
-                return rule
+            if not rule.matches(api_key, api_version, client_id, node_id):
+                continue
+            if rule.topic is not None and (names_topic is None or not names_topic(rule.topic, rule.partition)):
+                continue
+            rule.fired += 1
+            if not rule.active:
+                self.rules.remove(rule)
+                self.spent.append(rule)
+            return rule
         return None
 
     def next_timer_key(self) -> str:

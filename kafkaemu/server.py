@@ -10,7 +10,7 @@ import structlog
 from .auth.authenticator import SaslAuthenticator
 from .auth.credentials import CredentialStore
 from .broker import Broker
-from .clock import SystemClock
+from .clock import ManualClock, SystemClock
 from .config import BrokerConfig
 from .handlers import REGISTRY
 from .tls import server_ssl_context
@@ -22,38 +22,66 @@ log = structlog.get_logger("kafkaemu.server")
 class KafkaServer:
     def __init__(self, config: BrokerConfig, clock=None, registry=REGISTRY) -> None:
         self.config = config
-        self.clock = clock or SystemClock()
+        self.clock = clock or (ManualClock() if config.manual_clock else SystemClock())
         self.registry = registry
         self.broker = Broker(config, self.clock.now_ms())
         self.ssl_context = server_ssl_context(config)
         mechanisms = config.enabled_sasl_mechanisms
         self.credentials = CredentialStore(config.sasl_users, mechanisms) if mechanisms else None
         self.port: int | None = None
-        self._servers: list[asyncio.AbstractServer] = []
+        self._servers: dict[int, asyncio.AbstractServer] = {}   # node id -> its listener
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timer_deadline: int | None = None
         self._ids = itertools.count(1)
         self.protocols: set[_KafkaProtocol] = set()
+        from .control.operations import Control
+        self.control = Control(self.broker, self.clock, self)   # test controls (kafkaemu.control)
+        self.control_server = None   # the HTTP control API, when config.control_port >= 0
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         listeners = self.broker.listeners
-        for node_id, (advertised, port) in list(listeners.items()):
-            server = await self._loop.create_server(
-                lambda node_id=node_id: _KafkaProtocol(self, node_id), self.config.host, port, reuse_address=True,
-                ssl=self.ssl_context)
-            self._servers.append(server)
-            listeners[node_id] = (advertised, server.sockets[0].getsockname()[1])
-            log.info("listening", host=self.config.host, port=listeners[node_id][1], node_id=node_id,
-                     security_protocol=self.config.security_protocol)
+        for node_id in list(listeners):
+            await self.start_listener(node_id)
         self.port = listeners[self.broker.node_id][1]
+        if self.config.control_port >= 0:
+            from .control.http import ControlServer
+            self.control_server = ControlServer(self.control, self.config)
+            await self.control_server.start()
         if self.clock.manual:
             # Clients time their own fetches in real time: under a manual clock a long poll
             # still ends after max_wait_ms of real time, or it would hold back the connection.
             fetches = self.broker.store.fetches
             fetches.on_park = lambda waiter, ms: self._loop.call_later(ms / 1000, fetches.complete, waiter)
         self.schedule_tick()
+
+    async def start_listener(self, node_id: int) -> None:
+        """Listen for ``node_id`` (on its port of before, when it had one)."""
+        advertised, port = self.broker.listeners[node_id]
+        server = await self._loop.create_server(
+            lambda: _KafkaProtocol(self, node_id), self.config.host, port, reuse_address=True, ssl=self.ssl_context)
+        self._servers[node_id] = server
+        self.broker.listeners[node_id] = (advertised, server.sockets[0].getsockname()[1])
+        log.info("listening", host=self.config.host, port=self.broker.listeners[node_id][1], node_id=node_id,
+                 security_protocol=self.config.security_protocol)
+
+    async def stop_listener(self, node_id: int) -> None:
+        """Stop listening for ``node_id`` and drop its connections (a node going down)."""
+        server = self._servers.pop(node_id, None)
+        if server is not None:
+            server.close()
+        self.close_connections(node_id)
+        if server is not None:
+            await server.wait_closed()
+        log.info("listener_stopped", node_id=node_id)
+
+    def close_connections(self, node_id: int | None = None) -> int:
+        """Drop every client connection (of one node); returns how many."""
+        dropped = [p for p in self.protocols if node_id is None or p.node_id == node_id]
+        for proto in dropped:
+            proto.abort()
+        return len(dropped)
 
     def new_authenticator(self) -> SaslAuthenticator | None:
         if self.credentials is None:
@@ -64,11 +92,13 @@ class KafkaServer:
     async def stop(self) -> None:
         if self._timer:
             self._timer.cancel()
-        for server in self._servers:
+        if self.control_server is not None:
+            await self.control_server.stop()
+        for server in self._servers.values():
             server.close()
         for proto in list(self.protocols):
             proto.abort()
-        for server in self._servers:
+        for server in self._servers.values():
             await server.wait_closed()
         log.info("stopped")
 

@@ -26,6 +26,8 @@ SAMPLES = {
     "sasl_users": {"alice": "s3:cret", "bob": "-pw"}, "sasl_mechanisms": ("SCRAM-SHA-512", "PLAIN"),
     "tls_cert": "/tmp/cert.pem", "tls_key": "/tmp/key.pem", "tls_key_password": "--secret",
     "connection_failed_authentication_delay_ms": 0,
+    "manual_clock": True, "control_port": 9644, "control_host": "127.0.0.3", "control_token": "t0ken",
+    "control_allow_remote": True,
 }
 
 

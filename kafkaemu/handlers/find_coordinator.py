@@ -28,6 +28,9 @@ def _lookup(ctx, key: str, key_type: int) -> dict:
                 "error_code": ErrorCode.INVALID_REQUEST, "error_message": f"Unknown coordinator type {key_type}"}
     broker = ctx.broker
     node = coordinator_node(broker, key) if key_type == GROUP else broker.node_id
+    if node < 0 or node in broker.stopped_nodes:  # its __consumer_offsets partition is offline
+        return {"key": key, "node_id": -1, "host": "", "port": -1,
+                "error_code": ErrorCode.COORDINATOR_NOT_AVAILABLE, "error_message": None}
     host, port = broker.listeners.get(node, (broker.config.advertised, broker.config.port))
     return {"key": key, "node_id": node, "host": host, "port": port,
             "error_code": ErrorCode.NONE, "error_message": None}

@@ -4,12 +4,19 @@ from ..protocol.errors import ErrorCode
 
 
 def brokers(broker) -> list[dict]:
+    """The live nodes (a node stopped through the control API is left out, as Kafka lists only
+    registered brokers)."""
     return [{"node_id": n, "broker_id": n, "host": host, "port": port, "rack": None}
-            for n, (host, port) in sorted(broker.listeners.items())]
+            for n, (host, port) in sorted(broker.listeners.items()) if n not in broker.stopped_nodes]
 
 
 def partition_metadata(broker, partition) -> dict:
     leader = broker.partition_leader(partition)
+    if leader < 0:  # its only replica's node is stopped: offline, as Kafka describes such a partition
+        replica = broker.placed_leader(partition)
+        return {"error_code": ErrorCode.LEADER_NOT_AVAILABLE, "partition_index": partition.index, "leader_id": -1,
+                "leader_epoch": partition.leader_epoch, "replica_nodes": [replica], "isr_nodes": [],
+                "eligible_leader_replicas": None, "last_known_elr": None, "offline_replicas": [replica]}
     return {
         "error_code": ErrorCode.NONE,
         "partition_index": partition.index,

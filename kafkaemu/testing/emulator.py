@@ -10,32 +10,60 @@ import os
 import subprocess
 import sys
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from ..clock import ManualClock, SystemClock
 from ..config import BrokerConfig
 from ..logging import configure_default_logging
 
 
+class StateName(str):
+    """A group state's name ("Stable"); ``.value`` is the name too, as on the core's state enums,
+    so code written against those keeps working."""
+
+    @property
+    def value(self) -> str:
+        return str(self)
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One group state change of the control API's journal (``generation_id`` is the group epoch
+    of a KIP-848 consumer group)."""
+    seq: int
+    at_ms: int
+    group_id: str
+    from_state: str
+    to_state: str
+    generation_id: int
+
+
 class KafkaEmulator:
     """Keyword settings are BrokerConfig fields (``extra={kafka name: value}`` for Kafka's names);
-    without ``config``, ``port`` defaults to 0 (a free port) rather than 9092."""
+    without ``config``, ``port`` defaults to 0 (a free port) rather than 9092.
+
+    The test controls (docs/control.md) work alike in-process and in subprocess mode: in-process
+    they run on the emulator's loop, in subprocess mode over its HTTP control API (started on a
+    free loopback port unless ``control_port`` says otherwise). A refused call raises
+    kafkaemu.control.ControlError; an await that times out, AwaitTimeout (a TimeoutError)."""
 
     def __init__(self, port: int | None = None, host: str | None = None, *, subprocess_mode: bool = False,
                  manual_clock: bool = False, config: BrokerConfig | None = None, **settings: Any) -> None:
         base = config or BrokerConfig(port=0)
+        if manual_clock:
+            settings["manual_clock"] = True
         self.config = replace(base, host=base.host if host is None else host,
                               port=base.port if port is None else port, **settings)
+        if subprocess_mode and self.config.control_port < 0:
+            self.config = replace(self.config, control_port=0)
         self.subprocess_mode = subprocess_mode
-        self.clock = ManualClock() if manual_clock else SystemClock()
-        if subprocess_mode and manual_clock:
-            raise ValueError("a manual clock needs the in-process emulator")
         self.server = None
         self.port: int | None = None
+        self.control_url: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._proc: subprocess.Popen | None = None
+        self._client = None
 
     # -- testcontainers-compatible surface ------------------------------------------------
     def start(self) -> "KafkaEmulator":
@@ -65,6 +93,8 @@ class KafkaEmulator:
             self._thread.join(10)
             self._loop = None
         self.port = None
+        self.control_url = None
+        self._client = None
 
     def get_bootstrap_server(self) -> str:
         return self.bootstrap_server
@@ -83,10 +113,8 @@ class KafkaEmulator:
     @property
     def bootstrap_servers(self) -> str:
         """Every node's address, comma separated (one node unless started with ``nodes=N``)."""
-        if self.server is None:
-            return self.bootstrap_server
-        listeners = sorted(self.server.broker.listeners.items())
-        return ",".join(f"{self.config.host}:{port}" for _, (_, port) in listeners)
+        nodes = self.nodes()
+        return ",".join(f"{self.config.host}:{n['port']}" for n in nodes)
 
     def __enter__(self) -> "KafkaEmulator":
         return self.start()
@@ -94,15 +122,21 @@ class KafkaEmulator:
     def __exit__(self, *exc) -> None:
         self.stop()
 
-    # -- test control (in-process only) ---------------------------------------------------
+    # -- in-process access --------------------------------------------------------------------
     @property
     def broker(self):
         """The live Broker. Read it only through ``call`` while the emulator runs."""
         self._require_in_process()
         return self.server.broker
 
+    @property
+    def clock(self):
+        """The in-process server's clock (a ManualClock with ``manual_clock=True``)."""
+        self._require_in_process()
+        return self.server.clock
+
     def call(self, fn: Callable[[Any], Any], timeout: float = 10) -> Any:
-        """Run ``fn(broker)`` on the emulator's loop thread and return its result."""
+        """Run ``fn(broker)`` on the emulator's loop thread and return its result (in-process only)."""
         self._require_in_process()
 
         async def run():
@@ -111,55 +145,185 @@ class KafkaEmulator:
             return result
         return asyncio.run_coroutine_threadsafe(run(), self._loop).result(timeout)
 
-    def advance_clock(self, ms: int) -> int:
-        """Move the manual clock forward and fire every timer that became due."""
-        if not isinstance(self.clock, ManualClock):
-            raise RuntimeError("start the emulator with manual_clock=True to advance time")
-        self._require_in_process()
+    def _require_in_process(self) -> None:
+        if self.subprocess_mode or self._loop is None:
+            raise RuntimeError("only a running in-process emulator can be reached this way; "
+                               "the control methods work in both modes")
 
-        async def run():
-            now = self.clock.advance(ms)
-            self.server.tick()
-            return now
-        return asyncio.run_coroutine_threadsafe(run(), self._loop).result(10)
+    # -- test control (both modes) ------------------------------------------------------------
+    def control(self, op: str, **params: Any) -> Any:
+        """Run a control operation by name (kafkaemu.control.operations.OPS) with JSON-like
+        parameters; the methods below are this with names and defaults."""
+        params = {k: v for k, v in params.items() if v is not None}
+        if self.port is None:
+            raise RuntimeError("the emulator is not running")
+        if self.subprocess_mode:
+            return self._client.call(op, **params)
+        wait = 30 + (params.get("timeout_ms", 0) / 1000 if isinstance(params.get("timeout_ms"), int) else 0)
+        return asyncio.run_coroutine_threadsafe(self.server.control.call(op, params), self._loop).result(wait)
 
-    def inject_fault(self, api: int | str, *, error: int | str | None = None, delay_ms: int = 0,
-                     drop_connection: bool = False, times: int | None = 1, client_id: str | None = None,
-                     error_code: int | str | None = None):
-        """Make the next ``times`` requests of ``api`` fail, lag or drop (see kafkaemu.faults):
-        ``inject_fault("Heartbeat", error="NOT_COORDINATOR")``; numbers work too
-        (``inject_fault(12, error_code=16)``, ``error_code`` being ``error``'s older name)."""
-        from ..faults import FaultRule, api_key_of, error_code_of
+    # time
+    def now_ms(self) -> int:
+        return self.control("clock_get")["now_ms"]
+
+    def advance_clock(self, ms: int | str) -> int:
+        """Move the manual clock forward (ms, or "30s", "5m") and fire every timer that became due;
+        returns the new time."""
+        return self.control("clock_advance", ms=ms)["now_ms"]
+
+    def set_clock(self, when: int | str) -> int:
+        """Set the manual clock to a later time (ms since the epoch or ISO 8601)."""
+        return self.control("clock_set", now_ms=when)["now_ms"]
+
+    def expire_member(self, group: str, member_id: str | None = None, *, instance_id: str | None = None,
+                      client_id: str | None = None) -> dict:
+        """Expire members' sessions now (by member id, group.instance.id or client id), leaving the
+        clock and the other members alone."""
+        return self.control("expire_member", group=group, member_id=member_id, instance_id=instance_id,
+                            client_id=client_id)
+
+    # faults
+    def inject_fault(self, api: int | str, *, error: int | str | None = None, delay_ms: int | str = 0,
+                     drop_connection: bool = False, black_hole: bool = False, times: int | None = 1,
+                     client_id: str | None = None, min_version: int | None = None, max_version: int | None = None,
+                     node: int | None = None, topic: str | None = None, partition: int | None = None,
+                     error_code: int | str | None = None) -> dict:
+        """Make the next ``times`` matching requests fail, lag, drop or vanish (``times=None``:
+        until removed): ``inject_fault("Heartbeat", error="NOT_COORDINATOR")``. ``topic`` and
+        ``partition`` scope a rule to requests naming them and replace only their entries' error.
+        Numbers work too (``error_code`` is ``error``'s older name). Returns the rule, with its id."""
         if error is not None and error_code is not None:
             raise TypeError("give error or error_code, not both")
         error = error if error is not None else error_code
-        rule = FaultRule(api_key_of(api), error_code=None if error is None else error_code_of(error),
-                         delay_ms=delay_ms, drop_connection=drop_connection, times=times, client_id=client_id)
-        return self.call(lambda broker: broker.faults.add(rule))
+        return self.control("fault_add", api=api, error=error, delay_ms=delay_ms or None,
+                            drop_connection=drop_connection or None, black_hole=black_hole or None,
+                            count=times, until_removed=True if times is None else None, client_id=client_id,
+                            min_version=min_version, max_version=max_version, node=node, topic=topic,
+                            partition=partition)
+
+    def faults(self) -> list[dict]:
+        """Every fault rule, spent ones too, with how often each fired."""
+        return self.control("faults")["faults"]
+
+    def remove_fault(self, rule_id: int) -> dict:
+        return self.control("fault_remove", id=rule_id)
 
     def clear_faults(self) -> None:
-        self.call(lambda broker: broker.faults.clear())
+        self.control("faults_clear")
+
+    # topology
+    def nodes(self) -> list[dict]:
+        return self.control("nodes")["nodes"]
+
+    def stop_node(self, node_id: int, leaders: str = "move") -> dict:
+        """Stop a node's listener; its partitions and coordinators move to running nodes
+        (``leaders="offline"``: they stay without a leader until it starts)."""
+        return self.control("node_stop", node=node_id, leaders=leaders)
+
+    def start_node(self, node_id: int, restore_leaders: bool = True) -> dict:
+        return self.control("node_start", node=node_id, restore_leaders=restore_leaders)
 
     def move_leader(self, topic: str, partition: int, node_id: int) -> int:
         """Elect ``node_id`` leader of a partition (clients get NOT_LEADER_OR_FOLLOWER or
         NOT_COORDINATOR from the old node and follow Metadata); returns the new leader epoch."""
-        return self.call(lambda broker: broker.move_leader(topic, partition, node_id))
+        return self.control("leader_move", topic=topic, partition=partition, node=node_id)["leader_epoch"]
 
-    def group_transitions(self, group_id: str | None = None) -> list:
+    def move_coordinator(self, group: str, node_id: int) -> dict:
+        return self.control("coordinator_move", group=group, node=node_id)
+
+    def cap_api_version(self, api: int | str, max_version: int) -> dict:
+        """Advertise at most ``max_version`` of ``api`` in ApiVersions (client fallback tests)."""
+        return self.control("api_version_cap", api=api, max_version=max_version)
+
+    def clear_api_version_caps(self) -> None:
+        self.control("api_version_caps_clear")
+
+    # request log
+    def enable_request_log(self, bodies: bool = False, capacity: int | None = None) -> dict:
+        return self.control("request_log_config", enabled=True, bodies=bodies, capacity=capacity)
+
+    def disable_request_log(self) -> dict:
+        return self.control("request_log_config", enabled=False)
+
+    def requests(self, *, after: int | None = None, api: int | str | None = None, client_id: str | None = None,
+                 node: int | None = None, errors: bool = False, limit: int | None = None) -> list[dict]:
+        """Logged requests, oldest first (see enable_request_log)."""
+        return self.control("requests", after=after, api=api, client_id=client_id, node=node,
+                            errors=errors or None, limit=limit)["entries"]
+
+    def clear_request_log(self) -> None:
+        self.control("requests_clear")
+
+    # state
+    def topics(self, internal: bool = False) -> list[dict]:
+        return self.control("topics", internal=internal or None)["topics"]
+
+    def topic(self, name: str) -> dict:
+        return self.control("topic", topic=name)
+
+    def groups(self) -> list[dict]:
+        return self.control("groups")["groups"]
+
+    def group(self, group_id: str) -> dict:
+        """A group's state, generation, members with decoded assignments, offsets and lag."""
+        return self.control("group", group=group_id)
+
+    def group_transitions(self, group_id: str | None = None) -> list[Transition]:
         """Every group state transition so far (oldest first), optionally for one group."""
-        return self.call(lambda broker: [t for t in broker.coordinator.transitions
-                                         if group_id is None or t.group_id == group_id])
+        entries, after = [], 0
+        while True:
+            page = self.control("journal_get", group=group_id, after=after, limit=100_000)["entries"]
+            if not page:
+                return entries
+            entries += [Transition(e["seq"], e["at_ms"], e["group"], StateName(e["from"]), StateName(e["to"]),
+                                   e["generation"])
+                        for e in page]
+            after = page[-1]["seq"]
 
-    def _require_in_process(self) -> None:
-        if self.subprocess_mode or self._loop is None:
-            raise RuntimeError("only a running in-process emulator can be controlled")
+    # awaits (timeouts in seconds)
+    def await_group(self, group: str, *, state: str | None = None, generation: int | None = None,
+                    members: int | None = None, assigned: bool = False, timeout: float = 30) -> dict:
+        """Return the group as soon as it is in ``state``, at ``generation`` or later, with
+        ``members`` members and (``assigned``) every subscribed partition assigned."""
+        return self.control("await_group", group=group, state=state, generation=generation, members=members,
+                            assigned=assigned or None, timeout_ms=int(timeout * 1000))["current"]
+
+    def await_lag(self, group: str, lag: int = 0, *, topic: str | None = None, timeout: float = 30) -> dict:
+        """Return as soon as the group's total lag is at most ``lag``."""
+        return self.control("await_lag", group=group, lag=lag, topic=topic, timeout_ms=int(timeout * 1000))["current"]
+
+    def await_offset(self, topic: str, partition: int, offset: int, *, group: str | None = None,
+                     timeout: float = 30) -> dict:
+        """Return as soon as the partition's high watermark (or ``group``'s committed offset) is at
+        least ``offset``."""
+        return self.control("await_offset", topic=topic, partition=partition, offset=offset, group=group,
+                            timeout_ms=int(timeout * 1000))["current"]
+
+    # snapshots
+    def snapshot(self, name: str) -> dict:
+        """Capture the whole broker state under ``name``."""
+        return self.control("snapshot_save", name=name)
+
+    def restore(self, name: str) -> dict:
+        """Bring a snapshot back (client connections are closed; clients reconnect)."""
+        return self.control("snapshot_restore", name=name)
+
+    def snapshots(self) -> list[dict]:
+        return self.control("snapshot_list")["snapshots"]
+
+    def delete_snapshot(self, name: str) -> dict:
+        return self.control("snapshot_delete", name=name)
+
+    def reset(self) -> dict:
+        """Back to an empty broker: no topics, groups, offsets, faults or caps (snapshots stay)."""
+        return self.control("reset")
 
     # -- starting -------------------------------------------------------------------------
     def _start_in_process(self) -> None:
         import uvloop
 
         from ..server import KafkaServer
-        self.server = KafkaServer(self.config, self.clock)
+        self.server = KafkaServer(self.config)
         self._loop = uvloop.new_event_loop()
         started = threading.Event()
         failure: list[BaseException] = []
@@ -187,6 +351,8 @@ class KafkaEmulator:
             self._loop = None
             raise failure[0]
         self.port = self.server.port
+        if self.server.control_server is not None:
+            self.control_url = self.server.control_server.url
 
     def subprocess_command(self) -> list[str]:
         """The ``kafkaemu serve`` command line of subprocess mode, derived from the configuration."""
@@ -206,6 +372,15 @@ class KafkaEmulator:
             why = stderr.wait_for_end(10) or line.strip() or "no output"
             raise RuntimeError(f"kafkaemu did not start (exit status {code}): {why}")
         self.port = int(line.rsplit(":", 1)[1])
+        while True:  # the other nodes' lines, then the control API's
+            line = self._proc.stdout.readline()
+            if not line or line.startswith("kafkaemu control on "):
+                break
+        if not line:
+            raise RuntimeError("kafkaemu did not print its control URL")
+        self.control_url = line.split(" on ", 1)[1].strip()
+        from ..control.client import ControlClient
+        self._client = ControlClient(self.control_url, self.config.control_token)
 
 
 class _StderrForwarder:

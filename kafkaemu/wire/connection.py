@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Callable
 
 import structlog
 
-from ..faults import replace_error_codes
 from ..handlers.registry import DEFERRED, NO_RESPONSE, ApiRegistry, RequestContext
 from ..protocol.catalog import catalog
 from ..protocol.errors import ErrorCode
@@ -128,9 +127,11 @@ class Connection:
             slot.done = True
             self._flush()
 
-        fault = self.broker.faults.take(api_key, header.client_id) if self.broker.faults.rules else None
-        if fault is not None:
-            respond = self._faulty(fault, respond, api.name)
+        # Fault rules, the request log and version caps (kafkaemu.control.intercept).
+        respond = self.broker.interceptor.intercept(self, api_key, api_version, correlation_id, header.client_id,
+                                                    body, respond, now_ms)
+        if respond is None:  # black-holed by a fault: never handled nor answered
+            return
 
         ctx = RequestContext(
             broker=self.broker, api_key=api_key, api_version=api_version, correlation_id=correlation_id,
@@ -161,24 +162,6 @@ class Connection:
             self._decoder.max_frame_bytes = self.broker.config.socket_request_max_bytes
             self.log = self.log.bind(user=auth.username)
         return False
-
-    def _faulty(self, fault, respond, api_name: str):
-        self.log.info("fault_injected", api=api_name, error_code=fault.error_code, delay_ms=fault.delay_ms,
-                      drop_connection=fault.drop_connection)
-
-        def faulty_respond(response: dict) -> None:
-            if fault.drop_connection:
-                self.abort()
-                return
-            if fault.error_code is not None:
-                response = replace_error_codes(response, fault.error_code)
-            if fault.delay_ms:
-                broker = self.broker
-                broker.timers.schedule(broker.faults.next_timer_key(), broker.now_ms + fault.delay_ms,
-                                       lambda: respond(response))
-            else:
-                respond(response)
-        return faulty_respond
 
     def _unsupported_api_versions(self, correlation_id: int) -> None:
         body = catalog().response(API_VERSIONS, 0).encode({

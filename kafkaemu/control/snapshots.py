@@ -1,0 +1,118 @@
+"""Capturing the broker's data and bringing it back: topics, partition logs (with their producer
+state and leader epochs), __consumer_offsets, producer ids and the time.
+
+A snapshot shares the stored record batches with the live logs (a log never changes a batch it
+holds; compaction and retention replace or drop them), so taking and restoring one copies lists of
+references, not records. Groups and committed offsets are not copied object by object: they live
+in __consumer_offsets, and a restore loads a new group coordinator from it, as a Kafka broker does
+when it takes over a coordinator partition. Members of a restored group must heartbeat again like
+after a coordinator failover; the caller closes every client connection first, so clients
+reconnect and rejoin cleanly.
+"""
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field
+
+from ..storage.log_store import OFFSETS_TOPIC
+from ..storage.partition_log import PartitionLog
+
+# PartitionLog attributes that tie a log to its place rather than hold its data.
+_PLACE = frozenset({"topic", "waiters", "persistence"})
+
+
+def capture_partition(plog: PartitionLog) -> dict:
+    """The partition's data attributes; lists are copied (their items, batches among them, are
+    shared), anything else mutable is deep-copied (the producer state)."""
+    return {name: _clone(value) for name, value in vars(plog).items() if name not in _PLACE}
+
+
+def apply_partition(plog: PartitionLog, state: dict) -> None:
+    for name, value in state.items():
+        setattr(plog, name, _clone(value))
+
+
+def _clone(value):
+    if isinstance(value, list):
+        return list(value)
+    if value is None or isinstance(value, (int, float, str, bytes, bool, tuple, frozenset)):
+        return value
+    return copy.deepcopy(value)
+
+
+@dataclass
+class TopicImage:
+    name: str
+    topic_id: bytes
+    configs: dict
+    internal: bool
+    partitions: list[dict]
+
+
+@dataclass
+class Snapshot:
+    name: str
+    now_ms: int                 # the broker's clock when taken
+    taken_at: float             # wall clock (seconds since the epoch)
+    topics: list[TopicImage]
+    producer_ids: object
+    store_schedule: dict = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        data = [t for t in self.topics if t.name != OFFSETS_TOPIC]
+        return {"name": self.name, "now_ms": self.now_ms, "taken_at": self.taken_at, "topics": len(data),
+                "partitions": sum(len(t.partitions) for t in data),
+                "records": sum(p["high_watermark"] - p["log_start_offset"] for t in data for p in t.partitions),
+                "bytes": sum(p["size_bytes"] for t in self.topics for p in t.partitions)}
+
+
+_SCHEDULE = ("_next_retention_ms", "_next_clean_ms")
+
+
+def take(name: str, broker) -> Snapshot:
+    store = broker.store
+    topics = [TopicImage(t.name, t.topic_id, dict(t.configs), t.internal, [capture_partition(p) for p in t.partitions])
+              for t in store.topics.values()]
+    return Snapshot(name, broker.now_ms, time.time(), topics, copy.deepcopy(store.producer_ids),
+                    {k: getattr(store, k) for k in _SCHEDULE if hasattr(store, k)})
+
+
+def empty(broker) -> Snapshot:
+    """What a broker holds when started without data: only an empty __consumer_offsets."""
+    from ..storage.producer_ids import ProducerIdManager
+    offsets = broker.store.get(OFFSETS_TOPIC)
+    blank = [capture_partition(PartitionLog(offsets, i)) for i in range(len(offsets.partitions))]
+    image = TopicImage(OFFSETS_TOPIC, offsets.topic_id, dict(offsets.configs), True, blank)
+    return Snapshot("(empty)", broker.now_ms, time.time(), [image], ProducerIdManager())
+
+
+def restore(snapshot: Snapshot, broker) -> None:
+    """Make the log store hold exactly the snapshot's topics and data (same topic ids). Groups are
+    the caller's to reload (``broker.new_coordinator``)."""
+    store = broker.store
+    wanted = {t.name: t for t in snapshot.topics}
+    for name, topic in list(store.topics.items()):
+        image = wanted.get(name)
+        if image is None or image.topic_id != topic.topic_id:
+            store.delete_topic(name)
+    for image in snapshot.topics:
+        topic = store.get(image.name)
+        if topic is None:
+            topic = store.create_topic(image.name, len(image.partitions), image.configs, internal=image.internal,
+                                       topic_id=image.topic_id)
+        topic.configs = dict(image.configs)
+        topic.internal = image.internal
+        del topic.partitions[len(image.partitions):]
+        if len(topic.partitions) < len(image.partitions):
+            store.add_partitions(image.name, len(image.partitions))
+        for plog, state in zip(topic.partitions, image.partitions):
+            apply_partition(plog, state)
+            if store.persistence is not None:
+                store.persistence.rewritten(plog)
+    store.producer_ids = copy.deepcopy(snapshot.producer_ids)
+    for key, value in snapshot.store_schedule.items():
+        setattr(store, key, value)
+    store.fetch_sessions.sessions.clear()
+    if store.persistence is not None:
+        store.persistence.topics_changed(store)
