@@ -26,7 +26,7 @@ class ControlClient:
         self.token = token if token is not None else os.environ.get("KAFKAEMU_CONTROL_TOKEN")
         self.timeout = timeout
 
-    def call(self, name: str, **params):
+    def call(self, name: str, /, **params):
         spec = OPS.get(name)
         if spec is None:
             raise ControlError(404, f"no control operation {name!r}")

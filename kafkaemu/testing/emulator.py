@@ -151,7 +151,7 @@ class KafkaEmulator:
                                "the control methods work in both modes")
 
     # -- test control (both modes) ------------------------------------------------------------
-    def control(self, op: str, **params: Any) -> Any:
+    def control(self, op: str, /, **params: Any) -> Any:
         """Run a control operation by name (kafkaemu.control.operations.OPS) with JSON-like
         parameters; the methods below are this with names and defaults."""
         params = {k: v for k, v in params.items() if v is not None}
