@@ -1,0 +1,97 @@
+"""``kafkaemu ctl`` against a ``kafkaemu serve`` child process with a manual clock, and
+KafkaEmulator's controls in subprocess mode (over HTTP)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from kafkaemu.control.params import AwaitTimeout, BadRequest
+from kafkaemu.testing import KafkaEmulator
+
+
+@pytest.fixture(scope="module")
+def served():
+    with KafkaEmulator(subprocess_mode=True, manual_clock=True, nodes=2) as e:
+        yield e
+
+
+def ctl(emulator, *args, env=None):
+    return subprocess.run([sys.executable, "-m", "kafkaemu", "ctl", "--url", emulator.control_url, *args],
+                          capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_serve_prints_the_control_url_and_the_subprocess_emulator_uses_it(served):
+    assert served.control_url.startswith("http://127.0.0.1:")
+    assert "--manual-clock" in served.subprocess_command() and "--control-port=0" in served.subprocess_command()
+    with pytest.raises(RuntimeError, match="in-process"):
+        served.call(lambda broker: None)
+
+
+def test_clock_commands_human_and_json(served):
+    before = served.now_ms()
+    done = ctl(served, "clock", "advance", "30s")
+    assert done.returncode == 0 and "manual clock" in done.stdout
+    shown = json.loads(ctl(served, "--json", "clock").stdout)
+    assert shown["now_ms"] == before + 30_000
+
+
+def test_fault_commands(served):
+    added = ctl(served, "--json", "fault", "add", "--api", "Heartbeat", "--error", "NOT_COORDINATOR", "--count", "3")
+    assert added.returncode == 0
+    rule = json.loads(added.stdout)
+    listed = ctl(served, "fault", "list")
+    assert "Heartbeat" in listed.stdout and "NOT_COORDINATOR" in listed.stdout
+    assert ctl(served, "fault", "remove", str(rule["id"])).returncode == 0
+    bad = ctl(served, "fault", "add", "--api", "Hartbeat", "--error", "NOT_COORDINATOR")
+    assert bad.returncode == 1 and "did you mean Heartbeat? (kafkaemu apis lists them) (HTTP 400)" in bad.stderr
+
+
+def test_groups_topics_nodes_and_an_await_that_times_out(served):
+    topics = ctl(served, "topics")
+    assert topics.returncode == 0 and topics.stdout.startswith("TOPIC")
+    assert ctl(served, "groups").stdout.startswith("GROUP")
+    nodes = ctl(served, "nodes")
+    assert nodes.stdout.splitlines()[0].split()[:3] == ["NODE", "ADDRESS", "RUNNING"] and len(nodes.stdout.splitlines()) == 3
+    waited = ctl(served, "await", "group", "G", "--state", "Stable", "--members", "3", "--timeout", "100ms")
+    assert waited.returncode == 1 and "timed out after 100 ms waiting for group 'G': state Stable, 3 members" in waited.stderr
+
+
+def test_snapshot_commands_and_reset(served):
+    assert ctl(served, "snapshot", "save", "cli-snap").returncode == 0
+    assert "cli-snap" in ctl(served, "snapshot", "list").stdout
+    assert ctl(served, "snapshot", "restore", "cli-snap").returncode == 0
+    assert ctl(served, "snapshot", "delete", "cli-snap").returncode == 0
+    assert ctl(served, "snapshot", "restore", "cli-snap").returncode == 1
+
+
+def test_ctl_needs_a_url_and_says_where_to_find_it():
+    env = {k: v for k, v in os.environ.items() if k != "KAFKAEMU_CONTROL_URL"}
+    done = subprocess.run([sys.executable, "-m", "kafkaemu", "ctl", "clock"], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert done.returncode == 2 and "KAFKAEMU_CONTROL_URL" in done.stderr
+
+
+def test_ctl_reports_an_unreachable_api():
+    done = subprocess.run([sys.executable, "-m", "kafkaemu", "ctl", "--url", "http://127.0.0.1:9", "clock"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "cannot reach the kafkaemu control API" in done.stderr
+
+
+def test_subprocess_controls_raise_the_same_errors_as_in_process(served):
+    with pytest.raises(BadRequest, match="unknown error"):
+        served.inject_fault("Fetch", error="NOPE")
+    with pytest.raises(AwaitTimeout):
+        served.await_offset("nothing", 0, 5, timeout=0.05)
+    assert served.advance_clock("1s") == served.now_ms()
+
+
+def test_a_token_protected_api_from_ctl_and_the_subprocess_emulator():
+    with KafkaEmulator(subprocess_mode=True, control_token="tok") as e:
+        assert e.nodes()[0]["running"]   # the emulator sends its token
+        refused = ctl(e, "clock")
+        assert refused.returncode == 1 and "HTTP 401" in refused.stderr
+        assert ctl(e, "--token", "tok", "clock").returncode == 0
+        env = dict(os.environ, KAFKAEMU_CONTROL_TOKEN="tok")
+        assert ctl(e, "clock", env=env).returncode == 0
