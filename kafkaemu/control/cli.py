@@ -122,6 +122,12 @@ def build_parser() -> argparse.ArgumentParser:
     topics.add_argument("--internal", action="store_true")
     topic = sub.add_parser("topic", help="one topic")
     topic.add_argument("name")
+    ct = sub.add_parser("create-topic", help="create a topic")
+    ct.add_argument("name")
+    ct.add_argument("--partitions", type=int, default=1)
+    ct.add_argument("--config", action="append", default=[], metavar="NAME=VALUE")
+    dt = sub.add_parser("delete-topic", help="delete a topic")
+    dt.add_argument("name")
     sub.add_parser("groups", help="groups with state and lag")
     group = sub.add_parser("group", help="one group: members, assignments, offsets, lag")
     group.add_argument("group")
@@ -216,6 +222,11 @@ def call_for(args) -> tuple[str, dict]:
         return "topics", {"internal": args.internal or None}
     if cmd == "topic":
         return "topic", {"topic": args.name}
+    if cmd == "create-topic":
+        configs = dict(c.split("=", 1) for c in args.config if "=" in c) or None
+        return "topic_create", {"name": args.name, "partitions": args.partitions, "configs": configs}
+    if cmd == "delete-topic":
+        return "topic_delete", {"topic": args.name}
     if cmd == "groups":
         return "groups", {}
     if cmd == "group":
@@ -274,7 +285,7 @@ def render(op: str, r) -> str:
         offsets = table([[o["topic"], o["partition"], o["committed_offset"], o["high_watermark"], o["lag"]]
                          for o in g["offsets"]], ["TOPIC", "PARTITION", "COMMITTED", "HIGH-WATERMARK", "LAG"])
         return f"{head}\n\n{members}\n\n{offsets}"
-    if op in ("topics", "topic"):
+    if op in ("topics", "topic", "topic_create", "topic_delete"):
         topics = r["topics"] if op == "topics" else [r]
         return table([[t["name"], p["partition"], p["leader"], p["leader_epoch"], p["log_start_offset"],
                        p["high_watermark"], p["last_stable_offset"]] for t in topics for p in t["partitions"]],

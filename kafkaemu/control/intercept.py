@@ -81,6 +81,7 @@ class RequestInterceptor:
         broker = self.broker
         node_id = conn.node_id
         fault = None
+        withheld: list = []
         if broker.faults.rules:
             fault = broker.faults.take(api_key, client_id, api_version, node_id,
                                        lambda topic, partition: self._names(body, topic, partition))
@@ -100,6 +101,7 @@ class RequestInterceptor:
             if fault.black_hole:
                 self._finish(entry, started, None, "black_holed")
                 return None
+            withheld = _withhold_produce(body, fault) if api_key == PRODUCE else []
         if entry is not None and api_key == PRODUCE and getattr(body, "acks", None) == 0:
             self._finish(entry, started, None, "no_response")  # acks=0: the handler never replies
             entry = None
@@ -112,13 +114,13 @@ class RequestInterceptor:
 
         out = logged if (entry is not None or self.on_reply is not None) else respond
         if fault is not None:
-            out = self._faulty(conn, fault, out, entry, started)
+            out = self._faulty(conn, fault, out, entry, started, withheld)
         if api_key == API_VERSIONS and self.version_caps:
             out = self._capped(out)
         return out
 
     # -- faults ----------------------------------------------------------------------------
-    def _faulty(self, conn, fault: FaultRule, respond, entry, started):
+    def _faulty(self, conn, fault: FaultRule, respond, entry, started, withheld: list):
         broker = self.broker
 
         def faulty_respond(response: dict) -> None:
@@ -129,6 +131,8 @@ class RequestInterceptor:
             if fault.error_code is not None:
                 if fault.topic is None:
                     response = replace_error_codes(response, fault.error_code)
+                elif withheld:
+                    response = _answer_withheld(response, withheld, fault.error_code)
                 else:
                     response = self._replace_partition_errors(response, fault)
             if fault.delay_ms:
@@ -233,6 +237,36 @@ def _partitions_of(entry: dict) -> set[int] | None:
                 found.add(item)
                 listed = True
     return found if listed else None
+
+
+def _withhold_produce(body, fault: FaultRule) -> list[tuple[str, int]]:
+    """Take the partitions an error rule scoped to a topic fails out of a Produce request, so that
+    their records are not appended (a broker answering NOT_LEADER_OR_FOLLOWER has not written
+    them, and the producer's retry must not duplicate them). Returns (topic, partition) taken."""
+    if fault.error_code is None or fault.topic is None or fault.drop_connection:
+        return []
+    taken = []
+    for td in body.topic_data:
+        if td.name != fault.topic:
+            continue
+        failed = [pd for pd in td.partition_data if fault.partition is None or pd.index == fault.partition]
+        taken += [(td.name, pd.index) for pd in failed]
+        td.partition_data[:] = [pd for pd in td.partition_data if all(pd is not f for f in failed)]
+    return taken
+
+
+def _answer_withheld(response: dict, withheld: list[tuple[str, int]], code: int) -> dict:
+    response = _copy(response)
+    topics = {t["name"]: t for t in response.get("responses", [])}
+    for name, index in withheld:
+        topic = topics.get(name)
+        if topic is None:
+            topic = topics[name] = {"name": name, "partition_responses": []}
+            response.setdefault("responses", []).append(topic)
+        topic["partition_responses"].append({"index": index, "error_code": code, "base_offset": -1,
+                                             "log_append_time_ms": -1, "log_start_offset": -1, "record_errors": [],
+                                             "error_message": None})
+    return response
 
 
 def _fail_partition(item: dict, code: int) -> None:

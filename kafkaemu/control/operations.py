@@ -74,6 +74,12 @@ def _group_state(name: str, value) -> str:
     return next(s for s in GROUP_STATES if state_key(s) == state_key(value))
 
 
+def _configs(name: str, value) -> dict:
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise bad(f"{name} must be an object of topic configs, got {value!r}")
+    return {k: str(v) for k, v in value.items()}
+
+
 def _timeout(name: str, value) -> int:
     ms = duration_ms(name, value)
     if ms > MAX_AWAIT_MS:
@@ -483,6 +489,31 @@ class Control:
         if t is None:
             raise ControlError(404, f"no topic {topic!r}")
         return topic_view(self.broker, t)
+
+    @op("POST", "/api/topics", name=P(text, required=True), partitions=P(integer(min=1, max=100_000), default=1),
+        configs=P(_configs, default=None, help="topic configs as {name: value}"))
+    def topic_create(self, name: str, partitions: int, configs: dict | None) -> dict:
+        """Create a topic (as CreateTopics would, without a client)."""
+        from ..storage.log_store import TopicError
+        try:
+            topic = self.broker.create_topic(name, partitions, configs or {})
+        except TopicError as exc:
+            if exc.code.name == "TOPIC_ALREADY_EXISTS":
+                raise ControlError(409, str(exc)) from None
+            raise bad(str(exc)) from None
+        return topic_view(self.broker, topic)
+
+    @op("DELETE", "/api/topics/{topic}", topic=P(text, required=True))
+    def topic_delete(self, topic: str) -> dict:
+        """Delete a topic (its committed offsets go, as with DeleteTopics)."""
+        t = self.broker.store.get(topic)
+        if t is None:
+            raise ControlError(404, f"no topic {topic!r}")
+        if t.internal:
+            raise ControlError(409, f"{topic} is internal")
+        view = topic_view(self.broker, t)
+        self.broker.delete_topic(topic)
+        return view
 
     @op("GET", "/api/groups")
     def groups(self) -> dict:

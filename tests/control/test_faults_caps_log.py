@@ -52,11 +52,14 @@ def test_a_partition_scoped_error_fails_only_that_partition_of_a_produce():
     answer = c.produce_many("t", [0, 1, 2])
     errors = {p.index: (p.error_code, p.base_offset) for p in answer.responses[0].partition_responses}
     assert errors == {0: (0, 0), 1: (6, -1), 2: (0, 0)}
+    # the failed partition's records were not appended, so the producer's retry cannot duplicate them
+    assert [p.high_watermark for p in env.broker.store.get("t").partitions] == [1, 0, 1]
     # a request not naming partition 1 does not use up the rule
     c.produce_many("t", [0, 2])
     assert env.op("faults")["faults"][0]["fired"] == 1
     assert c.produce("t", 1, [b"again"]).responses[0].partition_responses[0].error_code == 6
     assert c.produce("t", 1, [b"third"]).responses[0].partition_responses[0].error_code == 0
+    assert env.broker.store.get("t").partitions[1].high_watermark == 1
 
 
 def test_a_topic_scoped_fetch_error_empties_that_partitions_data():

@@ -245,3 +245,20 @@ def test_leader_and_coordinator_moves():
     env.op("node_stop", node=1)
     with pytest.raises(ControlError, match="node 1 is stopped"):
         env.op("coordinator_move", group="grp", node=1)
+
+
+def test_topics_are_created_and_deleted_without_a_client():
+    env = Env()
+    created = env.op("topic_create", name="made", partitions=3, configs={"retention.ms": 1000})
+    assert (created["partition_count"], created["configs"]) == (3, {"retention.ms": "1000"})
+    with pytest.raises(ControlError, match="already exists") as twice:
+        env.op("topic_create", name="made")
+    assert twice.value.status == 409
+    with pytest.raises(BadRequest, match="illegal topic name"):
+        env.op("topic_create", name="bad name")
+    with pytest.raises(BadRequest, match="configs must be an object"):
+        env.op("topic_create", name="x", configs=["a"])
+    assert env.op("topic_delete", topic="made")["name"] == "made"
+    with pytest.raises(ControlError, match="is internal"):
+        env.op("topic_delete", topic="__consumer_offsets")
+    assert env.op("topics")["topics"] == []
