@@ -288,10 +288,11 @@ class ConsumerProcess:
     """A consumer in a child process; it prints its assignment as a JSON line on every change."""
 
     def __init__(self, client: str, bootstrap: str, topic: str, group: str, client_id: str,
-                 instance_id: str | None = None):
+                 instance_id: str | None = None, assignor: str | None = None):
         args = [sys.executable, "-u", os.path.join(os.path.dirname(__file__), "group_member_proc.py"),
                 client, bootstrap, topic, group, client_id, instance_id or ""]
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        env = dict(os.environ, KAFKAEMU_TEST_ASSIGNOR=assignor) if assignor else None
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
         self.assigned: set = set()
         self.member_ids: list = []
         self._reader = threading.Thread(target=self._read, daemon=True)

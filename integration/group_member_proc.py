@@ -9,6 +9,8 @@ SESSION_MS = 6000
 # as in group_clients.py: kafka-python 3.0.12 can hang a consumer polled with very short timeouts
 # (it stops heartbeating and the member is timed out); 500 ms polls avoid it.
 KAFKA_PYTHON_POLL_MS = int(os.environ.get("KAFKAEMU_TEST_POLL_MS", "500"))
+# "sticky" (kafka-python, aiokafka) or "cooperative-sticky" (confluent-kafka); default: the client's
+ASSIGNOR = os.environ.get("KAFKAEMU_TEST_ASSIGNOR")
 
 
 def emit(assigned):
@@ -18,6 +20,9 @@ def emit(assigned):
 def run_kafka_python(bootstrap, topic, group, client_id, instance):
     from kafka import KafkaConsumer
     extra = {"group_instance_id": instance} if instance else {}
+    if ASSIGNOR == "sticky":
+        from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
+        extra["partition_assignment_strategy"] = (StickyPartitionAssignor,)
     c = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group, client_id=client_id,
                       session_timeout_ms=SESSION_MS, heartbeat_interval_ms=500, **extra)
     last = None
@@ -35,6 +40,8 @@ def run_confluent(bootstrap, topic, group, client_id, instance):
             "session.timeout.ms": SESSION_MS, "heartbeat.interval.ms": 500}
     if instance:
         conf["group.instance.id"] = instance
+    if ASSIGNOR:
+        conf["partition.assignment.strategy"] = ASSIGNOR
     c = Consumer(conf)
     c.subscribe([topic])
     last = None
@@ -49,6 +56,9 @@ def run_confluent(bootstrap, topic, group, client_id, instance):
 async def run_aiokafka(bootstrap, topic, group, client_id, instance):
     from aiokafka import AIOKafkaConsumer
     extra = {"group_instance_id": instance} if instance else {}
+    if ASSIGNOR == "sticky":
+        from aiokafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
+        extra["partition_assignment_strategy"] = (StickyPartitionAssignor,)
     c = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group, client_id=client_id,
                          session_timeout_ms=SESSION_MS, heartbeat_interval_ms=500, **extra)
     await c.start()

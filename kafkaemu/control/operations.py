@@ -671,16 +671,21 @@ class Control:
         self.snapshots[name] = snapshot
         return {**snapshot.summary(), "took_ms": round((time.perf_counter() - started) * 1000, 3)}
 
-    @op("POST", "/api/snapshots/{name}/restore", name=P(text, required=True))
-    def snapshot_restore(self, name: str) -> dict:
+    @op("POST", "/api/snapshots/{name}/restore", name=P(text, required=True),
+        keep_members=P(boolean, default=False,
+                       help="load the groups' members too, as a coordinator failover does (default: they rejoin)"))
+    def snapshot_restore(self, name: str, keep_members: bool) -> dict:
         """Bring a snapshot back: client connections are closed, the data replaced, groups and
-        offsets reloaded; with a manual clock, the clock returns to the snapshot's time."""
+        committed offsets reloaded; with a manual clock, the clock returns to the snapshot's time.
+        Members of the snapshot's groups are removed (clients rejoin and resume from the restored
+        committed offsets) unless ``keep_members``."""
         snapshot = self.snapshots.get(name)
         if snapshot is None:
             raise ControlError(404, f"no snapshot {name!r}", snapshots=list(self.snapshots))
-        return self._restore(snapshot)
+        return self._restore(snapshot, keep_members=keep_members)
 
-    def _restore(self, snapshot: snaps.Snapshot, load_groups: bool = True, clock: bool = True) -> dict:
+    def _restore(self, snapshot: snaps.Snapshot, load_groups: bool = True, clock: bool = True,
+                 keep_members: bool = False) -> dict:
         started = time.perf_counter()
         closed = self.server.close_connections() if self.server is not None else 0
         snaps.restore(snapshot, self.broker)
@@ -690,9 +695,22 @@ class Control:
         self.broker.now_ms = now
         self.broker.coordinator = self.broker.new_coordinator(now, load=load_groups)
         self._watch(self.broker.coordinator)
+        if load_groups and not keep_members:
+            self._remove_members(now)
         log.info("snapshot_restored", name=snapshot.name, connections_closed=closed)
         return {"name": snapshot.name, "connections_closed": closed, "now_ms": now,
                 "took_ms": round((time.perf_counter() - started) * 1000, 3)}
+
+    def _remove_members(self, now: int) -> None:
+        """Every member leaves its group (the coordinator's LeaveGroup path), so that no member of
+        the snapshot's time waits out a session the restored clients will not continue."""
+        from ..core.requests import LeaveGroup, LeavingMember
+        coordinator = self.broker.coordinator
+        for group_id in group_ids(self.broker):
+            members = GroupSnapshot(self.broker, group_id).members()
+            if members:
+                coordinator.leave_group(now, LeaveGroup(group_id, [
+                    LeavingMember(m["member_id"], m["instance_id"], "restored by kafkaemu control") for m in members]))
 
     @op("DELETE", "/api/snapshots/{name}", name=P(text, required=True))
     def snapshot_delete(self, name: str) -> dict:

@@ -5,9 +5,9 @@ A snapshot shares the stored record batches with the live logs (a log never chan
 holds; compaction and retention replace or drop them), so taking and restoring one copies lists of
 references, not records. Groups and committed offsets are not copied object by object: they live
 in __consumer_offsets, and a restore loads a new group coordinator from it, as a Kafka broker does
-when it takes over a coordinator partition. Members of a restored group must heartbeat again like
-after a coordinator failover; the caller closes every client connection first, so clients
-reconnect and rejoin cleanly.
+when it takes over a coordinator partition. The caller closes every client connection first and
+(by default) removes the loaded members, so clients reconnect, rejoin and resume from the restored
+committed offsets.
 """
 from __future__ import annotations
 

@@ -134,16 +134,21 @@ def test_snapshot_restore_brings_back_records_offsets_groups_producer_state_and_
     plog = env.broker.store.get("t").partitions[0]
     assert [bytes(x) for x in plog.batches()] == before and plog.high_watermark == 2
     group = env.op("group", group="g")
-    assert (group["state"], group["generation"], group["member_count"]) == ("Stable", gen, 2)
-    assert [(o["partition"], o["committed_offset"]) for o in group["offsets"]] == [(0, 2), (1, None)]
+    # the snapshot's members are gone (their clients rejoin); the committed offsets are the snapshot's
+    assert (group["state"], group["member_count"]) == ("Empty", 0)
+    assert [(o["partition"], o["committed_offset"]) for o in group["offsets"]] == [(0, 2)]
+    assert a.heartbeat("g", gen, mid_a).error_code == ErrorCode.UNKNOWN_MEMBER_ID
     # the producer state came back: a retry of the batch after the snapshot is not a duplicate...
     assert c.produce("t", 0, [b"later"], producer=(pid, 0, 2)).responses[0].partition_responses[0].base_offset == 2
     # ...and one from before it is
     dup = c.produce("t", 0, [b"r0", b"r1"], producer=(pid, 0, 0)).responses[0].partition_responses[0]
     assert (dup.error_code, dup.base_offset) == (0, 0)
-    # the snapshot can be restored again (it shares nothing the live log changes)
-    env.op("snapshot_restore", name="base")
+    # the snapshot can be restored again (it shares nothing the live log changes), members kept on request
+    env.op("snapshot_restore", name="base", keep_members=True)
     assert env.broker.store.get("t").partitions[0].high_watermark == 2
+    group = env.op("group", group="g")
+    assert (group["state"], group["generation"], group["member_count"]) == ("Stable", gen, 2)
+    assert a.heartbeat("g", gen, mid_a).error_code == 0
     assert [s["name"] for s in env.op("snapshot_list")["snapshots"]] == ["base"]
 
 
@@ -174,7 +179,7 @@ def test_reset_empties_the_broker_and_its_controls_but_keeps_snapshots_and_the_c
     assert [s["name"] for s in env.op("snapshot_list")["snapshots"]] == ["keep"]
     offsets = env.broker.store.get("__consumer_offsets")
     assert all(p.high_watermark == 0 for p in offsets.partitions)
-    env.op("snapshot_restore", name="keep")
+    env.op("snapshot_restore", name="keep", keep_members=True)
     assert env.op("group", group="g")["member_count"] == 2
 
 
