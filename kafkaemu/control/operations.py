@@ -100,6 +100,7 @@ class Control:
         self.clock = clock
         self.server = server
         self.snapshots: dict[str, snaps.Snapshot] = {}
+        self.group_records = snaps.GroupRecords()   # what snapshots copy of __consumer_offsets
         self.journal: deque[dict] = deque(maxlen=100_000)
         self.journal_next_seq = 1
         self._moved_by_stop: dict[int, list[tuple[str, int, int]]] = {}
@@ -667,7 +668,7 @@ class Control:
         """Capture topics, logs, producer state, groups and offsets (in __consumer_offsets) and the
         clock under ``name`` (replacing a snapshot of that name)."""
         started = time.perf_counter()
-        snapshot = snaps.take(name, self.broker)
+        snapshot = snaps.take(name, self.broker, self.group_records)
         self.snapshots[name] = snapshot
         return {**snapshot.summary(), "took_ms": round((time.perf_counter() - started) * 1000, 3)}
 
@@ -684,8 +685,7 @@ class Control:
             raise ControlError(404, f"no snapshot {name!r}", snapshots=list(self.snapshots))
         return self._restore(snapshot, keep_members=keep_members)
 
-    def _restore(self, snapshot: snaps.Snapshot, load_groups: bool = True, clock: bool = True,
-                 keep_members: bool = False) -> dict:
+    def _restore(self, snapshot: snaps.Snapshot, clock: bool = True, keep_members: bool = False) -> dict:
         started = time.perf_counter()
         closed = self.server.close_connections() if self.server is not None else 0
         snaps.restore(snapshot, self.broker)
@@ -693,9 +693,10 @@ class Control:
             self.clock.set(snapshot.now_ms)
         now = self._now()
         self.broker.now_ms = now
-        self.broker.coordinator = self.broker.new_coordinator(now, load=load_groups)
+        self.broker.coordinator = snaps.load_groups(snapshot, self.broker, now)
+        self.group_records = snapshot.group_records.copy()
         self._watch(self.broker.coordinator)
-        if load_groups and not keep_members:
+        if not keep_members:
             self._remove_members(now)
         log.info("snapshot_restored", name=snapshot.name, connections_closed=closed)
         return {"name": snapshot.name, "connections_closed": closed, "now_ms": now,
@@ -735,6 +736,6 @@ class Control:
         self.broker.interceptor.version_caps.clear()
         self.broker.interceptor.log.clear()
         self.journal.clear()
-        result = self._restore(snaps.empty(self.broker), load_groups=False, clock=False)
+        result = self._restore(snaps.empty(self.broker), clock=False)
         return {"connections_closed": result["connections_closed"],
                 "took_ms": round((time.perf_counter() - started) * 1000, 3)}

@@ -1,22 +1,27 @@
 """Capturing the broker's data and bringing it back: topics, partition logs (with their producer
-state and leader epochs), __consumer_offsets, producer ids and the time.
+state and leader epochs), __consumer_offsets, groups and committed offsets, producer ids and the
+time.
 
 A snapshot shares the stored record batches with the live logs (a log never changes a batch it
 holds; compaction and retention replace or drop them), so taking and restoring one copies lists of
-references, not records. Groups and committed offsets are not copied object by object: they live
-in __consumer_offsets, and a restore loads a new group coordinator from it, as a Kafka broker does
-when it takes over a coordinator partition. The caller closes every client connection first and
-(by default) removes the loaded members, so clients reconnect, rejoin and resume from the restored
-committed offsets.
+references, not records. Groups live in __consumer_offsets; a restore builds a new group
+coordinator from them, as a Kafka broker does when it takes over a coordinator partition, but
+without decoding every offset commit again: the snapshot keeps the latest group records (found by
+``GroupRecords``, which reads only what was appended since it last looked) and a copy of the
+committed offsets, which are put back directly. The caller closes every client connection first
+and (by default) removes the loaded members, so clients reconnect, rejoin and resume from the
+restored committed offsets.
 """
-from __future__ import annotations
-
 import copy
+import struct
 import time
 from dataclasses import dataclass, field
 
 from ..storage.log_store import OFFSETS_TOPIC
 from ..storage.partition_log import PartitionLog
+from ..storage.record_batch import iter_records, parse_header
+
+_I16 = struct.Struct(">h")
 
 # PartitionLog attributes that tie a log to its place rather than hold its data.
 _PLACE = frozenset({"topic", "waiters", "persistence"})
@@ -41,6 +46,54 @@ def _clone(value):
     return copy.deepcopy(value)
 
 
+def offset_commit_group(key: bytes) -> str | None:
+    """The group of an offset commit record key (Kafka's OffsetCommitKey, key versions 0 and 1:
+    int16 version, then the group as an int16-length string), None for any other record."""
+    if len(key) < 4 or _I16.unpack_from(key)[0] not in (0, 1):
+        return None
+    (n,) = _I16.unpack_from(key, 2)
+    return bytes(key[4:4 + n]).decode("utf-8", "replace")
+
+
+class GroupRecords:
+    """The latest __consumer_offsets records other than offset commits (classic group metadata,
+    KIP-848 group records), by key in the order last written, and for each group the latest
+    offset commit record. ``refresh`` reads only the records appended since the last call."""
+
+    def __init__(self) -> None:
+        self.cursors: dict[int, int] = {}            # partition -> next offset to read
+        self.latest: dict[bytes, bytes | None] = {}
+        self.offset_record: dict[str, tuple[bytes, bytes]] = {}
+
+    def copy(self) -> "GroupRecords":
+        other = GroupRecords()
+        other.cursors, other.latest, other.offset_record = dict(self.cursors), dict(self.latest), dict(self.offset_record)
+        return other
+
+    def refresh(self, store) -> "GroupRecords":
+        topic = store.get(OFFSETS_TOPIC)
+        if any(self.cursors.get(p.index, 0) > p.high_watermark for p in topic.partitions):
+            self.__init__()   # the log went back (not through a restore that set this cache): read it again
+        for plog in topic.partitions:
+            cursor = max(self.cursors.get(plog.index, 0), plog.log_start_offset)
+            if cursor >= plog.high_watermark:
+                continue
+            for batch in plog.read(cursor, 1 << 62):
+                if parse_header(batch).is_control:
+                    continue
+                for record in iter_records(batch):
+                    if record.offset < cursor or record.key is None:
+                        continue
+                    group = offset_commit_group(record.key)
+                    if group is None:
+                        self.latest.pop(record.key, None)
+                        self.latest[record.key] = record.value
+                    elif record.value is not None:
+                        self.offset_record[group] = (record.key, record.value)
+            self.cursors[plog.index] = plog.high_watermark
+        return self
+
+
 @dataclass
 class TopicImage:
     name: str
@@ -57,6 +110,8 @@ class Snapshot:
     taken_at: float             # wall clock (seconds since the epoch)
     topics: list[TopicImage]
     producer_ids: object
+    group_records: GroupRecords
+    offsets: dict               # group -> topic -> partition -> CommittedOffset (immutable)
     store_schedule: dict = field(default_factory=dict)
 
     def summary(self) -> dict:
@@ -70,11 +125,13 @@ class Snapshot:
 _SCHEDULE = ("_next_retention_ms", "_next_clean_ms")
 
 
-def take(name: str, broker) -> Snapshot:
+def take(name: str, broker, group_records: GroupRecords) -> Snapshot:
+    """``group_records``: the caller's cache of the live __consumer_offsets (refreshed here)."""
     store = broker.store
     topics = [TopicImage(t.name, t.topic_id, dict(t.configs), t.internal, [capture_partition(p) for p in t.partitions])
               for t in store.topics.values()]
     return Snapshot(name, broker.now_ms, time.time(), topics, copy.deepcopy(store.producer_ids),
+                    group_records.refresh(store).copy(), broker.coordinator.offsets.snapshot(),
                     {k: getattr(store, k) for k in _SCHEDULE if hasattr(store, k)})
 
 
@@ -84,12 +141,29 @@ def empty(broker) -> Snapshot:
     offsets = broker.store.get(OFFSETS_TOPIC)
     blank = [capture_partition(PartitionLog(offsets, i)) for i in range(len(offsets.partitions))]
     image = TopicImage(OFFSETS_TOPIC, offsets.topic_id, dict(offsets.configs), True, blank)
-    return Snapshot("(empty)", broker.now_ms, time.time(), [image], ProducerIdManager())
+    return Snapshot("(empty)", broker.now_ms, time.time(), [image], ProducerIdManager(), GroupRecords(), {})
+
+
+def load_groups(snapshot: Snapshot, broker, now_ms: int):
+    """A group coordinator holding the snapshot's groups and committed offsets, as loading its
+    __consumer_offsets would build it: the group records are replayed, each group known only by
+    its offsets gets one of its offset records replayed (the coordinator keeps an Empty group for
+    it), and the offsets are put back as they were."""
+    coordinator = broker.new_coordinator(now_ms, load=False)
+    coordinator.load(list(snapshot.group_records.latest.items()), now_ms)
+    for group, record in snapshot.group_records.offset_record.items():
+        if group in snapshot.offsets and group not in coordinator.groups and group not in coordinator.consumer.groups:
+            coordinator.replay(*record)
+    for group, topics in snapshot.offsets.items():
+        for topic, partitions in topics.items():
+            for partition, committed in partitions.items():
+                coordinator.offsets.put(group, topic, partition, committed)
+    return coordinator
 
 
 def restore(snapshot: Snapshot, broker) -> None:
     """Make the log store hold exactly the snapshot's topics and data (same topic ids). Groups are
-    the caller's to reload (``broker.new_coordinator``)."""
+    the caller's to reload (``load_groups``)."""
     store = broker.store
     wanted = {t.name: t for t in snapshot.topics}
     for name, topic in list(store.topics.items()):

@@ -1,4 +1,5 @@
-"""pytest fixtures: ``kafka_emulator`` (one per session) and ``fresh_kafka_emulator`` (one per test).
+"""pytest fixtures: ``kafka_emulator`` (one per session), ``clean_kafka_emulator`` (that one, reset
+to empty before each test: cheap isolation) and ``fresh_kafka_emulator`` (a new one per test).
 
 Unless the test session configured structlog itself, kafkaemu logs at ``KAFKAEMU_LOG_LEVEL``
 (debug, info, warning or error, in any case; default warning) so test output stays readable."""
@@ -21,6 +22,14 @@ def pytest_configure(config):
 def kafka_emulator():
     with KafkaEmulator() as emulator:
         yield emulator
+
+
+@pytest.fixture
+def clean_kafka_emulator(kafka_emulator):
+    """The session's emulator, reset before the test: no topics, groups, offsets, fault rules or
+    version caps, every node running (see KafkaEmulator.reset; snapshots are kept)."""
+    kafka_emulator.reset()
+    return kafka_emulator
 
 
 @pytest.fixture

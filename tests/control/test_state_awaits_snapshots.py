@@ -267,3 +267,35 @@ def test_topics_are_created_and_deleted_without_a_client():
     with pytest.raises(ControlError, match="is internal"):
         env.op("topic_delete", topic="__consumer_offsets")
     assert env.op("topics")["topics"] == []
+
+
+def test_restored_groups_equal_a_full_load_of_the_restored_offsets_topic():
+    """The fast restore (group records + offsets copied) builds what loading __consumer_offsets
+    record by record builds: classic, simple (offsets only), KIP-848 and deleted groups."""
+    from kafkaemu.control.views import GroupSnapshot, group_ids
+    env = Env()
+    a, mid_a, b, mid_b, gen = env.two_member_group(partitions=2)
+    a.commit("g", "t", {0: 1, 1: 2}, gen, mid_a)
+    c = env.client("simple")
+    c.commit("simple", "t", {0: 5})                     # a standalone commit: offsets only
+    c.commit("gone", "t", {1: 7})
+    assert c.call(42, 2, {"groups_names": ["gone"]}).results[0].error_code == 0   # DeleteGroups: tombstones
+    kip = env.client("k")
+    assert kip.call(68, 0, {"group_id": "kip", "member_id": "m-k", "member_epoch": 0, "instance_id": None,
+                            "rack_id": None, "rebalance_timeout_ms": 30000, "subscribed_topic_names": ["t"],
+                            "server_assignor": None, "topic_partitions": []}).error_code == 0
+    env.op("snapshot_save", name="s")
+    a.commit("g", "t", {0: 9}, gen, mid_a)
+    c.commit("later", "t", {0: 1})
+    env.op("snapshot_restore", name="s", keep_members=True)
+
+    def views(broker):
+        return {g: (s.type, s.state, s.generation, g in broker.coordinator.groups,
+                    sorted(m["member_id"] for m in s.members()),
+                    {(t, p): o.offset for t, ps in s.offsets.items() for p, o in ps.items()})
+                for g in group_ids(broker) for s in [GroupSnapshot(broker, g)]}
+    restored = views(env.broker)
+    env.broker.coordinator = env.broker.new_coordinator(env.clock.now_ms(), load=True)
+    assert restored == views(env.broker)
+    assert set(restored) == {"g", "simple", "kip"} and restored["simple"][1] == "Empty"
+    assert restored["g"][5] == {("t", 0): 1, ("t", 1): 2} and restored["simple"][3]
