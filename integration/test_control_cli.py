@@ -53,9 +53,11 @@ def test_groups_topics_nodes_and_an_await_that_times_out(served):
     assert topics.returncode == 0 and topics.stdout.startswith("TOPIC")
     assert ctl(served, "groups").stdout.startswith("GROUP")
     nodes = ctl(served, "nodes")
-    assert nodes.stdout.splitlines()[0].split()[:3] == ["NODE", "ADDRESS", "RUNNING"] and len(nodes.stdout.splitlines()) == 3
+    lines = nodes.stdout.splitlines()
+    assert lines[0].split()[:3] == ["NODE", "ADDRESS", "RUNNING"] and len(lines) == 3
     waited = ctl(served, "await", "group", "G", "--state", "Stable", "--members", "3", "--timeout", "100ms")
-    assert waited.returncode == 1 and "timed out after 100 ms waiting for group 'G': state Stable, 3 members" in waited.stderr
+    assert waited.returncode == 1
+    assert "timed out after 100 ms waiting for group 'G': state Stable, 3 members" in waited.stderr
 
 
 def test_snapshot_commands_and_reset(served):

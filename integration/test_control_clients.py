@@ -73,7 +73,8 @@ def test_an_expired_member_hands_its_partitions_to_the_others_who_keep_theirs(cl
         for name in after:
             assert before[name] <= after[name]           # the rest stay
         assert after["survivor-0"] | after["survivor-1"] == set(range(6))
-        assert before["victim"] <= (after["survivor-0"] | after["survivor-1"]) - before["survivor-0"] - before["survivor-1"]
+        gained = (after["survivor-0"] - before["survivor-0"]) | (after["survivor-1"] - before["survivor-1"])
+        assert gained == before["victim"]
         assert all(c.proc.poll() is None for c in survivors)
     finally:
         for c in [victim, *survivors]:
@@ -82,8 +83,8 @@ def test_an_expired_member_hands_its_partitions_to_the_others_who_keep_theirs(cl
 
 def produce_requests(http, client_id: str, topic: str) -> list[list[int]]:
     entries = http.call("requests", api="Produce", client_id=client_id)["entries"]
-    return [sorted(pd["index"] for td in e["request"]["topic_data"] if td["name"] == topic for pd in td["partition_data"])
-            for e in entries if e["outcome"] == "answered"]
+    return [sorted(pd["index"] for td in e["request"]["topic_data"] if td["name"] == topic
+                   for pd in td["partition_data"]) for e in entries if e["outcome"] == "answered"]
 
 
 def test_a_fault_on_one_partition_makes_the_producer_retry_only_that_partition(client, http, bootstrap):
@@ -103,7 +104,6 @@ def test_a_fault_on_one_partition_makes_the_producer_retry_only_that_partition(c
     named = produce_requests(http, "pfault-producer", topic)
     assert sum(1 in n for n in named) == 3                         # two failures, then the retry succeeds
     assert sum(0 in n for n in named) == sum(2 in n for n in named) == 1   # never retried
-    assert [n for n in named[1:] if n] == [[1], [1]] or all(n == [1] for n in named if 0 not in n and 2 not in n)
     assert http.call("faults")["faults"][0]["fired"] == 2
     assert [p["high_watermark"] for p in http.call("topic", topic=topic)["partitions"]] == [1, 1, 1]
     assert read_all(bootstrap, topic, 3) == {0: [b"value-0"], 1: [b"value-1"], 2: [b"value-2"]}

@@ -419,7 +419,8 @@ class Control:
         """The caps set on what ApiVersions advertises, and every API's implemented range."""
         from ..handlers import REGISTRY
         caps = self.broker.interceptor.version_caps
-        return {"caps": [{"api": catalog().api_name(k), "api_key": k, "max_version": v} for k, v in sorted(caps.items())],
+        return {"caps": [{"api": catalog().api_name(k), "api_key": k, "max_version": v}
+                         for k, v in sorted(caps.items())],
                 "apis": [{"api": catalog().api_name(k), "api_key": k, "min_version": lo, "max_version": hi,
                           "advertised_max": min(hi, caps.get(k, hi))} for k, lo, hi in REGISTRY.versions()]}
 

@@ -67,7 +67,8 @@ class GroupRecords:
 
     def copy(self) -> "GroupRecords":
         other = GroupRecords()
-        other.cursors, other.latest, other.offset_record = dict(self.cursors), dict(self.latest), dict(self.offset_record)
+        other.cursors, other.latest = dict(self.cursors), dict(self.latest)
+        other.offset_record = dict(self.offset_record)
         return other
 
     def refresh(self, store) -> "GroupRecords":
