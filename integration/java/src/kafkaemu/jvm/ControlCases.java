@@ -152,6 +152,14 @@ public final class ControlCases {
         try {
             Object settled = api.post("/api/await/group", "group", group, "state", "Stable", "members", 3,
                                       "assigned", true, "timeout_ms", MINUTE);
+            long returnedAt = System.currentTimeMillis();
+            long stableAt = 0;
+            for (Map<String, Object> e : list(api.get("/api/journal?group=" + ControlApi.enc(group)), "entries")) {
+                if ("Stable".equals(e.get("to"))) stableAt = Math.max(stableAt, (Long) e.get("at_ms"));
+            }
+            // the await answered when the group became Stable, not at its timeout
+            System.out.println("await returned " + (returnedAt - stableAt) + " ms after the group became Stable");
+            check(stableAt > 0 && returnedAt - stableAt < 5000, "await returned " + (returnedAt - stableAt) + " ms late");
             Map<String, Set<Long>> before = assignments(current(settled));
             checkEquals(3, before.size(), "members before");
             members.get(0).paused = true;   // stops polling: it will not rejoin
