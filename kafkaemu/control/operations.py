@@ -546,11 +546,13 @@ class Control:
         return {"next_seq": self.journal_next_seq, "entries": found}
 
     # -- awaits ---------------------------------------------------------------------------
-    async def _await(self, check: Callable[[], tuple[bool, dict]], timeout_ms: int, what: str) -> dict:
+    async def _await(self, check: Callable[[], tuple[bool, Any]], timeout_ms: int, what: str) -> dict:
         """Answer as soon as ``check()`` holds (re-checked after every reply the broker sends, after
-        every control call, and every 10 ms), or 408 after ``timeout_ms``."""
+        every control call, and every 10 ms), or 408 after ``timeout_ms``. ``check`` returns
+        (holds, view), the view possibly a callable rendering it."""
         started = time.perf_counter()
         ok, view = check()
+        view = view() if callable(view) else view
         if not ok:
             loop = asyncio.get_running_loop()
             future = loop.create_future()
@@ -562,6 +564,7 @@ class Control:
                 view = await asyncio.wait_for(asyncio.shield(future), timeout_ms / 1000)
             except asyncio.TimeoutError:
                 _, view = check()
+                view = view() if callable(view) else view
                 raise AwaitTimeout(f"timed out after {timeout_ms} ms waiting for {what}",
                                    waited_ms=round((time.perf_counter() - started) * 1000, 1), current=view) from None
             finally:
@@ -598,7 +601,7 @@ class Control:
                 future.set_exception(ControlError(500, f"await failed: {exc}"))
                 continue
             if ok:
-                future.set_result(view)
+                future.set_result(view() if callable(view) else view)
 
     @op("POST", "/api/await/group", group=P(text, required=True), state=P(_group_state),
         generation=P(integer(min=0), help="at least this generation (group epoch)"),
@@ -622,7 +625,7 @@ class Control:
                   and (generation is None or g.generation >= generation)
                   and (members is None or g.member_count == members)
                   and (not assigned or g.fully_assigned()))
-            return ok, g.detail()
+            return ok, g.detail   # rendered only when answering
         return await self._await(check, timeout_ms, f"group {group!r}: {', '.join(w for w in wanted if w)}")
 
     @op("POST", "/api/await/lag", group=P(text, required=True),
