@@ -8,7 +8,7 @@ import structlog
 
 from .config import BrokerConfig
 from .core.coordinator import CoordinatorSettings, GroupCoordinator
-from .core.offsets_topic import log_sink, prepare_offsets_topic, read_records
+from .storage.offsets_topic import log_sink, prepare_offsets_topic, read_records
 from .core.timers import Timers
 from .faults import Faults
 from .storage.data_dir import DataDir

@@ -6,10 +6,11 @@ from typing import Iterator
 
 import structlog
 
-from ..storage.log_store import OFFSETS_TOPIC
-from . import consumer_records
-from . import offsets_records as rec
-from .placement import partition_for
+from ..core import consumer_records
+from ..core import offsets_records as rec
+from ..core.placement import partition_for
+from .log_store import OFFSETS_TOPIC
+from .record_batch import build_batch, iter_records, parse_header
 
 log = structlog.get_logger("kafkaemu.offsets_topic")
 
@@ -85,8 +86,6 @@ def record_group(key: bytes) -> str | None:
 def log_sink(store, num_partitions: int):
     """A coordinator sink appending each call's records as one batch to the group's partition
     (creating the topic on first use when nothing created it before)."""
-    from ..storage.record_batch import build_batch
-
     def append(partition: int, records: list[tuple[bytes, bytes | None]], now_ms: int) -> None:
         if not records:
             return
@@ -108,8 +107,6 @@ def read_records(store) -> Iterator[tuple[bytes, bytes | None]]:
 def _partition_records(plog) -> Iterator[tuple[bytes, bytes | None]]:
     """One partition's keyed records. Control batches carry no group records; a batch whose
     records cannot be read is logged and skipped."""
-    from ..storage.record_batch import iter_records, parse_header
-
     for batch in plog.batches():
         try:
             if parse_header(batch).is_control:

@@ -9,8 +9,8 @@ from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
 from kafkaemu.core import offsets_records as rec
 from kafkaemu.core.offsets import CommittedOffset
-from kafkaemu.core import offsets_topic
-from kafkaemu.core.offsets_topic import OFFSETS_TOPIC_CONFIGS
+from kafkaemu.storage import offsets_topic
+from kafkaemu.storage.offsets_topic import OFFSETS_TOPIC_CONFIGS
 from kafkaemu.core.placement import partition_for
 from kafkaemu.core.requests import CommitPartition, OffsetCommit
 from kafkaemu.handlers.registry import DEFERRED, REGISTRY, RequestContext
