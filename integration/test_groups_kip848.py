@@ -236,7 +236,7 @@ def test_several_nodes_and_a_coordinator_move_keep_the_group():
             moved_at = cluster.call(lambda b: b.now_ms)
 
             def session_deadlines(broker):
-                return [broker.coordinator.timers.deadline(f"consumer-session-{group}-{mid}")
+                return [broker.coordinator.timers.deadline(("consumer-session", group, mid))
                         for mid in broker.coordinator.consumer.groups[group].members]
             # Only the new coordinator node accepts heartbeats: refreshed sessions prove the members moved.
             wait_until(lambda: all(d > moved_at + SESSION_MS for d in cluster.call(session_deadlines)),

@@ -7,8 +7,8 @@ then reconcile the member (current_assignment.reconcile) and answer with its epo
 changed or the request was a full one, its assignment.
 
 Time arrives from the GroupCoordinator (``now()``), timers are its keyed ``Timers``:
-``consumer-session-<group>-<member>`` fences a member that stops heartbeating, and
-``consumer-rebalance-<group>-<member>`` fences one that does not revoke within its rebalance
+``("consumer-session", group, member)`` fences a member that stops heartbeating, and
+``("consumer-rebalance", group, member)`` fences one that does not revoke within its rebalance
 timeout. Topic metadata arrives with each request (``topics``: name -> TopicMeta) and the last one
 seen is kept for timers.
 
@@ -428,12 +428,12 @@ class ConsumerGroupCoordinator:
         self._persist(group)
 
     @staticmethod
-    def _session_key(group_id: str, member_id: str) -> str:
-        return f"consumer-session-{group_id}-{member_id}"
+    def _session_key(group_id: str, member_id: str) -> tuple:
+        return ("consumer-session", group_id, member_id)
 
     @staticmethod
-    def _rebalance_key(group_id: str, member_id: str) -> str:
-        return f"consumer-rebalance-{group_id}-{member_id}"
+    def _rebalance_key(group_id: str, member_id: str) -> tuple:
+        return ("consumer-rebalance", group_id, member_id)
 
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
         self.timers.schedule(self._session_key(group_id, member_id), self.now() + self.settings.session_timeout_ms,

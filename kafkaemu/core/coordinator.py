@@ -195,16 +195,16 @@ class GroupCoordinator:
 
     # ============================================================ timers
     @staticmethod
-    def _heartbeat_key(group_id: str, member_id: str) -> str:
-        return f"heartbeat-{group_id}-{member_id}"
+    def _heartbeat_key(group_id: str, member_id: str) -> tuple:
+        return ("heartbeat", group_id, member_id)
 
     @staticmethod
-    def _join_key(group_id: str) -> str:
-        return f"join-{group_id}"
+    def _join_key(group_id: str) -> tuple:
+        return ("join", group_id)
 
     @staticmethod
-    def _sync_key(group_id: str) -> str:
-        return f"sync-{group_id}"
+    def _sync_key(group_id: str) -> tuple:
+        return ("sync", group_id)
 
     def _reschedule_heartbeat(self, group: ClassicGroup, member: Member, timeout_ms: int | None = None) -> None:
         gid, mid = group.group_id, member.member_id
@@ -955,7 +955,7 @@ class GroupCoordinator:
 
     # ============================================================ retention
     def _schedule_retention_check(self) -> None:
-        self.timers.schedule("offsets-retention", self._now + self.settings.offsets_retention_check_interval_ms,
+        self.timers.schedule(("offsets-retention",), self._now + self.settings.offsets_retention_check_interval_ms,
                              self._run_retention)
 
     def _run_retention(self) -> None:

@@ -261,6 +261,18 @@ def test_session_timeout_is_configurable_and_expires_at_its_deadline():
     assert h.state() == "Empty"
 
 
+def test_session_timers_of_ids_with_dashes_do_not_collide():
+    # Group "a-b" member "c" and group "a" member "b-c" once shared the timer key "consumer-session-a-b-c".
+    h = ConsumerHarness(session_timeout_ms=6000)
+    h.heartbeat("a-b", member_id="c")
+    h.advance(3000)
+    h.heartbeat("a", member_id="b-c")
+    h.advance(3000)
+    assert h.state("a-b") == "Empty" and h.state("a") == "Stable"
+    h.advance(3000)
+    assert h.state("a") == "Empty"
+
+
 def test_rebalance_timeout_fences_a_member_that_does_not_revoke():
     h = ConsumerHarness()
     a, b = Client(h, "a"), Client(h, "b")

@@ -47,6 +47,19 @@ def test_replay_rebuilds_the_same_groups_and_offsets():
     assert fresh.groups["g"].static_members == h.c.groups["g"].static_members
 
 
+def test_session_timers_of_loaded_ids_with_dashes_do_not_collide():
+    # Group "a-b" member "c" and group "a" member "b-c" once shared the timer key "heartbeat-a-b-c".
+    def stored(group_id, member_id):
+        member = rec.StoredMember(member_id, None, "c", "/127.0.0.1", 30000, 6000, b"", b"")
+        return rec.encode_group_key(group_id), rec.encode_group_value(
+            rec.StoredGroup("consumer", 1, "range", member_id, 0, (member,)))
+    c = GroupCoordinator(CoordinatorSettings(), now_ms=0)
+    c.load([stored("a-b", "c"), stored("a", "b-c")], 0)
+    assert {c.groups[g].state.value for g in ("a-b", "a")} == {"Stable"}
+    c.tick(6000)
+    assert {c.groups[g].state.value for g in ("a-b", "a")} == {"Empty"}
+
+
 def test_replayed_members_keep_working_and_expire_if_silent():
     h = Harness()
     a, b = h.stable_group("dyn", n=2, session=6000)
