@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator  # noqa: E402
-from kafkaemu.core.requests import JoinGroup, SyncGroup  # noqa: E402
+from kafkaemu.core.classic.requests import JoinGroup, SyncGroup  # noqa: E402
 from kafkaemu.protocol.catalog import catalog  # noqa: E402
 from kafkaemu.wire.framing import FrameDecoder, frame  # noqa: E402
 
@@ -197,7 +197,7 @@ def _wait(pred, timeout):
 # -- 3. pipelined heartbeats and commits ------------------------------------------------------------
 
 def pipelined_rate(emulator, count: int) -> tuple[float, float]:
-    from kafkaemu.core.requests import JoinGroup as J, SyncGroup as S
+    from kafkaemu.core.classic.requests import JoinGroup as J, SyncGroup as S
     cat = catalog()
     group = f"bench-pipe-{time.time_ns()}"
     topic = f"bench-pipe-topic-{time.time_ns()}"

@@ -4,7 +4,7 @@ restart on the same data directory."""
 import struct
 import time
 
-from kafkaemu.core import offsets_records as rec
+from kafkaemu.core.offsets import records as rec
 from kafkaemu.core.placement import partition_for
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.storage.record_batch import build_batch

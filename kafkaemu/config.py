@@ -143,7 +143,7 @@ class BrokerConfig:
         """Everything wrong with these settings, one sentence each; ``label(setting)`` names a
         setting (the command line names flags). Creates ``data_dir`` if it is missing."""
         from .auth.credentials import SUPPORTED_MECHANISMS
-        from .core.consumer_assignors import ASSIGNORS
+        from .core.consumer.assignors import ASSIGNORS
         problems = []
 
         def name(field_name: str) -> str:

@@ -18,17 +18,17 @@ import structlog
 
 from ..config import DEFAULTS
 from ..protocol.errors import ErrorCode
-from . import consumer_records
-from . import offsets_records as rec
-from .consumer_coordinator import ConsumerGroupCoordinator, ConsumerHeartbeat, ConsumerSettings, HeartbeatError
-from .consumer_coordinator import error_response as consumer_error_response
-from .consumer_group import TopicMeta
-from .group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupError
-from .group_state import GroupState
-from .member import Member, Reply
-from .offsets import CommittedOffset, OffsetStore, is_expired
+from .classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, GroupError
+from .classic.member import Member, Reply
+from .classic.requests import Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, SyncGroup, distinct_protocols
+from .classic.state import GroupState
+from .consumer import records as consumer_records
+from .consumer.group import TopicMeta
+from .consumer.manager import ConsumerGroupCoordinator, ConsumerHeartbeat, ConsumerSettings, HeartbeatError
+from .consumer.manager import error_response as consumer_error_response
+from .offsets import records as rec
+from .offsets.store import CommittedOffset, OffsetStore, is_expired
 from .placement import partition_for
-from .requests import Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, SyncGroup, distinct_protocols
 from .timers import Timers
 
 log = structlog.get_logger("kafkaemu.coordinator")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from ..core.offsets_records import GroupKey, OffsetKey, decode_group_value, decode_key, decode_offset_value
+from ..core.offsets.records import GroupKey, OffsetKey, decode_group_value, decode_key, decode_offset_value
 from ..protocol.catalog import catalog
 
 OFFSET_COMMIT = "offset_commit"

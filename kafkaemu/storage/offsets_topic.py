@@ -6,8 +6,8 @@ from typing import Iterator
 
 import structlog
 
-from ..core import consumer_records
-from ..core import offsets_records as rec
+from ..core.consumer import records as consumer_records
+from ..core.offsets import records as rec
 from ..core.placement import partition_for
 from .log_store import OFFSETS_TOPIC
 from .record_batch import build_batch, iter_records, parse_header

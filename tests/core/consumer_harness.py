@@ -1,8 +1,8 @@
 """A manual-clock driver for KIP-848 consumer groups, with a model client that owns what it is told."""
 from __future__ import annotations
 
-from kafkaemu.core.consumer_coordinator import ConsumerHeartbeat, ConsumerSettings
-from kafkaemu.core.consumer_group import TopicMeta
+from kafkaemu.core.consumer.manager import ConsumerHeartbeat, ConsumerSettings
+from kafkaemu.core.consumer.group import TopicMeta
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
 from kafkaemu.protocol.errors import ErrorCode as E
 

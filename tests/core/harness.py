@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
-from kafkaemu.core.requests import (CommitPartition, Heartbeat, JoinGroup, LeaveGroup, LeavingMember,
+from kafkaemu.core.classic.requests import (CommitPartition, Heartbeat, JoinGroup, LeaveGroup, LeavingMember,
                                     OffsetCommit, SyncGroup)
 from kafkaemu.protocol.errors import ErrorCode as E
 

@@ -5,11 +5,11 @@ import struct
 
 import pytest
 
-from kafkaemu.core import consumer_records
-from kafkaemu.core import offsets_records as rec
-from kafkaemu.core.consumer_coordinator import ConsumerHeartbeat
+from kafkaemu.core.consumer import records as consumer_records
+from kafkaemu.core.offsets import records as rec
+from kafkaemu.core.consumer.manager import ConsumerHeartbeat
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
-from kafkaemu.core.offsets import CommittedOffset
+from kafkaemu.core.offsets.store import CommittedOffset
 from kafkaemu.protocol.errors import ErrorCode as E
 
 from .harness import Harness
@@ -20,7 +20,7 @@ INT64_MAX = 2**63 - 1
 # -- JoinGroup listing a protocol twice ----------------------------------------------------------
 
 def test_distinct_protocols_keeps_the_first_of_each_name():
-    from kafkaemu.core.requests import distinct_protocols
+    from kafkaemu.core.classic.requests import distinct_protocols
     assert distinct_protocols([("range", b"1"), ("rr", b"2"), ("range", b"3")]) == [("range", b"1"), ("rr", b"2")]
 
 

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from kafkaemu.core.consumer_assignors import MemberSpec, RangeAssignor, UniformAssignor
+from kafkaemu.core.consumer.assignors import MemberSpec, RangeAssignor, UniformAssignor
 
 
 def names(assignment: dict) -> set[str]:

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from kafkaemu.core.consumer_coordinator import INVALID_REGULAR_EXPRESSION
-from kafkaemu.core.consumer_group import MemberState
-from kafkaemu.core.requests import CommitPartition, Heartbeat, JoinGroup, LeaveGroup, LeavingMember, OffsetCommit
+from kafkaemu.core.consumer.manager import INVALID_REGULAR_EXPRESSION
+from kafkaemu.core.consumer.group import MemberState
+from kafkaemu.core.classic.requests import CommitPartition, Heartbeat, JoinGroup, LeaveGroup, LeavingMember, OffsetCommit
 from kafkaemu.protocol.errors import ErrorCode as E
 
 from .consumer_harness import Client, ConsumerHarness, settle, tid
@@ -162,7 +162,7 @@ def test_invalid_requests(kwargs, code, message):
 
 def test_first_request_needs_a_rebalance_timeout():
     h = ConsumerHarness()
-    from kafkaemu.core.consumer_coordinator import ConsumerHeartbeat
+    from kafkaemu.core.consumer.manager import ConsumerHeartbeat
     r = h.c.consumer_group_heartbeat(h.now, ConsumerHeartbeat("g", "m1", 0, subscribed_topic_names=["t"], owned={}),
                                      dict(h.topics))
     assert r["error_code"] == E.INVALID_REQUEST

@@ -2,11 +2,11 @@
 and replay rebuilding groups a restarted coordinator continues with."""
 from __future__ import annotations
 
-from kafkaemu.core import consumer_records as cr
-from kafkaemu.core.consumer_coordinator import ConsumerHeartbeat, ConsumerSettings
-from kafkaemu.core.consumer_group import MemberState
+from kafkaemu.core.consumer import records as cr
+from kafkaemu.core.consumer.manager import ConsumerHeartbeat, ConsumerSettings
+from kafkaemu.core.consumer.group import MemberState
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
-from kafkaemu.core.requests import CommitPartition, OffsetCommit
+from kafkaemu.core.classic.requests import CommitPartition, OffsetCommit
 from kafkaemu.protocol.errors import ErrorCode as E
 from kafkaemu.spark.decoding import decode_record
 

@@ -1,5 +1,5 @@
 """Offset commits, fetches, deletes and retention."""
-from kafkaemu.core.offsets import CommittedOffset
+from kafkaemu.core.offsets.store import CommittedOffset
 from kafkaemu.protocol.errors import ErrorCode as E
 
 from .harness import Harness
@@ -167,7 +167,7 @@ def test_fetch_dead_group_and_offset_store_directly():
 
 
 def test_deleting_a_topic_drops_its_offsets_in_every_group_with_tombstones():
-    from kafkaemu.core.offsets_records import decode_key
+    from kafkaemu.core.offsets.records import decode_key
 
     h = Harness()
     assert h.commit_errors("one", {("gone", 0): 5, ("gone", 1): 6, ("kept", 0): 7}) == {E.NONE}

@@ -2,8 +2,8 @@
 import struct
 
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
-from kafkaemu.core.offsets import CommittedOffset
-from kafkaemu.core import offsets_records as rec
+from kafkaemu.core.offsets.store import CommittedOffset
+from kafkaemu.core.offsets import records as rec
 from kafkaemu.storage.offsets_topic import log_sink, read_records
 from kafkaemu.protocol.errors import ErrorCode as E
 from kafkaemu.storage.log_store import OFFSETS_TOPIC, LogStore

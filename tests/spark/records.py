@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from kafkaemu.core import offsets_records as rec
-from kafkaemu.core.offsets import CommittedOffset
+from kafkaemu.core.offsets import records as rec
+from kafkaemu.core.offsets.store import CommittedOffset
 from kafkaemu.protocol.catalog import catalog
 
 EPOCH = dt.datetime(1970, 1, 1)

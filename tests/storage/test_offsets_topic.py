@@ -7,12 +7,12 @@ import pytest
 
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
-from kafkaemu.core import offsets_records as rec
-from kafkaemu.core.offsets import CommittedOffset
+from kafkaemu.core.offsets import records as rec
+from kafkaemu.core.offsets.store import CommittedOffset
 from kafkaemu.storage import offsets_topic
 from kafkaemu.storage.offsets_topic import OFFSETS_TOPIC_CONFIGS
 from kafkaemu.core.placement import partition_for
-from kafkaemu.core.requests import CommitPartition, OffsetCommit
+from kafkaemu.core.classic.requests import CommitPartition, OffsetCommit
 from kafkaemu.handlers.registry import DEFERRED, REGISTRY, RequestContext
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode as E

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from .consumer_assignors import Assignment
-from .consumer_group import ConsumerMember, MemberState
+from .assignors import Assignment
+from .group import ConsumerMember, MemberState
 
 Owned = dict[bytes, set[int]] | None   # partitions the member reports owning; None = not reported
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, replace
 
-from ..protocol.catalog import catalog
-from .consumer_group import ConsumerGroup, ConsumerMember, MemberState, TopicMeta
+from ...protocol.catalog import catalog
+from .group import ConsumerGroup, ConsumerMember, MemberState, TopicMeta
 
 _I16 = struct.Struct(">h")
 GROUP_METADATA, PARTITION_METADATA, MEMBER_METADATA = 3, 4, 5

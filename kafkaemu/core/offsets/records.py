@@ -10,8 +10,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from ..protocol.catalog import catalog
-from .offsets import CommittedOffset
+from ...protocol.catalog import catalog
+from .store import CommittedOffset
 
 OFFSET_COMMIT_KEY_VERSION = 1
 GROUP_METADATA_KEY_VERSION = 2

@@ -7,9 +7,10 @@ from __future__ import annotations
 import uuid
 from typing import Callable
 
-from ..protocol.errors import ErrorCode
-from .group_state import GroupState, check_transition
+from ...protocol.errors import ErrorCode
+from .state import GroupState, check_transition
 from .member import Member, Reply
+from .subscription import subscription_topics
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
 
@@ -220,7 +221,6 @@ class ClassicGroup:
             return set()
         if self.protocol_name is None:
             return None
-        from .consumer_protocol import subscription_topics
         topics: set[str] = set()
         try:
             for m in self.members.values():

@@ -3,7 +3,7 @@
 Follows Apache Kafka's GroupMetadataManager.consumerGroupHeartbeat: validate, get or create the
 group and member, bump the group epoch when a subscription or the subscribed topics' metadata
 changed, recompute the target assignment with the server assignor when the group epoch is ahead,
-then reconcile the member (current_assignment.reconcile) and answer with its epoch and, when it
+then reconcile the member (reconciliation.reconcile) and answer with its epoch and, when it
 changed or the request was a full one, its assignment.
 
 Time arrives from the GroupCoordinator (``now()``), timers are its keyed ``Timers``:
@@ -12,7 +12,7 @@ Time arrives from the GroupCoordinator (``now()``), timers are its keyed ``Timer
 timeout. Topic metadata arrives with each request (``topics``: name -> TopicMeta) and the last one
 seen is kept for timers.
 
-Every change is written to __consumer_offsets as Kafka's ConsumerGroup* records (consumer_records.py,
+Every change is written to __consumer_offsets as Kafka's ConsumerGroup* records (records.py,
 through ``append(group_id, records)``); ``replay`` and ``after_load`` rebuild the groups on start.
 """
 from __future__ import annotations
@@ -23,14 +23,14 @@ from typing import Callable
 
 import structlog
 
-from ..config import DEFAULTS
-from ..protocol.errors import ErrorCode
-from .consumer_assignors import ASSIGNORS, DEFAULT_ASSIGNOR, Assignment, MemberSpec
-from . import consumer_records
-from .consumer_group import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, ConsumerGroup,
+from ...config import DEFAULTS
+from ...protocol.errors import ErrorCode
+from ..timers import Timers
+from . import records as consumer_records
+from .assignors import ASSIGNORS, DEFAULT_ASSIGNOR, Assignment, MemberSpec
+from .group import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, ConsumerGroup,
                              ConsumerGroupState, ConsumerMember, MemberState, TopicMeta, kafka_uuid_string)
-from .current_assignment import reconcile
-from .timers import Timers
+from .reconciliation import reconcile
 
 log = structlog.get_logger("kafkaemu.consumer_groups")
 E = ErrorCode
