@@ -45,7 +45,7 @@ def core_round(members: int, rounds: int) -> list[float]:
     for _ in range(rounds):
         now += 1
         replies = []
-        group = c.groups["bench"]
+        group = c.classic.groups["bench"]
         order = [group.leader_id] + [m for m in ids if m != group.leader_id]   # the leader's rejoin starts a round
         t0 = time.perf_counter()
         for mid in order:
@@ -62,7 +62,7 @@ def core_round(members: int, rounds: int) -> list[float]:
 
 def settle(c, ids) -> None:
     """Join everyone (the first generations form while members trickle in) until one Stable group."""
-    group = c.groups["bench"]
+    group = c.classic.groups["bench"]
     sink = []
     for _ in range(5):
         for mid in [group.leader_id] + [m for m in ids if m != group.leader_id]:
@@ -114,7 +114,7 @@ def request_path_round(members: int, rounds: int) -> list[float]:
     settle(broker.coordinator, ids)
     times = []
     now = 0
-    group = broker.coordinator.groups["bench"]
+    group = broker.coordinator.classic.groups["bench"]
     for _ in range(rounds):
         now += 1
         out.clear()

@@ -62,7 +62,7 @@ def test_three_consumers_split_six_partitions_and_close_moves_them(emulator):
                    and sorted(len(c.assigned) for c in cs) == [2, 2, 2], what="3-way assignment")
         g = consumer_group(emulator, group)
         assert g is not None and g.state.value == "Stable" and len(g.members) == 3
-        assert group not in emulator.call(lambda broker: broker.coordinator.groups)   # no classic twin
+        assert group not in emulator.call(lambda broker: broker.coordinator.classic.groups)   # no classic twin
         kept = [set(c.assigned) for c in cs[1:]]
         cs[0].close()
         wait_until(lambda: disjoint_and_complete([c.assigned for c in cs[1:]], tps(topic, 6))

@@ -8,7 +8,7 @@ import pytest
 from kafkaemu.broker import Broker
 from kafkaemu.cli import build_parser, config_from_args, main
 from kafkaemu.config import DEFAULTS, KAFKA_NAMES, SETTINGS, BrokerConfig, setting_named
-from kafkaemu.core.consumer.manager import ConsumerSettings
+from kafkaemu.core.settings import ConsumerSettings
 from kafkaemu.core.coordinator import CoordinatorSettings
 from kafkaemu.logging import log_level
 

@@ -11,7 +11,7 @@ Not implemented: rack-aware assignment, client-side assignors, migration between
 consumer groups (a classic JoinGroup for a consumer group gets INCONSISTENT_GROUP_PROTOCOL),
 authorization. Group state is written to __consumer_offsets as Kafka's ConsumerGroup* records.
 """
-from ..core.consumer.manager import ConsumerHeartbeat
+from ..core.consumer.requests import ConsumerHeartbeat
 from ..protocol.errors import ErrorCode
 from .consumer_group_topics import topic_metas
 from .group_common import client_host, is_coordinator

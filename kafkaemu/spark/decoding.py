@@ -11,7 +11,10 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from ..core.offsets.records import GroupKey, OffsetKey, decode_group_value, decode_key, decode_offset_value
+from ..core.classic.records import GroupKey, decode_group_key, decode_group_value
+from ..core.offsets.records import KEY_VERSIONS as OFFSET_KEY_VERSIONS
+from ..core.offsets.records import OffsetKey, decode_offset_key, decode_offset_value
+from ..core.record_format import split
 from ..protocol.catalog import catalog
 
 OFFSET_COMMIT = "offset_commit"
@@ -55,6 +58,11 @@ class DecodedRecord:
         return (self.kind, self.group, self.topic, self.partition, self.tombstone, self.committed_offset,
                 self.leader_epoch, self.metadata, self.commit_timestamp_ms, self.expire_timestamp_ms,
                 self.protocol_type, self.protocol, self.generation, self.leader, members)
+
+
+def decode_key(key: bytes) -> OffsetKey | GroupKey:
+    """An offset commit or group metadata key; other record types raise."""
+    return decode_offset_key(key) if split(key)[0] in OFFSET_KEY_VERSIONS else decode_group_key(key)
 
 
 def decode_record(key: bytes | None, value: bytes | None) -> DecodedRecord:

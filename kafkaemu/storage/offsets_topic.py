@@ -6,8 +6,7 @@ from typing import Iterator
 
 import structlog
 
-from ..core.consumer import records as consumer_records
-from ..core.offsets import records as rec
+from ..core.coordinator import record_group_id
 from ..core.placement import partition_for
 from .log_store import OFFSETS_TOPIC
 from .record_batch import build_batch, iter_records, parse_header
@@ -58,7 +57,7 @@ def prepare_offsets_topic(store, num_partitions: int, where: str = "the data dir
             f"Remove the {OFFSETS_TOPIC} entry and directories from it, or use another directory.")
     for plog in topic.partitions:
         for key, _ in _partition_records(plog):
-            group = record_group(key)
+            group = record_group_id(key)
             if group is not None and partition_for(group, num_partitions) != plog.index:
                 raise OffsetsTopicError(
                     f"{where} holds an ordinary topic {OFFSETS_TOPIC} whose records of group {group!r} sit in "
@@ -71,16 +70,6 @@ def prepare_offsets_topic(store, num_partitions: int, where: str = "the data dir
     log.warning("offsets_topic_repaired", partitions_before=have, partitions=num_partitions,
                 reason="found as an ordinary topic; made the internal offsets topic")
     return topic
-
-
-def record_group(key: bytes) -> str | None:
-    """The group a __consumer_offsets record key belongs to, or None for anything else."""
-    try:
-        if consumer_records.is_consumer_key(key):
-            return consumer_records.decode_key(key).group_id
-        return rec.decode_key(key).group
-    except Exception:
-        return None
 
 
 def log_sink(store, num_partitions: int):

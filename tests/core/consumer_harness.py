@@ -1,7 +1,8 @@
 """A manual-clock driver for KIP-848 consumer groups, with a model client that owns what it is told."""
 from __future__ import annotations
 
-from kafkaemu.core.consumer.manager import ConsumerHeartbeat, ConsumerSettings
+from kafkaemu.core.consumer.requests import ConsumerHeartbeat
+from kafkaemu.core.settings import ConsumerSettings
 from kafkaemu.core.consumer.group import TopicMeta
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
 from kafkaemu.protocol.errors import ErrorCode as E

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from kafkaemu.core.consumer.manager import INVALID_REGULAR_EXPRESSION
-from kafkaemu.core.consumer.group import MemberState
-from kafkaemu.core.classic.requests import CommitPartition, Heartbeat, JoinGroup, LeaveGroup, LeavingMember, OffsetCommit
+from kafkaemu.core.consumer.member import MemberState
+from kafkaemu.core.classic.requests import Heartbeat, JoinGroup, LeaveGroup, LeavingMember
+from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
 from kafkaemu.protocol.errors import ErrorCode as E
 
 from .consumer_harness import Client, ConsumerHarness, settle, tid
@@ -162,7 +162,7 @@ def test_invalid_requests(kwargs, code, message):
 
 def test_first_request_needs_a_rebalance_timeout():
     h = ConsumerHarness()
-    from kafkaemu.core.consumer.manager import ConsumerHeartbeat
+    from kafkaemu.core.consumer.requests import ConsumerHeartbeat
     r = h.c.consumer_group_heartbeat(h.now, ConsumerHeartbeat("g", "m1", 0, subscribed_topic_names=["t"], owned={}),
                                      dict(h.topics))
     assert r["error_code"] == E.INVALID_REQUEST
@@ -172,7 +172,7 @@ def test_first_request_needs_a_rebalance_timeout():
 def test_invalid_regex():
     h = ConsumerHarness()
     r = h.heartbeat(topics=None, regex="t[")
-    assert r["error_code"] == INVALID_REGULAR_EXPRESSION == 128
+    assert r["error_code"] == E.INVALID_REGULAR_EXPRESSION == 128
 
 
 def test_unknown_group_and_unknown_member():
@@ -379,7 +379,7 @@ def test_a_changed_subscription_bumps_the_epoch_but_a_changed_assignor_alone_doe
     r = h.heartbeat(member_id="a", epoch=1, owned=a.owned, topics=["t", "u"])
     assert r["member_epoch"] == 2 and h.group().group_epoch == 2
     assert {t["topic_id"] for t in r["assignment"]["topic_partitions"]} == {T, tid("u")}
-    assert h.c.consumer.assignor_name(h.group()) == "range"
+    assert h.c.consumer_group_describe(h.now, ["g"], {})[0]["assignor_name"] == "range"
 
 
 def test_deleted_topic_is_revoked_and_the_epoch_bumps():
@@ -461,9 +461,9 @@ def test_consumer_heartbeat_on_a_live_classic_group_is_not_found():
 def test_an_empty_classic_group_with_offsets_becomes_a_consumer_group():
     h = ConsumerHarness()
     h.c.commit_offsets(h.now, OffsetCommit("g", [("t", [CommitPartition(0, 42)])]))
-    assert "g" in h.c.groups
+    assert "g" in h.c.classic.groups
     assert h.heartbeat(member_id="a")["member_epoch"] == 1
-    assert "g" not in h.c.groups and h.state() == "Stable"
+    assert "g" not in h.c.classic.groups and h.state() == "Stable"
     fetched = h.c.fetch_offsets(h.now, "g", [("t", [0])], "a", 1)
     assert fetched["error_code"] == 0 and fetched["topics"][0]["partitions"][0]["committed_offset"] == 42
 
@@ -499,7 +499,7 @@ def test_offset_commit_checks_member_epochs():
     assert commit("zz", 1) == E.UNKNOWN_MEMBER_ID
     assert commit("", -1) == E.UNKNOWN_MEMBER_ID       # a group with members takes no standalone commits
     assert commit("a", 1, version=8) == E.UNSUPPORTED_VERSION
-    assert "g" not in h.c.groups                       # no classic twin created
+    assert "g" not in h.c.classic.groups                       # no classic twin created
     assert h.c.fetch_offsets(h.now, "g", [("t", [0])], "a", 0)["error_code"] == E.STALE_MEMBER_EPOCH
     assert h.c.fetch_offsets(h.now, "g", [("t", [0])], "zz", 1)["error_code"] == E.UNKNOWN_MEMBER_ID
     assert h.c.fetch_offsets(h.now, "g", [("t", [0])])["topics"][0]["partitions"][0]["committed_offset"] == 7
@@ -538,7 +538,7 @@ def test_empty_consumer_group_expires_with_its_offsets():
     h.c.commit_offsets(h.now, OffsetCommit("g", [("t", [CommitPartition(0, 7)])], 1, "a"))
     h.advance(8 * 24 * 3600 * 1000)   # a is long gone (session), offsets past retention
     assert h.group() is None
-    assert h.c.offsets.group("g") == {}
+    assert h.c.offsets.store.group("g") == {}
 
 
 def test_group_state_transitions_are_recorded():

@@ -3,10 +3,11 @@ and replay rebuilding groups a restarted coordinator continues with."""
 from __future__ import annotations
 
 from kafkaemu.core.consumer import records as cr
-from kafkaemu.core.consumer.manager import ConsumerHeartbeat, ConsumerSettings
-from kafkaemu.core.consumer.group import MemberState
+from kafkaemu.core.consumer.requests import ConsumerHeartbeat
+from kafkaemu.core.settings import ConsumerSettings
+from kafkaemu.core.consumer.member import MemberState
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
-from kafkaemu.core.classic.requests import CommitPartition, OffsetCommit
+from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
 from kafkaemu.protocol.errors import ErrorCode as E
 from kafkaemu.spark.decoding import decode_record
 
@@ -36,7 +37,7 @@ def test_key_and_value_bytes_are_kafkas():
 def test_a_join_writes_the_group_member_and_assignment_records():
     h = ConsumerHarness()
     h.heartbeat(member_id="m1")
-    versions = sorted(cr.decode_key(k).version for k, v in h.records if cr.is_consumer_key(k))
+    versions = sorted(cr.decode_key(k).version for k, v in h.records if k[:2] >= b"\x00\x03")
     assert versions == [3, 4, 5, 6, 7, 8]
     n = len(h.records)
     h.heartbeat(member_id="m1", epoch=1, owned={T: set(range(6))})
@@ -56,7 +57,7 @@ def test_replay_restores_groups_and_members_continue():
     assert after.subscription_metadata == before.subscription_metadata
     assert after.static_members == {"ib": "b"}
     assert after.members["a"].state is MemberState.UNREVOKED_PARTITIONS
-    assert c.consumer.assignor_name(after) == "range"
+    assert c.consumer_group_describe(h.now, ["g"], {})[0]["assignor_name"] == "range"
     # The members carry on against the restarted coordinator with their epochs.
     h.c = c
     settle([a, b])
@@ -76,8 +77,8 @@ def test_replay_of_a_departure_and_of_a_deleted_group():
     a.leave()
     assert h.c.delete_groups(h.now, ["g"]) == [{"group_id": "g", "error_code": 0}]
     c = restarted(h)
-    assert "g" not in c.consumer.groups and "g" not in c.groups
-    assert c.offsets.group("g") == {}
+    assert "g" not in c.consumer.groups and "g" not in c.classic.groups
+    assert c.offsets.store.group("g") == {}
 
 
 def test_restarted_coordinator_fences_members_that_stay_away():
@@ -93,8 +94,8 @@ def test_a_replaced_classic_group_stays_a_consumer_group_after_replay():
     h.c.commit_offsets(h.now, OffsetCommit("g", [("t", [CommitPartition(0, 42)])]))
     Client(h, "a").beat()
     c = restarted(h)
-    assert "g" not in c.groups and "g" in c.consumer.groups
-    assert c.offsets.group("g")["t"][0].offset == 42
+    assert "g" not in c.classic.groups and "g" in c.consumer.groups
+    assert c.offsets.store.group("g")["t"][0].offset == 42
     r = c.consumer_group_heartbeat(h.now, ConsumerHeartbeat("g", "a", 1, owned={T: set(range(6))}), dict(h.topics))
     assert r["error_code"] == E.NONE and r["member_epoch"] == 1
 

@@ -1,7 +1,7 @@
 import pytest
 
 from kafkaemu.core.classic.group import ClassicGroup
-from kafkaemu.core.classic.state import GroupState as S, IllegalStateTransition, check_transition
+from kafkaemu.core.classic.state import ClassicGroupState as S, IllegalStateTransition, check_transition
 
 # Kafka's ClassicGroupState: each state's valid previous states.
 KAFKA_PREDECESSORS = {

@@ -161,13 +161,13 @@ def test_committed_offsets_survive_only_from_members_of_the_current_generation()
 
 def test_fetch_dead_group_and_offset_store_directly():
     h = Harness()
-    h.c.offsets.put("x", "t", 0, CommittedOffset(3, 7, "meta", 0))
+    h.c.offsets.store.put("x", "t", 0, CommittedOffset(3, 7, "meta", 0))
     resp = h.c.fetch_offsets(h.now, "x", [("t", [0])])
     assert resp["topics"][0]["partitions"][0]["committed_leader_epoch"] == 7
 
 
 def test_deleting_a_topic_drops_its_offsets_in_every_group_with_tombstones():
-    from kafkaemu.core.offsets.records import decode_key
+    from kafkaemu.core.offsets.records import decode_offset_key as decode_key
 
     h = Harness()
     assert h.commit_errors("one", {("gone", 0): 5, ("gone", 1): 6, ("kept", 0): 7}) == {E.NONE}

@@ -5,7 +5,7 @@ generation unless the row says otherwise; "new" is a member joining with an empt
 """
 import pytest
 
-from kafkaemu.core.classic.state import GroupState
+from kafkaemu.core.classic.state import ClassicGroupState as GroupState
 from kafkaemu.protocol.errors import ErrorCode as E
 
 from .harness import Harness
@@ -86,7 +86,7 @@ def test_standalone_offset_commit(state):
 @pytest.mark.parametrize("state", STATES)
 def test_offset_fetch_allowed_in_every_live_state(state):
     s = Scene(state)
-    s.h.c.offsets.put("g", "t", 0, __import__("kafkaemu.core.offsets.store", fromlist=["x"]).CommittedOffset(7, -1, "", 0))
+    s.h.c.offsets.store.put("g", "t", 0, __import__("kafkaemu.core.offsets.store", fromlist=["x"]).CommittedOffset(7, -1, "", 0))
     expected = -1 if state == "Dead" else 7
     assert s.h.fetch("g", [("t", [0])]) == {("t", 0): expected}
 

@@ -7,12 +7,13 @@ import pytest
 
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
-from kafkaemu.core.offsets import records as rec
+from kafkaemu.core.classic import records as group_records
+from kafkaemu.core.offsets import records as offset_records
 from kafkaemu.core.offsets.store import CommittedOffset
 from kafkaemu.storage import offsets_topic
 from kafkaemu.storage.offsets_topic import OFFSETS_TOPIC_CONFIGS
 from kafkaemu.core.placement import partition_for
-from kafkaemu.core.classic.requests import CommitPartition, OffsetCommit
+from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
 from kafkaemu.handlers.registry import DEFERRED, REGISTRY, RequestContext
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode as E
@@ -94,11 +95,11 @@ def _old_data_dir(path, partitions=1, records=()):
 def test_an_ordinary_one_partition_offsets_topic_is_repaired_in_place(tmp_path):
     [g0, other] = groups_on_partition(0, 1) + groups_on_partition(7, 1)
     committed = CommittedOffset(42, -1, "meta", T0)
-    _old_data_dir(tmp_path, 1, [(0, rec.encode_offset_key(g0, "t", 0), rec.encode_offset_value(committed))])
+    _old_data_dir(tmp_path, 1, [(0, offset_records.encode_offset_key(g0, "t", 0), offset_records.encode_offset_value(committed))])
     broker = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
     topic = broker.store.get(OFFSETS_TOPIC)
     assert topic.internal and len(topic.partitions) == 50 and topic.configs == OFFSETS_TOPIC_CONFIGS
-    assert broker.coordinator.offsets.get(g0, "t", 0) == committed
+    assert broker.coordinator.offsets.store.get(g0, "t", 0) == committed
     assert commit(broker, other, offset=9) == {E.NONE}       # a group on partition 7 works now
     assert topic.partitions[7].high_watermark == 1
     broker.store.persistence.close()
@@ -106,8 +107,8 @@ def test_an_ordinary_one_partition_offsets_topic_is_repaired_in_place(tmp_path):
     again = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)  # and the repair survives a restart
     topic = again.store.get(OFFSETS_TOPIC)
     assert topic.internal and len(topic.partitions) == 50
-    assert again.coordinator.offsets.get(g0, "t", 0) == committed
-    assert again.coordinator.offsets.get(other, "t", 0).offset == 9
+    assert again.coordinator.offsets.store.get(g0, "t", 0) == committed
+    assert again.coordinator.offsets.store.get(other, "t", 0).offset == 9
     again.store.persistence.close()
 
 
@@ -119,7 +120,7 @@ def test_an_ordinary_offsets_topic_with_too_many_partitions_is_refused_naming_th
 
 def test_an_ordinary_offsets_topic_with_misplaced_group_records_is_refused(tmp_path):
     [g7] = groups_on_partition(7, 1)
-    _old_data_dir(tmp_path, 10, [(3, rec.encode_group_key(g7), None)])
+    _old_data_dir(tmp_path, 10, [(3, group_records.encode_group_key(g7), None)])
     with pytest.raises(offsets_topic.OffsetsTopicError, match=f"data directory {tmp_path}.*{g7}"):
         Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
 
@@ -134,7 +135,7 @@ def test_an_internal_offsets_topic_keeps_its_partition_count_as_in_kafka(tmp_pat
     assert len(second.store.get(OFFSETS_TOPIC).partitions) == 10
     assert second.coordinator.settings.offsets_topic_num_partitions == 10
     for g in groups:
-        assert second.coordinator.offsets.get(g, "t", 0).offset == len(g)
+        assert second.coordinator.offsets.store.get(g, "t", 0).offset == len(g)
     second.store.persistence.close()
 
 
@@ -143,7 +144,7 @@ def test_records_an_admin_client_wrote_that_do_not_load_are_skipped_on_restart(t
     [g] = groups_on_partition(0, 1)
     assert commit(first, g, offset=11) == {E.NONE}
     junk = build_batch([(struct.pack(">h", 99) + b"future record type", b"\x00\x00value", (), T0),
-                        (rec.encode_offset_key(g, "t", 1), b"\x00\x03not an offset", (), T0)])
+                        (offset_records.encode_offset_key(g, "t", 1), b"\x00\x03not an offset", (), T0)])
     body = {"acks": -1, "timeout_ms": 1000, "topic_data": [
         {"name": OFFSETS_TOPIC, "partition_data": [{"index": 0, "records": junk}]}]}
     [resp] = call(first, 0, 9, body, client_id="__admin_client")
@@ -151,9 +152,9 @@ def test_records_an_admin_client_wrote_that_do_not_load_are_skipped_on_restart(t
     assert commit(first, g, offset=12, partition=2) == {E.NONE}
     first.store.persistence.close()
     second = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
-    assert second.coordinator.offsets.get(g, "t", 0).offset == 11
-    assert second.coordinator.offsets.get(g, "t", 1) is None
-    assert second.coordinator.offsets.get(g, "t", 2).offset == 12
+    assert second.coordinator.offsets.store.get(g, "t", 0).offset == 11
+    assert second.coordinator.offsets.store.get(g, "t", 1) is None
+    assert second.coordinator.offsets.store.get(g, "t", 2).offset == 12
     second.store.persistence.close()
 
 

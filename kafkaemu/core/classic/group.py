@@ -1,6 +1,7 @@
 """A classic group: members, generation, leader, protocol vote and the state machine.
 
-Mirrors Kafka's ClassicGroup; the coordinator drives it and owns timers and replies.
+Mirrors Kafka's ClassicGroup, with its side of the Group interface (offset checks, subscriptions,
+expiration, deletion); the classic manager drives it and owns timers and replies.
 """
 from __future__ import annotations
 
@@ -8,32 +9,27 @@ import uuid
 from typing import Callable
 
 from ...protocol.errors import ErrorCode
-from .state import GroupState, check_transition
+from ..group_api import ExpirationBase, Group, GroupError, GroupType, Record, by_commit_timestamp
 from .member import Member, Reply
+from .records import encode_group_key
+from .responses import join_response, sync_response
+from .state import ClassicGroupState, check_transition
 from .subscription import subscription_topics
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
+E = ErrorCode
+S = ClassicGroupState
 
 
-class GroupError(Exception):
-    """A request-level error carrying the Kafka error code to answer with."""
+class ClassicGroup(Group):
+    type = GroupType.CLASSIC
 
-    def __init__(self, code: ErrorCode, message: str = ""):
-        super().__init__(message or code.name)
-        self.code = code
-
-
-def superseded_join_response(member_id: str) -> dict:
-    return {"error_code": int(ErrorCode.REBALANCE_IN_PROGRESS), "member_id": member_id, "generation_id": -1,
-            "protocol_type": None, "protocol_name": None, "leader": "", "members": [], "skip_assignment": False}
-
-
-class ClassicGroup:
-    def __init__(self, group_id: str, now_ms: int, state: GroupState = GroupState.EMPTY,
-                 on_transition: Callable[["ClassicGroup", GroupState, GroupState], None] | None = None) -> None:
+    def __init__(self, group_id: str, now_ms: int, state: ClassicGroupState = S.EMPTY,
+                 on_transition: Callable[["ClassicGroup", ClassicGroupState, ClassicGroupState], None] | None = None
+                 ) -> None:
         self.group_id = group_id
         self.state = state
-        self.previous_state: GroupState | None = None
+        self.previous_state: ClassicGroupState | None = None
         self.current_state_timestamp_ms: int | None = now_ms
         self.generation_id = 0
         self.protocol_type: str | None = None
@@ -50,10 +46,10 @@ class ClassicGroup:
         self._on_transition = on_transition
 
     # --- state -------------------------------------------------------------------------------
-    def is_in(self, *states: GroupState) -> bool:
+    def is_in(self, *states: ClassicGroupState) -> bool:
         return self.state in states
 
-    def transition_to(self, target: GroupState, now_ms: int) -> None:
+    def transition_to(self, target: ClassicGroupState, now_ms: int) -> None:
         check_transition(self.state, target)
         self.previous_state, self.state = self.state, target
         self.current_state_timestamp_ms = now_ms
@@ -61,15 +57,12 @@ class ClassicGroup:
             self._on_transition(self, self.previous_state, target)
 
     def can_rebalance(self) -> bool:
-        return GroupState.PREPARING_REBALANCE.can_follow(self.state)
+        return S.PREPARING_REBALANCE.can_follow(self.state)
 
     def is_empty(self) -> bool:
-        return self.state is GroupState.EMPTY
+        return self.state is S.EMPTY
 
     # --- members -----------------------------------------------------------------------------
-    def has_member(self, member_id: str) -> bool:
-        return member_id in self.members
-
     def member(self, member_id: str) -> Member:
         return self.members[member_id]
 
@@ -131,7 +124,7 @@ class ClassicGroup:
         if previous is not None and reply is not None and previous is not reply:
             # A duplicate JoinGroup (kafkaemu pipelines requests, Kafka does not): answer the superseded
             # one so its connection's ordered replies cannot stall behind it.
-            previous(superseded_join_response(member.member_id))
+            previous(join_response(E.REBALANCE_IN_PROGRESS, member.member_id))
         if reply is not None and not member.is_awaiting_join:
             self.num_awaiting_join += 1
         elif reply is None and member.is_awaiting_join:
@@ -141,11 +134,8 @@ class ClassicGroup:
     def replace_static_member(self, instance_id: str, old_member_id: str, new_member_id: str) -> Member:
         """Give a restarted static member its old slot under a new id; the old id is fenced."""
         old = self.members.pop(old_member_id)
-        self.complete_join(old, {"error_code": ErrorCode.FENCED_INSTANCE_ID, "member_id": old_member_id,
-                                 "generation_id": -1, "protocol_type": None, "protocol_name": None,
-                                 "leader": "", "members": []})
-        self.complete_sync(old, {"error_code": ErrorCode.FENCED_INSTANCE_ID, "protocol_type": None,
-                                 "protocol_name": None, "assignment": b""})
+        self.complete_join(old, join_response(E.FENCED_INSTANCE_ID, old_member_id))
+        self.complete_sync(old, sync_response(E.FENCED_INSTANCE_ID))
         new = Member(new_member_id, old.group_instance_id, old.client_id, old.client_host,
                      old.rebalance_timeout_ms, old.session_timeout_ms, old.protocol_type,
                      list(old.protocols), old.assignment)
@@ -160,11 +150,11 @@ class ClassicGroup:
         if instance_id is not None:
             existing = self.static_members.get(instance_id)
             if existing is None:
-                raise GroupError(ErrorCode.UNKNOWN_MEMBER_ID)
+                raise GroupError(E.UNKNOWN_MEMBER_ID)
             if existing != member_id:
-                raise GroupError(ErrorCode.FENCED_INSTANCE_ID)
+                raise GroupError(E.FENCED_INSTANCE_ID)
         if member_id not in self.members:
-            raise GroupError(ErrorCode.UNKNOWN_MEMBER_ID)
+            raise GroupError(E.UNKNOWN_MEMBER_ID)
 
     def not_yet_rejoined(self) -> list[Member]:
         return [m for m in self.members.values() if not m.is_awaiting_join]
@@ -197,7 +187,7 @@ class ClassicGroup:
         return {name for name, count in self.supported_protocols.items() if count == n}
 
     def supports_protocols(self, protocol_type: str, protocol_names: list[str]) -> bool:
-        if self.is_in(GroupState.EMPTY):
+        if self.is_in(S.EMPTY):
             return bool(protocol_type) and bool(protocol_names)
         n = len(self.members)
         return (self.protocol_type == protocol_type
@@ -239,12 +229,58 @@ class ClassicGroup:
         if self.members:
             self.protocol_name = self.select_protocol()
             self.subscribed_topics = self.compute_subscribed_topics()
-            self.transition_to(GroupState.COMPLETING_REBALANCE, now_ms)
+            self.transition_to(S.COMPLETING_REBALANCE, now_ms)
         else:
             self.protocol_name = None
             self.subscribed_topics = self.compute_subscribed_topics()
-            self.transition_to(GroupState.EMPTY, now_ms)
+            self.transition_to(S.EMPTY, now_ms)
         self.pending_sync_members.clear()
+
+    # --- the Group interface: offsets and deletion --------------------------------------------
+    def validate_offset_commit(self, member_id: str, instance_id: str | None, generation_id: int,
+                               api_version: int) -> None:
+        if self.is_in(S.DEAD):
+            raise GroupError(E.COORDINATOR_NOT_AVAILABLE)
+        if generation_id < 0 and self.is_in(S.EMPTY):
+            return  # admin client or a consumer without group management
+        if generation_id >= 0 or member_id or instance_id is not None:
+            self.validate_member(member_id, instance_id)
+            if generation_id != self.generation_id:
+                raise GroupError(E.ILLEGAL_GENERATION)
+        elif not self.is_in(S.EMPTY):
+            raise GroupError(E.UNKNOWN_MEMBER_ID)
+        if self.is_in(S.COMPLETING_REBALANCE):
+            raise GroupError(E.REBALANCE_IN_PROGRESS)
+
+    def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:
+        if self.is_in(S.DEAD):
+            raise GroupError(E.GROUP_ID_NOT_FOUND)
+
+    def validate_offset_delete(self) -> None:
+        if self.is_in(S.DEAD):
+            raise GroupError(E.GROUP_ID_NOT_FOUND)
+        if not self.is_in(S.EMPTY) and self.protocol_type != CONSUMER_PROTOCOL_TYPE:
+            raise GroupError(E.NON_EMPTY_GROUP)   # a consumer-protocol group answers per subscribed topic
+
+    def validate_delete_group(self) -> None:
+        if self.is_in(S.DEAD):
+            raise GroupError(E.GROUP_ID_NOT_FOUND)
+        if not self.is_in(S.EMPTY):
+            raise GroupError(E.NON_EMPTY_GROUP)
+
+    def offset_expiration_base(self) -> ExpirationBase | None:
+        if not self.protocol_type:
+            return by_commit_timestamp               # a simple group: each offset ages from its commit
+        if self.is_in(S.EMPTY):
+            emptied = self.current_state_timestamp_ms
+            return by_commit_timestamp if emptied is None else (lambda committed: emptied)
+        if self.protocol_type == CONSUMER_PROTOCOL_TYPE and self.subscribed_topics is not None \
+                and self.is_in(S.STABLE):
+            return by_commit_timestamp               # offsets of topics it no longer consumes
+        return None
+
+    def tombstone_records(self) -> list[Record]:
+        return [(encode_group_key(self.group_id), None)]
 
     # --- replies -----------------------------------------------------------------------------
     def complete_join(self, member: Member, response: dict) -> bool:

@@ -1,4 +1,4 @@
-"""The coordinator's inputs: one dataclass per request, already normalised to the newest version.
+"""The classic group requests: one dataclass per request, already normalised to the newest version.
 
 Handlers build these from decoded requests; tests build them directly.
 """
@@ -68,23 +68,3 @@ class LeavingMember:
 class LeaveGroup:
     group_id: str
     members: list[LeavingMember]
-
-
-@dataclass
-class CommitPartition:
-    partition: int
-    offset: int
-    leader_epoch: int = -1
-    metadata: str | None = ""
-    commit_timestamp_ms: int = -1      # OffsetCommit v1 only; -1 means the broker's time
-
-
-@dataclass
-class OffsetCommit:
-    group_id: str
-    topics: list[tuple[str, list[CommitPartition]]]
-    generation_id: int = -1
-    member_id: str = ""
-    group_instance_id: str | None = None
-    retention_time_ms: int = -1
-    api_version: int = 9

@@ -8,7 +8,7 @@ class IllegalStateTransition(Exception):
     pass
 
 
-class GroupState(Enum):
+class ClassicGroupState(Enum):
     """State of a classic consumer group, and how each state answers each request.
 
     EMPTY — no members; the group may still hold offsets (simple consumers commit with generation -1).
@@ -48,10 +48,10 @@ class GroupState(Enum):
     DEAD = "Dead"
 
     @property
-    def valid_previous_states(self) -> frozenset["GroupState"]:
+    def valid_previous_states(self) -> frozenset["ClassicGroupState"]:
         return _VALID_PREVIOUS[self]
 
-    def can_follow(self, previous: "GroupState") -> bool:
+    def can_follow(self, previous: "ClassicGroupState") -> bool:
         return previous in _VALID_PREVIOUS[self]
 
     @property
@@ -59,8 +59,8 @@ class GroupState(Enum):
         return self.value.lower()
 
 
-_S = GroupState
-_VALID_PREVIOUS: dict[GroupState, frozenset[GroupState]] = {
+_S = ClassicGroupState
+_VALID_PREVIOUS: dict[ClassicGroupState, frozenset[ClassicGroupState]] = {
     _S.EMPTY: frozenset({_S.PREPARING_REBALANCE}),
     _S.PREPARING_REBALANCE: frozenset({_S.STABLE, _S.COMPLETING_REBALANCE, _S.EMPTY}),
     _S.COMPLETING_REBALANCE: frozenset({_S.PREPARING_REBALANCE}),
@@ -69,6 +69,6 @@ _VALID_PREVIOUS: dict[GroupState, frozenset[GroupState]] = {
 }
 
 
-def check_transition(current: GroupState, target: GroupState) -> None:
+def check_transition(current: ClassicGroupState, target: ClassicGroupState) -> None:
     if not target.can_follow(current):
         raise IllegalStateTransition(f"cannot go from {current.value} to {target.value}")

@@ -1,19 +1,21 @@
 """A KIP-848 consumer group: members with epochs, the group epoch, the target assignment.
 
-Mirrors Kafka's modern/consumer/ConsumerGroup and ConsumerGroupMember. The state is derived, never
-set: it follows from the epochs and the members' reconciliation (``ConsumerGroup.state``).
+Mirrors Kafka's modern/consumer/ConsumerGroup, with its side of the Group interface (offset checks
+by member epoch, subscriptions, expiration, deletion). The state is derived, never set: it follows
+from the epochs and the members' reconciliation (``ConsumerGroup.state``).
 """
 from __future__ import annotations
 
-import base64
-import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 
+from ...protocol.errors import ErrorCode
+from ..group_api import ExpirationBase, Group, GroupError, GroupType, Record, by_commit_timestamp
+from . import records
 from .assignors import Assignment
+from .member import ConsumerMember
 
-LEAVE_GROUP_MEMBER_EPOCH = -1
-LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
+E = ErrorCode
 
 
 class ConsumerGroupState(Enum):
@@ -43,40 +45,6 @@ class ConsumerGroupState(Enum):
         return self.value.lower()
 
 
-class MemberState(Enum):
-    """A member's reconciliation state (Kafka's MemberState)."""
-
-    STABLE = "stable"                                # holds its assignment at its epoch
-    UNREVOKED_PARTITIONS = "unrevoked_partitions"    # must first give up partitions pending revocation
-    UNRELEASED_PARTITIONS = "unreleased_partitions"  # waits for partitions other members still own
-
-
-@dataclass(frozen=True)
-class ConsumerMember:
-    member_id: str
-    member_epoch: int = 0
-    previous_member_epoch: int = 0
-    state: MemberState = MemberState.STABLE
-    instance_id: str | None = None
-    rack_id: str | None = None
-    rebalance_timeout_ms: int = 300000
-    client_id: str = ""
-    client_host: str = ""
-    subscribed_topic_names: tuple[str, ...] = ()
-    subscribed_topic_regex: str | None = None
-    server_assignor: str | None = None
-    assigned: Assignment = field(default_factory=dict)
-    pending_revocation: Assignment = field(default_factory=dict)
-
-    def is_reconciled_to(self, epoch: int) -> bool:
-        return self.state is MemberState.STABLE and self.member_epoch == epoch
-
-
-def kafka_uuid_string() -> str:
-    """A random id written as Kafka's ``Uuid.toString()`` (URL-safe base64, no padding)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-
-
 @dataclass(frozen=True)
 class TopicMeta:
     name: str
@@ -84,7 +52,10 @@ class TopicMeta:
     num_partitions: int
 
 
-class ConsumerGroup:
+class ConsumerGroup(Group):
+    type = GroupType.CONSUMER
+    protocol_type = "consumer"
+
     def __init__(self, group_id: str, now_ms: int) -> None:
         self.group_id = group_id
         self.group_epoch = 0
@@ -160,13 +131,48 @@ class ConsumerGroup:
             return None
         return max(counts.items(), key=lambda kv: kv[1])[0]
 
-    def subscribed_topic_names(self, topics: dict[str, TopicMeta], regex_matches) -> set[str]:
-        names: set[str] = set()
-        for m in self.members.values():
-            names.update(m.subscribed_topic_names)
-            if m.subscribed_topic_regex:
-                names.update(regex_matches(m.subscribed_topic_regex))
-        return names
-
     def is_subscribed_to_topic(self, topic: str) -> bool:
         return topic in self.subscription_metadata
+
+    # --- the Group interface: offsets and deletion --------------------------------------------
+    def is_empty(self) -> bool:
+        return self.state is ConsumerGroupState.EMPTY
+
+    def validate_offset_commit(self, member_id: str, instance_id: str | None, member_epoch: int,
+                               api_version: int) -> None:
+        if member_epoch < 0 and not self.members:
+            return  # admin client or a consumer without group management
+        member = self.members.get(member_id)
+        if member is None:
+            raise GroupError(E.UNKNOWN_MEMBER_ID)
+        if api_version < 9:
+            raise GroupError(E.UNSUPPORTED_VERSION)   # members of consumer groups commit with v9+
+        _validate_member_epoch(member_epoch, member)
+
+    def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:
+        if member_id is None and member_epoch < 0:
+            return
+        member = self.members.get(member_id or "")
+        if member is None:
+            raise GroupError(E.UNKNOWN_MEMBER_ID)
+        _validate_member_epoch(member_epoch, member)
+
+    def validate_offset_delete(self) -> None:
+        if self.dead:
+            raise GroupError(E.GROUP_ID_NOT_FOUND)
+
+    def validate_delete_group(self) -> None:
+        self.validate_offset_delete()
+        if self.members:
+            raise GroupError(E.NON_EMPTY_GROUP)
+
+    def offset_expiration_base(self) -> ExpirationBase | None:
+        return by_commit_timestamp
+
+    def tombstone_records(self) -> list[Record]:
+        return records.tombstones(self)
+
+
+def _validate_member_epoch(received: int, member: ConsumerMember) -> None:
+    if received != member.member_epoch:
+        raise GroupError(E.STALE_MEMBER_EPOCH)

@@ -1,4 +1,4 @@
-"""KIP-848 consumer groups: ConsumerGroupHeartbeat, ConsumerGroupDescribe, fencing and timers.
+"""KIP-848 consumer groups: ConsumerGroupHeartbeat, ConsumerGroupDescribe, fencing, timers, replay.
 
 Follows Apache Kafka's GroupMetadataManager.consumerGroupHeartbeat: validate, get or create the
 group and member, bump the group epoch when a subscription or the subscribed topics' metadata
@@ -6,138 +6,77 @@ changed, recompute the target assignment with the server assignor when the group
 then reconcile the member (reconciliation.reconcile) and answer with its epoch and, when it
 changed or the request was a full one, its assignment.
 
-Time arrives from the GroupCoordinator (``now()``), timers are its keyed ``Timers``:
+Time, timers and the groups of every kind come from the shared context: the timer
 ``("consumer-session", group, member)`` fences a member that stops heartbeating, and
-``("consumer-rebalance", group, member)`` fences one that does not revoke within its rebalance
-timeout. Topic metadata arrives with each request (``topics``: name -> TopicMeta) and the last one
-seen is kept for timers.
+``("consumer-rebalance", group, member)`` one that does not revoke within its rebalance timeout.
+Topic metadata arrives with each request (``topics``: name -> TopicMeta) and the last one seen is
+kept for timers. A member joining an Empty classic group (one holding only offsets) turns it into
+a consumer group; any other classic group keeps its id.
 
-Every change is written to __consumer_offsets as Kafka's ConsumerGroup* records (records.py,
-through ``append(group_id, records)``); ``replay`` and ``after_load`` rebuild the groups on start.
+Every change is written to __consumer_offsets as Kafka's ConsumerGroup* records (records.py);
+``replay`` and ``after_load`` rebuild the groups on start.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, replace
-from typing import Callable
+from dataclasses import replace
 
 import structlog
 
-from ...config import DEFAULTS
 from ...protocol.errors import ErrorCode
-from ..timers import Timers
-from . import records as consumer_records
-from .assignors import ASSIGNORS, DEFAULT_ASSIGNOR, Assignment, MemberSpec
-from .group import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, ConsumerGroup,
-                             ConsumerGroupState, ConsumerMember, MemberState, TopicMeta, kafka_uuid_string)
+from ..context import CoordinatorContext
+from ..group_api import GroupError, GroupType
+from ..record_format import fits_record_key
+from . import records
+from .assignors import Assignment
+from .group import ConsumerGroup, ConsumerGroupState, TopicMeta
+from .member import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, ConsumerMember, MemberState,
+                     kafka_uuid_string)
 from .reconciliation import reconcile
+from .requests import ConsumerHeartbeat, validate_heartbeat
+from .responses import described_error, described_group, error_response, wire_assignment
+from .target_assignment import assignor_name, available_assignors, subscription_metadata, update_target_assignment
 
 log = structlog.get_logger("kafkaemu.consumer_groups")
 E = ErrorCode
-INVALID_REGULAR_EXPRESSION = 128   # Kafka 4.0's code; kafka-python's table predates it
-INT32_MIN = -(1 << 31)
 
 
-class HeartbeatError(Exception):
-    def __init__(self, code: int, message: str | None = None):
-        super().__init__(message or str(code))
-        self.code = int(code)
-        self.message = message
-
-
-@dataclass
-class ConsumerHeartbeat:
-    """ConsumerGroupHeartbeat, newest shape; ``owned`` is topic id -> partitions or None."""
-    group_id: str
-    member_id: str
-    member_epoch: int
-    instance_id: str | None = None
-    rack_id: str | None = None
-    rebalance_timeout_ms: int = -1
-    subscribed_topic_names: list[str] | None = None
-    subscribed_topic_regex: str | None = None
-    server_assignor: str | None = None
-    owned: dict[bytes, set[int]] | None = None
-    client_id: str = ""
-    client_host: str = ""
-    api_version: int = 1
-
-
-@dataclass(frozen=True)
-class ConsumerSettings:
-    """The KIP-848 part of BrokerConfig (whose defaults these are)."""
-    session_timeout_ms: int = DEFAULTS.group_consumer_session_timeout_ms
-    heartbeat_interval_ms: int = DEFAULTS.group_consumer_heartbeat_interval_ms
-    max_size: int = DEFAULTS.group_consumer_max_size
-    assignors: tuple[str, ...] = DEFAULTS.group_consumer_assignors
-
-    @classmethod
-    def from_config(cls, config) -> "ConsumerSettings":
-        return cls(
-            session_timeout_ms=config.group_consumer_session_timeout_ms,
-            heartbeat_interval_ms=config.group_consumer_heartbeat_interval_ms,
-            max_size=config.group_consumer_max_size,
-            assignors=tuple(config.group_consumer_assignors),
-        )
-
-
-def error_response(code: int, message: str | None = None) -> dict:
-    return {"error_code": int(code), "error_message": message, "member_id": None, "member_epoch": 0,
-            "heartbeat_interval_ms": 0, "assignment": None}
-
-
-def _wire_assignment(assignment: Assignment) -> dict:
-    return {"topic_partitions": [{"topic_id": tid, "partitions": sorted(parts)}
-                                 for tid, parts in sorted(assignment.items()) if parts]}
-
-
-class ConsumerGroupCoordinator:
-    def __init__(self, timers: Timers, now: Callable[[], int], settings: ConsumerSettings | None = None,
-                 on_group_removed: Callable[[str], None] | None = None,
-                 on_transition: Callable[[str, ConsumerGroupState, ConsumerGroupState, int], None] | None = None,
-                 append: Callable[[str, list], None] | None = None) -> None:
-        self.timers = timers
-        self.now = now
-        self.settings = settings or ConsumerSettings()
-        self.groups: dict[str, ConsumerGroup] = {}
+class ConsumerGroupManager:
+    def __init__(self, ctx: CoordinatorContext) -> None:
+        self.ctx = ctx
+        self.settings = ctx.settings.consumer
         self.topics: dict[str, TopicMeta] = {}
-        self._on_group_removed = on_group_removed
-        self._on_transition = on_transition
-        self._append = append
-        self._written = consumer_records.RecordDiff()
+        self._written = records.RecordDiff()
+        self._assignors = available_assignors(self.settings.assignors)
 
     def group(self, group_id: str) -> ConsumerGroup | None:
-        return self.groups.get(group_id)
+        return self.ctx.group(group_id, GroupType.CONSUMER)
+
+    @property
+    def groups(self) -> dict[str, ConsumerGroup]:
+        return self.ctx.groups_of(GroupType.CONSUMER)
 
     # ============================================================ heartbeat
-    def heartbeat(self, req: ConsumerHeartbeat, topics: dict[str, TopicMeta],
-                  classic_group_state: Callable[[str], str | None]) -> dict:
-        """``classic_group_state(group_id)``: the state name of a classic group with that id, else None;
-        an Empty classic group is replaced (the GroupCoordinator drops it when told to)."""
+    def heartbeat(self, req: ConsumerHeartbeat, topics: dict[str, TopicMeta]) -> dict:
+        if not fits_record_key(req.group_id):
+            return error_response(E.UNKNOWN_SERVER_ERROR)
         self.topics = topics
         try:
-            self._validate(req)
+            validate_heartbeat(req, self._assignors)
             if req.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
                 return self._leave(req)
-            return self._heartbeat(req, classic_group_state)
-        except HeartbeatError as exc:
+            return self._heartbeat(req)
+        except GroupError as exc:
             log.info("consumer_heartbeat_error", group=req.group_id, member=req.member_id,
-                     epoch=req.member_epoch, error=exc.code, message=exc.message)
+                     epoch=req.member_epoch, error=int(exc.code), message=exc.message)
             return error_response(exc.code, exc.message)
         finally:
-            group = self.groups.get(req.group_id)
+            group = self.group(req.group_id)
             if group is not None:
                 self._persist(group)
 
     # ------------------------------------------------------------ records
     def _persist(self, group: ConsumerGroup) -> None:
-        if self._append is not None:
-            records = self._written.changes(group)
-            if records:
-                self._append(group.group_id, records)
-
-    def replay(self, key: "consumer_records.ConsumerKey", value: bytes | None) -> None:
-        consumer_records.apply(self.groups, key, value, self.now())
+        self.ctx.append(group.group_id, self._written.changes(group))
 
     def after_load(self) -> None:
         """Once every record is replayed: members' sessions restart now; revocations get their timeout."""
@@ -146,67 +85,15 @@ class ConsumerGroupCoordinator:
             for member in group.members.values():
                 self._schedule_session_timeout(group.group_id, member.member_id)
                 if member.state is MemberState.UNREVOKED_PARTITIONS:
-                    gid, mid, epoch = group.group_id, member.member_id, member.member_epoch
-                    self.timers.schedule(self._rebalance_key(gid, mid), self.now() + member.rebalance_timeout_ms,
-                                         lambda gid=gid, mid=mid, epoch=epoch: self._expire_rebalance(gid, mid, epoch))
+                    self._schedule_rebalance_timeout(group.group_id, member)
 
-    def _validate(self, req: ConsumerHeartbeat) -> None:
-        def invalid(msg: str):
-            raise HeartbeatError(E.INVALID_REQUEST, msg)
-        if req.api_version >= 1 or req.member_epoch != 0:
-            if not req.member_id:
-                invalid("MemberId can't be empty.")
-        if not req.group_id:
-            invalid("GroupId can't be empty.")
-        if req.instance_id == "":
-            invalid("InstanceId can't be empty.")
-        if req.rack_id == "":
-            invalid("RackId can't be empty.")
-        if req.member_epoch == 0:
-            if req.rebalance_timeout_ms == -1:
-                invalid("RebalanceTimeoutMs must be provided in first request.")
-            if req.owned is None or req.owned:
-                invalid("TopicPartitions must be empty when (re-)joining.")
-            if not req.subscribed_topic_names and not req.subscribed_topic_regex:
-                invalid("SubscribedTopicNames or SubscribedTopicRegex must be set in first request.")
-        elif req.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
-            if req.instance_id is None:
-                invalid("InstanceId can't be null.")
-        elif req.member_epoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH:
-            invalid("MemberEpoch is invalid.")
-        if req.subscribed_topic_regex is not None:
-            try:
-                re.compile(req.subscribed_topic_regex)
-            except re.error as exc:
-                raise HeartbeatError(INVALID_REGULAR_EXPRESSION,
-                                     f"SubscribedTopicRegex `{req.subscribed_topic_regex}` is not a valid "
-                                     f"regular expression: {exc}.")
-        if req.server_assignor is not None and req.server_assignor not in self._assignors():
-            raise HeartbeatError(E.UNSUPPORTED_ASSIGNOR,
-                                 f"ServerAssignor {req.server_assignor} is not supported. Supported assignors: "
-                                 f"{', '.join(self._assignors())}.")
-
-    def _assignors(self) -> list[str]:
-        return [a for a in self.settings.assignors if a in ASSIGNORS]
-
-    def _heartbeat(self, req: ConsumerHeartbeat, classic_group_state) -> dict:
+    def _heartbeat(self, req: ConsumerHeartbeat) -> dict:
         joining = req.member_epoch == 0
-        group = self.groups.get(req.group_id)
-        if group is None:
-            classic = classic_group_state(req.group_id)
-            if classic is not None and not (joining and classic == "Empty"):
-                raise HeartbeatError(E.GROUP_ID_NOT_FOUND, f"Group {req.group_id} is not a consumer group.")
-            if not joining:
-                raise HeartbeatError(E.GROUP_ID_NOT_FOUND, f"Consumer group {req.group_id} not found.")
-            group = ConsumerGroup(req.group_id, self.now())
-            if classic is not None:
-                self._on_group_removed_classic(req.group_id)
-            self.groups[req.group_id] = group
-            log.info("consumer_group_created", group=req.group_id)
+        group = self._get_or_create_group(req.group_id, joining)
         if len(group.members) >= self.settings.max_size and req.member_id not in group.members:
-            raise HeartbeatError(E.GROUP_MAX_SIZE_REACHED,
-                                 f"The consumer group has reached its maximum capacity of "
-                                 f"{self.settings.max_size} members.")
+            raise GroupError(E.GROUP_MAX_SIZE_REACHED,
+                             f"The consumer group has reached its maximum capacity of "
+                             f"{self.settings.max_size} members.")
         member_id = req.member_id or kafka_uuid_string()
         if req.instance_id is None:
             member = self._dynamic_member(group, member_id, req)
@@ -231,7 +118,7 @@ class ConsumerGroupCoordinator:
         bump = is_new or (updated.subscribed_topic_names != member.subscribed_topic_names
                           or updated.subscribed_topic_regex != member.subscribed_topic_regex)
         group.put_member(updated)
-        metadata = self._subscription_metadata(group)
+        metadata = subscription_metadata(group, self.topics)
         if metadata != group.subscription_metadata:
             group.subscription_metadata = metadata
             bump = True
@@ -240,7 +127,7 @@ class ConsumerGroupCoordinator:
             log.info("consumer_group_epoch_bumped", group=group.group_id, epoch=group.group_epoch,
                      member=updated.member_id)
         if group.group_epoch > group.assignment_epoch:
-            self._update_target_assignment(group)
+            update_target_assignment(group, self.topics, self._assignors)
         target = group.target.get(updated.member_id, {})
         epochs = group.partition_epochs(excluding=updated.member_id)
         reconciled = reconcile(updated, group.assignment_epoch, target,
@@ -256,19 +143,32 @@ class ConsumerGroupCoordinator:
                     "member_epoch": reconciled.member_epoch,
                     "heartbeat_interval_ms": self.settings.heartbeat_interval_ms, "assignment": None}
         if full or reconciled.assigned != member.assigned:
-            response["assignment"] = _wire_assignment(reconciled.assigned)
+            response["assignment"] = wire_assignment(reconciled.assigned)
         return response
 
-    def _on_group_removed_classic(self, group_id: str) -> None:
-        if self._on_group_removed is not None:
-            self._on_group_removed(group_id)
+    def _get_or_create_group(self, group_id: str, joining: bool) -> ConsumerGroup:
+        existing = self.ctx.groups.get(group_id)
+        if existing is not None and existing.type is GroupType.CONSUMER:
+            return existing
+        if existing is not None and not (joining and existing.is_empty()):
+            raise GroupError(E.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
+        if not joining:
+            raise GroupError(E.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
+        group = ConsumerGroup(group_id, self.ctx.now_ms)
+        if existing is not None:
+            # An Empty classic group (perhaps holding offsets) becomes a consumer group; offsets stay.
+            self.ctx.append(group_id, existing.tombstone_records())
+            log.info("classic_group_replaced_by_consumer_group", group=group_id)
+        self.ctx.groups[group_id] = group
+        log.info("consumer_group_created", group=group_id)
+        return group
 
     def _dynamic_member(self, group: ConsumerGroup, member_id: str, req: ConsumerHeartbeat) -> ConsumerMember:
         member = group.members.get(member_id)
         if member is None:
             if req.member_epoch != 0:
-                raise HeartbeatError(E.UNKNOWN_MEMBER_ID,
-                                     f"Member {member_id} is not a member of group {group.group_id}.")
+                raise GroupError(E.UNKNOWN_MEMBER_ID,
+                                 f"Member {member_id} is not a member of group {group.group_id}.")
             log.info("consumer_member_joining", group=group.group_id, member=member_id)
             return ConsumerMember(member_id)
         self._check_epoch(member, req)
@@ -286,9 +186,9 @@ class ConsumerGroupCoordinator:
                          instance=req.instance_id)
                 return ConsumerMember(member_id, instance_id=req.instance_id)
             if existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH:
-                raise HeartbeatError(E.UNRELEASED_INSTANCE_ID,
-                                     f"Static member {member_id} with instance id {req.instance_id} cannot join "
-                                     f"the group because the instance id is owned by {existing.member_id} member.")
+                raise GroupError(E.UNRELEASED_INSTANCE_ID,
+                                 f"Static member {member_id} with instance id {req.instance_id} cannot join "
+                                 f"the group because the instance id is owned by {existing.member_id} member.")
             # The rejoining instance takes the old member's place: same assignment and target, epoch 0.
             new = replace(existing, member_id=member_id, member_epoch=0, previous_member_epoch=0)
             self._cancel_timers(group.group_id, existing.member_id)
@@ -297,11 +197,11 @@ class ConsumerGroupCoordinator:
                      old_member=existing.member_id, member=member_id)
             return new
         if existing is None:
-            raise HeartbeatError(E.UNKNOWN_MEMBER_ID, f"Instance id {req.instance_id} is unknown.")
+            raise GroupError(E.UNKNOWN_MEMBER_ID, f"Instance id {req.instance_id} is unknown.")
         if existing.member_id != member_id:
-            raise HeartbeatError(E.FENCED_INSTANCE_ID,
-                                 f"Static member {member_id} with instance id {req.instance_id} was fenced by "
-                                 f"member {existing.member_id}.")
+            raise GroupError(E.FENCED_INSTANCE_ID,
+                             f"Static member {member_id} with instance id {req.instance_id} was fenced by "
+                             f"member {existing.member_id}.")
         self._check_epoch(existing, req)
         return existing
 
@@ -309,50 +209,17 @@ class ConsumerGroupCoordinator:
     def _check_epoch(member: ConsumerMember, req: ConsumerHeartbeat) -> None:
         received = req.member_epoch
         if received > member.member_epoch:
-            raise HeartbeatError(E.FENCED_MEMBER_EPOCH,
-                                 f"The consumer group member has a greater member epoch ({received}) than the one "
-                                 f"known by the group coordinator ({member.member_epoch}). The member must abandon "
-                                 f"all its partitions and rejoin.")
+            raise GroupError(E.FENCED_MEMBER_EPOCH,
+                             f"The consumer group member has a greater member epoch ({received}) than the one "
+                             f"known by the group coordinator ({member.member_epoch}). The member must abandon "
+                             f"all its partitions and rejoin.")
         if received < member.member_epoch:
             # The previous epoch with a subset of the assignment: the bumped-epoch answer may have been lost.
             if received != member.previous_member_epoch or not _is_subset(req.owned, member.assigned):
-                raise HeartbeatError(E.FENCED_MEMBER_EPOCH,
-                                     f"The consumer group member has a smaller member epoch ({received}) than the "
-                                     f"one known by the group coordinator ({member.member_epoch}). The member must "
-                                     f"abandon all its partitions and rejoin.")
-
-    # ------------------------------------------------------------ metadata and assignment
-    def regex_matches(self, pattern: str) -> list[str]:
-        # Kafka uses RE2/J; Python's re covers the common syntax (whole-name match, as Java's matches()).
-        compiled = re.compile(pattern)
-        return [name for name in self.topics if compiled.fullmatch(name)]
-
-    def _subscription_metadata(self, group: ConsumerGroup) -> dict[str, TopicMeta]:
-        names = group.subscribed_topic_names(self.topics, self.regex_matches)
-        return {n: self.topics[n] for n in sorted(names) if n in self.topics}
-
-    def _member_topic_ids(self, group: ConsumerGroup, member: ConsumerMember) -> frozenset[bytes]:
-        names = set(member.subscribed_topic_names)
-        if member.subscribed_topic_regex:
-            names.update(self.regex_matches(member.subscribed_topic_regex))
-        return frozenset(group.subscription_metadata[n].topic_id for n in names if n in group.subscription_metadata)
-
-    def assignor_name(self, group: ConsumerGroup) -> str:
-        preferred = group.preferred_assignor()
-        available = self._assignors()
-        if preferred in available:
-            return preferred
-        return available[0] if available else DEFAULT_ASSIGNOR
-
-    def _update_target_assignment(self, group: ConsumerGroup) -> None:
-        assignor = ASSIGNORS[self.assignor_name(group)]
-        specs = {mid: MemberSpec(self._member_topic_ids(group, m), group.target.get(mid, {}))
-                 for mid, m in group.members.items()}
-        partitions = {meta.topic_id: meta.num_partitions for meta in group.subscription_metadata.values()}
-        group.target = assignor.assign(specs, partitions) if specs else {}
-        group.assignment_epoch = group.group_epoch
-        log.info("consumer_target_assignment", group=group.group_id, epoch=group.group_epoch,
-                 assignor=assignor.name, members=len(specs))
+                raise GroupError(E.FENCED_MEMBER_EPOCH,
+                                 f"The consumer group member has a smaller member epoch ({received}) than the "
+                                 f"one known by the group coordinator ({member.member_epoch}). The member must "
+                                 f"abandon all its partitions and rejoin.")
 
     def _store_reconciled(self, group: ConsumerGroup, before: ConsumerMember, after: ConsumerMember) -> None:
         group.put_member(after)
@@ -361,48 +228,45 @@ class ConsumerGroupCoordinator:
         log.info("consumer_member_reconciled", group=group.group_id, member=after.member_id,
                  epoch=after.member_epoch, state=after.state.value)
         if after.state is MemberState.UNREVOKED_PARTITIONS:
-            gid, mid, epoch = group.group_id, after.member_id, after.member_epoch
-            self.timers.schedule(self._rebalance_key(gid, mid), self.now() + after.rebalance_timeout_ms,
-                                 lambda: self._expire_rebalance(gid, mid, epoch))
+            self._schedule_rebalance_timeout(group.group_id, after)
         else:
-            self.timers.cancel(self._rebalance_key(group.group_id, after.member_id))
+            self.ctx.cancel(self._rebalance_key(group.group_id, after.member_id))
 
     def _note_state(self, group: ConsumerGroup, old: ConsumerGroupState) -> None:
         new = group.state
         if new is not old:
-            group.state_timestamp_ms = self.now()
+            group.state_timestamp_ms = self.ctx.now_ms
             log.info("consumer_group_transition", group=group.group_id, from_state=old.value,
                      to_state=new.value, epoch=group.group_epoch)
-            if self._on_transition is not None:
-                self._on_transition(group.group_id, old, new, group.group_epoch)
+            self.ctx.record_transition(group.group_id, old, new, group.group_epoch)
 
     # ------------------------------------------------------------ leaving and fencing
     def _leave(self, req: ConsumerHeartbeat) -> dict:
-        group = self.groups.get(req.group_id)
+        group = self.group(req.group_id)
         if group is None:
-            raise HeartbeatError(E.GROUP_ID_NOT_FOUND, f"Consumer group {req.group_id} not found.")
+            raise GroupError(E.GROUP_ID_NOT_FOUND, f"Consumer group {req.group_id} not found.")
         response = {"error_code": 0, "error_message": None, "member_id": req.member_id,
                     "member_epoch": req.member_epoch, "heartbeat_interval_ms": 0, "assignment": None}
         if req.instance_id is None:
             member = group.members.get(req.member_id)
             if member is None:
-                raise HeartbeatError(E.UNKNOWN_MEMBER_ID,
-                                     f"Member {req.member_id} is not a member of group {group.group_id}.")
+                raise GroupError(E.UNKNOWN_MEMBER_ID,
+                                 f"Member {req.member_id} is not a member of group {group.group_id}.")
             log.info("consumer_member_left", group=group.group_id, member=req.member_id)
             self.fence(group, member.member_id)
             return response
         member = group.static_member(req.instance_id)
         if member is None:
-            raise HeartbeatError(E.UNKNOWN_MEMBER_ID, f"Instance id {req.instance_id} is unknown.")
+            raise GroupError(E.UNKNOWN_MEMBER_ID, f"Instance id {req.instance_id} is unknown.")
         if member.member_id != req.member_id:
-            raise HeartbeatError(E.FENCED_INSTANCE_ID,
-                                 f"Static member {req.member_id} with instance id {req.instance_id} was fenced by "
-                                 f"member {member.member_id}.")
+            raise GroupError(E.FENCED_INSTANCE_ID,
+                             f"Static member {req.member_id} with instance id {req.instance_id} was fenced by "
+                             f"member {member.member_id}.")
         if req.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
             # A temporary leave: the instance keeps its assignment until its session times out.
             old_state = group.state
             group.put_member(replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH, pending_revocation={}))
-            self.timers.cancel(self._rebalance_key(group.group_id, member.member_id))
+            self.ctx.cancel(self._rebalance_key(group.group_id, member.member_id))
             log.info("consumer_static_member_left_temporarily", group=group.group_id, member=member.member_id,
                      instance=req.instance_id)
             self._note_state(group, old_state)
@@ -417,7 +281,7 @@ class ConsumerGroupCoordinator:
         old_state = group.state
         group.remove_member(member_id)
         self._cancel_timers(group.group_id, member_id)
-        group.subscription_metadata = self._subscription_metadata(group)
+        group.subscription_metadata = subscription_metadata(group, self.topics)
         group.group_epoch += 1
         if not group.members:
             # Nobody is left to heartbeat a new target assignment into being; settle it now.
@@ -436,22 +300,28 @@ class ConsumerGroupCoordinator:
         return ("consumer-rebalance", group_id, member_id)
 
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
-        self.timers.schedule(self._session_key(group_id, member_id), self.now() + self.settings.session_timeout_ms,
-                             lambda: self._expire_session(group_id, member_id))
+        self.ctx.schedule(self._session_key(group_id, member_id), self.settings.session_timeout_ms,
+                          lambda: self._expire_session(group_id, member_id))
+
+    def _schedule_rebalance_timeout(self, group_id: str, member: ConsumerMember) -> None:
+        """A member revoking partitions must be done within its rebalance timeout, at this epoch."""
+        member_id, epoch = member.member_id, member.member_epoch
+        self.ctx.schedule(self._rebalance_key(group_id, member_id), member.rebalance_timeout_ms,
+                          lambda: self._expire_rebalance(group_id, member_id, epoch))
 
     def _cancel_timers(self, group_id: str, member_id: str) -> None:
-        self.timers.cancel(self._session_key(group_id, member_id))
-        self.timers.cancel(self._rebalance_key(group_id, member_id))
+        self.ctx.cancel(self._session_key(group_id, member_id))
+        self.ctx.cancel(self._rebalance_key(group_id, member_id))
 
     def _expire_session(self, group_id: str, member_id: str) -> None:
-        group = self.groups.get(group_id)
+        group = self.group(group_id)
         if group is None or member_id not in group.members:
             return
         log.info("consumer_member_session_expired", group=group_id, member=member_id)
         self.fence(group, member_id)
 
     def _expire_rebalance(self, group_id: str, member_id: str, epoch: int) -> None:
-        group = self.groups.get(group_id)
+        group = self.group(group_id)
         member = group.members.get(member_id) if group is not None else None
         if member is None or member.member_epoch != epoch:
             return
@@ -459,76 +329,104 @@ class ConsumerGroupCoordinator:
         self.fence(group, member_id)
 
     # ============================================================ other APIs on consumer groups
-    def describe(self, group_id: str, topics_by_id: dict[bytes, str], include_authorized_operations: bool,
-                 operations: int) -> dict:
-        group = self.groups.get(group_id)
+    def describe(self, group_id: str, topics_by_id: dict[bytes, str], authorized_operations: int) -> dict:
+        """A ConsumerGroupDescribe entry (``topics_by_id`` names the assigned topics)."""
+        if not group_id:
+            return described_error(E.INVALID_GROUP_ID, None, group_id)
+        group = self.group(group_id)
         if group is None or group.dead:
-            return {"error_code": int(E.GROUP_ID_NOT_FOUND), "error_message": f"Group {group_id} not found.",
-                    "group_id": group_id, "group_state": "", "group_epoch": 0, "assignment_epoch": 0,
-                    "assignor_name": "", "members": [], "authorized_operations": INT32_MIN}
+            return described_error(E.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.", group_id)
+        return described_group(group, topics_by_id, assignor_name(group, self._assignors), authorized_operations)
 
-        def named(assignment: Assignment) -> dict:
-            return {"topic_partitions": [
-                {"topic_id": tid, "topic_name": topics_by_id.get(tid, ""), "partitions": sorted(parts)}
-                for tid, parts in sorted(assignment.items()) if parts]}
+    def leave_group(self, req) -> dict:
+        """A classic LeaveGroup naming members of a consumer group (admin removeMembersFromConsumerGroup)."""
+        group = self.group(req.group_id)
+        return {"error_code": 0, "members": [
+            {"member_id": who.member_id, "group_instance_id": who.group_instance_id,
+             "error_code": int(self._remove_member(group, who.member_id, who.group_instance_id))}
+            for who in req.members]}
 
-        members = [{
-            "member_id": m.member_id, "instance_id": m.instance_id, "rack_id": m.rack_id,
-            "member_epoch": m.member_epoch, "client_id": m.client_id, "client_host": m.client_host,
-            "subscribed_topic_names": list(m.subscribed_topic_names),
-            "subscribed_topic_regex": m.subscribed_topic_regex,
-            "assignment": named(m.assigned), "target_assignment": named(group.target.get(m.member_id, {})),
-        } for m in group.members.values()]
-        return {"error_code": 0, "error_message": None, "group_id": group_id, "group_state": group.state.value,
-                "group_epoch": group.group_epoch, "assignment_epoch": group.assignment_epoch,
-                "assignor_name": self.assignor_name(group), "members": members,
-                "authorized_operations": operations if include_authorized_operations else INT32_MIN}
-
-    def validate_offset_commit(self, group: ConsumerGroup, member_id: str, member_epoch: int,
-                               api_version: int) -> None:
-        if member_epoch < 0 and not group.members:
-            return
-        member = group.members.get(member_id)
-        if member is None:
-            raise HeartbeatError(E.UNKNOWN_MEMBER_ID)
-        if api_version < 9:
-            raise HeartbeatError(E.UNSUPPORTED_VERSION)
-        if member_epoch != member.member_epoch:
-            raise HeartbeatError(E.STALE_MEMBER_EPOCH)
-
-    def validate_offset_fetch(self, group: ConsumerGroup, member_id: str | None, member_epoch: int) -> None:
-        if member_id is None and member_epoch < 0:
-            return
-        member = group.members.get(member_id or "")
-        if member is None:
-            raise HeartbeatError(E.UNKNOWN_MEMBER_ID)
-        if member_epoch != member.member_epoch:
-            raise HeartbeatError(E.STALE_MEMBER_EPOCH)
-
-    def leave_by_classic_request(self, group: ConsumerGroup, member_id: str, instance_id: str | None) -> int:
-        """A classic LeaveGroup naming a member of a consumer group (admin removeMembersFromConsumerGroup)."""
+    def _remove_member(self, group: ConsumerGroup, member_id: str, instance_id: str | None) -> ErrorCode:
         if instance_id is not None:
             member = group.static_member(instance_id)
             if member is None:
-                return int(E.UNKNOWN_MEMBER_ID)
+                return E.UNKNOWN_MEMBER_ID
             if member_id and member.member_id != member_id:
-                return int(E.FENCED_INSTANCE_ID)
+                return E.FENCED_INSTANCE_ID
         else:
             member = group.members.get(member_id)
             if member is None:
-                return int(E.UNKNOWN_MEMBER_ID)
+                return E.UNKNOWN_MEMBER_ID
         self.fence(group, member.member_id)
-        return 0
+        return E.NONE
 
-    def delete(self, group_id: str) -> None:
-        group = self.groups.pop(group_id)
+    def offset_committed(self, group: ConsumerGroup, member_id: str) -> None:
+        """Nothing to do: a consumer group member's session is kept by its heartbeats alone."""
+
+    def delete_group(self, group: ConsumerGroup) -> None:
+        """Forget a group whose tombstones are written (DeleteGroups, or its offsets all expired)."""
         for mid in list(group.members):
-            self._cancel_timers(group_id, mid)
+            self._cancel_timers(group.group_id, mid)
         old_state = group.state
         group.dead = True
-        log.info("consumer_group_deleted", group=group_id)
+        del self.ctx.groups[group.group_id]
+        self._written.forget(group.group_id)
+        log.info("consumer_group_deleted", group=group.group_id)
         self._note_state(group, old_state)
-        self._persist(group)
+
+    # ============================================================ replay of __consumer_offsets
+    def replay(self, key: bytes, value: bytes | None) -> None:
+        """Apply one ConsumerGroup* record (Kafka's GroupMetadataManager.replay for consumer groups)."""
+        k = records.decode_key(key)
+        group = self.group(k.group_id)
+        if value is None:
+            if group is None:
+                return
+            if k.member_id is not None:
+                if k.version == records.MEMBER_METADATA:
+                    group.remove_member(k.member_id)
+                elif k.version == records.TARGET_MEMBER:
+                    group.target.pop(k.member_id, None)
+            elif k.version == records.GROUP_METADATA:
+                del self.ctx.groups[k.group_id]
+            return
+        v = records.decode_value(k, value)
+        if group is None:
+            group = self._replayed_group(k.group_id)
+        if k.version == records.GROUP_METADATA:
+            group.group_epoch = v.epoch
+        elif k.version == records.PARTITION_METADATA:
+            group.subscription_metadata = {t.topic_name: TopicMeta(t.topic_name, bytes(t.topic_id), t.num_partitions)
+                                           for t in v.topics}
+        elif k.version == records.TARGET_METADATA:
+            group.assignment_epoch = v.assignment_epoch
+        elif k.version == records.TARGET_MEMBER:
+            group.target[k.member_id] = _assignment(v.topic_partitions)
+        else:
+            member = group.members.get(k.member_id) or ConsumerMember(k.member_id)
+            if k.version == records.MEMBER_METADATA:
+                member = replace(member, instance_id=v.instance_id, rack_id=v.rack_id, client_id=v.client_id,
+                                 client_host=v.client_host, subscribed_topic_names=tuple(v.subscribed_topic_names),
+                                 subscribed_topic_regex=v.subscribed_topic_regex,
+                                 rebalance_timeout_ms=v.rebalance_timeout_ms, server_assignor=v.server_assignor)
+            else:
+                member = replace(member, member_epoch=v.member_epoch, previous_member_epoch=v.previous_member_epoch,
+                                 state=records.STATES.get(v.state, MemberState.STABLE),
+                                 assigned=_assignment(v.assigned_partitions),
+                                 pending_revocation=_assignment(v.partitions_pending_revocation))
+            group.put_member(member)
+
+    def _replayed_group(self, group_id: str) -> ConsumerGroup:
+        existing = self.ctx.groups.get(group_id)
+        if existing is not None and not existing.is_empty():
+            raise ValueError(f"group {group_id} is not a consumer group")
+        # An Empty classic group here only held offsets replayed before the consumer group's records.
+        group = self.ctx.groups[group_id] = ConsumerGroup(group_id, self.ctx.now_ms)
+        return group
+
+
+def _assignment(entries) -> dict[bytes, frozenset[int]]:
+    return {bytes(e.topic_id): frozenset(e.partitions) for e in entries if e.partitions}
 
 
 def _is_subset(owned: dict[bytes, set[int]] | None, assigned: Assignment) -> bool:

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Callable
 
 from .assignors import Assignment
-from .group import ConsumerMember, MemberState
+from .member import ConsumerMember, MemberState
 
 Owned = dict[bytes, set[int]] | None   # partitions the member reports owning; None = not reported
 

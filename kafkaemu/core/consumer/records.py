@@ -1,4 +1,4 @@
-"""KIP-848 consumer groups as __consumer_offsets records, in Apache Kafka's format, and their replay.
+"""KIP-848 consumer groups as __consumer_offsets records, in Apache Kafka's format.
 
 Key versions (int16 prefix): 3 ConsumerGroupMetadata (group epoch), 4 ConsumerGroupPartitionMetadata
 (subscribed topics), 5 ConsumerGroupMemberMetadata (a member's subscription), 6
@@ -6,18 +6,19 @@ ConsumerGroupTargetAssignmentMetadata (assignment epoch), 7 ConsumerGroupTargetA
 8 ConsumerGroupCurrentMemberAssignment (member epoch, state, assigned and revoking partitions).
 Values carry an int16 version 0; a removed member or group gets tombstones.
 
-``RecordDiff`` keeps, per group, the plain values last written for each key and yields only what
-changed, so a heartbeat that changes nothing writes nothing.
+``snapshot`` is a group's records as plain values; ``RecordDiff`` keeps, per group, what was last
+written and yields only what changed, so a heartbeat that changes nothing writes nothing. Replaying
+the records into groups is the manager's (``ConsumerGroupManager.replay``).
 """
 from __future__ import annotations
 
-import struct
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ...protocol.catalog import catalog
-from .group import ConsumerGroup, ConsumerMember, MemberState, TopicMeta
+from ..group_api import Record
+from ..record_format import split, versioned
+from .member import MemberState
 
-_I16 = struct.Struct(">h")
 GROUP_METADATA, PARTITION_METADATA, MEMBER_METADATA = 3, 4, 5
 TARGET_METADATA, TARGET_MEMBER, CURRENT_MEMBER = 6, 7, 8
 _NAMES = {
@@ -25,8 +26,9 @@ _NAMES = {
     MEMBER_METADATA: "ConsumerGroupMemberMetadata", TARGET_METADATA: "ConsumerGroupTargetAssignmentMetadata",
     TARGET_MEMBER: "ConsumerGroupTargetAssignmentMember", CURRENT_MEMBER: "ConsumerGroupCurrentMemberAssignment",
 }
-_STATE_BYTES = {MemberState.STABLE: 0, MemberState.UNREVOKED_PARTITIONS: 1, MemberState.UNRELEASED_PARTITIONS: 2}
-_STATES = {v: k for k, v in _STATE_BYTES.items()}
+KEY_VERSIONS = tuple(_NAMES)
+STATE_BYTES = {MemberState.STABLE: 0, MemberState.UNREVOKED_PARTITIONS: 1, MemberState.UNRELEASED_PARTITIONS: 2}
+STATES = {v: k for k, v in STATE_BYTES.items()}
 
 
 @dataclass(frozen=True)
@@ -36,13 +38,11 @@ class ConsumerKey:
     member_id: str | None = None
 
 
-def is_consumer_key(data: bytes) -> bool:
-    return len(data) >= 2 and _I16.unpack_from(data)[0] in _NAMES
-
-
 def decode_key(data: bytes) -> ConsumerKey:
-    version = _I16.unpack_from(data)[0]
-    k = catalog().data(_NAMES[version] + "Key", version).decode(data[2:])
+    version, body = split(data)
+    if version not in _NAMES:
+        raise ValueError(f"key version {version} is not a consumer group record")
+    k = catalog().data(_NAMES[version] + "Key", version).decode(body)
     return ConsumerKey(version, k.group_id, k.get("member_id"))
 
 
@@ -50,7 +50,13 @@ def encode_key(key: ConsumerKey) -> bytes:
     body = {"group_id": key.group_id}
     if key.member_id is not None:
         body["member_id"] = key.member_id
-    return _I16.pack(key.version) + catalog().data(_NAMES[key.version] + "Key", key.version).encode(body)
+    return versioned(key.version, catalog().data(_NAMES[key.version] + "Key", key.version).encode(body))
+
+
+def decode_value(key: ConsumerKey, value: bytes):
+    """The value struct of the record type ``key`` names (fields as in its spec)."""
+    version, body = split(value)
+    return catalog().data(_NAMES[key.version] + "Value", version).decode(body)
 
 
 def _partitions(assignment) -> tuple:
@@ -61,8 +67,8 @@ def _wire(parts: tuple) -> list[dict]:
     return [{"topic_id": tid, "partitions": list(ps)} for tid, ps in parts]
 
 
-def snapshot(group: ConsumerGroup) -> dict[ConsumerKey, tuple]:
-    """The plain value of every record describing ``group`` now."""
+def snapshot(group) -> dict[ConsumerKey, tuple]:
+    """The plain value of every record describing a ConsumerGroup now."""
     gid = group.group_id
     out: dict[ConsumerKey, tuple] = {
         ConsumerKey(GROUP_METADATA, gid): (group.group_epoch,),
@@ -76,7 +82,7 @@ def snapshot(group: ConsumerGroup) -> dict[ConsumerKey, tuple]:
             m.subscribed_topic_regex, m.rebalance_timeout_ms, m.server_assignor)
         out[ConsumerKey(TARGET_MEMBER, gid, mid)] = _partitions(group.target.get(mid, {}))
         out[ConsumerKey(CURRENT_MEMBER, gid, mid)] = (
-            m.member_epoch, m.previous_member_epoch, _STATE_BYTES[m.state], _partitions(m.assigned),
+            m.member_epoch, m.previous_member_epoch, STATE_BYTES[m.state], _partitions(m.assigned),
             _partitions(m.pending_revocation))
     return out
 
@@ -101,77 +107,34 @@ def encode_value(key: ConsumerKey, value: tuple) -> bytes:
         epoch, previous, state, assigned, revoking = value
         body = {"member_epoch": epoch, "previous_member_epoch": previous, "state": state,
                 "assigned_partitions": _wire(assigned), "partitions_pending_revocation": _wire(revoking)}
-    return _I16.pack(0) + catalog().data(_NAMES[v] + "Value", 0).encode(body)
+    return versioned(0, catalog().data(_NAMES[v] + "Value", 0).encode(body))
+
+
+def _tombstones(keys) -> list[Record]:
+    """Members' records before the group-level ones, as Kafka orders a deletion."""
+    return [(encode_key(key), None) for key in sorted(keys, key=lambda k: -k.version)]
+
+
+def tombstones(group) -> list[Record]:
+    """The records that delete a ConsumerGroup (every record it has)."""
+    return _tombstones(snapshot(group))
 
 
 class RecordDiff:
     def __init__(self) -> None:
         self._written: dict[str, dict[ConsumerKey, tuple]] = {}
 
-    def changes(self, group: ConsumerGroup) -> list[tuple[bytes, bytes | None]]:
+    def changes(self, group) -> list[Record]:
         before = self._written.get(group.group_id, {})
-        now = {} if group.dead else snapshot(group)
-        out: list[tuple[bytes, bytes | None]] = []
-        # Tombstones first, members before the group-level records (Kafka's order when deleting).
-        for key in sorted(set(before) - set(now), key=lambda k: -k.version):
-            out.append((encode_key(key), None))
-        for key, value in now.items():
-            if before.get(key) != value:
-                out.append((encode_key(key), encode_value(key, value)))
-        if now:
-            self._written[group.group_id] = now
-        else:
-            self._written.pop(group.group_id, None)
+        now = snapshot(group)
+        out = _tombstones(set(before) - set(now))
+        out.extend((encode_key(key), encode_value(key, value)) for key, value in now.items()
+                   if before.get(key) != value)
+        self._written[group.group_id] = now
         return out
 
     def forget(self, group_id: str) -> None:
         self._written.pop(group_id, None)
 
-    def loaded(self, group: ConsumerGroup) -> None:
+    def loaded(self, group) -> None:
         self._written[group.group_id] = snapshot(group)
-
-
-def _assignment(entries) -> dict[bytes, frozenset[int]]:
-    return {bytes(e.topic_id): frozenset(e.partitions) for e in entries if e.partitions}
-
-
-def apply(groups: dict[str, ConsumerGroup], key: ConsumerKey, value: bytes | None, now_ms: int) -> None:
-    """Replay one record into ``groups`` (Kafka's GroupMetadataManager.replay for consumer groups)."""
-    group = groups.get(key.group_id)
-    if value is None:
-        if group is None:
-            return
-        if key.member_id is not None:
-            if key.version == MEMBER_METADATA:
-                group.remove_member(key.member_id)
-            elif key.version == TARGET_MEMBER:
-                group.target.pop(key.member_id, None)
-        elif key.version == GROUP_METADATA:
-            del groups[key.group_id]
-        return
-    v = catalog().data(_NAMES[key.version] + "Value", _I16.unpack_from(value)[0]).decode(value[2:])
-    if group is None:
-        group = groups[key.group_id] = ConsumerGroup(key.group_id, now_ms)
-    if key.version == GROUP_METADATA:
-        group.group_epoch = v.epoch
-    elif key.version == PARTITION_METADATA:
-        group.subscription_metadata = {t.topic_name: TopicMeta(t.topic_name, bytes(t.topic_id), t.num_partitions)
-                                       for t in v.topics}
-    elif key.version == TARGET_METADATA:
-        group.assignment_epoch = v.assignment_epoch
-    elif key.version == TARGET_MEMBER:
-        group.target[key.member_id] = _assignment(v.topic_partitions)
-    else:
-        member = group.members.get(key.member_id) or ConsumerMember(key.member_id)
-        if key.version == MEMBER_METADATA:
-            member = replace(member, instance_id=v.instance_id, rack_id=v.rack_id, client_id=v.client_id,
-                             client_host=v.client_host, subscribed_topic_names=tuple(v.subscribed_topic_names),
-                             subscribed_topic_regex=v.subscribed_topic_regex,
-                             rebalance_timeout_ms=v.rebalance_timeout_ms, server_assignor=v.server_assignor)
-        else:
-            member = replace(member, member_epoch=v.member_epoch, previous_member_epoch=v.previous_member_epoch,
-                             state=_STATES.get(v.state, MemberState.STABLE),
-                             assigned=_assignment(v.assigned_partitions),
-                             pending_revocation=_assignment(v.partitions_pending_revocation))
-        group.put_member(member)
-
