@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from enum import Enum
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import Callable, Protocol
 
 from ..protocol.errors import ErrorCode
 
-if TYPE_CHECKING:
-    from .offsets.store import CommittedOffset
-
 Record = tuple[bytes, bytes | None]            # one __consumer_offsets record: key, value or None
-ExpirationBase = Callable[["CommittedOffset"], int]   # offset -> the time its retention counts from
+
+
+class Committed(Protocol):
+    """A committed offset as retention sees it (offsets/store.py's CommittedOffset)."""
+    commit_timestamp_ms: int
+
+
+ExpirationBase = Callable[[Committed], int]    # offset -> the time its retention counts from
 
 
 class GroupType(Enum):
@@ -34,7 +38,7 @@ class GroupError(Exception):
         self.message = message
 
 
-def by_commit_timestamp(committed: "CommittedOffset") -> int:
+def by_commit_timestamp(committed: Committed) -> int:
     return committed.commit_timestamp_ms
 
 
