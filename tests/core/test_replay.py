@@ -10,7 +10,7 @@ from kafkaemu.protocol.errors import ErrorCode as E
 from kafkaemu.storage.log_store import OFFSETS_TOPIC, LogStore
 
 from .harness import Harness
-from .test_static_members import static_group
+from .classic.test_static_members import static_group
 
 
 def group_view(c: GroupCoordinator) -> dict:

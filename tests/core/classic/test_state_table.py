@@ -8,7 +8,7 @@ import pytest
 from kafkaemu.core.classic.state import ClassicGroupState as GroupState
 from kafkaemu.protocol.errors import ErrorCode as E
 
-from .harness import Harness
+from ..harness import Harness
 
 STATES = ["Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"]
 

@@ -1,7 +1,7 @@
 """KIP-345 static membership in the classic protocol."""
 from kafkaemu.protocol.errors import ErrorCode as E
 
-from .harness import Harness
+from ..harness import Harness
 
 
 def static_group(h: Harness, n: int = 2, version: int = 9, protocols=None):

@@ -11,7 +11,7 @@ from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
 from kafkaemu.protocol.errors import ErrorCode as E
 from kafkaemu.spark.decoding import decode_record
 
-from .consumer_harness import Client, ConsumerHarness, settle, tid
+from .harness import Client, ConsumerHarness, settle, tid
 
 T = tid("t")
 

@@ -1,7 +1,7 @@
 """JoinGroup/SyncGroup with a manual clock: member ids, parking, generations, vote, leader."""
 from kafkaemu.protocol.errors import ErrorCode as E
 
-from .harness import Harness
+from ..harness import Harness
 
 
 def test_v4_plus_dynamic_member_gets_member_id_required_with_client_id_prefix():

@@ -1,7 +1,7 @@
 """Session expiry, rebalance timeout, initial delay, pending members and pending syncs: manual clock only."""
 from kafkaemu.protocol.errors import ErrorCode as E
 
-from .harness import Harness
+from ..harness import Harness
 
 
 def test_session_expiry_removes_a_silent_member_and_triggers_rebalance():

@@ -2,7 +2,7 @@
 from kafkaemu.core.offsets.store import CommittedOffset
 from kafkaemu.protocol.errors import ErrorCode as E
 
-from .harness import Harness
+from ..harness import Harness
 
 DAY = 24 * 3600 * 1000
 
