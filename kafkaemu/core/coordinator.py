@@ -40,18 +40,14 @@ log = structlog.get_logger("kafkaemu.coordinator")
 E = ErrorCode
 RETENTION_KEY = ("offsets-retention",)
 
-# Which records module reads a key of each version (the record type), and the group id it names.
-_GROUP_OF_KEY: dict[int, Callable[[bytes], str]] = {
-    **{v: lambda key: offsets_records.decode_offset_key(key).group for v in offsets_records.KEY_VERSIONS},
-    **{v: lambda key: classic_records.decode_group_key(key).group for v in classic_records.KEY_VERSIONS},
-    **{v: lambda key: consumer_records.decode_key(key).group_id for v in consumer_records.KEY_VERSIONS},
-}
+RECORD_MODULES = (offsets_records, classic_records, consumer_records)   # by the key versions they read
+_KEY_DECODERS = {version: records.decode_key for records in RECORD_MODULES for version in records.KEY_VERSIONS}
 
 
 def record_group_id(key: bytes) -> str | None:
     """The group a __consumer_offsets record key belongs to, or None for anything else."""
     try:
-        return _GROUP_OF_KEY[split(key)[0]](key)
+        return _KEY_DECODERS[split(key)[0]](key).group_id
     except Exception:
         return None
 
@@ -64,9 +60,9 @@ class GroupCoordinator:
         self.consumer = ConsumerGroupManager(self.ctx)
         self.offsets = OffsetManager(self.ctx, self)
         self._managers = {GroupType.CLASSIC: self.classic, GroupType.CONSUMER: self.consumer}
-        self._replayers = {v: manager.replay for records, manager in (
-            (offsets_records, self.offsets), (classic_records, self.classic), (consumer_records, self.consumer))
-            for v in records.KEY_VERSIONS}
+        replayers = {offsets_records: self.offsets, classic_records: self.classic, consumer_records: self.consumer}
+        self._replayers = {version: replayers[records].replay
+                           for records in RECORD_MODULES for version in records.KEY_VERSIONS}
         self._schedule_retention_check()
 
     @property

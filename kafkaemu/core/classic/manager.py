@@ -18,7 +18,7 @@ from ..record_format import fits_record_key
 from .group import ClassicGroup
 from .member import Member, Reply
 from .rebalance import ClassicRebalance
-from .records import StoredGroup, decode_group_key, decode_group_value
+from .records import StoredGroup, decode_group_value, decode_key
 from .requests import Heartbeat, JoinGroup, LeaveGroup, SyncGroup, distinct_protocols
 from .responses import current_join_answer, described_group, join_response, sync_response
 from .state import ClassicGroupState
@@ -305,7 +305,7 @@ class ClassicGroupManager(ClassicRebalance):
     # ============================================================ replay of __consumer_offsets
     def replay(self, key: bytes, value: bytes | None) -> None:
         """Apply one GroupMetadata record (Kafka's GroupMetadataManager.replay for classic groups)."""
-        group_id = decode_group_key(key).group
+        group_id = decode_key(key).group_id
         old = self.group(group_id)
         if old is not None:
             for mid in list(old.members):

@@ -17,7 +17,7 @@ GROUP_METADATA_VALUE_VERSION = 3
 
 @dataclass(frozen=True)
 class GroupKey:
-    group: str
+    group_id: str
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def encode_group_value(g: StoredGroup) -> bytes:
     return versioned(GROUP_METADATA_VALUE_VERSION, body)
 
 
-def decode_group_key(data: bytes) -> GroupKey:
+def decode_key(data: bytes) -> GroupKey:
     version, body = split(data)
     if version not in KEY_VERSIONS:
         raise ValueError(f"key version {version} is not group metadata")

@@ -15,7 +15,7 @@ import structlog
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import Group, GroupDirectory, GroupError, Record, by_commit_timestamp
-from .records import decode_offset_key, decode_offset_value, encode_offset_key, encode_offset_value, tombstone
+from .records import decode_key, decode_offset_value, encode_offset_key, encode_offset_value, tombstone
 from .requests import OffsetCommit
 from .store import CommittedOffset, OffsetStore, is_expired
 
@@ -192,10 +192,10 @@ class OffsetManager:
     # ============================================================ replay of __consumer_offsets
     def replay(self, key: bytes, value: bytes | None) -> None:
         """Apply one OffsetCommit record; offsets of a group not (yet) known make a simple group hold them."""
-        k = decode_offset_key(key)
+        k = decode_key(key)
         if value is None:
-            self.store.remove(k.group, k.topic, k.partition)
+            self.store.remove(k.group_id, k.topic, k.partition)
             return
-        self.store.put(k.group, k.topic, k.partition, decode_offset_value(value))
-        if k.group not in self.ctx.groups:
-            self.groups.create_simple_group(k.group)
+        self.store.put(k.group_id, k.topic, k.partition, decode_offset_value(value))
+        if k.group_id not in self.ctx.groups:
+            self.groups.create_simple_group(k.group_id)

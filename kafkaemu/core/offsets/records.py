@@ -20,7 +20,7 @@ OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRY = 1
 
 @dataclass(frozen=True)
 class OffsetKey:
-    group: str
+    group_id: str
     topic: str
     partition: int
 
@@ -47,7 +47,7 @@ def encode_offset_value(c: CommittedOffset) -> bytes:
     return versioned(version, body)
 
 
-def decode_offset_key(data: bytes) -> OffsetKey:
+def decode_key(data: bytes) -> OffsetKey:
     version, body = split(data)
     if version not in KEY_VERSIONS:
         raise ValueError(f"key version {version} is not an offset commit")

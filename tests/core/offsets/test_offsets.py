@@ -167,7 +167,7 @@ def test_fetch_dead_group_and_offset_store_directly():
 
 
 def test_deleting_a_topic_drops_its_offsets_in_every_group_with_tombstones():
-    from kafkaemu.core.offsets.records import decode_offset_key as decode_key
+    from kafkaemu.core.offsets.records import decode_key
 
     h = Harness()
     assert h.commit_errors("one", {("gone", 0): 5, ("gone", 1): 6, ("kept", 0): 7}) == {E.NONE}
@@ -178,6 +178,6 @@ def test_deleting_a_topic_drops_its_offsets_in_every_group_with_tombstones():
     assert h.fetch("two", None) == {}
     tombstones = h.all_records()[written:]
     assert all(value is None for _, value in tombstones)
-    assert sorted((k.group, k.topic, k.partition) for k in (decode_key(key) for key, _ in tombstones)) == [
+    assert sorted((k.group_id, k.topic, k.partition) for k in (decode_key(key) for key, _ in tombstones)) == [
         ("one", "gone", 0), ("one", "gone", 1), ("two", "gone", 0)]
     assert h.c.on_topic_deleted(h.now, "gone") == 0  # nothing left to drop
