@@ -162,7 +162,7 @@ def consumers_to_assignment(emulator, n: int, timeout: float = 120.0) -> tuple[f
 
     def stable_with(count):
         def check(b):
-            g = b.coordinator.groups.get(group)
+            g = b.coordinator.classic.group(group)
             return (g is not None and g.state.value == "Stable" and len(g.members) == count
                     and all(m.assignment for m in g.members.values()))
         return lambda: emulator.call(check)
