@@ -22,7 +22,8 @@ class Broker:
         self.node_id = config.node_id
         self.cluster_id = config.cluster_id
         self.store = LogStore(int(config.extra.get("log.retention.check.interval.ms", 300000)),
-                              int(config.extra.get("log.cleaner.backoff.ms", 15000)))
+                              int(config.extra.get("log.cleaner.backoff.ms", 15000)),
+                              config.max_uncompressed_batch_bytes)
         if config.data_dir:
             DataDir(config.data_dir).attach(self.store)  # loads what a previous run stored
         self.store.tick(now_ms)  # starts the retention schedule

@@ -17,6 +17,10 @@ class BrokerConfig:
     default_replication_factor: int = 1
     socket_request_max_bytes: int = 100 * 1024 * 1024
     message_max_bytes: int = 1048588
+    fetch_max_bytes: int = 57671680  # Kafka's fetch.max.bytes: the most one Fetch response carries
+    # kafkaemu's own bound (Kafka has none): the most one record batch may decompress to; beyond it
+    # a produce is refused with MESSAGE_TOO_LARGE, so a compression bomb costs at most this
+    max_uncompressed_batch_bytes: int = 32 * 1024 * 1024
     data_dir: str | None = None
     # group coordinator
     offsets_topic_num_partitions: int = 50
