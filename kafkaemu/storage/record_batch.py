@@ -17,8 +17,9 @@ Layout (big-endian), offsets into the batch::
    57  records_count int32
    61  records (possibly compressed)
 
-The broker never re-encodes a produced batch: offsets are assigned by rewriting the first and third
-fields in place.
+Offsets are assigned by rewriting the first and third fields in place (outside the CRC); the max
+timestamp, timestamp type and CRC are rewritten when validation recomputes them
+(``set_max_timestamp``). Decoding (``iter_records``) inflates at most a given limit.
 """
 from __future__ import annotations
 
