@@ -71,17 +71,19 @@ def _messages(buf, budget: list, depth: int = 0):
         pos += 12 + size
 
 
-def to_v2_batch(buf, limit: int = compression.DEFAULT_LIMIT) -> tuple[bytes, int, int]:
-    """Convert a legacy message set to one RecordBatch v2 (same codec); compressed messages may
-    inflate to ``limit`` bytes in all. Returns (batch, record count, bytes inflated)."""
-    records, codec = [], 0
+def to_v2_batch(buf, limit: int = compression.DEFAULT_LIMIT,
+                codec: int | None = None) -> tuple[bytes, int, int, int]:
+    """Convert a legacy message set to one RecordBatch v2, in ``codec`` (None: the message set's
+    own); compressed messages may inflate to ``limit`` bytes in all. Returns (batch, record count,
+    bytes inflated, the message set's codec)."""
+    records, source = [], 0
     budget = [limit, 0]
     for magic, ts, key, value, c in _messages(buf, budget):
-        codec = codec or c
+        source = source or c
         records.append((key, value, (), ts))
     if not records:
         raise InvalidBatch("INVALID_RECORD", "legacy message set without a complete message")
-    return build_batch(records, codec=codec), len(records), budget[1]
+    return build_batch(records, codec=source if codec is None else codec), len(records), budget[1], source
 
 
 def _encode_message(offset: int, magic: int, attrs: int, ts: int, key, value) -> bytes:

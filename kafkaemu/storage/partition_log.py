@@ -135,9 +135,9 @@ class PartitionLog:
             raise InvalidBatch("CORRUPT_MESSAGE", "no complete message in the message set")
         view = memoryview(records)
         if any(magic < 2 for _, _, magic in found):
-            batch = self._convert_legacy(view, found, max_message_bytes, limit, inflated)
+            batch, source = self._convert_legacy(view, found, max_message_bytes, limit, inflated)
             return [self._validate_records(batch, parse_header(batch), configs, now_ms, max_message_bytes,
-                                           limit, inflated)]
+                                           limit, inflated, source)]
         out = []
         for pos, size, magic in found:
             if magic >= 2 and records[pos:pos + 8] != b"\0" * 8:
@@ -170,14 +170,15 @@ class PartitionLog:
         return out
 
     def _validate_records(self, batch: bytearray, h, configs, now_ms: int, max_message_bytes: int, limit: int,
-                          inflated: list):
+                          inflated: list, source: int | None = None):
         """LogValidator's record pass over one v2 batch: (batch, header, max timestamp), the batch
-        re-encoded when it cannot be kept (see the module docstring)."""
+        re-encoded when it cannot be kept (see the module docstring). ``source``: the codec the
+        producer used, when not the batch's (a converted legacy message set)."""
         lat_topic = topic_config.log_append_time(configs)
         compacted = topic_config.is_compacted(configs)
         before_ms, after_ms = topic_config.timestamp_bounds(configs)
         ranged = not lat_topic and (before_ms != topic_config.LONG_MAX or after_ms != topic_config.LONG_MAX)
-        target = topic_config.target_codec(configs, h.codec)
+        target = topic_config.target_codec(configs, h.codec if source is None else source)
         keep = h.codec == target   # in place unless the codec changes (or, below, deltas are off)
         check = check_records(batch, h, fields=compacted, limit=limit - inflated[0])
         inflated[0] += check.uncompressed_bytes
@@ -225,8 +226,10 @@ class PartitionLog:
                                f"size of {max_message_bytes}.")
         return bytearray(new)
 
-    def _convert_legacy(self, view, found, max_message_bytes: int, limit: int, inflated: list) -> bytearray:
-        """A legacy (magic 0/1) message set becomes one v2 batch, as Kafka converts on append."""
+    def _convert_legacy(self, view, found, max_message_bytes: int, limit: int, inflated: list):
+        """A legacy (magic 0/1) message set becomes one v2 batch, as Kafka converts on append:
+        (uncompressed batch, the message set's codec); validation then encodes it in the codec
+        the topic stores."""
         if any(magic == 2 for _, _, magic in found):
             raise InvalidBatch("INVALID_RECORD", "legacy messages and v2 record batches mixed in one message set")
         for _, size, _ in found:
@@ -234,13 +237,13 @@ class PartitionLog:
                 raise InvalidBatch("MESSAGE_TOO_LARGE", f"The message size {size} exceeds the maximum "
                                    f"configured value of {max_message_bytes}.")
         end = found[-1][0] + found[-1][1]
-        converted, _, used = legacy_records.to_v2_batch(view[:end], limit - inflated[0])
+        converted, _, used, source = legacy_records.to_v2_batch(view[:end], limit - inflated[0], compression.NONE)
         inflated[0] += used
-        if len(converted) > max_message_bytes:
+        if source == compression.NONE and len(converted) > max_message_bytes:
             raise InvalidBatch("MESSAGE_TOO_LARGE", f"Message batch size is {len(converted)} bytes in append to"
                                f"partition {self.topic.name}-{self.index} which exceeds the maximum configured "
                                f"size of {max_message_bytes}.")
-        return bytearray(converted)
+        return bytearray(converted), source
 
     def _append_validated(self, batches: list, now_ms: int, log_append_time: bool) -> AppendResult:
         # Idempotent producers: a duplicate is answered with its original offsets, not appended.

@@ -92,10 +92,10 @@ def _walk_timestamps(buf, pos: int, end: int, count: int, maxd: int):
     return pos, count, maxd
 
 
-def _walk_fields(buf, pos: int, end: int, count: int, index: int, acc: list):
-    """As ``_walk_timestamps``, also reading offset deltas and key nullness. ``acc`` holds
-    [max delta, sequential, null key indexes] and is updated; ``index`` is the first record's
-    index in the batch. Returns (position, records walked)."""
+def _walk_fields(buf, pos: int, end: int, count: int, index: int, acc: list, keys: bool):
+    """As ``_walk_timestamps``, also reading offset deltas and (``keys``) key nullness. ``acc``
+    holds [max delta, sequential, null key indexes] and is updated; ``index`` is the first
+    record's index in the batch. Returns (position, records walked)."""
     maxd, sequential, null_keys = acc
     walked = 0
     expected = 2 * index                         # zigzag of the next record's offset delta
@@ -143,10 +143,11 @@ def _walk_fields(buf, pos: int, end: int, count: int, index: int, acc: list):
             if o != expected:
                 sequential = False
             expected += 2
-            if q >= nxt:
-                raise InvalidBatch("INVALID_RECORD", "Found invalid record structure")
-            if buf[q] & 1:                       # a negative key length (zigzag odd): null key
-                null_keys.append(index + walked)
+            if keys:
+                if q >= nxt:
+                    raise InvalidBatch("INVALID_RECORD", "Found invalid record structure")
+                if buf[q] & 1:                   # a negative key length (zigzag odd): null key
+                    null_keys.append(index + walked)
             pos = nxt
         else:
             walked = count
@@ -157,15 +158,15 @@ def _walk_fields(buf, pos: int, end: int, count: int, index: int, acc: list):
 
 
 def check_records(batch, h, *, fields: bool = False, limit: int = compression.DEFAULT_LIMIT) -> RecordsCheck:
-    """Walk the records of ``batch`` (header ``h``). ``fields``: also offset deltas and null keys
-    (always for a compressed batch). Raises InvalidBatch as Kafka answers; see the module docstring."""
+    """Walk the records of ``batch`` (header ``h``). ``fields``: also null keys and, always for a
+    compressed batch, offset deltas. Raises InvalidBatch as Kafka answers; see the module docstring."""
     count = h.records_count
     acc = [_MIN, True, []]
     out = RecordsCheck()
     if h.codec == compression.NONE:
         end = len(batch)
         if fields:
-            pos, walked = _walk_fields(batch, HEADER_SIZE, end, count, 0, acc)
+            pos, walked = _walk_fields(batch, HEADER_SIZE, end, count, 0, acc, True)
         else:
             pos, walked, acc[0] = _walk_timestamps(batch, HEADER_SIZE, end, count, _MIN)
         if walked < count:
@@ -173,7 +174,7 @@ def check_records(batch, h, *, fields: bool = False, limit: int = compression.DE
         if pos != end:
             raise InvalidBatch("INVALID_RECORD", "Incorrect declared batch size, records still remaining in file")
     else:
-        out.uncompressed_bytes = _walk_compressed(batch, h, count, acc, limit)
+        out.uncompressed_bytes = _walk_compressed(batch, h, count, acc, limit, fields)
     maxd, out.sequential, out.null_keys = acc
     if h.log_append_time:                        # every record carries the batch's max timestamp
         out.max_timestamp = max(h.max_timestamp, NO_TIMESTAMP)
@@ -182,7 +183,7 @@ def check_records(batch, h, *, fields: bool = False, limit: int = compression.DE
     return out
 
 
-def _walk_compressed(batch, h, count: int, acc: list, limit: int) -> int:
+def _walk_compressed(batch, h, count: int, acc: list, limit: int, keys: bool) -> int:
     """Inflate piece by piece, walking records as they complete; returns the bytes inflated."""
     source = compression.pieces(h.codec, memoryview(batch)[HEADER_SIZE:], limit)
     buf = bytearray()
@@ -190,7 +191,7 @@ def _walk_compressed(batch, h, count: int, acc: list, limit: int) -> int:
     try:
         while True:
             if done < count:
-                pos, walked = _walk_fields(buf, pos, len(buf), count - done, done, acc)
+                pos, walked = _walk_fields(buf, pos, len(buf), count - done, done, acc, keys)
                 done += walked
             if done == count:
                 if pos < len(buf) or next(source, b""):

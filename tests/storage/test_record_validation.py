@@ -274,3 +274,20 @@ def test_one_requests_batches_share_one_inflation_budget(store):
     assert first.error == "NONE" and 800_000 < first.uncompressed_bytes < 900_000
     second = plog[1].append(batch, NOW, max_uncompressed_bytes=1_200_000 - first.uncompressed_bytes)
     assert second.error == "MESSAGE_TOO_LARGE"
+
+
+def test_a_legacy_gzip_message_set_is_stored_in_the_topics_codec_and_inflated_once(store):
+    wrapper = LegacyRecordBatchBuilder(magic=1, compression_type=1, batch_size=1 << 30)
+    for i in range(70):
+        wrapper.append(i, NOW + i, b"k%d" % i, bytes(10_000))       # ~700 KB inflated
+    data = bytes(wrapper.build())
+    plog = store.create_topic("legacy", 1).partitions[0]
+    plog.max_uncompressed_bytes = 1_000_000
+    r = plog.append(data, NOW, produce_version=2)
+    assert r.error == "NONE" and 700_000 < r.uncompressed_bytes < 1_000_000
+    stored = plog.batches()[0]
+    assert parse_header(stored).codec == compression.GZIP and parse_header(stored).max_timestamp == NOW + 69
+    assert [r.offset for r in iter_records(stored)] == list(range(70))
+    lz4_topic = store.create_topic("legacy-lz4", 1, {"compression.type": "lz4"}).partitions[0]
+    assert lz4_topic.append(data, NOW, produce_version=2).error == "NONE"
+    assert parse_header(lz4_topic.batches()[0]).codec == compression.LZ4
