@@ -1,6 +1,7 @@
 """The data-path handlers through the sans-IO connection: ListOffsets (every special timestamp,
-v0 legacy lists), OffsetForLeaderEpoch, DeleteRecords, InitProducerId, Produce auto-creation and
-internal topics, Fetch limits across partitions. No sockets: bytes in, bytes out."""
+v0 legacy lists, after a batch whose max timestamp was -1), OffsetForLeaderEpoch, DeleteRecords,
+InitProducerId, Produce auto-creation, internal topics and the inflation budget, Fetch limits
+across partitions and fetch.max.bytes. No sockets: bytes in, bytes out."""
 import pytest
 
 from kafkaemu.broker import Broker
@@ -298,3 +299,80 @@ def test_a_parked_incremental_fetch_still_reports_a_moved_log_start(broker, clie
     (reply,) = FrameDecoder(1 << 30).feed(client.conn.take_output())
     resp = catalog().response(1, 13).decode(reply[5:])
     assert [(p.partition_index, p.log_start_offset) for t in resp.responses for p in t.partitions] == [(0, 1)]
+
+
+def _fill_partitions(broker, name, partitions=3, batches=4):
+    topic = broker.create_topic(name, partitions, {})
+    for p in topic.partitions:
+        for _ in range(batches):
+            p.append(build_batch([(None, b"x" * 1000, [], T0)]), T0)
+    return topic, len(topic.partitions[0].batches()[0])
+
+
+def test_fetch_responses_are_capped_at_fetch_max_bytes(broker, client):
+    topic, size = _fill_partitions(broker, "cap")
+    broker.config.fetch_max_bytes = 5 * size
+    offsets = [(0, 0), (1, 0), (2, 0)]
+    parts = _fetch(client, topic, offsets, max_bytes=0x7FFFFFFF, partition_max_bytes=0x7FFFFFFF)
+    assert [len(p.records) // size for p in parts] == [4, 1, 0]
+    # the first batch is still returned when it alone is larger (KIP-74), for the first partition only
+    broker.config.fetch_max_bytes = 10
+    parts = _fetch(client, topic, offsets, max_bytes=0x7FFFFFFF, partition_max_bytes=0x7FFFFFFF)
+    assert [len(p.records) // size for p in parts] == [1, 0, 0]
+
+
+def test_fetch_v0_to_v2_without_max_bytes_get_fetch_max_bytes(broker, client):
+    from kafka.record.memory_records import MemoryRecords
+    topic, size = _fill_partitions(broker, "cap-old")
+    broker.config.fetch_max_bytes = 5 * size
+    parts = _fetch(client, topic, [(0, 0), (1, 0), (2, 0)], max_bytes=0, partition_max_bytes=0x7FFFFFFF,
+                   version=2)
+
+    def messages(data):
+        records, n = MemoryRecords(data), 0
+        while (b := records.next_batch()) is not None:
+            n += len(list(b))
+        return n
+    assert [messages(p.records) for p in parts] == [4, 1, 0]
+
+
+def test_fetch_min_bytes_is_capped_at_the_response_limit(broker, client):
+    topic, size = _fill_partitions(broker, "cap-min", partitions=1, batches=3)
+    broker.config.fetch_max_bytes = 2 * size
+    body = {"max_wait_ms": 5000, "min_bytes": 10 * size, "max_bytes": 0x7FFFFFFF, "isolation_level": 0,
+            "session_id": 0, "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "", "replica_id": -1,
+            "topics": [{"topic": "cap-min", "topic_id": topic.topic_id, "partitions": [
+                {"partition": 0, "fetch_offset": 0, "partition_max_bytes": 0x7FFFFFFF}]}]}
+    resp = client.call(1, 13, body)   # answered at once: as much as a response may carry is there
+    assert resp is not None and len(resp.responses[0].partitions[0].records) == 2 * size
+
+
+def test_list_offsets_and_fetch_after_a_batch_with_max_timestamp_minus_one(broker, client):
+    import crc32c
+    import struct
+    broker.create_topic("go", 1, {})
+    assert _produce(client, "go", build_batch([(None, b"a", [], T0), (None, b"b", [], T0 + 1)])).error_code == 0
+    batch = bytearray(build_batch([(None, b"c", [], T0 + 10), (None, b"d", [], T0 + 20)]))
+    struct.pack_into(">q", batch, 35, -1)                  # what older Go clients write
+    struct.pack_into(">I", batch, 17, crc32c.crc32c(bytes(batch[21:])))
+    assert _produce(client, "go", bytes(batch)).error_code == 0
+    for version in (1, 4, 7, 10):   # Kafka: the first record at or after the time, not offset -1
+        p = _list(client, version, T0 + 5, name="go")
+        assert (p.timestamp, p.offset) == (T0 + 10, 2)
+    newest = _list(client, 7, -3, name="go")
+    assert (newest.timestamp, newest.offset) == (T0 + 20, 3)
+    fetched = _fetch(client, broker.store.get("go"), [(0, 2)], 1 << 20, 1 << 20)[0].records
+    assert parse_header(fetched).max_timestamp == T0 + 20
+
+
+def test_one_produce_requests_batches_share_an_inflation_budget():
+    broker = Broker(BrokerConfig(max_uncompressed_batch_bytes=1_000_000, socket_request_max_bytes=1_200_000), T0)
+    client = Client(broker)
+    broker.create_topic("bud", 2, {})
+    batch = build_batch([(b"k%d" % i, bytes(100_000), [], T0) for i in range(8)], codec=compression.ZSTD)
+    resp = client.call(0, 9, {"transactional_id": None, "acks": -1, "timeout_ms": 1000, "topic_data": [
+        {"name": "bud", "partition_data": [{"index": 0, "records": batch}, {"index": 1, "records": batch}]}]})
+    codes = [p.error_code for p in resp.responses[0].partition_responses]
+    assert codes == [ErrorCode.NONE, ErrorCode.MESSAGE_TOO_LARGE]
+    big = build_batch([(b"k%d" % i, bytes(100_000), [], T0) for i in range(11)], codec=compression.ZSTD)
+    assert _produce(client, "bud", big).error_code == ErrorCode.MESSAGE_TOO_LARGE   # one batch over its bound
