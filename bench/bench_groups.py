@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import socket
 import statistics
-import struct
 import sys
 import threading
 import time
@@ -21,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator  # noqa: E402
 from kafkaemu.core.classic.requests import JoinGroup, SyncGroup  # noqa: E402
+from kafkaemu.protocol import envelope  # noqa: E402
 from kafkaemu.protocol.catalog import catalog  # noqa: E402
 from kafkaemu.wire.framing import FrameDecoder, frame  # noqa: E402
 
@@ -218,8 +218,7 @@ def pipelined_rate(emulator, count: int) -> tuple[float, float]:
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def header(api_key, version, corr):
-        flexible = cat.is_flexible_request(api_key, version)
-        return cat.data("RequestHeader", 2 if flexible else 1).encode(
+        return cat.data("RequestHeader", envelope.request_header_version(api_key, version)).encode(
             {"request_api_key": api_key, "request_api_version": version, "correlation_id": corr, "client_id": "p"})
 
     hb = cat.request(12, 4).encode({"group_id": group, "generation_id": 1, "member_id": mid, "group_instance_id": None})

@@ -7,12 +7,12 @@ import pytest
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
-from kafkaemu.protocol.catalog import catalog
+from kafkaemu.protocol import envelope
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.storage import compression
 from kafkaemu.storage.record_batch import build_batch, parse_header
 from kafkaemu.wire.connection import Connection
-from kafkaemu.wire.framing import FrameDecoder, frame
+from kafkaemu.wire.framing import FrameDecoder
 
 T0 = 1_700_000_000_000
 
@@ -25,17 +25,12 @@ class Client:
 
     def call(self, api_key, version, body, now=T0, client_id="t"):
         self.cid += 1
-        cat = catalog()
-        flexible = cat.is_flexible_request(api_key, version)
-        header = cat.data("RequestHeader", 2 if flexible else 1).encode(
-            {"request_api_key": api_key, "request_api_version": version, "correlation_id": self.cid,
-             "client_id": client_id})
-        self.conn.receive(frame(header, cat.request(api_key, version).encode(body)), now)
+        self.conn.receive(envelope.encode_request(api_key, version, body, self.cid, client_id), now)
         frames = FrameDecoder(1 << 30).feed(self.conn.take_output())
         if not frames:
             return None
         (reply,) = frames
-        return cat.response(api_key, version).decode(reply[5 if flexible else 4:])
+        return envelope.decode_response(api_key, version, reply)[1]
 
 
 @pytest.fixture
@@ -253,7 +248,7 @@ def test_incremental_fetch_long_polls_on_the_whole_session(broker, client):
     assert client.call(1, 13, body) is None  # parked
     topic.partitions[1].append(build_batch([(None, b"late", [], T0)]), T0)
     (reply,) = FrameDecoder(1 << 30).feed(client.conn.take_output())
-    resp = catalog().response(1, 13).decode(reply[5:])
+    resp = envelope.decode_response(1, 13, reply)[1]
     assert _answered(resp) == {(1, True, 1)}
 
 
@@ -297,7 +292,7 @@ def test_a_parked_incremental_fetch_still_reports_a_moved_log_start(broker, clie
     assert client.call(1, 13, body) is None  # parked: no bytes to return yet
     broker.tick(T0 + 500)
     (reply,) = FrameDecoder(1 << 30).feed(client.conn.take_output())
-    resp = catalog().response(1, 13).decode(reply[5:])
+    resp = envelope.decode_response(1, 13, reply)[1]
     assert [(p.partition_index, p.log_start_offset) for t in resp.responses for p in t.partitions] == [(0, 1)]
 
 

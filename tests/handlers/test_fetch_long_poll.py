@@ -4,21 +4,16 @@ nothing happens in between. No sockets, no sleeps: time is an argument."""
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
-from kafkaemu.protocol.catalog import catalog
+from kafkaemu.protocol import envelope
 from kafkaemu.storage.record_batch import build_batch, iter_records
 from kafkaemu.wire.connection import Connection
-from kafkaemu.wire.framing import FrameDecoder, frame
+from kafkaemu.wire.framing import FrameDecoder
 
 T0 = 1_700_000_000_000
 
 
 def _request(api_key, version, body, correlation_id):
-    cat = catalog()
-    flexible = cat.is_flexible_request(api_key, version)
-    header = cat.data("RequestHeader", 2 if flexible else 1).encode(
-        {"request_api_key": api_key, "request_api_version": version, "correlation_id": correlation_id,
-         "client_id": "t"})
-    return frame(header, cat.request(api_key, version).encode(body))
+    return envelope.encode_request(api_key, version, body, correlation_id, client_id="t")
 
 
 def _fetch_body(topic_id, offset, max_wait_ms, min_bytes):
@@ -31,7 +26,7 @@ def _fetch_body(topic_id, offset, max_wait_ms, min_bytes):
 def _decoded_fetch_replies(conn):
     out = []
     for reply in FrameDecoder(1 << 30).feed(conn.take_output()):
-        out.append(catalog().response(1, 13).decode(reply[5:]))
+        out.append(envelope.decode_response(1, 13, reply)[1])
     return out
 
 
