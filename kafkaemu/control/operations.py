@@ -217,7 +217,7 @@ class Control:
             raise ControlError(404, f"group {group!r} has no member with "
                                     f"{'member id' if member_id else 'instance id' if instance_id else 'client id'} "
                                     f"{chosen[0]!r}", members=[m["member_id"] for m in members])
-        from ..core.requests import LeaveGroup, LeavingMember  # the coordinator's public LeaveGroup path
+        from ..core.classic.requests import LeaveGroup, LeavingMember  # the coordinator's public LeaveGroup path
         leaving = [LeavingMember(v["member_id"], v["instance_id"], "session expired by kafkaemu control")
                    for v in victims]
         result = self.broker.coordinator.leave_group(self._now(), LeaveGroup(group, leaving))
@@ -654,7 +654,7 @@ class Control:
             if group is None:
                 current = high_watermark(self.broker, topic, partition)
             else:
-                committed = self.broker.coordinator.offsets.get(group, topic, partition)
+                committed = self.broker.coordinator.offsets.store.get(group, topic, partition)
                 current = committed.offset if committed is not None else None
             return current is not None and current >= offset, {"topic": topic, "partition": partition,
                                                                "group": group, "offset": current}
@@ -709,7 +709,7 @@ class Control:
     def _remove_members(self, now: int) -> None:
         """Every member leaves its group (the coordinator's LeaveGroup path), so that no member of
         the snapshot's time waits out a session the restored clients will not continue."""
-        from ..core.requests import LeaveGroup, LeavingMember
+        from ..core.classic.requests import LeaveGroup, LeavingMember
         coordinator = self.broker.coordinator
         for group_id in group_ids(self.broker):
             members = GroupSnapshot(self.broker, group_id).members()

@@ -290,7 +290,7 @@ def test_restored_groups_equal_a_full_load_of_the_restored_offsets_topic():
     env.op("snapshot_restore", name="s", keep_members=True)
 
     def views(broker):
-        return {g: (s.type, s.state, s.generation, g in broker.coordinator.groups,
+        return {g: (s.type, s.state, s.generation, broker.coordinator.group(g) is not None,
                     sorted(m["member_id"] for m in s.members()),
                     {(t, p): o.offset for t, ps in s.offsets.items() for p, o in ps.items()})
                 for g in group_ids(broker) for s in [GroupSnapshot(broker, g)]}
@@ -316,4 +316,4 @@ def test_a_restore_is_written_to_the_data_directory(tmp_path):
     reloaded = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
     assert sorted(reloaded.store.topics) == ["__consumer_offsets", "kept"]
     assert reloaded.store.get("kept").partitions[0].high_watermark == 2
-    assert reloaded.coordinator.offsets.get("simple", "kept", 0).offset == 2
+    assert reloaded.coordinator.offsets.store.get("simple", "kept", 0).offset == 2
