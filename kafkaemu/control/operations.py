@@ -672,7 +672,8 @@ class Control:
         """Capture topics, logs, producer state, groups and offsets (in __consumer_offsets) and the
         clock under ``name`` (replacing a snapshot of that name)."""
         started = time.perf_counter()
-        snapshot = snaps.take(name, self.broker, self.group_records)
+        with snaps.gc_paused():
+            snapshot = snaps.take(name, self.broker, self.group_records)
         self.snapshots[name] = snapshot
         return {**snapshot.summary(), "took_ms": round((time.perf_counter() - started) * 1000, 3)}
 
@@ -692,12 +693,13 @@ class Control:
     def _restore(self, snapshot: snaps.Snapshot, clock: bool = True, keep_members: bool = False) -> dict:
         started = time.perf_counter()
         closed = self.server.close_connections() if self.server is not None else 0
-        snaps.restore(snapshot, self.broker)
         if clock and self.clock.manual:
             self.clock.set(snapshot.now_ms)
         now = self._now()
         self.broker.now_ms = now
-        self.broker.coordinator = snaps.load_groups(snapshot, self.broker, now)
+        with snaps.gc_paused():
+            snaps.restore(snapshot, self.broker)
+            self.broker.coordinator = snaps.load_groups(snapshot, self.broker, now)
         self.group_records = snapshot.group_records.copy()
         self._watch(self.broker.coordinator)
         if not keep_members:
