@@ -1,15 +1,22 @@
-"""Bad bytes close only the offending connection; the server keeps serving everyone else."""
+"""Bad bytes close only the offending connection; the server keeps serving everyone else. No
+input crashes, wedges or exhausts the broker: unread replies, idle sockets, huge partition
+counts and odd Metadata or Produce requests are each answered as Kafka answers them."""
 import socket
 import struct
+import threading
+import time
+import uuid
 
 import pytest
 from confluent_kafka.admin import AdminClient
 
 from kafkaemu.protocol.catalog import catalog
+from kafkaemu.protocol.errors import ErrorCode
+from kafkaemu.storage.record_batch import build_batch
 from kafkaemu.testing import KafkaEmulator
 from kafkaemu.wire.framing import FrameDecoder, frame
 
-from kafkaemu.testing.raw_client import api_versions_frame, connect, is_closed, read_reply
+from kafkaemu.testing.raw_client import api_versions_frame, connect, encode_request, is_closed, read_reply, request
 
 
 @pytest.mark.parametrize("garbage", [
@@ -72,3 +79,91 @@ def test_subprocess_mode_serves_and_stops_cleanly():
     finally:
         emulator.stop()
     assert proc.returncode == 0  # SIGTERM is a clean shutdown
+
+
+# -- no input crashes, wedges or exhausts the broker ------------------------------------------
+def _server_side(emulator, sock):
+    """The server's protocol object for our socket (matched by the client's port), read on the
+    emulator's loop: (reading?, bytes the connection and its transport hold)."""
+    port = sock.getsockname()[1]
+    server = emulator.server
+
+    def look(_broker):
+        for proto in server.protocols:
+            peer = proto.transport.get_extra_info("peername")
+            if peer and peer[1] == port:
+                held = getattr(proto.conn, "buffered_bytes", 0) + proto.transport.get_write_buffer_size()
+                return getattr(proto, "_reading", True), held
+        return None
+    return emulator.call(look)
+
+
+def _fetch_frame(topic_id, correlation_id):
+    return encode_request(1, 13, {
+        "max_wait_ms": 0, "min_bytes": 1, "max_bytes": 1 << 20, "isolation_level": 0, "session_id": 0,
+        "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "", "replica_id": -1,
+        "topics": [{"topic_id": topic_id, "partitions": [
+            {"partition": 0, "fetch_offset": 0, "partition_max_bytes": 1 << 20}]}]}, correlation_id)
+
+
+def test_unread_pipelined_fetches_keep_the_server_memory_bounded_and_lose_nothing():
+    """2,000 pipelined fetches of a 20 kB record that the client does not read: the server stops
+    reading that socket instead of buffering 40 MB of replies, serves everyone else, and once the
+    client reads, every reply arrives in order."""
+    pipelined, bound = 2000, 4 << 20
+    with KafkaEmulator() as emulator:
+        setup = connect(emulator)
+        created = request(setup, 19, 7, {"topics": [{"name": "bp", "num_partitions": 1, "replication_factor": 1}]})
+        topic_id = created.topics[0].topic_id
+        produced = request(setup, 0, 9, {"transactional_id": None, "acks": 1, "timeout_ms": 5000, "topic_data": [
+            {"name": "bp", "partition_data": [{"index": 0, "records": build_batch([(None, b"x" * 20_000, [], 0)])}]}]})
+        assert produced.responses[0].partition_responses[0].error_code == 0
+
+        greedy = socket.socket()
+        greedy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        greedy.connect(("127.0.0.1", emulator.port))
+        sender = threading.Thread(target=greedy.sendall,
+                                  args=(b"".join(_fetch_frame(topic_id, i) for i in range(pipelined)),), daemon=True)
+        sender.start()
+        deadline = time.monotonic() + 60
+        while True:  # until the server stops reading us, or shows it buffers past the bound
+            state = _server_side(emulator, greedy)
+            if state is not None and (not state[0] or state[1] > bound):
+                break
+            assert time.monotonic() < deadline, f"the server neither paused nor buffered: {state}"
+            time.sleep(0.05)
+        reading, held = state
+        assert not reading and held < bound
+
+        setup.sendall(api_versions_frame(correlation_id=9))  # everyone else is still served
+        assert struct.unpack(">i", read_reply(setup)[:4])[0] == 9
+
+        decoder, ids = FrameDecoder(1 << 30), []
+        greedy.settimeout(30)
+        while len(ids) < pipelined:
+            chunk = greedy.recv(1 << 20)
+            assert chunk, f"closed after {len(ids)} replies"
+            ids += [struct.unpack(">i", f[:4])[0] for f in decoder.feed(chunk)]
+        assert ids == list(range(pipelined))
+        sender.join(10)
+        greedy.close()
+        setup.close()
+
+
+def test_idle_connections_are_closed_after_connections_max_idle_ms():
+    with KafkaEmulator(manual_clock=True) as emulator:
+        idle, busy = connect(emulator), connect(emulator)
+        for sock in (idle, busy):
+            sock.sendall(api_versions_frame(correlation_id=1))
+            read_reply(sock)
+        emulator.advance_clock(300_000)
+        busy.sendall(api_versions_frame(correlation_id=2))
+        assert struct.unpack(">i", read_reply(busy)[:4])[0] == 2
+        emulator.advance_clock(300_000)  # ten minutes since the idle one's last request
+        assert is_closed(idle)
+        busy.sendall(api_versions_frame(correlation_id=3))  # five minutes since its last: still open
+        assert struct.unpack(">i", read_reply(busy)[:4])[0] == 3
+        emulator.advance_clock(600_000)
+        assert is_closed(busy)
+        idle.close()
+        busy.close()

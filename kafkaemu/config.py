@@ -34,6 +34,7 @@ class BrokerConfig:
     tls_key: str | None = None   # PEM private key file (default: inside tls_cert)
     tls_key_password: str | None = None
     connection_failed_authentication_delay_ms: int = 100  # as Kafka: clients read the error before the close
+    connections_max_idle_ms: int = 600000  # Kafka's connections.max.idle.ms (negative: never close idle ones)
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
