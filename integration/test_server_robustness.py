@@ -167,3 +167,34 @@ def test_idle_connections_are_closed_after_connections_max_idle_ms():
         assert is_closed(busy)
         idle.close()
         busy.close()
+
+
+def test_huge_partition_counts_are_refused_at_once_as_kafka_does(kafka_emulator):
+    """Kafka refuses requests creating more than 10,000 partitions with POLICY_VIOLATION before
+    allocating anything; the counts that used to freeze or exhaust the broker get that answer."""
+    from confluent_kafka import KafkaError, KafkaException
+    from confluent_kafka.admin import NewPartitions, NewTopic
+
+    name = f"huge-{uuid.uuid4().hex[:6]}"
+    with connect(kafka_emulator) as sock:
+        for count in (1_000_000, 2**31 - 1):
+            answer = request(sock, 19, 7, {"topics": [{"name": name, "num_partitions": count,
+                                                       "replication_factor": 1}]})
+            assert [(t.error_code, t.error_message) for t in answer.topics] == [
+                (ErrorCode.POLICY_VIOLATION, "Excessively large number of partitions per request.")]
+        request(sock, 19, 7, {"topics": [{"name": name, "num_partitions": 1, "replication_factor": 1}]})
+        answer = request(sock, 37, 3, {"topics": [{"name": name, "count": 2**31 - 1, "assignments": None}],
+                                       "timeout_ms": 5000})
+        assert [(r.error_code, r.error_message) for r in answer.results] == [
+            (ErrorCode.POLICY_VIOLATION, "Excessively large number of additional partitions per request.")]
+
+    admin = AdminClient({"bootstrap.servers": kafka_emulator.bootstrap_server})  # as a client sees it
+    with pytest.raises(KafkaException) as refused:
+        admin.create_topics([NewTopic(name + "-b", 20_000, 1)])[name + "-b"].result(10)
+    assert refused.value.args[0].code() == KafkaError.POLICY_VIOLATION
+    with pytest.raises(KafkaException) as refused:
+        admin.create_partitions([NewPartitions(name, 10_002)])[name].result(10)
+    assert refused.value.args[0].code() == KafkaError.POLICY_VIOLATION
+    admin.create_partitions([NewPartitions(name, 10_001)])[name].result(10)  # 10,000 more is allowed
+    assert len(admin.list_topics(name, timeout=10).topics[name].partitions) == 10_001
+    assert name + "-b" not in admin.list_topics(timeout=10).topics

@@ -6,6 +6,10 @@ INVALID_REPLICATION_FACTOR), manual assignments (accepted when they name this cl
 replicas beyond the first are ignored), configs (INVALID_CONFIG), existing topics
 (TOPIC_ALREADY_EXISTS). validate_only checks without creating. timeout_ms is not needed:
 creation is immediate.
+
+As Kafka's controller (ReplicationControlManager.validateTotalNumberOfPartitions), a request
+that would create more than MAX_PARTITIONS_PER_BATCH partitions in all is refused before
+anything is validated or allocated: every topic of it gets POLICY_VIOLATION.
 """
 from collections import Counter
 
@@ -14,11 +18,17 @@ from ..storage.log_store import TopicError, validate_topic_name
 from ..storage.topic_config import topic_config_entries, validate_topic_config
 from .registry import handler
 
+MAX_PARTITIONS_PER_BATCH = 10_000  # Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH
+
 
 @handler(19, 0, 7)
 def create_topics(ctx, req):
     broker = ctx.broker
     counts = Counter(t.name for t in req.topics)
+    if _requested_partitions(broker, req.topics, counts) > MAX_PARTITIONS_PER_BATCH:
+        return {"topics": [{"name": t.name, "error_code": ErrorCode.POLICY_VIOLATION,
+                            "error_message": "Excessively large number of partitions per request."}
+                           for t in req.topics]}
     results = []
     for t in req.topics:
         result = {"name": t.name, "error_code": ErrorCode.NONE, "error_message": None}
@@ -43,6 +53,22 @@ def create_topics(ctx, req):
                       configs=_config_entries(configs))
         results.append(result)
     return {"topics": results}
+
+
+def _requested_partitions(broker, topics, counts) -> int:
+    """The most partitions the request could create. As Kafka, topics named twice are left out
+    (they fail as duplicates) and invalid counts count as zero."""
+    total = 0
+    for t in topics:
+        if counts[t.name] > 1:
+            continue
+        if t.assignments:
+            total += len(t.assignments)
+        elif t.num_partitions == -1:
+            total += broker.config.num_partitions
+        elif t.num_partitions > 0:
+            total += t.num_partitions
+    return total
 
 
 def _validate(broker, t, counts):
