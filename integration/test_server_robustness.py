@@ -198,3 +198,13 @@ def test_huge_partition_counts_are_refused_at_once_as_kafka_does(kafka_emulator)
     admin.create_partitions([NewPartitions(name, 10_001)])[name].result(10)  # 10,000 more is allowed
     assert len(admin.list_topics(name, timeout=10).topics[name].partitions) == 10_001
     assert name + "-b" not in admin.list_topics(timeout=10).topics
+
+
+def test_metadata_with_a_null_topic_name_is_answered_not_dropped(kafka_emulator):
+    with connect(kafka_emulator) as sock:
+        for version, code in ((10, ErrorCode.INVALID_REQUEST), (11, ErrorCode.INVALID_REQUEST),
+                              (12, ErrorCode.UNKNOWN_SERVER_ERROR)):
+            answer = request(sock, 3, version, {"topics": [{"name": None, "topic_id": bytes(16)}]}, version)
+            assert [(t.error_code, t.name) for t in answer.topics] == [(code, "")]
+        sock.sendall(api_versions_frame(correlation_id=99))  # the connection is still served
+        assert struct.unpack(">i", read_reply(sock)[:4])[0] == 99
