@@ -208,3 +208,10 @@ def test_metadata_with_a_null_topic_name_is_answered_not_dropped(kafka_emulator)
             assert [(t.error_code, t.name) for t in answer.topics] == [(code, "")]
         sock.sendall(api_versions_frame(correlation_id=99))  # the connection is still served
         assert struct.unpack(">i", read_reply(sock)[:4])[0] == 99
+
+
+def test_produce_to_an_illegal_topic_name_is_an_unknown_partition(kafka_emulator):
+    with connect(kafka_emulator) as sock:
+        answer = request(sock, 0, 9, {"transactional_id": None, "acks": -1, "timeout_ms": 5000, "topic_data": [
+            {"name": "bad/name", "partition_data": [{"index": 0, "records": build_batch([(None, b"v", [], 0)])}]}]})
+        assert answer.responses[0].partition_responses[0].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
