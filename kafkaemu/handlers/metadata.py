@@ -5,7 +5,9 @@ auto-created when both the broker (auto.create.topics.enable) and the request (v
 allow_auto_topic_creation) allow it; unlike Kafka, creation is immediate, so the topic is
 answered as available in the same response instead of LEADER_NOT_AVAILABLE. An illegal name is
 INVALID_TOPIC_EXCEPTION whether or not it could be auto-created (Kafka's AutoTopicCreationManager
-validates first). Every partition is led by this broker (single-node cluster); no racks.
+validates first). ``__consumer_offsets`` is auto-created as the group coordinator creates it
+(offsets.topic.num.partitions, compacted, internal), as Kafka's AutoTopicCreationManager does.
+Every partition is led by this broker (single-node cluster); no racks.
 
 Topic ids and null names, as KafkaApis.handleTopicMetadataRequest:
 - v10-v11 (the fields exist but are not supported): a null name or a non-zero id fails the
@@ -17,10 +19,11 @@ Topic ids and null names, as KafkaApis.handleTopicMetadataRequest:
   UNKNOWN_SERVER_ERROR.
 Names asked twice are answered once (Kafka works on a set).
 """
+from ..core.offsets_topic import ensure_offsets_topic
 from ..protocol.codegen import ZERO_UUID
 from ..protocol.errors import ErrorCode
 from ..protocol.operations import CLUSTER_OPERATIONS, NOT_REQUESTED, TOPIC_OPERATIONS
-from ..storage.log_store import TopicError, validate_topic_name
+from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
 from .registry import handler
 from .topic_views import brokers, partition_metadata
 
@@ -84,7 +87,9 @@ def _by_name(broker, name, allow_create, topic_ops):
     topic = broker.store.get(name)
     if topic is None and not validate_topic_name(name):
         return {"error_code": ErrorCode.INVALID_TOPIC_EXCEPTION, "name": name, "partitions": []}
-    if topic is None and allow_create:
+    if topic is None and allow_create and name == OFFSETS_TOPIC:
+        topic = ensure_offsets_topic(broker.store, broker.config.offsets_topic_num_partitions)
+    elif topic is None and allow_create:
         try:
             topic = broker.create_topic(name, broker.config.num_partitions, {})
         except TopicError:

@@ -23,7 +23,7 @@ Not implemented: transactions (transactional batches are appended like idempoten
 the transactional_id is not verified), throttling.
 """
 from ..protocol.errors import ErrorCode
-from ..storage.log_store import TopicError, validate_topic_name
+from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
 from .partition_access import current_leader, node_endpoints, serve_partition
 from .registry import NO_RESPONSE, handler
 
@@ -44,7 +44,8 @@ def produce(ctx, req):
         topic = store.get(name)
         topic_error = None
         if topic is None:
-            if broker.config.auto_create_topics and validate_topic_name(name):
+            # __consumer_offsets is the group coordinator's to create, not a produce's
+            if broker.config.auto_create_topics and validate_topic_name(name) and name != OFFSETS_TOPIC:
                 try:
                     topic = broker.create_topic(name, broker.config.num_partitions, {})
                 except TopicError as exc:
