@@ -103,9 +103,10 @@ class Session:
 
     def release_parked(self) -> None:
         """Let timers release what they hold (long polls, rebalance delays), then collect."""
+        start = max(T0, self.broker.now_ms)
         for step in (1000, 10_000, 60_000, LATER_MS):
-            self.broker.tick(T0 + step)
-            self.drain(T0 + step)
+            self.broker.tick(start + step)
+            self.drain(start + step)
 
     def replies(self) -> list[bytes]:
         assert not HANDLER_FAILURES, HANDLER_FAILURES

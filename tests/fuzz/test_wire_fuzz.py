@@ -25,7 +25,7 @@ from kafkaemu.protocol.catalog import catalog
 from kafkaemu.wire.framing import frame
 
 from .harness import CHECKED, T0, Session, advertised, assert_still_serving, check_replies, seeded_broker
-from .strategies import encoded_request, ints
+from .strategies import Seen, encoded_request, ints
 
 _DEEP = int(os.environ.get("KAFKAEMU_FUZZ_EXAMPLES", "0"))
 
@@ -79,6 +79,42 @@ def test_pipelined_requests_of_any_apis_in_any_chunks(pipeline):
     session = Session(broker)
     for chunk in chunks:
         session.send(chunk)
+    session.release_parked()
+    check_replies(session.replies(), sent)
+    assert not session.aborted
+    assert_still_serving(broker, session)
+
+
+GROUP_APIS = {8, 9, 10, 11, 12, 13, 14, 15, 16, 42, 47, 68, 69}
+CONVERSATION_PICKS = ADVERTISED + [kv for kv in ADVERTISED if kv[0] in GROUP_APIS] * 3
+
+
+@fuzz(150)
+@given(st.data())
+def test_conversations_reuse_what_the_broker_answered(data):
+    """Up to eight requests, each drawn after the previous replies were read, offered the member
+    ids, generations and producer ids those replies carried, with time moving between them; this
+    gets past the first error check of the group APIs."""
+    broker = seeded_broker()
+    session, seen, sent = Session(broker), Seen(), []
+    cat = catalog()
+    now = T0
+    for cid in range(1, data.draw(st.integers(2, 8)) + 1):
+        api_key, version = data.draw(st.sampled_from(CONVERSATION_PICKS))
+        session.send(frame(data.draw(encoded_request(api_key, version, correlation_id=cid, seen=seen))), now)
+        sent.append((cid, api_key, version))
+        if session.violation is not None:
+            break
+        replies = session.replies()
+        check_replies(replies, sent)
+        for reply in replies:
+            cid_of = int.from_bytes(reply[:4], "big", signed=True)
+            key, ver = next((k, v) for c, k, v in sent if c == cid_of)
+            if key != 18:
+                seen.harvest(cat.response(key, ver).decode(reply[5 if cat.is_flexible_request(key, ver) else 4:]))
+        now += data.draw(st.sampled_from([0, 10, 3000, 45_000]))
+        broker.tick(now)
+        session.drain(now)
     session.release_parked()
     check_replies(session.replies(), sent)
     assert not session.aborted
