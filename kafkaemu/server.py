@@ -123,7 +123,7 @@ class _KafkaProtocol(asyncio.Protocol):
         """Handle requests that waited for the connection to unblock."""
         self._pump_handle = None
         if not self.conn.closed:
-            self._run(lambda now: self.conn.process(now))
+            self._run(self.conn.process)
 
     def _run(self, step, *args) -> None:
         conn = self.conn
