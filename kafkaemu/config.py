@@ -99,6 +99,8 @@ class BrokerConfig:
     tls_key: str | None = setting(None, "PEM private key for --tls-cert (default: read from the certificate file)",
                                   metavar="FILE")
     tls_key_password: str | None = setting(None, "password of an encrypted --tls-key", kafka="ssl.key.password")
+    connections_max_idle_ms: int = setting(600000, "close connections idle this long (negative: never)",
+                                           kafka="connections.max.idle.ms", min=-1, max=INT64_MAX)
     connection_failed_authentication_delay_ms: int = setting(
         100, "delay before closing a connection that failed to authenticate (clients read the error first)",
         kafka="connection.failed.authentication.delay.ms", min=0)

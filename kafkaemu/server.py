@@ -123,25 +123,41 @@ class KafkaServer:
 
 
 class _KafkaProtocol(asyncio.Protocol):
+    """One socket: feeds the sans-IO Connection and applies its flow control. Reading pauses
+    while the connection does not want input; the transport's own pause_writing/resume_writing
+    (its write buffer is full / drained) block and unblock the connection."""
+
     def __init__(self, server: KafkaServer, node_id: int) -> None:
         self.server = server
         self.node_id = node_id
         self.transport: asyncio.Transport | None = None
         self.conn: Connection | None = None
+        self._reading = True
+        self._pump_handle: asyncio.Handle | None = None
 
     def connection_made(self, transport) -> None:
         self.transport = transport
         peer = transport.get_extra_info("peername") or ("?", 0)
         self.conn = Connection(self.server.broker, self.server.registry, next(self.server._ids), peer[0],
                                on_output=self._write, on_close=self.abort, node_id=self.node_id,
-                               authenticator=self.server.new_authenticator())
+                               authenticator=self.server.new_authenticator(), now_ms=self.server.clock.now_ms())
         self.server.protocols.add(self)
         self.conn.log.debug("connection_opened", port=peer[1], node_id=self.node_id)
+        self.server.schedule_tick()  # the connection's idle check
 
     def data_received(self, data: bytes) -> None:
+        self._run(self.conn.receive, data)
+
+    def _pump(self) -> None:
+        """Handle requests that waited for the connection to unblock."""
+        self._pump_handle = None
+        if not self.conn.closed:
+            self._run(self.conn.process)
+
+    def _run(self, step, *args) -> None:
         conn = self.conn
         try:
-            conn.receive(data, self.server.clock.now_ms())
+            step(*args, self.server.clock.now_ms())
         except AuthenticationFailure as exc:
             conn.log.info("authentication_failed", reason=str(exc))
             self._close_later(self.server.config.connection_failed_authentication_delay_ms / 1000)
@@ -151,22 +167,52 @@ class _KafkaProtocol(asyncio.Protocol):
         except Exception:  # never let one connection take the server down
             conn.log.exception("connection_failed")
             self.abort()
+        self._apply_flow_control()
         self.server.schedule_tick()
+
+    def _apply_flow_control(self) -> None:
+        transport = self.transport
+        if self.conn.closed or transport is None or transport.is_closing():
+            return
+        wants = self.conn.wants_input
+        if wants and not self._reading:
+            self._reading = True
+            transport.resume_reading()
+        elif not wants and self._reading:
+            self._reading = False
+            transport.pause_reading()
+
+    def _wake(self) -> None:
+        """Schedule a pump when queued requests or a paused socket may move again."""
+        if self._pump_handle is None and (self.conn.has_queued_input or not self._reading):
+            self._pump_handle = asyncio.get_running_loop().call_soon(self._pump)
 
     def _write(self) -> None:
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(self.conn.take_output())
+            self._wake()
+
+    def pause_writing(self) -> None:
+        self.conn.pause_output()
+
+    def resume_writing(self) -> None:
+        self.conn.resume_output()
+        self._wake()
 
     def _close_later(self, delay_s: float) -> None:
         """Stop reading and handling requests now, let the queued reply go, close after a delay."""
         self.conn.close()
         if not self.transport.is_closing():
+            self._reading = False
             self.transport.pause_reading()
         asyncio.get_running_loop().call_later(delay_s, self.abort)
 
     def abort(self) -> None:
         if self.conn:
             self.conn.close()
+        if self._pump_handle is not None:
+            self._pump_handle.cancel()
+            self._pump_handle = None
         if self.transport is not None:
             self.transport.close()
 
@@ -174,4 +220,7 @@ class _KafkaProtocol(asyncio.Protocol):
         if self.conn:
             self.conn.close()
             self.conn.log.debug("connection_lost")
+        if self._pump_handle is not None:
+            self._pump_handle.cancel()
+            self._pump_handle = None
         self.server.protocols.discard(self)

@@ -3,11 +3,17 @@
 Grows a topic's partition count (clients then see it in Metadata at once and rejoin their
 groups). Shrinking or keeping the count is INVALID_PARTITIONS, unknown topics
 UNKNOWN_TOPIC_OR_PARTITION, a topic named twice INVALID_REQUEST, assignments naming unknown
-nodes INVALID_REPLICA_ASSIGNMENT. validate_only checks without changing anything.
+nodes INVALID_REPLICA_ASSIGNMENT. validate_only checks without changing anything. Messages are
+Kafka's (ControllerApis, ReplicationControlManager.createPartitions).
+
+As Kafka's controller (ReplicationControlManager.validateTotalNumberOfPartitions), a request that
+would add more than MAX_PARTITIONS_PER_BATCH partitions in all is refused before anything is
+allocated: every topic of it gets POLICY_VIOLATION.
 """
 from collections import Counter
 
 from ..protocol.errors import ErrorCode
+from .create_topics import MAX_PARTITIONS_PER_BATCH
 from .registry import handler
 
 
@@ -15,24 +21,54 @@ from .registry import handler
 def create_partitions(ctx, req):
     broker = ctx.broker
     counts = Counter(t.name for t in req.topics)
+    if _additional_partitions(broker, req.topics, counts) > MAX_PARTITIONS_PER_BATCH:
+        return {"results": [{"name": t.name, "error_code": ErrorCode.POLICY_VIOLATION,
+                             "error_message": "Excessively large number of additional partitions per request."}
+                            for t in req.topics]}
     results = []
     for t in req.topics:
-        code, message = ErrorCode.NONE, None
-        topic = broker.store.get(t.name)
-        if counts[t.name] > 1:
-            code, message = ErrorCode.INVALID_REQUEST, "Duplicate topic in request."
-        elif topic is None:
-            code, message = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{t.name}' does not exist."
-        elif t.count <= len(topic.partitions):
-            code, message = ErrorCode.INVALID_PARTITIONS, (
-                f"Topic currently has {len(topic.partitions)} partitions, which is higher than or equal to "
-                f"the requested {t.count}." if t.count < len(topic.partitions) else
-                f"Topic already has {t.count} partitions.")
-        elif t.assignments is not None and (
-                len(t.assignments) != t.count - len(topic.partitions)
-                or any(b not in broker.listeners for a in t.assignments for b in a.broker_ids)):
-            code, message = ErrorCode.INVALID_REPLICA_ASSIGNMENT, "Invalid partition assignment."
-        elif not req.validate_only:
+        code, message = _validate(broker, t, counts)
+        if code == ErrorCode.NONE and not req.validate_only:
             broker.store.add_partitions(t.name, t.count)
         results.append({"name": t.name, "error_code": code, "error_message": message})
     return {"results": results}
+
+
+def _additional_partitions(broker, topics, counts) -> int:
+    """Partitions the request would add, over the topics Kafka's controller gets to see (not the
+    duplicates, not unknown topics)."""
+    total = 0
+    for t in topics:
+        topic = broker.store.get(t.name)
+        if counts[t.name] == 1 and topic is not None and t.count > len(topic.partitions):
+            total += t.count - len(topic.partitions)
+    return total
+
+
+def _validate(broker, t, counts):
+    topic = broker.store.get(t.name)
+    if counts[t.name] > 1:
+        return ErrorCode.INVALID_REQUEST, "Duplicate topic name."
+    if topic is None:
+        return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None
+    current = len(topic.partitions)
+    if t.count == current:
+        return ErrorCode.INVALID_PARTITIONS, f"Topic already has {current} partition(s)."
+    if t.count < current:
+        return ErrorCode.INVALID_PARTITIONS, (
+            f"The topic {t.name} currently has {current} partition(s); {t.count} would not be an increase.")
+    additional = t.count - current
+    if t.assignments is not None:
+        if len(t.assignments) != additional:
+            return ErrorCode.INVALID_REPLICA_ASSIGNMENT, (
+                f"Attempted to add {additional} additional partition(s), but only {len(t.assignments)} "
+                "assignment(s) were specified.")
+        for a in t.assignments:
+            if not a.broker_ids:
+                return ErrorCode.INVALID_REPLICA_ASSIGNMENT, \
+                    "The manual partition assignment includes an empty replica list."
+            unknown = next((b for b in a.broker_ids if b not in broker.listeners), None)
+            if unknown is not None:
+                return ErrorCode.INVALID_REPLICA_ASSIGNMENT, (
+                    f"The manual partition assignment includes broker {unknown}, but no such broker is registered.")
+    return ErrorCode.NONE, None

@@ -6,19 +6,34 @@ INVALID_REPLICATION_FACTOR), manual assignments (accepted when they name this cl
 replicas beyond the first are ignored), configs (INVALID_CONFIG), existing topics
 (TOPIC_ALREADY_EXISTS). validate_only checks without creating. timeout_ms is not needed:
 creation is immediate.
+
+``__consumer_offsets`` is created as the group coordinator creates it (internal, compacted) and
+only with offsets.topic.num.partitions partitions; other counts are INVALID_PARTITIONS. (Kafka
+would create any count and leave the groups of the missing partitions without a coordinator.)
+
+As Kafka's controller (ReplicationControlManager.validateTotalNumberOfPartitions), a request
+that would create more than MAX_PARTITIONS_PER_BATCH partitions in all is refused before
+anything is validated or allocated: every topic of it gets POLICY_VIOLATION.
 """
 from collections import Counter
 
+from ..storage.offsets_topic import OFFSETS_TOPIC_CONFIGS
 from ..protocol.errors import ErrorCode
-from ..storage.log_store import TopicError, validate_topic_name
+from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
 from ..storage.topic_config import topic_config_entries, validate_topic_config
 from .registry import handler
+
+MAX_PARTITIONS_PER_BATCH = 10_000  # Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH
 
 
 @handler(19, 0, 7)
 def create_topics(ctx, req):
     broker = ctx.broker
     counts = Counter(t.name for t in req.topics)
+    if _requested_partitions(broker, req.topics, counts) > MAX_PARTITIONS_PER_BATCH:
+        return {"topics": [{"name": t.name, "error_code": ErrorCode.POLICY_VIOLATION,
+                            "error_message": "Excessively large number of partitions per request."}
+                           for t in req.topics]}
     results = []
     for t in req.topics:
         result = {"name": t.name, "error_code": ErrorCode.NONE, "error_message": None}
@@ -31,10 +46,14 @@ def create_topics(ctx, req):
             broker.config.num_partitions if t.num_partitions == -1 else t.num_partitions)
         rf = broker.config.default_replication_factor if t.replication_factor == -1 else t.replication_factor
         configs = {c.name: c.value for c in t.configs if c.value is not None}
+        internal = t.name == OFFSETS_TOPIC
+        if internal:
+            configs = {**OFFSETS_TOPIC_CONFIGS, **configs}
         topic_id = bytes(16)
         if not req.validate_only:
             try:
-                topic_id = broker.create_topic(t.name, partitions, configs).topic_id
+                topic_id = (broker.store.create_topic(t.name, partitions, configs, internal=True) if internal
+                            else broker.create_topic(t.name, partitions, configs)).topic_id
             except TopicError as exc:
                 result["error_code"], result["error_message"] = exc.code, str(exc)
                 results.append(result)
@@ -43,6 +62,22 @@ def create_topics(ctx, req):
                       configs=_config_entries(configs))
         results.append(result)
     return {"topics": results}
+
+
+def _requested_partitions(broker, topics, counts) -> int:
+    """The most partitions the request could create. As Kafka, topics named twice are left out
+    (they fail as duplicates) and invalid counts count as zero."""
+    total = 0
+    for t in topics:
+        if counts[t.name] > 1:
+            continue
+        if t.assignments:
+            total += len(t.assignments)
+        elif t.num_partitions == -1:
+            total += broker.config.num_partitions
+        elif t.num_partitions > 0:
+            total += t.num_partitions
+    return total
 
 
 def _validate(broker, t, counts):
@@ -73,6 +108,13 @@ def _validate(broker, t, counts):
             return ErrorCode.INVALID_REPLICATION_FACTOR, (
                 f"Unable to replicate the partition {rf} time(s): The target replication factor of {rf} "
                 f"cannot be reached because only {len(broker.listeners)} broker(s) are registered.")
+    if t.name == OFFSETS_TOPIC:
+        wanted = broker.config.offsets_topic_num_partitions
+        count = len(t.assignments) if t.assignments else (
+            broker.config.num_partitions if t.num_partitions == -1 else t.num_partitions)
+        if count != wanted:
+            return ErrorCode.INVALID_PARTITIONS, (
+                f"{OFFSETS_TOPIC} can only be created with offsets.topic.num.partitions={wanted} partitions.")
     for c in t.configs:
         message = validate_topic_config(c.name, c.value)
         if message:

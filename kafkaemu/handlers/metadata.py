@@ -3,13 +3,27 @@
 Topics: null (v1+) or empty (v0) means all topics, internal ones included. Unknown topics are
 auto-created when both the broker (auto.create.topics.enable) and the request (v4+
 allow_auto_topic_creation) allow it; unlike Kafka, creation is immediate, so the topic is
-answered as available in the same response instead of LEADER_NOT_AVAILABLE. v10+ topics are
-looked up by id whenever the request gives a non-zero id. Every partition is led by this broker (single-node cluster); no racks.
+answered as available in the same response instead of LEADER_NOT_AVAILABLE. An illegal name is
+INVALID_TOPIC_EXCEPTION whether or not it could be auto-created (Kafka's AutoTopicCreationManager
+validates first). ``__consumer_offsets`` is auto-created as the group coordinator creates it
+(offsets.topic.num.partitions, compacted, internal), as Kafka's AutoTopicCreationManager does.
+Every partition is led by this broker (single-node cluster); no racks.
+
+Topic ids and null names, as KafkaApis.handleTopicMetadataRequest:
+- v10-v11 (the fields exist but are not supported): a null name or a non-zero id fails the
+  whole request with INVALID_REQUEST, answered as Kafka's MetadataRequest.getErrorResponse
+  (every requested topic with the error, a null name as "", no brokers).
+- v12: when any topic has a non-zero id, topics are looked up by id only (unknown ids get
+  UNKNOWN_TOPIC_ID; entries without an id are ignored). Otherwise names are looked up; a null
+  name then fails Kafka's metadata cache lookup, which answers the error response with
+  UNKNOWN_SERVER_ERROR.
+Names asked twice are answered once (Kafka works on a set).
 """
+from ..storage.offsets_topic import ensure_offsets_topic
 from ..protocol.codegen import ZERO_UUID
 from ..protocol.errors import ErrorCode
 from ..protocol.operations import CLUSTER_OPERATIONS, NOT_REQUESTED, TOPIC_OPERATIONS
-from ..storage.log_store import TopicError, validate_topic_name
+from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
 from .registry import handler
 from .topic_views import brokers, partition_metadata
 
@@ -17,38 +31,20 @@ from .topic_views import brokers, partition_metadata
 @handler(3, 0, 12)
 def metadata(ctx, req):
     broker = ctx.broker
-    store = broker.store
     v = ctx.api_version
     want_all = req.topics is None or (v == 0 and not req.topics)
+    if not want_all:
+        error = _request_error(req.topics, v)
+        if error is not None:
+            return _error_response(req.topics, error)
     topic_ops = TOPIC_OPERATIONS if req.include_topic_authorized_operations else NOT_REQUESTED
-    results = []
     if want_all:
-        for topic in store.topics.values():
-            results.append(_describe(broker, topic, topic_ops))
+        results = [_describe(broker, topic, topic_ops) for topic in broker.store.topics.values()]
+    elif any(t.topic_id != ZERO_UUID for t in req.topics):
+        results = _by_id(broker, req.topics, topic_ops)
     else:
         allow_create = broker.config.auto_create_topics and (v < 4 or req.allow_auto_topic_creation)
-        for wanted in req.topics:
-            # Kafka looks topics up by id whenever a non-zero id is given (Java sends name "" then).
-            if v >= 10 and wanted.topic_id != ZERO_UUID:
-                topic = store.by_id(wanted.topic_id)
-                if topic is None:
-                    results.append({"error_code": ErrorCode.UNKNOWN_TOPIC_ID, "name": None,
-                                    "topic_id": wanted.topic_id, "partitions": []})
-                else:
-                    results.append(_describe(broker, topic, topic_ops))
-                continue
-            topic = store.get(wanted.name)
-            if topic is None and allow_create and validate_topic_name(wanted.name):
-                try:
-                    topic = broker.create_topic(wanted.name, broker.config.num_partitions, {})
-                except TopicError:
-                    topic = None
-            if topic is None:
-                code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if validate_topic_name(wanted.name) \
-                    else ErrorCode.INVALID_TOPIC_EXCEPTION
-                results.append({"error_code": code, "name": wanted.name, "partitions": []})
-            else:
-                results.append(_describe(broker, topic, topic_ops))
+        results = [_by_name(broker, name, allow_create, topic_ops) for name in dict.fromkeys(t.name for t in req.topics)]
     return {
         "brokers": brokers(broker),
         "cluster_id": broker.cluster_id,
@@ -57,6 +53,50 @@ def metadata(ctx, req):
         "cluster_authorized_operations":
             CLUSTER_OPERATIONS if v >= 8 and req.include_cluster_authorized_operations else NOT_REQUESTED,
     }
+
+
+def _request_error(topics, v):
+    """The error failing the whole request, or None."""
+    for t in topics:
+        if v < 12 and (t.name is None or t.topic_id != ZERO_UUID):
+            return ErrorCode.INVALID_REQUEST
+    if v >= 12 and all(t.topic_id == ZERO_UUID for t in topics) and any(t.name is None for t in topics):
+        return ErrorCode.UNKNOWN_SERVER_ERROR
+    return None
+
+
+def _error_response(topics, code):
+    return {"brokers": [], "cluster_id": None, "controller_id": -1, "topics": [
+        {"error_code": code, "name": "" if t.name is None else t.name, "topic_id": t.topic_id,
+         "is_internal": False, "partitions": []} for t in topics]}
+
+
+def _by_id(broker, topics, topic_ops):
+    results = []
+    for topic_id in dict.fromkeys(t.topic_id for t in topics if t.topic_id != ZERO_UUID):
+        topic = broker.store.by_id(topic_id)
+        if topic is None:
+            results.append({"error_code": ErrorCode.UNKNOWN_TOPIC_ID, "name": None, "topic_id": topic_id,
+                            "partitions": []})
+        else:
+            results.append(_describe(broker, topic, topic_ops))
+    return results
+
+
+def _by_name(broker, name, allow_create, topic_ops):
+    topic = broker.store.get(name)
+    if topic is None and not validate_topic_name(name):
+        return {"error_code": ErrorCode.INVALID_TOPIC_EXCEPTION, "name": name, "partitions": []}
+    if topic is None and allow_create and name == OFFSETS_TOPIC:
+        topic = ensure_offsets_topic(broker.store, broker.config.offsets_topic_num_partitions)
+    elif topic is None and allow_create:
+        try:
+            topic = broker.create_topic(name, broker.config.num_partitions, {})
+        except TopicError:
+            topic = None
+    if topic is None:
+        return {"error_code": ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "name": name, "partitions": []}
+    return _describe(broker, topic, topic_ops)
 
 
 def _describe(broker, topic, topic_ops):

@@ -29,7 +29,7 @@ Not implemented: transactions (transactional batches are appended like idempoten
 the transactional_id is not verified), throttling.
 """
 from ..protocol.errors import ErrorCode
-from ..storage.log_store import TopicError, validate_topic_name
+from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
 from .partition_access import current_leader, node_endpoints, serve_partition
 from .registry import NO_RESPONSE, handler
 
@@ -51,14 +51,14 @@ def produce(ctx, req):
         topic = store.get(name)
         topic_error = None
         if topic is None:
-            if broker.config.auto_create_topics and validate_topic_name(name):
+            # __consumer_offsets is the group coordinator's to create, not a produce's
+            if broker.config.auto_create_topics and validate_topic_name(name) and name != OFFSETS_TOPIC:
                 try:
                     topic = broker.create_topic(name, broker.config.num_partitions, {})
                 except TopicError as exc:
                     topic_error = exc.code
-            else:
-                topic_error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if validate_topic_name(name) \
-                    else ErrorCode.INVALID_TOPIC_EXCEPTION
+            else:  # an illegal name too: Kafka only finds no such partition in its metadata cache
+                topic_error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         elif topic.internal and ctx.client_id != _ADMIN_CLIENT_ID:
             topic_error = ErrorCode.INVALID_TOPIC_EXCEPTION
         parts = []

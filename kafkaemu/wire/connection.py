@@ -9,10 +9,24 @@ require. Every protocol quirk of framing and headers lives here:
 - acks=0 produce gets no reply (the handler returns NO_RESPONSE).
 On a SASL listener a ``SaslAuthenticator`` (kafkaemu.auth) sees every frame until the client
 has authenticated; only the ApiVersions it lets through reach the handlers before that.
+
+Backpressure. Kafka mutes a channel while a response is in flight, so a client that pipelines
+requests and never reads its replies cannot make the broker buffer them. Here a connection stops
+handling requests while it is ``blocked``: its completed-but-unsent replies exceed
+MAX_UNSENT_REPLY_BYTES, MAX_IN_FLIGHT requests await their replies, or the transport asked it to
+``pause_output``. Requests already received wait in a queue; ``wants_input`` is false while the
+connection is blocked or anything waits there, and the server stops reading the socket, so the
+queue never holds more than one read's worth of bytes. ``process`` handles it once the block lifts.
+
+Idle connections. As Kafka's ``connections.max.idle.ms`` (negative: never), a connection that
+has received no bytes and handed out no reply for that long is closed, unless a request of it is
+still waiting on the broker (a parked long-poll Fetch or JoinGroup). The check is a broker timer,
+so it follows the injected clock.
 """
 from __future__ import annotations
 
 import io
+import itertools
 import struct
 from collections import deque
 from typing import TYPE_CHECKING, Callable
@@ -30,6 +44,9 @@ if TYPE_CHECKING:
 
 API_VERSIONS = 18
 MAX_SASL_RECEIVE_BYTES = 524288  # Kafka's sasl.server.max.receive.size, until authenticated
+MAX_UNSENT_REPLY_BYTES = 1 << 20    # completed replies not yet taken by the transport
+MAX_IN_FLIGHT = 100                 # requests handled whose replies are not all sent
+_timer_serial = itertools.count(1)
 _KEY_VERSION = struct.Struct(">hhi")
 log = structlog.get_logger("kafkaemu.wire")
 
@@ -54,7 +71,8 @@ class _Slot:
 class Connection:
     def __init__(self, broker: "Broker", registry: ApiRegistry, connection_id: int, client_host: str,
                  on_output: Callable[[], None] = lambda: None, node_id: int | None = None,
-                 on_close: Callable[[], None] = lambda: None, authenticator: "SaslAuthenticator | None" = None) -> None:
+                 on_close: Callable[[], None] = lambda: None, authenticator: "SaslAuthenticator | None" = None,
+                 now_ms: int | None = None) -> None:
         self.broker = broker
         self.registry = registry
         self.connection_id = connection_id
@@ -66,25 +84,80 @@ class Connection:
         self._decoder = FrameDecoder(broker.config.socket_request_max_bytes)
         self._slots: deque[_Slot] = deque()
         self._out: list[bytes] = []
+        self._unsent = 0          # bytes of completed replies not yet taken (in _out or behind a parked one)
+        self._queued: deque[bytes] = deque()
+        self._queued_bytes = 0
+        self._output_paused = False
+        self._processing = False
+        self.last_active_ms = broker.now_ms if now_ms is None else now_ms
+        self._idle_ms = broker.config.connections_max_idle_ms
+        self._idle_key = f"connection-idle-{connection_id}-{next(_timer_serial)}"
         self.log = log.bind(conn=connection_id, peer=client_host)
         self.authenticator = authenticator
         if authenticator is not None:
             authenticator.log = self.log
             self._decoder.max_frame_bytes = min(self._decoder.max_frame_bytes, MAX_SASL_RECEIVE_BYTES)
+        self._arm_idle_timer()
 
     # -- input ---------------------------------------------------------------------------
     def receive(self, data: bytes, now_ms: int) -> None:
-        """Handle received bytes. Raises ProtocolViolation when the connection must close."""
+        """Take received bytes and handle the requests they complete, as far as backpressure
+        allows. Raises ProtocolViolation when the connection must close."""
+        if self.closed:
+            return
         try:
             frames = self._decoder.feed(data)
         except FrameError as exc:
             raise ProtocolViolation(str(exc)) from None
+        self.last_active_ms = max(self.last_active_ms, now_ms)
+        for body in frames:
+            self._queued.append(body)
+            self._queued_bytes += len(body)
+        self.process(now_ms)
+
+    def process(self, now_ms: int) -> None:
+        """Handle queued requests until none is left or the connection is blocked. Raises
+        ProtocolViolation when the connection must close."""
+        if self._processing:  # a reply completed while a request of ours is being handled
+            return
         if now_ms > self.broker.now_ms:
             self.broker.now_ms = now_ms
-        for body in frames:
-            if self.closed:
-                return
-            self._handle_frame(body, now_ms)
+        self._processing = True
+        try:
+            queued = self._queued
+            while queued and not self.closed and not self.blocked:
+                body = queued.popleft()
+                self._queued_bytes -= len(body)
+                self._handle_frame(body, now_ms)
+        finally:
+            self._processing = False
+
+    @property
+    def blocked(self) -> bool:
+        """True while no further request may be handled (see the module docstring)."""
+        return self._output_paused or self._unsent >= MAX_UNSENT_REPLY_BYTES or len(self._slots) >= MAX_IN_FLIGHT
+
+    @property
+    def wants_input(self) -> bool:
+        """Whether the server should read from the socket."""
+        return not self.closed and not self.blocked and not self._queued
+
+    @property
+    def has_queued_input(self) -> bool:
+        return bool(self._queued)
+
+    @property
+    def buffered_bytes(self) -> int:
+        """Everything this connection holds in memory for its peer: the partial frame, requests
+        not yet handled and replies not yet taken."""
+        return self._decoder.buffered + self._queued_bytes + self._unsent
+
+    def pause_output(self) -> None:
+        """The transport's write buffer is full (asyncio's pause_writing): handle nothing more."""
+        self._output_paused = True
+
+    def resume_output(self) -> None:
+        self._output_paused = False
 
     def _handle_frame(self, data: bytes, now_ms: int) -> None:
         auth = self.authenticator
@@ -125,6 +198,7 @@ class Connection:
                 return
             slot.data = frame(head, body_bytes)
             slot.done = True
+            self._unsent += len(slot.data)
             self._flush()
 
         # Fault rules, the request log and version caps (kafkaemu.control.intercept).
@@ -175,6 +249,7 @@ class Connection:
         slot = _Slot()
         slot.data, slot.done = data, True
         self._slots.append(slot)
+        self._unsent += len(data)
         self._flush()
 
     # -- output --------------------------------------------------------------------------
@@ -186,12 +261,17 @@ class Connection:
             if data is not None:
                 self._out.append(data)
                 ready = True
+        if not slots:
+            self._arm_idle_timer()
         if ready:
             self.on_output()
 
     def take_output(self) -> bytes:
         out = b"".join(self._out)
         self._out.clear()
+        if out:
+            self._unsent -= len(out)
+            self.last_active_ms = max(self.last_active_ms, self.broker.now_ms)
         return out
 
     @property
@@ -207,3 +287,25 @@ class Connection:
         self.closed = True
         self._slots.clear()
         self._out.clear()
+        self._queued.clear()
+        self._queued_bytes = self._unsent = 0
+        self.broker.timers.cancel(self._idle_key)
+
+    # -- idle expiry (connections.max.idle.ms) -------------------------------------------
+    def _arm_idle_timer(self) -> None:
+        """Nothing is waiting on the broker: make sure the idle check is scheduled. It is armed
+        once per quiet spell, not per request, and re-armed from ``last_active_ms`` when due."""
+        timers = self.broker.timers
+        if self._idle_ms >= 0 and not self.closed and not timers.is_scheduled(self._idle_key):
+            timers.schedule(self._idle_key, self.last_active_ms + self._idle_ms, self._idle_check)
+
+    def _idle_check(self) -> None:
+        if self.closed or self._slots:  # a parked request: re-armed when the replies drain
+            return
+        deadline = self.last_active_ms + self._idle_ms
+        if self.broker.now_ms < deadline:
+            self.broker.timers.schedule(self._idle_key, deadline, self._idle_check)
+            return
+        self.log.info("connection_idle_closed", idle_ms=self.broker.now_ms - self.last_active_ms,
+                      connections_max_idle_ms=self._idle_ms)
+        self.abort()

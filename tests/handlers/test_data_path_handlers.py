@@ -136,8 +136,9 @@ def test_produce_auto_creates_only_when_enabled(broker, client):
     broker.config.auto_create_topics = False
     assert _produce(client, "other", build_batch([(None, b"v", [], T0)])).error_code == \
         ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    # as Kafka: an illegal name is just a partition its metadata cache does not know
     assert _produce(client, "bad name!", build_batch([(None, b"v", [], T0)])).error_code == \
-        ErrorCode.INVALID_TOPIC_EXCEPTION
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
 
 
 def test_produce_to_internal_topic_is_refused(broker, client):
