@@ -24,7 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-auto-create-topics", dest="auto_create", action="store_false",
                        help="answer UNKNOWN_TOPIC_OR_PARTITION instead of creating topics on first use")
     serve.add_argument("--num-partitions", type=int, default=1, help="partitions of auto-created topics")
-    serve.add_argument("--group-initial-rebalance-delay-ms", type=int, default=0)
+    serve.add_argument("--group-initial-rebalance-delay-ms", type=int,
+                       default=BrokerConfig.group_initial_rebalance_delay_ms)
     serve.add_argument("--group-min-session-timeout-ms", type=int, default=6000)
     serve.add_argument("--group-max-session-timeout-ms", type=int, default=1800000)
     serve.add_argument("--offsets-retention-minutes", type=int, default=7 * 24 * 60)

@@ -22,7 +22,7 @@ class BrokerConfig:
     offsets_topic_num_partitions: int = 50
     group_min_session_timeout_ms: int = 6000
     group_max_session_timeout_ms: int = 1800000
-    group_initial_rebalance_delay_ms: int = 0
+    group_initial_rebalance_delay_ms: int = 150  # Kafka: 3000; see docs/groups.md
     group_max_size: int = 2**31 - 1
     offset_metadata_max_bytes: int = 4096
     offsets_retention_minutes: int = 7 * 24 * 60
