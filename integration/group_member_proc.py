@@ -2,13 +2,10 @@
 change) until it is killed. Usage: group_member_proc.py CLIENT BOOTSTRAP TOPIC GROUP CLIENT_ID [INSTANCE_ID]"""
 import asyncio
 import json
-import os
 import sys
 
 SESSION_MS = 6000
-# as in group_clients.py: kafka-python 3.0.12 can hang a consumer polled with very short timeouts
-# (it stops heartbeating and the member is timed out); 500 ms polls avoid it.
-KAFKA_PYTHON_POLL_MS = int(os.environ.get("KAFKAEMU_TEST_POLL_MS", "500"))
+KAFKA_PYTHON_POLL_MS = 100
 
 
 def emit(assigned):
