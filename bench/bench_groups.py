@@ -2,8 +2,10 @@
 
 1. Server time of one join+sync round for a 50-member group: the pure coordinator core alone, and
    the whole request path without sockets (decode request bytes -> handler -> encode response).
-2. Time for N = 1, 10, 50 kafka-python consumers to all hold an assignment from the moment they
-   subscribe, and to a new stable assignment after one of them leaves (in-process emulator).
+2. Time for N = 1, 5, 20 kafka-python consumers polling with ``poll(timeout_ms=100)`` to all hold an
+   assignment from the moment they subscribe to a just-created topic, and to a new stable assignment
+   after one of them leaves (in-process emulator, broker defaults unless ``--initial-delay-ms``;
+   median of ``--repeat`` runs).
 3. Heartbeats and offset commits per second on one pipelined connection.
 """
 from __future__ import annotations
@@ -89,7 +91,7 @@ def request_path_round(members: int, rounds: int) -> list[float]:
     for m in pkgutil.iter_modules(kafkaemu.handlers.__path__):
         importlib.import_module(f"kafkaemu.handlers.{m.name}")
     cat = catalog()
-    broker = Broker(BrokerConfig(), 0)
+    broker = Broker(BrokerConfig(group_initial_rebalance_delay_ms=0), 0)   # no clock runs here to end the delay
     join_v, sync_v = 9, 5
     join_codec, sync_codec = cat.request(11, join_v), cat.request(14, sync_v)
     join_resp, sync_resp = cat.response(11, join_v), cat.response(14, sync_v)
@@ -138,6 +140,9 @@ def request_path_round(members: int, rounds: int) -> list[float]:
 
 # -- 2. real kafka-python consumers ---------------------------------------------------------------
 
+POLL_MS = 100   # what user code often passes; kafka-python's own race needs the broker's help here
+
+
 def consumers_to_assignment(emulator, n: int, timeout: float = 120.0) -> tuple[float, float]:
     """Seconds from subscribing until the group is Stable with all n members holding partitions, and
     from one consumer's close until the group is Stable again without it (read from the coordinator,
@@ -155,7 +160,7 @@ def consumers_to_assignment(emulator, n: int, timeout: float = 120.0) -> tuple[f
             if i == 0 and leave.is_set():
                 break
             try:
-                c.poll(timeout_ms=500)
+                c.poll(timeout_ms=POLL_MS)
             except Exception:
                 pass
         c.close()
@@ -164,7 +169,7 @@ def consumers_to_assignment(emulator, n: int, timeout: float = 120.0) -> tuple[f
         def check(b):
             g = b.coordinator.classic.group(group)
             return (g is not None and g.state.value == "Stable" and len(g.members) == count
-                    and all(m.assignment for m in g.members.values()))
+                    and all(assigned_partitions(m.assignment) for m in g.members.values()))
         return lambda: emulator.call(check)
 
     start = time.perf_counter()
@@ -183,6 +188,20 @@ def consumers_to_assignment(emulator, n: int, timeout: float = 120.0) -> tuple[f
     for t in threads:
         t.join(15)
     return t_form, t_leave
+
+
+def assigned_partitions(assignment: bytes) -> int:
+    """Partitions in a ConsumerProtocolAssignment (int16 version, [topic, [int32 partition]], ...)."""
+    if len(assignment) < 6:
+        return 0
+    (topics,) = struct.unpack_from(">i", assignment, 2)
+    pos, total = 6, 0
+    for _ in range(max(topics, 0)):
+        (n,) = struct.unpack_from(">h", assignment, pos)
+        (parts,) = struct.unpack_from(">i", assignment, pos + 2 + n)
+        pos += 2 + n + 4 + 4 * max(parts, 0)
+        total += max(parts, 0)
+    return total
 
 
 def _wait(pred, timeout):
@@ -256,7 +275,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--members", type=int, default=50)
     ap.add_argument("--rounds", type=int, default=30)
-    ap.add_argument("--consumers", default="1,10,50")
+    ap.add_argument("--consumers", default="1,5,20")
+    ap.add_argument("--repeat", type=int, default=5, help="runs per consumer count (the median is printed)")
+    ap.add_argument("--initial-delay-ms", type=int, default=None,
+                    help="group.initial.rebalance.delay.ms for the client runs (default: the broker's default)")
     ap.add_argument("--pipelined", type=int, default=20000)
     ap.add_argument("--skip-clients", action="store_true")
     args = ap.parse_args()
@@ -272,15 +294,18 @@ def main() -> None:
     from kafkaemu.testing.emulator import KafkaEmulator
     import logging
     logging.getLogger("kafka").setLevel(logging.CRITICAL)
-    with KafkaEmulator() as emu:
+    settings = {} if args.initial_delay_ms is None else {"group_initial_rebalance_delay_ms": args.initial_delay_ms}
+    with KafkaEmulator(**settings) as emu:
+        delay = emu.config.group_initial_rebalance_delay_ms
         hb_rate, commit_rate = pipelined_rate(emu, args.pipelined)
         print(f"pipelined on one connection: {hb_rate:,.0f} heartbeats/s, {commit_rate:,.0f} offset commits/s")
         for n in (int(x) for x in args.consumers.split(",")):
-            t_form, t_leave = consumers_to_assignment(emu, n)
-            leave = "n/a" if n == 1 else f"{t_leave:.2f} s"
-            print(f"kafka-python consumers N={n:>2}: all assigned after {t_form:.2f} s; "
+            runs = [consumers_to_assignment(emu, n) for _ in range(args.repeat)]
+            form = statistics.median(t for t, _ in runs)
+            leave = "n/a" if n == 1 else f"{statistics.median(t for _, t in runs):.2f} s"
+            print(f"kafka-python consumers N={n:>2}, poll(timeout_ms={POLL_MS}), initial delay {delay} ms: "
+                  f"all assigned after {form:.2f} s (median of {len(runs)}, max {max(t for t, _ in runs):.2f}); "
                   f"new stable assignment {leave} after one leaves")
-
 
 if __name__ == "__main__":
     main()

@@ -6,9 +6,7 @@ import os
 import sys
 
 SESSION_MS = 6000
-# as in group_clients.py: kafka-python 3.0.12 can hang a consumer polled with very short timeouts
-# (it stops heartbeating and the member is timed out); 500 ms polls avoid it.
-KAFKA_PYTHON_POLL_MS = int(os.environ.get("KAFKAEMU_TEST_POLL_MS", "500"))
+KAFKA_PYTHON_POLL_MS = 100   # as users write it (see docs/groups.md: the initial rebalance delay)
 # "sticky" (kafka-python, aiokafka) or "cooperative-sticky" (confluent-kafka); default: the client's
 ASSIGNOR = os.environ.get("KAFKAEMU_TEST_ASSIGNOR")
 

@@ -37,8 +37,8 @@ def test_three_consumers_split_six_partitions_and_close_moves_them(kafka_emulato
         for c in cs[1:]:
             c.close()
     if client.checks_prompt_leave:
-        # generations start at 1 (the first one handed out, stable or not: with no initial rebalance
-        # delay a consumer joining late can send the group back to PreparingRebalance before it is)
+        # generations start at 1 (the first one handed out, stable or not: a consumer joining after
+        # the initial rebalance delay can send the group back to PreparingRebalance before it is)
         generations = [t.generation_id for t in kafka_emulator.group_transitions(group)
                        if t.to_state.value == "CompletingRebalance"]
         assert generations[0] == 1

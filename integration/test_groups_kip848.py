@@ -53,6 +53,32 @@ def stable_with(emulator, group, n: int) -> bool:
     return g is not None and len(g.members) == n and g.state.value == "Stable"
 
 
+def member_assignments(emulator, group) -> list:
+    """Each member's assignment as the coordinator handed it out, {(topic, partition)} per member."""
+    def run(broker):
+        g = broker.coordinator.consumer.groups.get(group)
+        return [] if g is None else [{(broker.store.by_id(tid).name, p) for tid, parts in m.assigned.items()
+                                      for p in parts} for m in g.members.values()]
+    return emulator.call(run)
+
+
+def settled(emulator, group, cs, universe) -> bool:
+    """The group is Stable and every consumer holds (has applied) what the coordinator gave it: a
+    disjoint, complete split with no consumer empty. A client's view trails the heartbeat that carried
+    its assignment, so Stable alone can still show one consumer holding everything and another none."""
+    views = [set(c.assigned) for c in cs]
+    return (stable_with(emulator, group, len(cs)) and all(views) and disjoint_and_complete(views, universe)
+            and sorted(map(sorted, views)) == sorted(map(sorted, member_assignments(emulator, group))))
+
+
+def session_deadlines(group):
+    """For emulator.call: when each member's session expires unless it heartbeats again."""
+    def run(broker):
+        return [broker.coordinator.timers.deadline(("consumer-session", group, mid))
+                for mid in broker.coordinator.consumer.groups[group].members]
+    return run
+
+
 def test_three_consumers_split_six_partitions_and_close_moves_them(emulator):
     bs, topic, group = emulator.bootstrap_server, unique("kip848-six"), unique("kip848-g")
     create_topic(emulator, topic, 6)
@@ -196,15 +222,17 @@ def test_group_survives_a_broker_restart_with_a_data_dir(tmp_path):
     cs = [kip848_consumer(bs, [topic], group, f"C{i}") for i in range(2)]
     second = None
     try:
-        wait_until(lambda: stable_with(first, group, 2) and disjoint_and_complete([c.assigned for c in cs], tps(topic, 4)),
-                   what="2-way assignment")
+        wait_until(lambda: settled(first, group, cs, tps(topic, 4)), what="2-way assignment")
         before = [set(c.assigned) for c in cs]
         epoch = consumer_group(first, group).group_epoch
         first.stop()
         second = KafkaEmulator(port=port, data_dir=str(tmp_path), extra=extra).start()
+        started_at = second.call(lambda b: b.now_ms)
         g = consumer_group(second, group)
         assert g is not None and g.group_epoch == epoch and len(g.members) == 2
-        time.sleep(2.0)                                   # several heartbeats against the new broker
+        # Sessions refreshed past the restart's own: every member heartbeated against the new broker.
+        wait_until(lambda: all(d > started_at + SESSION_MS for d in second.call(session_deadlines(group))),
+                   timeout=10, what="heartbeats against the restarted broker")
         g = consumer_group(second, group)
         assert g.group_epoch == epoch and g.state.value == "Stable"
         assert [c.assigned for c in cs] == before
@@ -227,19 +255,14 @@ def test_several_nodes_and_a_coordinator_move_keep_the_group():
         create_topic(cluster, topic, 4)
         cs = [kip848_consumer(bs, [topic], group, f"C{i}") for i in range(2)]
         try:
-            wait_until(lambda: stable_with(cluster, group, 2)
-                       and disjoint_and_complete([c.assigned for c in cs], tps(topic, 4)), what="2-way assignment")
+            wait_until(lambda: settled(cluster, group, cs, tps(topic, 4)), what="2-way assignment")
             before = [set(c.assigned) for c in cs]
             epoch = consumer_group(cluster, group).group_epoch
             old = partition_for(group, 50) % 3
             cluster.move_leader("__consumer_offsets", partition_for(group, 50), (old + 1) % 3)
             moved_at = cluster.call(lambda b: b.now_ms)
-
-            def session_deadlines(broker):
-                return [broker.coordinator.timers.deadline(("consumer-session", group, mid))
-                        for mid in broker.coordinator.consumer.groups[group].members]
             # Only the new coordinator node accepts heartbeats: refreshed sessions prove the members moved.
-            wait_until(lambda: all(d > moved_at + SESSION_MS for d in cluster.call(session_deadlines)),
+            wait_until(lambda: all(d > moved_at + SESSION_MS for d in cluster.call(session_deadlines(group))),
                        timeout=10, what="heartbeats through the new coordinator")
             g = consumer_group(cluster, group)
             assert g.group_epoch == epoch and g.state.value == "Stable" and len(g.members) == 2

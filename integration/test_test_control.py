@@ -61,7 +61,8 @@ def test_advancing_the_manual_clock_expires_a_silent_member_at_once():
     the record of transitions shows the rebalance it caused."""
     from kafka.admin import KafkaAdminClient
 
-    with KafkaEmulator(manual_clock=True) as emulator, connect(emulator) as sock:
+    # no initial rebalance delay: the clock stands still, so the first join must complete at once
+    with KafkaEmulator(manual_clock=True, group_initial_rebalance_delay_ms=0) as emulator, connect(emulator) as sock:
         join = {"group_id": "clocked", "session_timeout_ms": 10_000, "rebalance_timeout_ms": 10_000,
                 "member_id": "", "protocol_type": "consumer",
                 "protocols": [{"name": "range", "metadata": b""}]}

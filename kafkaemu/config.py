@@ -68,8 +68,8 @@ class BrokerConfig:
                                                 kafka="group.min.session.timeout.ms", min=0)
     group_max_session_timeout_ms: int = setting(1800000, "largest session timeout a member may ask for",
                                                 kafka="group.max.session.timeout.ms", min=0)
-    group_initial_rebalance_delay_ms: int = setting(0, "how long an empty group waits for more members "
-                                                       "(Kafka's default is 3000)",
+    group_initial_rebalance_delay_ms: int = setting(150, "how long an empty group waits for more members "
+                                                         "(Kafka's default is 3000; see docs/groups.md)",
                                                     kafka="group.initial.rebalance.delay.ms", min=0)
     group_max_size: int = setting(INT32_MAX, "most members of a classic group", kafka="group.max.size", min=1)
     offset_metadata_max_bytes: int = setting(4096, "longest metadata of a committed offset",

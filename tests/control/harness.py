@@ -125,6 +125,7 @@ class Env:
     def __init__(self, manual: bool = True, **settings) -> None:
         from kafkaemu.clock import SystemClock
         self.clock = ManualClock(T0) if manual else SystemClock()
+        settings.setdefault("group_initial_rebalance_delay_ms", 0)  # joins complete without advancing the clock
         self.broker = Broker(BrokerConfig(**settings), self.clock.now_ms())
         for i, n in enumerate(self.broker.node_ids):
             self.broker.listeners[n] = ("127.0.0.1", 19092 + i)

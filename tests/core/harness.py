@@ -36,6 +36,9 @@ class Harness:
     def __init__(self, **settings) -> None:
         self.records: list[tuple[int, list[tuple[bytes, bytes | None]], int]] = []
         self.now = 1_000_000
+        # Joins complete at once unless a test asks for the initial delay (the broker's default,
+        # 150 ms, has its own tests in classic/test_timeouts.py).
+        settings.setdefault("initial_rebalance_delay_ms", 0)
         self.c = GroupCoordinator(CoordinatorSettings(**settings), sink=self._sink, now_ms=self.now)
 
     def _sink(self, partition, records, now_ms) -> None:

@@ -98,7 +98,7 @@ def test_retention_of_int64_max_commits_and_wraps_as_java_long_arithmetic():
     assert stored.expire_timestamp_ms == h.now + INT64_MAX - 2**64   # Java long overflow
     [(key, value)] = h.all_records()
     assert offset_records.decode_offset_value(value) == stored               # the record was written
-    fresh = GroupCoordinator(CoordinatorSettings(), now_ms=h.now)
+    fresh = GroupCoordinator(CoordinatorSettings(initial_rebalance_delay_ms=0), now_ms=h.now)
     fresh.load(h.all_records(), h.now)
     assert fresh.offsets.store.get("s", "t", 0) == stored
     assert h.c.expire_offsets(h.now) == 1                         # already past, as in Kafka
@@ -145,7 +145,7 @@ def _some_state() -> Harness:
 
 
 def _load(records) -> GroupCoordinator:
-    fresh = GroupCoordinator(CoordinatorSettings(), now_ms=1_000_000)
+    fresh = GroupCoordinator(CoordinatorSettings(initial_rebalance_delay_ms=0), now_ms=1_000_000)
     fresh.load(records, 1_000_000)
     return fresh
 

@@ -22,7 +22,8 @@ FIND, JOIN, HEARTBEAT, LEAVE, SYNC, DESCRIBE, LIST, COMMIT, FETCH, DELETE, OFFSE
 
 @pytest.fixture
 def broker():
-    b = Broker(BrokerConfig(), now_ms=0)
+    # no initial rebalance delay: on this manual clock a new group's first join completes at once
+    b = Broker(BrokerConfig(group_initial_rebalance_delay_ms=0), now_ms=0)
     b.listeners[0] = ("127.0.0.1", 9092)
     b.create_topic("t", 2, {})
     return b

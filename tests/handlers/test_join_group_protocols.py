@@ -8,7 +8,7 @@ from .wire_call import call
 
 
 def test_a_protocol_named_twice_counts_once():
-    broker = Broker(BrokerConfig(), 0)
+    broker = Broker(BrokerConfig(group_initial_rebalance_delay_ms=0), 0)
     answer = call(broker, 11, 2, {"group_id": "g", "session_timeout_ms": 6000, "rebalance_timeout_ms": 0,
                                   "member_id": "", "protocol_type": "consumer",
                                   "protocols": [{"name": "range", "metadata": b"first"},

@@ -105,6 +105,27 @@ def test_zero_initial_delay_completes_the_first_join_at_once():
     assert reply.error == E.NONE and reply.value["generation_id"] == 1 and h.state() == "CompletingRebalance"
 
 
+def test_broker_default_initial_delay_holds_a_new_groups_first_generation():
+    """kafkaemu's default group.initial.rebalance.delay.ms is not 0 (docs/groups.md): consumers
+    starting together make one first generation, and its leader has had time to learn the topic's
+    partitions; a member joining during the delay extends it once more, as in Kafka."""
+    from kafkaemu.config import BrokerConfig
+    from kafkaemu.core.coordinator import CoordinatorSettings
+    delay = CoordinatorSettings.from_config(BrokerConfig()).initial_rebalance_delay_ms
+    assert delay > 0
+    h = Harness(initial_rebalance_delay_ms=delay)
+    a, ra = h.join_new(client_id="A")
+    h.advance(delay // 2)
+    b, rb = h.join_new(client_id="B")
+    h.advance(delay - delay // 2)                # the first delay ends: B joined meanwhile, wait once more
+    assert ra.parked and rb.parked and h.state() == "PreparingRebalance"
+    h.advance(delay - 1)
+    assert ra.parked and rb.parked
+    h.advance(1)
+    assert ra.value["generation_id"] == rb.value["generation_id"] == 1
+    assert ra.value["leader"] == a and {m["member_id"] for m in ra.value["members"]} == {a, b}
+
+
 def test_pending_member_that_never_rejoins_expires_after_session_timeout():
     h = Harness()
     a, b = h.stable_group(n=2)

@@ -16,7 +16,8 @@ class ConsumerHarness:
     def __init__(self, topics: dict[str, int] | None = None, **consumer_settings) -> None:
         self.now = 1_000_000
         self.records: list = []
-        self.c = GroupCoordinator(CoordinatorSettings(consumer=ConsumerSettings(**consumer_settings)),
+        self.c = GroupCoordinator(CoordinatorSettings(initial_rebalance_delay_ms=0,
+                                                      consumer=ConsumerSettings(**consumer_settings)),
                                   sink=lambda p, recs, now: self.records.extend(recs), now_ms=self.now)
         self.topics: dict[str, TopicMeta] = {}
         for name, n in (topics or {"t": 6}).items():
