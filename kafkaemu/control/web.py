@@ -305,6 +305,7 @@ def _lag_table(g: dict, owner: dict) -> str:
 LABEL_W, TOP, BAR_H, STEP, END_PAD = 180, 34, 24, 30, 30
 MARK_ROWS, MARK_ROW_H, CHAR_W = 3, 13, 6.6   # joined/left labels under a lane, stacked so they do not overlap
 LANE_H = BAR_H + MARK_ROWS * MARK_ROW_H + 14
+MIN_WIDTH = 1100   # a short history is spread to this width
 MARK_CHARS = 30
 
 
@@ -352,12 +353,14 @@ def _timeline(control, state: dict) -> str:
     hidden = lanes[:-TIMELINE_LANES] if len(lanes) > TIMELINE_LANES else []
     lanes = lanes[-TIMELINE_LANES:]
     lane_of = {g: i for i, g in enumerate(lanes)}
+    steps = [0.0] + [_step(e["at_ms"] - p["at_ms"]) for p, e in zip(entries, entries[1:])]
+    steps.append(_step(now_ms - entries[-1]["at_ms"]))
+    spread = max(1.0, (MIN_WIDTH - LABEL_W - 20 - END_PAD) / sum(steps))
     xs, x = [], LABEL_W + 10
-    for i, e in enumerate(entries):
-        if i:
-            x += _step(e["at_ms"] - entries[i - 1]["at_ms"])
+    for step in steps[:-1]:
+        x += step * spread
         xs.append(x)
-    x_end = x + _step(now_ms - entries[-1]["at_ms"]) + END_PAD
+    x_end = x + steps[-1] * spread + END_PAD
     width, height = int(x_end + 10), TOP + LANE_H * len(lanes) + 4
     svg = [f'<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" role="img" aria-label="group states over time">']
@@ -383,13 +386,14 @@ def _timeline(control, state: dict) -> str:
             members = len(e.get("members", []))
             title = (f'{group}: {e["to"]} (from {e["from"]}), generation {e["generation"]}, {members} members, '
                      f'at {clock_text(e["at_ms"])} for {duration_text(until - e["at_ms"])}')
-            label = f'{e["to"]} g{e["generation"]}' if e["to"] in ("Stable", "CompletingRebalance") else e["to"]
-            if len(label) * 6.6 > w - 6:
-                label = f'g{e["generation"]}' if e["to"] == "Stable" else ""
+            short = e["to"].replace("Rebalance", "")
+            gen = f' g{e["generation"]}' if e["to"] in ("Stable", "CompletingRebalance") else ""
+            label = next((text for text in (e["to"] + gen, short + gen, short, gen.strip())
+                          if len(text) * CHAR_W <= w - 6), "")
             svg.append(f'<rect class="seg st-{STATE_CLASS.get(e["to"], "other")}" data-state="{esc(e["to"])}" '
                        f'data-generation="{e["generation"]}" data-members="{members}" data-seq="{e["seq"]}" '
                        f'x="{ex:.1f}" y="{y}" width="{w:.1f}" height="{BAR_H}"><title>{esc(title)}</title></rect>')
-            if label and len(label) * 6.6 <= w - 6:
+            if label:
                 svg.append(f'<text class="seg-label st-{STATE_CLASS.get(e["to"], "other")}" x="{ex + 4:.1f}" '
                            f'y="{y + BAR_H / 2 + 4}">{esc(label)}</text>')
             joined, left = changes.get(e["seq"], ([], []))
@@ -400,7 +404,7 @@ def _timeline(control, state: dict) -> str:
                 row = next((r for r, end in enumerate(row_ends) if end < ex), None)
                 if row is None:
                     row = row_ends.index(min(row_ends))
-                row_ends[row] = ex + 2 + len(text) * CHAR_W + 6
+                row_ends[row] = ex + 2 + len(text) * CHAR_W + 12
                 ty = y + BAR_H + 14 + MARK_ROW_H * row
                 full = f'{kind} at {clock_text(e["at_ms"])}: ' + "; ".join(
                     f'{m["client_id"]} ({m["member_id"]})' for m in who)
