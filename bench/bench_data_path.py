@@ -1,6 +1,9 @@
 """Data-path benchmark: produce and consume throughput with confluent-kafka (100-byte and 10 KB
-records) and Fetch long-poll wake-up latency, against kafkaemu as a subprocess (its own core) on
-loopback. Prints one line per measurement; ``--json`` prints a JSON document instead.
+records uncompressed, 100-byte records lz4-compressed) and Fetch long-poll wake-up latency,
+against kafkaemu as a subprocess (its own core) on loopback; and the server's own cost of a
+Produce request carrying one ~1 MB batch (decode, validation, append; no sockets, no client), the
+stable number to compare validation changes by. Prints one line per measurement; ``--json``
+prints a JSON document instead.
 
     .venv/bin/python bench/bench_data_path.py [--mb 200] [--json]
 """
@@ -8,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -25,13 +29,18 @@ def _topic(admin, partitions=1):
     return name
 
 
-def throughput(bootstrap: str, admin, record_size: int, total_mb: int) -> dict:
+# (record bytes, compression codec) of each throughput run
+RUNS = ((100, "none"), (10_240, "none"), (100, "lz4"))
+
+
+def throughput(bootstrap: str, admin, record_size: int, total_mb: int, compression: str = "none") -> dict:
     topic = _topic(admin)
     count = max(1000, total_mb * 1_000_000 // record_size)
-    value = b"x" * record_size
+    # half hex text, half repeated: compresses about 2:1, as typical payloads do
+    value = (os.urandom(record_size // 4).hex().encode() + b"x" * record_size)[:record_size]
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "batch.size": 1_000_000,
                          "queue.buffering.max.kbytes": 1_048_576, "queue.buffering.max.messages": 1_000_000,
-                         "acks": 1, "enable.idempotence": False})
+                         "acks": 1, "enable.idempotence": False, "compression.type": compression})
     start = time.perf_counter()
     for _ in range(count):
         while True:
@@ -59,7 +68,7 @@ def throughput(bootstrap: str, admin, record_size: int, total_mb: int) -> dict:
     consume_s = time.perf_counter() - start
     consumer.close()
     mb = count * record_size / 1e6
-    return {"record_bytes": record_size, "records": count, "megabytes": round(mb, 1),
+    return {"record_bytes": record_size, "compression": compression, "records": count, "megabytes": round(mb, 1),
             "produce_mb_s": round(mb / produce_s, 1), "produce_records_s": round(count / produce_s),
             "consume_mb_s": round(mb / consume_s, 1), "consume_records_s": round(count / consume_s)}
 
@@ -93,6 +102,44 @@ def wakeup_latency(bootstrap: str, admin, rounds: int = 30) -> dict:
             "long_poll_max_wait_ms": 5000}
 
 
+def server_produce_cost(record_size: int, codec: str, rounds: int = 60) -> dict:
+    """Median CPU time the broker takes to handle a Produce request holding one ~1 MB batch,
+    through the sans-IO connection (frame decode, request decode, validation, append, response
+    encode)."""
+    from kafkaemu.broker import Broker
+    from kafkaemu.config import BrokerConfig
+    from kafkaemu.handlers import REGISTRY
+    from kafkaemu.logging import configure_logging
+    from kafkaemu.storage import compression
+    from kafkaemu.storage.record_batch import build_batch
+    from kafkaemu.testing.raw_client import encode_request
+    from kafkaemu.wire.connection import Connection
+    configure_logging("console", "warning")
+    now = int(time.time() * 1000)
+    count = max(1, 1_000_000 // (record_size + 10))
+    value = (os.urandom(record_size // 4).hex().encode() + b"x" * record_size)[:record_size]
+    code = {"none": compression.NONE, "lz4": compression.LZ4}[codec]
+    batch = build_batch([(None, value, [], now + i // 100) for i in range(count)], codec=code)
+    request = encode_request(0, 9, {"transactional_id": None, "acks": 1, "timeout_ms": 30000, "topic_data": [
+        {"name": "t", "partition_data": [{"index": 0, "records": batch}]}]})
+    broker = Broker(BrokerConfig(message_max_bytes=10_000_000), now)
+    broker.create_topic("t", 1, {})
+    conn = Connection(broker, REGISTRY, 1, "127.0.0.1")
+    samples = []
+    for _ in range(rounds):
+        start = time.thread_time()     # CPU time: steadier than wall time on a shared machine
+        conn.receive(request, now)
+        conn.take_output()
+        samples.append(time.thread_time() - start)
+    med = statistics.median(samples)
+    return {"record_bytes": record_size, "compression": codec, "records": count, "batch_bytes": len(batch),
+            "ms_per_request": round(med * 1000, 2), "records_s": round(count / med)}
+
+
+def _run_name(size: int, codec: str) -> str:
+    return f"throughput_{size}b" + ("" if codec == "none" else f"_{codec}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=200, help="megabytes per throughput run (default 200)")
@@ -101,22 +148,28 @@ def main(argv=None) -> int:
     results = {}
     with KafkaEmulator(subprocess_mode=True) as emu:
         admin = AdminClient({"bootstrap.servers": emu.bootstrap_server})
-        for size in (100, 10_240):
-            results[f"throughput_{size}b"] = throughput(emu.bootstrap_server, admin, size,
-                                                        args.mb if size > 100 else max(args.mb // 4, 1))
+        for size, codec in RUNS:
+            results[_run_name(size, codec)] = throughput(emu.bootstrap_server, admin, size,
+                                                         args.mb if size > 100 else max(args.mb // 4, 1), codec)
         results["long_poll_wakeup"] = wakeup_latency(emu.bootstrap_server, admin)
+    for size, codec in RUNS:
+        results["server_" + _run_name(size, codec)] = server_produce_cost(size, codec)
     if args.json:
         json.dump(results, sys.stdout, indent=2)
         print()
         return 0
-    for size in (100, 10_240):
-        r = results[f"throughput_{size}b"]
-        print(f"confluent-kafka {size:>6} B records ({r['records']} records, {r['megabytes']} MB): "
+    for size, codec in RUNS:
+        r = results[_run_name(size, codec)]
+        print(f"confluent-kafka {size:>6} B records, {codec:<4} ({r['records']} records, {r['megabytes']} MB): "
               f"produce {r['produce_mb_s']} MB/s {r['produce_records_s']} rec/s; "
               f"consume {r['consume_mb_s']} MB/s {r['consume_records_s']} rec/s")
     w = results["long_poll_wakeup"]
     print(f"fetch long-poll wake-up (max_wait {w['long_poll_max_wait_ms']} ms, {w['rounds']} rounds): "
           f"median {w['median_ms']} ms, p95 {w['p95_ms']} ms, max {w['max_ms']} ms")
+    for size, codec in RUNS:
+        r = results["server_" + _run_name(size, codec)]
+        print(f"server side, Produce of one {r['batch_bytes']} B batch of {r['records']} {size} B records, {codec}: "
+              f"{r['ms_per_request']} ms CPU median, {r['records_s']} rec/s")
     return 0
 
 

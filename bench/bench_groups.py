@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import socket
 import statistics
-import struct
 import sys
 import threading
 import time
@@ -20,7 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator  # noqa: E402
-from kafkaemu.core.requests import JoinGroup, SyncGroup  # noqa: E402
+from kafkaemu.core.classic.requests import JoinGroup, SyncGroup  # noqa: E402
+from kafkaemu.protocol import envelope  # noqa: E402
 from kafkaemu.protocol.catalog import catalog  # noqa: E402
 from kafkaemu.wire.framing import FrameDecoder, frame  # noqa: E402
 
@@ -45,7 +45,7 @@ def core_round(members: int, rounds: int) -> list[float]:
     for _ in range(rounds):
         now += 1
         replies = []
-        group = c.groups["bench"]
+        group = c.classic.groups["bench"]
         order = [group.leader_id] + [m for m in ids if m != group.leader_id]   # the leader's rejoin starts a round
         t0 = time.perf_counter()
         for mid in order:
@@ -62,7 +62,7 @@ def core_round(members: int, rounds: int) -> list[float]:
 
 def settle(c, ids) -> None:
     """Join everyone (the first generations form while members trickle in) until one Stable group."""
-    group = c.groups["bench"]
+    group = c.classic.groups["bench"]
     sink = []
     for _ in range(5):
         for mid in [group.leader_id] + [m for m in ids if m != group.leader_id]:
@@ -114,7 +114,7 @@ def request_path_round(members: int, rounds: int) -> list[float]:
     settle(broker.coordinator, ids)
     times = []
     now = 0
-    group = broker.coordinator.groups["bench"]
+    group = broker.coordinator.classic.groups["bench"]
     for _ in range(rounds):
         now += 1
         out.clear()
@@ -162,7 +162,7 @@ def consumers_to_assignment(emulator, n: int, timeout: float = 120.0) -> tuple[f
 
     def stable_with(count):
         def check(b):
-            g = b.coordinator.groups.get(group)
+            g = b.coordinator.classic.group(group)
             return (g is not None and g.state.value == "Stable" and len(g.members) == count
                     and all(m.assignment for m in g.members.values()))
         return lambda: emulator.call(check)
@@ -197,7 +197,7 @@ def _wait(pred, timeout):
 # -- 3. pipelined heartbeats and commits ------------------------------------------------------------
 
 def pipelined_rate(emulator, count: int) -> tuple[float, float]:
-    from kafkaemu.core.requests import JoinGroup as J, SyncGroup as S
+    from kafkaemu.core.classic.requests import JoinGroup as J, SyncGroup as S
     cat = catalog()
     group = f"bench-pipe-{time.time_ns()}"
     topic = f"bench-pipe-topic-{time.time_ns()}"
@@ -218,8 +218,7 @@ def pipelined_rate(emulator, count: int) -> tuple[float, float]:
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def header(api_key, version, corr):
-        flexible = cat.is_flexible_request(api_key, version)
-        return cat.data("RequestHeader", 2 if flexible else 1).encode(
+        return cat.data("RequestHeader", envelope.request_header_version(api_key, version)).encode(
             {"request_api_key": api_key, "request_api_version": version, "correlation_id": corr, "client_id": "p"})
 
     hb = cat.request(12, 4).encode({"group_id": group, "generation_id": 1, "member_id": mid, "group_instance_id": None})

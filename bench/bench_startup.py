@@ -3,21 +3,18 @@ from __future__ import annotations
 
 import socket
 import statistics
-import struct
 import subprocess
 import sys
 import time
 
-from kafkaemu.protocol.catalog import catalog
-from kafkaemu.wire.framing import FrameDecoder, frame
+from kafkaemu.protocol.envelope import encode_request
+from kafkaemu.wire.framing import FrameDecoder
 
 RUNS = 10
 
 
 def metadata_request() -> bytes:
-    header = catalog().data("RequestHeader", 1).encode(
-        {"request_api_key": 3, "request_api_version": 1, "correlation_id": 1, "client_id": "bench"})
-    return frame(header, catalog().request(3, 1).encode({"topics": None}))
+    return encode_request(3, 1, {"topics": None}, correlation_id=1, client_id="bench")
 
 
 def one_run() -> float:

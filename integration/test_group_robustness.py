@@ -4,7 +4,7 @@ restart on the same data directory."""
 import struct
 import time
 
-from kafkaemu.core import offsets_records as rec
+from kafkaemu.core.classic import records as group_records
 from kafkaemu.core.placement import partition_for
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.storage.record_batch import build_batch
@@ -130,7 +130,7 @@ def test_records_of_unknown_type_in_the_offsets_topic_do_not_stop_a_restart(tmp_
             assert request(sock, 8, 2, _commit_v2(group, topic, 5, -1)).topics[0].partitions[0].error_code == 0
             now = int(time.time() * 1000)
             junk = build_batch([(struct.pack(">h", 99) + b"a newer record type", b"\x00\x00?", (), now),
-                                (rec.encode_group_key(group), b"\x00\x03cut short", (), now)])
+                                (group_records.encode_group_key(group), b"\x00\x03cut short", (), now)])
             body = {"transactional_id": None, "acks": -1, "timeout_ms": 5000, "topic_data": [
                 {"name": OFFSETS, "partition_data": [{"index": partition_for(group, 50), "records": junk}]}]}
             # Kafka lets a client with this client.id write to internal topics; so does kafkaemu.

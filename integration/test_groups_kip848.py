@@ -62,7 +62,7 @@ def test_three_consumers_split_six_partitions_and_close_moves_them(emulator):
                    and sorted(len(c.assigned) for c in cs) == [2, 2, 2], what="3-way assignment")
         g = consumer_group(emulator, group)
         assert g is not None and g.state.value == "Stable" and len(g.members) == 3
-        assert group not in emulator.call(lambda broker: broker.coordinator.groups)   # no classic twin
+        assert group not in emulator.call(lambda broker: broker.coordinator.classic.groups)   # no classic twin
         kept = [set(c.assigned) for c in cs[1:]]
         cs[0].close()
         wait_until(lambda: disjoint_and_complete([c.assigned for c in cs[1:]], tps(topic, 6))
@@ -236,7 +236,7 @@ def test_several_nodes_and_a_coordinator_move_keep_the_group():
             moved_at = cluster.call(lambda b: b.now_ms)
 
             def session_deadlines(broker):
-                return [broker.coordinator.timers.deadline(f"consumer-session-{group}-{mid}")
+                return [broker.coordinator.timers.deadline(("consumer-session", group, mid))
                         for mid in broker.coordinator.consumer.groups[group].members]
             # Only the new coordinator node accepts heartbeats: refreshed sessions prove the members moved.
             wait_until(lambda: all(d > moved_at + SESSION_MS for d in cluster.call(session_deadlines)),

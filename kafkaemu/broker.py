@@ -9,7 +9,7 @@ import structlog
 from .config import BrokerConfig
 from .control.intercept import RequestInterceptor
 from .core.coordinator import CoordinatorSettings, GroupCoordinator
-from .core.offsets_topic import log_sink, prepare_offsets_topic, read_records
+from .storage.offsets_topic import log_sink, prepare_offsets_topic, read_records
 from .core.timers import Timers
 from .faults import Faults
 from .storage.data_dir import DataDir
@@ -24,7 +24,8 @@ class Broker:
         self.config = config
         self.node_id = config.node_id
         self.cluster_id = config.cluster_id
-        self.store = LogStore(config.log_retention_check_interval_ms, config.log_cleaner_backoff_ms)
+        self.store = LogStore(config.log_retention_check_interval_ms, config.log_cleaner_backoff_ms,
+                              config.max_uncompressed_batch_bytes)
         if config.data_dir:
             DataDir(config.data_dir).attach(self.store)  # loads what a previous run stored
         self.store.tick(now_ms)  # starts the retention schedule

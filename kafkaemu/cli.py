@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     configure_logging(args.log_format, args.log_level, stdlib=True)
     import uvloop
-    from .core.offsets_topic import OffsetsTopicError
+    from .storage.offsets_topic import OffsetsTopicError
     from .server import KafkaServer
     try:
         server = KafkaServer(config)

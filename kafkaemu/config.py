@@ -51,6 +51,10 @@ class BrokerConfig:
     socket_request_max_bytes: int = setting(100 * 1024 * 1024, "largest request accepted",
                                             kafka="socket.request.max.bytes", min=1)
     message_max_bytes: int = setting(1048588, "largest record batch accepted", kafka="message.max.bytes", min=0)
+    fetch_max_bytes: int = setting(57671680, "most bytes one Fetch response carries", kafka="fetch.max.bytes", min=0)
+    max_uncompressed_batch_bytes: int = setting(
+        32 * 1024 * 1024, "most bytes one record batch may decompress to (kafkaemu's own bound: a larger one "
+                          "is refused with MESSAGE_TOO_LARGE, so a compression bomb costs at most this)", min=1)
     data_dir: str | None = setting(None, "keep logs and __consumer_offsets here across restarts (default: memory)",
                                    kafka="log.dir", metavar="DIR")
     log_retention_check_interval_ms: int = setting(300000, "how often retention deletes old batches",
@@ -150,7 +154,7 @@ class BrokerConfig:
         """Everything wrong with these settings, one sentence each; ``label(setting)`` names a
         setting (the command line names flags). Creates ``data_dir`` if it is missing."""
         from .auth.credentials import SUPPORTED_MECHANISMS
-        from .core.consumer_assignors import ASSIGNORS
+        from .core.consumer.assignors import ASSIGNORS
         problems = []
 
         def name(field_name: str) -> str:

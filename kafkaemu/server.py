@@ -86,8 +86,7 @@ class KafkaServer:
     def new_authenticator(self) -> SaslAuthenticator | None:
         if self.credentials is None:
             return None
-        api_versions = self.registry.get(18)
-        return SaslAuthenticator(self.credentials, api_versions.supports)
+        return SaslAuthenticator(self.credentials, self.registry.supports)
 
     async def stop(self) -> None:
         if self._timer:

@@ -8,7 +8,7 @@ import pytest
 from kafkaemu.broker import Broker
 from kafkaemu.cli import build_parser, config_from_args, main
 from kafkaemu.config import DEFAULTS, KAFKA_NAMES, SETTINGS, BrokerConfig, setting_named
-from kafkaemu.core.consumer_coordinator import ConsumerSettings
+from kafkaemu.core.settings import ConsumerSettings
 from kafkaemu.core.coordinator import CoordinatorSettings
 from kafkaemu.logging import log_level
 
@@ -16,7 +16,8 @@ from kafkaemu.logging import log_level
 SAMPLES = {
     "host": "127.0.0.2", "port": 19092, "advertised_host": "broker.example", "node_id": 7, "nodes": 3,
     "cluster_id": "my-cluster", "auto_create_topics": False, "num_partitions": 4, "default_replication_factor": 3,
-    "socket_request_max_bytes": 5000000, "message_max_bytes": 2000000, "data_dir": "/tmp/kafkaemu-data",
+    "socket_request_max_bytes": 5000000, "message_max_bytes": 2000000, "fetch_max_bytes": 10000000,
+    "max_uncompressed_batch_bytes": 8000000, "data_dir": "/tmp/kafkaemu-data",
     "log_retention_check_interval_ms": 1000, "log_cleaner_backoff_ms": 2000, "offsets_topic_num_partitions": 5,
     "group_min_session_timeout_ms": 1000, "group_max_session_timeout_ms": 60000,
     "group_initial_rebalance_delay_ms": 3000, "group_max_size": 10, "offset_metadata_max_bytes": 100,

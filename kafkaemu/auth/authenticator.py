@@ -18,22 +18,18 @@ SaslAuthenticate get ILLEGAL_SASL_STATE as from Kafka's KafkaApis (no re-authent
 """
 from __future__ import annotations
 
-import io
-import struct
 from dataclasses import dataclass
 from enum import Enum
 from typing import Callable
 
 import structlog
 
-from ..protocol.catalog import catalog
+from ..protocol import envelope
+from ..protocol.envelope import API_VERSIONS, SASL_AUTHENTICATE, SASL_HANDSHAKE
 from ..protocol.errors import ErrorCode
-from ..wire.framing import frame
 from .credentials import CredentialStore
 from .errors import AuthenticationFailed, generic_failure_message
 
-API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE = 18, 17, 36
-_KEY_VERSION = struct.Struct(">hhi")
 
 
 class SaslState(Enum):
@@ -70,10 +66,10 @@ class AuthStep:
 
 
 class SaslAuthenticator:
-    def __init__(self, credentials: CredentialStore, api_versions_supported: Callable[[int], bool],
-                 log=None) -> None:
+    def __init__(self, credentials: CredentialStore, supports: Callable[[int, int], bool], log=None) -> None:
+        """``supports(api_key, version)``: whether kafkaemu implements that API version (the registry's)."""
         self.credentials = credentials
-        self._api_versions_supported = api_versions_supported
+        self._supports = supports
         self.state = SaslState.HANDSHAKE_OR_VERSIONS_REQUEST
         self.mechanism: str | None = None
         self.username: str | None = None
@@ -100,9 +96,10 @@ class SaslAuthenticator:
         if self.state not in (SaslState.HANDSHAKE_OR_VERSIONS_REQUEST, SaslState.HANDSHAKE_REQUEST,
                               SaslState.AUTHENTICATE):
             raise IllegalSaslTransition(f"frame received in state {self.state.value}")
-        if len(data) < 8:
+        try:
+            api_key, api_version, correlation_id = envelope.peek_request(data)
+        except envelope.RequestDecodeError:
             return self._fail(f"request of {len(data)} bytes during SASL authentication")
-        api_key, api_version, correlation_id = _KEY_VERSION.unpack_from(data)
         if self.state is SaslState.AUTHENTICATE:
             if api_key != SASL_AUTHENTICATE:
                 return self._fail(f"Unexpected Kafka request of type {api_key} during SASL authentication.")
@@ -111,7 +108,7 @@ class SaslAuthenticator:
             if self.state is not SaslState.HANDSHAKE_OR_VERSIONS_REQUEST:
                 return self._fail(f"Unexpected ApiVersions request received during SASL authentication "
                                   f"state {self.state.value}")
-            if self._api_versions_supported(api_version):  # else it is answered and may be retried
+            if self._supports(API_VERSIONS, api_version):  # else it is answered and may be retried
                 self._move(SaslState.HANDSHAKE_REQUEST)
             return AuthStep(dispatch=True)
         if api_key == SASL_HANDSHAKE:
@@ -119,23 +116,23 @@ class SaslAuthenticator:
         return self._fail(f"Unexpected Kafka request of type {api_key} during SASL handshake.")
 
     def _handshake(self, data: bytes, version: int, correlation_id: int) -> AuthStep:
-        req = _decode(data, SASL_HANDSHAKE, version)
+        req = self._decode(data, SASL_HANDSHAKE, version)
         if req is None:
             return self._fail(f"cannot decode SaslHandshake v{version}")
         enabled = list(self.credentials.mechanisms)
         if req.mechanism not in enabled:
             self.log.info("sasl_unsupported_mechanism", mechanism=req.mechanism, enabled=enabled)
-            reply = _reply(SASL_HANDSHAKE, version, correlation_id,
+            reply = envelope.encode_response(SASL_HANDSHAKE, version, correlation_id,
                            {"error_code": ErrorCode.UNSUPPORTED_SASL_MECHANISM, "mechanisms": enabled})
             return self._fail(f"Unsupported SASL mechanism {req.mechanism}", reply)
         self.mechanism = req.mechanism
         self._server = self.credentials.new_server(req.mechanism)
         self._move(SaslState.AUTHENTICATE if version >= 1 else SaslState.AUTHENTICATE_RAW)
-        return AuthStep(reply=_reply(SASL_HANDSHAKE, version, correlation_id,
+        return AuthStep(reply=envelope.encode_response(SASL_HANDSHAKE, version, correlation_id,
                                      {"error_code": ErrorCode.NONE, "mechanisms": enabled}))
 
     def _authenticate(self, data: bytes, version: int, correlation_id: int) -> AuthStep:
-        req = _decode(data, SASL_AUTHENTICATE, version)
+        req = self._decode(data, SASL_AUTHENTICATE, version)
         if req is None:
             return self._fail(f"cannot decode SaslAuthenticate v{version}")
         try:
@@ -143,11 +140,11 @@ class SaslAuthenticator:
         except AuthenticationFailed as exc:
             message = exc.client_message or generic_failure_message(self.mechanism)
             self._log_failure(exc)
-            reply = _reply(SASL_AUTHENTICATE, version, correlation_id,
+            reply = envelope.encode_response(SASL_AUTHENTICATE, version, correlation_id,
                            {"error_code": ErrorCode.SASL_AUTHENTICATION_FAILED, "error_message": message})
             return self._fail(message, reply)
         self._after_token()
-        return AuthStep(reply=_reply(SASL_AUTHENTICATE, version, correlation_id,
+        return AuthStep(reply=envelope.encode_response(SASL_AUTHENTICATE, version, correlation_id,
                                      {"error_code": ErrorCode.NONE, "auth_bytes": token, "session_lifetime_ms": 0}))
 
     def _raw_token(self, data: bytes) -> AuthStep:
@@ -157,7 +154,7 @@ class SaslAuthenticator:
             self._log_failure(exc)
             return self._fail(exc.client_message or generic_failure_message(self.mechanism))
         self._after_token()
-        return AuthStep(reply=frame(token))
+        return AuthStep(reply=envelope.frame(token))
 
     def _after_token(self) -> None:
         if self._server.complete:
@@ -165,25 +162,14 @@ class SaslAuthenticator:
             self._move(SaslState.COMPLETE)
             self.log.info("sasl_authenticated", user=self.username, mechanism=self.mechanism)
 
+    def _decode(self, data: bytes, api_key: int, version: int):
+        if not self._supports(api_key, version):
+            return None
+        try:
+            return envelope.decode_request(data)[1]
+        except envelope.RequestDecodeError:
+            return None
+
     def _log_failure(self, exc: AuthenticationFailed) -> None:
         self.log.info("sasl_authentication_failed", user=getattr(self._server, "username", None),
                       mechanism=self.mechanism, detail=exc.detail)
-
-
-def _decode(data: bytes, api_key: int, version: int):
-    cat = catalog()
-    if not 0 <= version <= (1 if api_key == SASL_HANDSHAKE else 2):
-        return None
-    flexible = cat.is_flexible_request(api_key, version)
-    stream = io.BytesIO(data)
-    try:
-        cat.data("RequestHeader", 2 if flexible else 1).decode_prefix(stream)
-        return cat.request(api_key, version).decode(data[stream.tell():], strict=False)
-    except Exception:  # construct raises several error types
-        return None
-
-
-def _reply(api_key: int, version: int, correlation_id: int, body: dict) -> bytes:
-    cat = catalog()
-    head = struct.pack(">i", correlation_id) + (b"\x00" if cat.is_flexible_request(api_key, version) else b"")
-    return frame(head, cat.response(api_key, version).encode(body))

@@ -326,6 +326,30 @@ def render(op: str, r) -> str:
         current.pop("offsets", None)
         return f"satisfied after {r['waited_ms']} ms: " + ", ".join(f"{k} {v}" for k, v in current.items()
                                                                      if v is not None)
+    if op in ("request_log_config", "requests_clear"):
+        return (f"request log {'on' if r['enabled'] else 'off'} (bodies {'kept' if r['bodies'] else 'not kept'}), "
+                f"{r['size']} of {r['capacity']} entries, next seq {r['next_seq']}")
+    if op == "expire_member":
+        return f"expired {', '.join(r['expired']) or 'nobody'} in {r['group']}: now {r['state']}, generation " \
+               f"{r['generation']}" + (f"; failed: {r['failed']}" if r["failed"] else "")
+    if op in ("node_stop", "node_start"):
+        changes = r.get("moved", []) + r.get("returned", [])
+        coordinators = [m for m in changes if m["topic"] == "__consumer_offsets"]
+        moved = ", ".join([f"{m['topic']}-{m['partition']} to {m['leader']}" for m in changes if m not in coordinators]
+                          + ([f"{len(coordinators)} __consumer_offsets partitions (group coordinators)"]
+                             if coordinators else []))
+        out = f"node {r['node']} {'running' if r['running'] else 'stopped'}"
+        if moved:
+            out += f"; leaders moved: {moved}"
+        if r.get("offline"):
+            out += f"; {len(r['offline'])} partitions offline"
+        return out
+    if op in ("snapshot_save", "snapshot_delete"):
+        return (f"snapshot {r['name']}: {r['topics']} topics, {r['partitions']} partitions, {r['records']} records, "
+                f"{r['bytes']} bytes" + (f" ({r['took_ms']} ms)" if "took_ms" in r else ""))
+    if op in ("snapshot_restore", "reset"):
+        return (f"{'restored ' + r['name'] if op == 'snapshot_restore' else 'reset'} in {r['took_ms']} ms, "
+                f"{r['connections_closed']} connections closed")
     return json.dumps(r, indent=2)
 
 

@@ -217,7 +217,7 @@ class Control:
             raise ControlError(404, f"group {group!r} has no member with "
                                     f"{'member id' if member_id else 'instance id' if instance_id else 'client id'} "
                                     f"{chosen[0]!r}", members=[m["member_id"] for m in members])
-        from ..core.requests import LeaveGroup, LeavingMember  # the coordinator's public LeaveGroup path
+        from ..core.classic.requests import LeaveGroup, LeavingMember  # the coordinator's public LeaveGroup path
         leaving = [LeavingMember(v["member_id"], v["instance_id"], "session expired by kafkaemu control")
                    for v in victims]
         result = self.broker.coordinator.leave_group(self._now(), LeaveGroup(group, leaving))
@@ -548,11 +548,13 @@ class Control:
         return {"next_seq": self.journal_next_seq, "entries": found}
 
     # -- awaits ---------------------------------------------------------------------------
-    async def _await(self, check: Callable[[], tuple[bool, dict]], timeout_ms: int, what: str) -> dict:
+    async def _await(self, check: Callable[[], tuple[bool, Any]], timeout_ms: int, what: str) -> dict:
         """Answer as soon as ``check()`` holds (re-checked after every reply the broker sends, after
-        every control call, and every 10 ms), or 408 after ``timeout_ms``."""
+        every control call, and every 10 ms), or 408 after ``timeout_ms``. ``check`` returns
+        (holds, view), the view possibly a callable rendering it."""
         started = time.perf_counter()
         ok, view = check()
+        view = view() if callable(view) else view
         if not ok:
             loop = asyncio.get_running_loop()
             future = loop.create_future()
@@ -564,6 +566,7 @@ class Control:
                 view = await asyncio.wait_for(asyncio.shield(future), timeout_ms / 1000)
             except asyncio.TimeoutError:
                 _, view = check()
+                view = view() if callable(view) else view
                 raise AwaitTimeout(f"timed out after {timeout_ms} ms waiting for {what}",
                                    waited_ms=round((time.perf_counter() - started) * 1000, 1), current=view) from None
             finally:
@@ -600,7 +603,7 @@ class Control:
                 future.set_exception(ControlError(500, f"await failed: {exc}"))
                 continue
             if ok:
-                future.set_result(view)
+                future.set_result(view() if callable(view) else view)
 
     @op("POST", "/api/await/group", group=P(text, required=True), state=P(_group_state),
         generation=P(integer(min=0), help="at least this generation (group epoch)"),
@@ -624,7 +627,7 @@ class Control:
                   and (generation is None or g.generation >= generation)
                   and (members is None or g.member_count == members)
                   and (not assigned or g.fully_assigned()))
-            return ok, g.detail()
+            return ok, g.detail   # rendered only when answering
         return await self._await(check, timeout_ms, f"group {group!r}: {', '.join(w for w in wanted if w)}")
 
     @op("POST", "/api/await/lag", group=P(text, required=True),
@@ -653,7 +656,7 @@ class Control:
             if group is None:
                 current = high_watermark(self.broker, topic, partition)
             else:
-                committed = self.broker.coordinator.offsets.get(group, topic, partition)
+                committed = self.broker.coordinator.offsets.store.get(group, topic, partition)
                 current = committed.offset if committed is not None else None
             return current is not None and current >= offset, {"topic": topic, "partition": partition,
                                                                "group": group, "offset": current}
@@ -671,7 +674,8 @@ class Control:
         """Capture topics, logs, producer state, groups and offsets (in __consumer_offsets) and the
         clock under ``name`` (replacing a snapshot of that name)."""
         started = time.perf_counter()
-        snapshot = snaps.take(name, self.broker, self.group_records)
+        with snaps.gc_paused():
+            snapshot = snaps.take(name, self.broker, self.group_records)
         self.snapshots[name] = snapshot
         return {**snapshot.summary(), "took_ms": round((time.perf_counter() - started) * 1000, 3)}
 
@@ -691,12 +695,13 @@ class Control:
     def _restore(self, snapshot: snaps.Snapshot, clock: bool = True, keep_members: bool = False) -> dict:
         started = time.perf_counter()
         closed = self.server.close_connections() if self.server is not None else 0
-        snaps.restore(snapshot, self.broker)
         if clock and self.clock.manual:
             self.clock.set(snapshot.now_ms)
         now = self._now()
         self.broker.now_ms = now
-        self.broker.coordinator = snaps.load_groups(snapshot, self.broker, now)
+        with snaps.gc_paused():
+            snaps.restore(snapshot, self.broker)
+            self.broker.coordinator = snaps.load_groups(snapshot, self.broker, now)
         self.group_records = snapshot.group_records.copy()
         self._watch(self.broker.coordinator)
         if not keep_members:
@@ -708,7 +713,7 @@ class Control:
     def _remove_members(self, now: int) -> None:
         """Every member leaves its group (the coordinator's LeaveGroup path), so that no member of
         the snapshot's time waits out a session the restored clients will not continue."""
-        from ..core.requests import LeaveGroup, LeavingMember
+        from ..core.classic.requests import LeaveGroup, LeavingMember
         coordinator = self.broker.coordinator
         for group_id in group_ids(self.broker):
             members = GroupSnapshot(self.broker, group_id).members()

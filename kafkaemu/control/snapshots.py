@@ -13,8 +13,10 @@ and (by default) removes the loaded members, so clients reconnect, rejoin and re
 restored committed offsets.
 """
 import copy
+import gc
 import struct
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ..storage.log_store import OFFSETS_TOPIC
@@ -25,6 +27,19 @@ _I16 = struct.Struct(">h")
 
 # PartitionLog attributes that tie a log to its place rather than hold its data.
 _PLACE = frozenset({"topic", "waiters", "persistence"})
+
+
+@contextmanager
+def gc_paused():
+    """Copying many small objects would otherwise start full garbage collections over a heap of
+    stored batches (tens of ms each); a snapshot or restore creates no reference cycles."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def capture_partition(plog: PartitionLog) -> dict:
@@ -46,29 +61,23 @@ def _clone(value):
     return copy.deepcopy(value)
 
 
-def offset_commit_group(key: bytes) -> str | None:
-    """The group of an offset commit record key (Kafka's OffsetCommitKey, key versions 0 and 1:
-    int16 version, then the group as an int16-length string), None for any other record."""
-    if len(key) < 4 or _I16.unpack_from(key)[0] not in (0, 1):
-        return None
-    (n,) = _I16.unpack_from(key, 2)
-    return bytes(key[4:4 + n]).decode("utf-8", "replace")
+def is_offset_commit(key: bytes) -> bool:
+    """Whether a record key is Kafka's OffsetCommitKey (key versions 0 and 1)."""
+    return len(key) >= 2 and _I16.unpack_from(key)[0] in (0, 1)
 
 
 class GroupRecords:
     """The latest __consumer_offsets records other than offset commits (classic group metadata,
-    KIP-848 group records), by key in the order last written, and for each group the latest
-    offset commit record. ``refresh`` reads only the records appended since the last call."""
+    KIP-848 group records), by key in the order last written. ``refresh`` reads only the records
+    appended since the last call."""
 
     def __init__(self) -> None:
         self.cursors: dict[int, int] = {}            # partition -> next offset to read
         self.latest: dict[bytes, bytes | None] = {}
-        self.offset_record: dict[str, tuple[bytes, bytes]] = {}
 
     def copy(self) -> "GroupRecords":
         other = GroupRecords()
         other.cursors, other.latest = dict(self.cursors), dict(self.latest)
-        other.offset_record = dict(self.offset_record)
         return other
 
     def refresh(self, store) -> "GroupRecords":
@@ -85,12 +94,9 @@ class GroupRecords:
                 for record in iter_records(batch):
                     if record.offset < cursor or record.key is None:
                         continue
-                    group = offset_commit_group(record.key)
-                    if group is None:
+                    if not is_offset_commit(record.key):
                         self.latest.pop(record.key, None)
                         self.latest[record.key] = record.value
-                    elif record.value is not None:
-                        self.offset_record[group] = (record.key, record.value)
             self.cursors[plog.index] = plog.high_watermark
         return self
 
@@ -132,7 +138,7 @@ def take(name: str, broker, group_records: GroupRecords) -> Snapshot:
     topics = [TopicImage(t.name, t.topic_id, dict(t.configs), t.internal, [capture_partition(p) for p in t.partitions])
               for t in store.topics.values()]
     return Snapshot(name, broker.now_ms, time.time(), topics, copy.deepcopy(store.producer_ids),
-                    group_records.refresh(store).copy(), broker.coordinator.offsets.snapshot(),
+                    group_records.refresh(store).copy(), broker.coordinator.offsets.store.snapshot(),
                     {k: getattr(store, k) for k in _SCHEDULE if hasattr(store, k)})
 
 
@@ -147,18 +153,18 @@ def empty(broker) -> Snapshot:
 
 def load_groups(snapshot: Snapshot, broker, now_ms: int):
     """A group coordinator holding the snapshot's groups and committed offsets, as loading its
-    __consumer_offsets would build it: the group records are replayed, each group known only by
-    its offsets gets one of its offset records replayed (the coordinator keeps an Empty group for
-    it), and the offsets are put back as they were."""
+    __consumer_offsets would build it: the group records are replayed, a group known only by its
+    offsets becomes a simple group (as the offsets' replay makes one), and the offsets are put
+    back as they were."""
     coordinator = broker.new_coordinator(now_ms, load=False)
     coordinator.load(list(snapshot.group_records.latest.items()), now_ms)
-    for group, record in snapshot.group_records.offset_record.items():
-        if group in snapshot.offsets and group not in coordinator.groups and group not in coordinator.consumer.groups:
-            coordinator.replay(*record)
+    store = coordinator.offsets.store
     for group, topics in snapshot.offsets.items():
+        if coordinator.group(group) is None:
+            coordinator.create_simple_group(group)
         for topic, partitions in topics.items():
             for partition, committed in partitions.items():
-                coordinator.offsets.put(group, topic, partition, committed)
+                store.put(group, topic, partition, committed)
     return coordinator
 
 

@@ -2,8 +2,8 @@
 members, decoded assignments, committed offsets and lag.
 
 Everything the control plane reads of the group coordinator goes through this module (its public
-attributes ``groups``, ``consumer.groups`` and ``offsets``), so a change of the core's shape is
-answered here.
+``classic.groups``, ``consumer.groups``, ``offsets.store`` and the groups' own attributes), so a
+change of the core's shape is answered here.
 """
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def decode_assignment(data: bytes) -> dict[str, list[int]] | None:
 
 
 def _subscription(metadata: bytes) -> list[str] | None:
-    from ..core.consumer_protocol import subscription_topics
+    from ..core.classic.subscription import subscription_topics
     try:
         return subscription_topics(metadata)
     except ValueError:
@@ -94,9 +94,9 @@ class GroupSnapshot:
         coordinator = broker.coordinator
         self.broker = broker
         self.group_id = group_id
-        self.classic = coordinator.groups.get(group_id)
+        self.classic = coordinator.classic.groups.get(group_id)
         self.consumer = coordinator.consumer.groups.get(group_id)
-        self.offsets = coordinator.offsets.group(group_id)
+        self.offsets = coordinator.offsets.store.group(group_id)
 
     @property
     def exists(self) -> bool:
@@ -257,8 +257,9 @@ class GroupSnapshot:
             view["protocol_type"] = self.classic.protocol_type
             view["protocol"] = self.classic.protocol_name
         elif self.consumer is not None:
+            from ..core.consumer.target_assignment import assignor_name
             view["protocol_type"] = "consumer"
-            view["protocol"] = self.broker.coordinator.consumer.assignor_name(self.consumer)
+            view["protocol"] = assignor_name(self.consumer, list(self.broker.coordinator.consumer.settings.assignors))
         return view
 
     def detail(self) -> dict:
@@ -291,5 +292,5 @@ def member_names(broker, group_id: str) -> list[dict]:
 
 def group_ids(broker) -> list[str]:
     coordinator = broker.coordinator
-    ids = set(coordinator.groups) | set(coordinator.consumer.groups) | set(coordinator.offsets.groups())
+    ids = set(coordinator.classic.groups) | set(coordinator.consumer.groups) | set(coordinator.offsets.store.groups())
     return sorted(ids)

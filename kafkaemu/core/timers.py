@@ -1,5 +1,8 @@
 """Keyed timers driven by an injected clock: scheduling a key again replaces its timer.
 
+A key is any hashable value; callers use tuples such as ``("heartbeat", group_id, member_id)``, so
+ids containing any character can never make two keys equal.
+
 Nothing here reads a clock; ``poll(now_ms)`` fires whatever is due, so a test can jump ten minutes
 ahead in one call (as Kafka's ``MockCoordinatorTimer`` does). A callback that raises is logged and
 the poll goes on: timers fire from the server's ticker and from inside other connections' requests,
@@ -10,7 +13,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from typing import Callable
+from typing import Callable, Hashable
 
 import structlog
 
@@ -19,23 +22,23 @@ log = structlog.get_logger("kafkaemu.timers")
 
 class Timers:
     def __init__(self) -> None:
-        self._by_key: dict[str, tuple[int, int, Callable[[], None]]] = {}
-        self._heap: list[tuple[int, int, str]] = []
+        self._by_key: dict[Hashable, tuple[int, int, Callable[[], None]]] = {}
+        self._heap: list[tuple[int, int, Hashable]] = []
         self._seq = itertools.count()
 
-    def schedule(self, key: str, deadline_ms: int, callback: Callable[[], None]) -> None:
+    def schedule(self, key: Hashable, deadline_ms: int, callback: Callable[[], None]) -> None:
         """Run ``callback`` at ``deadline_ms``, replacing any timer already under ``key``."""
         seq = next(self._seq)
         self._by_key[key] = (deadline_ms, seq, callback)
         heapq.heappush(self._heap, (deadline_ms, seq, key))
 
-    def cancel(self, key: str) -> None:
+    def cancel(self, key: Hashable) -> None:
         self._by_key.pop(key, None)
 
-    def is_scheduled(self, key: str) -> bool:
+    def is_scheduled(self, key: Hashable) -> bool:
         return key in self._by_key
 
-    def deadline(self, key: str) -> int | None:
+    def deadline(self, key: Hashable) -> int | None:
         entry = self._by_key.get(key)
         return entry[0] if entry else None
 

@@ -1,7 +1,7 @@
 """ConsumerGroupHeartbeat (key 68), v0-v1: the KIP-848 consumer group protocol.
 
 Joining (epoch 0), heartbeating, reconciling (incremental revocation) and leaving (epoch -1, or -2
-for a static member's temporary leave) through kafkaemu/core/consumer_coordinator.py, with the
+for a static member's temporary leave) through kafkaemu/core/consumer/manager.py, with the
 server-side assignors "uniform" (default) and "range". v1 requires a client-generated member id and
 adds subscribed_topic_regex (Python ``re`` with full-match semantics stands in for Kafka's RE2/J;
 internal topics never match). v0 members joining with an empty member id get a generated one.
@@ -11,7 +11,7 @@ Not implemented: rack-aware assignment, client-side assignors, migration between
 consumer groups (a classic JoinGroup for a consumer group gets INCONSISTENT_GROUP_PROTOCOL),
 authorization. Group state is written to __consumer_offsets as Kafka's ConsumerGroup* records.
 """
-from ..core.consumer_coordinator import ConsumerHeartbeat
+from ..core.consumer.requests import ConsumerHeartbeat
 from ..protocol.errors import ErrorCode
 from .consumer_group_topics import topic_metas
 from .group_common import client_host, is_coordinator

@@ -1,5 +1,5 @@
 """The topic metadata KIP-848 consumer groups assign from: name -> TopicMeta (id, partition count)."""
-from ..core.consumer_group import TopicMeta
+from ..core.consumer.group import TopicMeta
 
 
 def topic_metas(broker) -> dict[str, TopicMeta]:

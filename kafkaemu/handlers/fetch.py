@@ -1,12 +1,17 @@
 """Fetch (key 1), v0-v17.
 
 Returns whole stored batches from the one holding the fetch offset (clients skip records below
-their position), concatenated as stored. Limits: ``max_bytes`` for the response (v3+) and
-``partition_max_bytes`` per partition; from v3 the first partition with data returns at least
+their position), concatenated as stored. Limits, as Kafka's KafkaApis/ReplicaManager: the
+response carries at most min(``max_bytes``, the broker's ``fetch.max.bytes``) (55 MiB by
+default; v0-v2, which have no ``max_bytes``, get fetch.max.bytes), each partition at most its
+``partition_max_bytes`` of what remains; from v3 the first partition with data returns at least
 one batch even when it is larger (KIP-74), so consumers make progress; v0-v2 have no such
-exception, as in Kafka. v0-v3 get legacy message sets (magic 0 for v0-1, magic 1 for v2-3), down-
-converted as Kafka 3.9 does (headers dropped; zstd topics answer UNSUPPORTED_COMPRESSION_TYPE
-before v10; message.downconversion.enable=false answers UNSUPPORTED_VERSION).
+exception, as in Kafka. ``min_bytes`` is capped at the response limit too. v0-v3 get legacy
+message sets (magic 0 for v0-1, magic 1 for v2-3), down-converted as Kafka 3.9 does (headers
+dropped; zstd topics answer UNSUPPORTED_COMPRESSION_TYPE before v10;
+message.downconversion.enable=false answers UNSUPPORTED_VERSION); down-conversion stops at the
+partition's limit (at least one message), so a batch that inflates far beyond its stored size is
+not converted whole.
 
 Long poll: when no partition has an error and fewer than ``min_bytes`` are available, the reply
 is parked (DEFERRED) in the store's fetch purgatory; an append to a watched partition that makes
@@ -71,7 +76,8 @@ def fetch(ctx, req):
     plan = _resolve(ctx, targets)
     response, available, has_error, sent = _read(ctx, req, plan, session, incremental)
     watched = [plog for _, plog, _ in plan if plog is not None]
-    if has_error or req.max_wait_ms <= 0 or available >= req.min_bytes or not watched:
+    min_bytes = min(req.min_bytes, _max_bytes(ctx, req))
+    if has_error or req.max_wait_ms <= 0 or available >= min_bytes or not watched:
         sent()
         return response
 
@@ -81,9 +87,16 @@ def fetch(ctx, req):
         sent()
         ctx.respond(response)
 
-    store.fetches.park(FetchWaiter(watched, req.min_bytes, ctx.now_ms + req.max_wait_ms, available, complete),
+    store.fetches.park(FetchWaiter(watched, min_bytes, ctx.now_ms + req.max_wait_ms, available, complete),
                        req.max_wait_ms)
     return DEFERRED
+
+
+def _max_bytes(ctx, req) -> int:
+    """The response limit: min(request max_bytes, fetch.max.bytes); v0-v2 send none (Kafka reads
+    Int.MaxValue) and so get fetch.max.bytes."""
+    limit = ctx.broker.config.fetch_max_bytes
+    return min(req.max_bytes, limit) if ctx.api_version >= 3 else limit
 
 
 def _top_error(code):
@@ -140,7 +153,8 @@ def _read(ctx, req, plan, session=None, incremental=False):
     v = ctx.api_version
     leaders = set()
     sent = []   # (session partition, hw, lso, log start) to remember once the response goes out
-    remaining = req.max_bytes if v >= 3 else 0x7FFFFFFF
+    remaining = _max_bytes(ctx, req)
+    limit = ctx.broker.config.max_uncompressed_batch_bytes
     min_one = v >= 3
     legacy_magic = 0 if v <= 1 else 1 if v <= 3 else None
     committed = v >= 4 and req.isolation_level == READ_COMMITTED
@@ -149,7 +163,7 @@ def _read(ctx, req, plan, session=None, incremental=False):
     topics = []
     for t, plog, error in plan:
         if error == ErrorCode.NONE:
-            error, entry = _read_partition(t, plog, remaining, min_one and total == 0, legacy_magic, v)
+            error, entry = _read_partition(t, plog, remaining, min_one and total == 0, legacy_magic, v, limit)
         else:
             entry = None
         if entry is None:
@@ -191,7 +205,7 @@ def _read(ctx, req, plan, session=None, incremental=False):
             "node_endpoints": node_endpoints(ctx, leaders)}, total, has_error, mark_sent
 
 
-def _read_partition(fp, plog, remaining, min_one, legacy_magic, v):
+def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit):
     offset = fp.fetch_offset
     hw = plog.high_watermark
     if legacy_magic is not None or v < 10:
@@ -211,9 +225,21 @@ def _read_partition(fp, plog, remaining, min_one, legacy_magic, v):
     if offset < plog.log_start_offset or offset > hw:
         return ErrorCode.OFFSET_OUT_OF_RANGE, None
     if offset < hw and remaining > 0:
-        batches = plog.read(offset, min(fp.partition_max_bytes, remaining), min_one)
+        max_bytes = min(fp.partition_max_bytes, remaining)
+        batches = plog.read(offset, max_bytes, min_one)
         if legacy_magic is None:
             entry["records"] = b"".join(batches)
         else:
-            entry["records"] = b"".join(down_convert(b, legacy_magic) for b in batches)
+            entry["records"] = _down_convert(batches, legacy_magic, max_bytes, limit)
     return ErrorCode.NONE, entry
+
+
+def _down_convert(batches, magic: int, max_bytes: int, limit: int) -> bytes:
+    out, size = [], 0
+    for b in batches:
+        if out and size >= max_bytes:
+            break
+        part = down_convert(b, magic, max(max_bytes - size, 1), limit)
+        out.append(part)
+        size += len(part)
+    return b"".join(out)

@@ -4,7 +4,7 @@ Keeps a member's session alive; REBALANCE_IN_PROGRESS while the group prepares a
 ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID as Kafka; the empty group id gets
 INVALID_GROUP_ID. Not implemented: authorization.
 """
-from ..core.requests import Heartbeat
+from ..core.classic.requests import Heartbeat
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
 from .registry import handler

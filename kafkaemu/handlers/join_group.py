@@ -8,7 +8,7 @@ INVALID_GROUP_ID; a protocol listed twice counts once (its first listing). A Joi
 consumer group gets INCONSISTENT_GROUP_PROTOCOL. Not implemented: classic members joining a
 consumer group (Kafka's group.consumer.migration.policy), authorization.
 """
-from ..core.requests import JoinGroup
+from ..core.classic.requests import JoinGroup
 from ..protocol.errors import ErrorCode
 from .group_common import client_host, is_coordinator
 from .registry import DEFERRED, handler

@@ -5,7 +5,7 @@ and/or group.instance.id (an empty member id with an instance id removes that st
 per-member errors. For v0-2 the member's error becomes the top-level error, as in Kafka.
 The empty group id gets INVALID_GROUP_ID. Not implemented: authorization.
 """
-from ..core.requests import LeaveGroup, LeavingMember
+from ..core.classic.requests import LeaveGroup, LeavingMember
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
 from .registry import handler

@@ -14,7 +14,7 @@ For a KIP-848 consumer group generation_id_or_member_epoch is the member epoch: 
 STALE_MEMBER_EPOCH, an unknown member UNKNOWN_MEMBER_ID, a member committing below v9
 UNSUPPORTED_VERSION. Not implemented: authorization.
 """
-from ..core.requests import CommitPartition, OffsetCommit
+from ..core.offsets.requests import CommitPartition, OffsetCommit
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator, partition_exists
 from .registry import handler

@@ -7,8 +7,14 @@ idempotent sequences -> OUT_OF_ORDER_SEQUENCE_NUMBER / INVALID_PRODUCER_EPOCH, d
 their original offsets). Legacy message sets (magic 0/1, sent with v0-v2) are converted to v2.
 Errors are per partition; the other partitions of the request are appended.
 
+Every record of a batch is walked as Kafka's LogValidator does (count and framing, max timestamp
+recomputed, LogAppendTime stamped, keys on compacted topics -> INVALID_RECORD with
+record_errors, message.timestamp bounds -> INVALID_TIMESTAMP); see ``storage/partition_log.py``.
 The batch size limit is the topic's max.message.bytes, defaulting to the broker's
-message.max.bytes, as in Kafka. acks: 0 appends and sends no reply; 1 and -1 reply at once
+message.max.bytes, as in Kafka. Decompression is bounded (kafkaemu's own limit; Kafka has none):
+one batch inflates to at most ``max_uncompressed_batch_bytes`` and one request's batches to at
+most ``socket_request_max_bytes`` in all, what the broker would accept uncompressed; beyond it a
+partition answers MESSAGE_TOO_LARGE, so a compression bomb costs no more than a large request. acks: 0 appends and sends no reply; 1 and -1 reply at once
 (single replica, so the high watermark is the log end); anything else is INVALID_REQUIRED_ACKS
 for every partition.
 Unknown topics are auto-created when auto.create.topics.enable (Apache Kafka answers
@@ -39,6 +45,7 @@ def produce(ctx, req):
     now = ctx.now_ms
     responses = []
     leaders = set()   # nodes named in current_leader hints, described in node_endpoints (v10+)
+    inflatable = broker.config.socket_request_max_bytes   # what the request's batches may decompress to
     for td in req.topic_data:
         name = td.name
         topic = store.get(name)
@@ -76,7 +83,9 @@ def produce(ctx, req):
                 continue
             res = plog.append(pd.records, now, produce_version=version,
                               max_message_bytes=int(topic.configs.get("max.message.bytes",
-                                                                      broker.config.message_max_bytes)))
+                                                                      broker.config.message_max_bytes)),
+                              max_uncompressed_bytes=inflatable)
+            inflatable = max(0, inflatable - res.uncompressed_bytes)
             if res.error != "NONE":
                 out = _error(pd.index, ErrorCode[res.error], res.message)
                 out["log_start_offset"] = -1

@@ -62,6 +62,10 @@ class ApiRegistry:
     def get(self, api_key: int) -> ApiHandler | None:
         return self._apis.get(api_key)
 
+    def supports(self, api_key: int, version: int) -> bool:
+        api = self._apis.get(api_key)
+        return api is not None and api.supports(version)
+
     def versions(self) -> list[tuple[int, int, int]]:
         """(api_key, min_version, max_version) for every registered API, sorted by key."""
         return [(a.api_key, a.min_version, a.max_version) for a in sorted(self._apis.values(), key=lambda a: a.api_key)]

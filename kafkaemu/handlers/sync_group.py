@@ -5,7 +5,7 @@ __consumer_offsets and each member gets only its own assignment (empty if the le
 out). v5 checks protocol type and name (INCONSISTENT_GROUP_PROTOCOL). The empty group id gets
 INVALID_GROUP_ID. Not implemented: authorization.
 """
-from ..core.requests import SyncGroup
+from ..core.classic.requests import SyncGroup
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
 from .registry import DEFERRED, handler

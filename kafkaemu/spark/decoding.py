@@ -11,7 +11,11 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from ..core.offsets_records import GroupKey, OffsetKey, decode_group_value, decode_key, decode_offset_value
+from ..core.classic import records as group_records
+from ..core.classic.records import GroupKey, decode_group_value
+from ..core.offsets import records as offset_records
+from ..core.offsets.records import OffsetKey, decode_offset_value
+from ..core.record_format import split
 from ..protocol.catalog import catalog
 
 OFFSET_COMMIT = "offset_commit"
@@ -57,6 +61,12 @@ class DecodedRecord:
                 self.protocol_type, self.protocol, self.generation, self.leader, members)
 
 
+def decode_key(key: bytes) -> OffsetKey | GroupKey:
+    """An offset commit or group metadata key; other record types raise."""
+    records = offset_records if split(key)[0] in offset_records.KEY_VERSIONS else group_records
+    return records.decode_key(key)
+
+
 def decode_record(key: bytes | None, value: bytes | None) -> DecodedRecord:
     """Never raises: a record that does not decode (truncated, unknown version) is ``kind="unknown"``."""
     if key is None:
@@ -70,7 +80,7 @@ def decode_record(key: bytes | None, value: bytes | None) -> DecodedRecord:
 def _decode(decoded_key, value: bytes | None) -> DecodedRecord:
     tombstone = value is None
     if isinstance(decoded_key, OffsetKey):
-        row = DecodedRecord(OFFSET_COMMIT, decoded_key.group, decoded_key.topic, decoded_key.partition, tombstone)
+        row = DecodedRecord(OFFSET_COMMIT, decoded_key.group_id, decoded_key.topic, decoded_key.partition, tombstone)
         if not tombstone:
             committed = decode_offset_value(bytes(value))
             row.committed_offset = committed.offset
@@ -80,7 +90,7 @@ def _decode(decoded_key, value: bytes | None) -> DecodedRecord:
             row.expire_timestamp_ms = committed.expire_timestamp_ms
         return row
     if isinstance(decoded_key, GroupKey):
-        row = DecodedRecord(GROUP_METADATA, decoded_key.group, tombstone=tombstone)
+        row = DecodedRecord(GROUP_METADATA, decoded_key.group_id, tombstone=tombstone)
         if not tombstone:
             group = decode_group_value(bytes(value))
             row.protocol_type = group.protocol_type

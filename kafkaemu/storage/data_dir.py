@@ -10,8 +10,14 @@ Appends are written to the partition's file at once (unbuffered, so a killed pro
 nothing the broker acknowledged; there is no fsync, so a power loss can). Moving the log start
 (DeleteRecords, retention) and compaction rewrite the partition's files through a temporary
 file and a rename. Topic metadata is rewritten on topic creation/deletion/growth and checked at
-each store tick (configs change in place). On load, a partial batch at a file's end (a write cut
-by a kill) is truncated away.
+each store tick (configs change in place).
+
+On load each partition file is recovered as Kafka's LogSegment.recover does: batches are read
+while they are whole, of a sane length and magic, pass their CRC and follow the previous batch's
+offsets; from the first one that does not (a write cut by a kill, zeros or garbage after a crash, a
+flipped bit) the file is truncated, with a warning naming the partition, the first offset lost
+and the bytes dropped. The dropped bytes are kept beside the segment (``<segment>.corrupt-<byte
+position>``) rather than destroyed. A server with a damaged data directory starts.
 """
 from __future__ import annotations
 
@@ -21,7 +27,9 @@ import shutil
 
 import structlog
 
-from .record_batch import split_batches
+import struct
+
+from .record_batch import HEADER_SIZE, LOG_OVERHEAD, MAGIC_OFFSET, crc_ok, parse_header
 
 log = structlog.get_logger("kafkaemu.storage")
 
@@ -118,19 +126,50 @@ class DataDir:
         if os.path.exists(seg):
             with open(seg, "rb") as f:
                 data = f.read()
-        batches, end = [], 0
-        for pos, size, _ in split_batches(data):
-            batches.append(data[pos:pos + size])
-            end = pos + size
-        if end != len(data):
-            log.warning("data_dir_truncated", topic=plog.topic.name, partition=plog.index,
-                        dropped_bytes=len(data) - end)
-            with open(seg, "r+b") as f:
-                f.truncate(end)
+        batches, end, next_offset, reason = recover(data)
         start, hw = 0, 0
         start_path = os.path.join(d, LOG_START)
         if os.path.exists(start_path):
             with open(start_path, "rb") as f:
                 numbers = [int(x) for x in f.read().split()]
             start, hw = numbers[0], numbers[1] if len(numbers) > 1 else 0
-        plog.restore(batches, start, hw)
+        if end != len(data):
+            kept = f"{seg}.corrupt-{end}"
+            with open(kept, "wb") as f:
+                f.write(data[end:])
+            with open(seg, "r+b") as f:
+                f.truncate(end)
+            log.warning("data_dir_truncated", topic=plog.topic.name, partition=plog.index,
+                        offset=max(next_offset, start), position=end, dropped_bytes=len(data) - end,
+                        reason=reason, kept_in=kept)
+            hw = 0   # the log ends where its valid batches do
+        if plog.restore(batches, start, hw):
+            self.rewritten(plog)   # max timestamps repaired: store them
+
+
+def recover(data) -> tuple[list, int, int, str]:
+    """The valid prefix of a segment file: (batches, bytes valid, offset after the last valid
+    batch, why the rest is not valid or "")."""
+    batches = []
+    pos, end, next_offset = 0, len(data), 0
+    while pos < end:
+        if end - pos < LOG_OVERHEAD:
+            return batches, pos, next_offset, "partial batch"
+        (length,) = struct.unpack_from(">i", data, pos + 8)
+        size = length + LOG_OVERHEAD
+        if size < HEADER_SIZE:
+            return batches, pos, next_offset, f"record batch length {length} below the minimum"
+        if end - pos < size:
+            return batches, pos, next_offset, "partial batch"
+        if data[pos + MAGIC_OFFSET] != 2:
+            return batches, pos, next_offset, f"magic {data[pos + MAGIC_OFFSET]}"
+        batch = data[pos:pos + size]
+        if not crc_ok(batch):
+            return batches, pos, next_offset, "CRC mismatch"
+        h = parse_header(batch)
+        if h.base_offset < next_offset or h.last_offset_delta < 0:
+            return batches, pos, next_offset, f"offsets [{h.base_offset}, {h.last_offset}] out of order"
+        batches.append(batch)
+        next_offset = h.last_offset + 1
+        pos += size
+    return batches, pos, next_offset, ""

@@ -28,8 +28,9 @@ def _read_bytes(buf, pos: int) -> tuple[bytes | None, int]:
     return bytes(buf[pos:pos + n]), pos + n
 
 
-def _messages(buf, depth: int = 0):
-    """Yield (magic, timestamp, key, value, codec) for every message, unwrapping compressed ones."""
+def _messages(buf, budget: list, depth: int = 0):
+    """Yield (magic, timestamp, key, value, codec) for every message, unwrapping compressed ones.
+    ``budget`` is [bytes still allowed to inflate, bytes inflated]; exceeding it is TooLarge."""
     pos, end = 0, len(buf)
     while end - pos >= 12:
         (size,) = struct.unpack_from(">i", buf, pos + 8)
@@ -56,25 +57,33 @@ def _messages(buf, depth: int = 0):
             if value is None:
                 raise InvalidBatch("INVALID_RECORD", "compressed legacy message without a value")
             try:
-                inner = compression.decompress(codec, value)
+                inner = compression.decompress(codec, value, budget[0] - budget[1])
+            except compression.TooLarge as exc:
+                raise InvalidBatch("MESSAGE_TOO_LARGE", f"The message set {exc}, the most this broker "
+                                   "inflates (max_uncompressed_batch_bytes)") from exc
             except compression.CompressionError as exc:
-                raise InvalidBatch("CORRUPT_MESSAGE", str(exc)) from exc
-            for m in _messages(inner, depth + 1):
+                raise InvalidBatch("UNKNOWN_SERVER_ERROR", f"Failed to decompress record stream: {exc}") from exc
+            budget[1] += len(inner)
+            for m in _messages(inner, budget, depth + 1):
                 yield m[0], m[1], m[2], m[3], codec
         else:
             yield magic, ts, key, value, 0
         pos += 12 + size
 
 
-def to_v2_batch(buf) -> tuple[bytes, int]:
-    """Convert a legacy message set to one RecordBatch v2 (same codec); returns (batch, record count)."""
-    records, codec = [], 0
-    for magic, ts, key, value, c in _messages(buf):
-        codec = codec or c
+def to_v2_batch(buf, limit: int = compression.DEFAULT_LIMIT,
+                codec: int | None = None) -> tuple[bytes, int, int, int]:
+    """Convert a legacy message set to one RecordBatch v2, in ``codec`` (None: the message set's
+    own); compressed messages may inflate to ``limit`` bytes in all. Returns (batch, record count,
+    bytes inflated, the message set's codec)."""
+    records, source = [], 0
+    budget = [limit, 0]
+    for magic, ts, key, value, c in _messages(buf, budget):
+        source = source or c
         records.append((key, value, (), ts))
     if not records:
         raise InvalidBatch("INVALID_RECORD", "legacy message set without a complete message")
-    return build_batch(records, codec=codec), len(records)
+    return build_batch(records, codec=source if codec is None else codec), len(records), budget[1], source
 
 
 def _encode_message(offset: int, magic: int, attrs: int, ts: int, key, value) -> bytes:
@@ -90,14 +99,23 @@ def _encode_message(offset: int, magic: int, attrs: int, ts: int, key, value) ->
     return struct.pack(">qiI", offset, len(body) + 4, crc) + bytes(body)
 
 
-def down_convert(batch, magic: int) -> bytes:
-    """One stored v2 batch as a legacy message set of ``magic`` (headers are dropped, as Kafka does)."""
+def down_convert(batch, magic: int, max_bytes: int | None = None, limit: int = compression.DEFAULT_LIMIT) -> bytes:
+    """One stored v2 batch as a legacy message set of ``magic`` (headers are dropped, as Kafka does).
+    With ``max_bytes``, conversion stops once the messages reach it (always one message, so the
+    consumer progresses): a batch that inflates far beyond its stored size is not converted whole
+    into one response."""
     h = parse_header(batch)
     if h.is_control:
         return b""
     ts_attr = TIMESTAMP_TYPE_BIT if (magic == 1 and h.log_append_time) else 0
+    budget = max_bytes if max_bytes is not None else 0x7FFFFFFF
+    recs, size = [], 0
     try:
-        recs = list(iter_records(batch))
+        for r in iter_records(batch, limit):
+            if recs and size >= budget:
+                break
+            recs.append(r)
+            size += 34 + len(r.key or b"") + len(r.value or b"")   # a v1 message with its log overhead
     except (InvalidBatch, struct.error, IndexError, ValueError):
         return b""  # records a client stored that do not decode cannot be converted
     # zstd has no legacy form and magic-0 lz4 used a broken frame checksum: send those uncompressed
@@ -107,5 +125,5 @@ def down_convert(batch, magic: int) -> bytes:
         _encode_message(r.offset - h.base_offset if magic == 1 else r.offset, magic, ts_attr, r.timestamp,
                         r.key, r.value) for r in recs)
     wrapper_ts = h.max_timestamp
-    return _encode_message(h.last_offset, magic, h.codec | ts_attr, wrapper_ts, None,
-                           compression.compress(h.codec, inner))
+    return _encode_message(recs[-1].offset if len(recs) < h.records_count else h.last_offset, magic,
+                           h.codec | ts_attr, wrapper_ts, None, compression.compress(h.codec, inner))

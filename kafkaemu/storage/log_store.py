@@ -5,6 +5,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
+from .compression import DEFAULT_LIMIT
 from .fetch_purgatory import FetchPurgatory
 from .fetch_sessions import FetchSessionCache
 from .partition_log import PartitionLog
@@ -34,7 +35,8 @@ def validate_topic_name(name: str) -> bool:
 
 
 class LogStore:
-    def __init__(self, retention_check_interval_ms: int = 300000, cleaner_backoff_ms: int = 15000) -> None:
+    def __init__(self, retention_check_interval_ms: int = 300000, cleaner_backoff_ms: int = 15000,
+                 max_uncompressed_batch_bytes: int = DEFAULT_LIMIT) -> None:
         self.topics: dict[str, Topic] = {}
         self._by_id: dict[bytes, Topic] = {}
         self.fetches = FetchPurgatory()
@@ -45,6 +47,7 @@ class LogStore:
         self._next_retention_ms: int | None = None
         self._next_clean_ms: int | None = None
         self.persistence = None   # a DataDir when the broker has a data directory
+        self.max_uncompressed_batch_bytes = max_uncompressed_batch_bytes   # the most one batch may inflate to
 
     # -- time-driven work: long-poll deadlines, retention and compaction ---------------------
     def tick(self, now_ms: int) -> None:
@@ -115,6 +118,7 @@ class LogStore:
     def _new_partition(self, topic: Topic, index: int) -> PartitionLog:
         plog = PartitionLog(topic, index)
         plog.persistence = self.persistence
+        plog.max_uncompressed_bytes = self.max_uncompressed_batch_bytes
         return plog
 
     def delete_topic(self, name: str) -> Topic:

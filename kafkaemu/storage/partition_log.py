@@ -1,11 +1,14 @@
 """One partition's log: record batches kept as the bytes the producer sent.
 
-Appends validate as Kafka 3.9's LogValidator does for what clients can get wrong (magic, CRC,
-size, offset range, control batches, keys on compacted topics, idempotent sequences), assign
-offsets by rewriting each batch's base offset and partition leader epoch in place, and wake
-fetches waiting for data. Reads return whole stored batches, so a fetch is a concatenation.
-Single replica: the high watermark is the log end offset, and with no transactions the last
-stable offset is the high watermark.
+Appends validate as Kafka 3.9's UnifiedLog and LogValidator do (magic, CRC, size, offset range,
+record count, control batches, idempotent sequences, then every record: see
+``record_validation``), assign offsets by rewriting each batch's base offset and partition leader
+epoch in place, set the max timestamp Kafka recomputes from the records (LogAppendTime topics: the
+append time), and wake fetches waiting for data. As in Kafka, a batch is re-encoded only when it
+cannot be kept: a compressed batch whose offset deltas are not 0, 1, 2, ... or whose codec is not
+the topic's ``compression.type``, and legacy (v0/v1) message sets. Reads return whole stored
+batches, so a fetch is a concatenation. Single replica: the high watermark is the log end offset,
+and with no transactions the last stable offset is the high watermark.
 """
 from __future__ import annotations
 
@@ -15,10 +18,11 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from . import legacy_records, topic_config
+from . import compression, legacy_records, topic_config
 from .producer_state import ProducerStateTable
-from .record_batch import (HEADER_SIZE, InvalidBatch, build_batch, crc_ok, iter_records, parse_header,
-                           rewrite_offsets, set_log_append_time, split_batches)
+from .record_batch import (HEADER_SIZE, NO_TIMESTAMP, InvalidBatch, build_batch, crc_ok, iter_records,
+                           parse_header, rewrite_offsets, set_max_timestamp, split_batches)
+from .record_validation import check_records
 
 log = structlog.get_logger("kafkaemu.storage")
 
@@ -32,6 +36,7 @@ class AppendResult:
     message: str | None = None
     record_errors: list = field(default_factory=list)   # [(batch_index, message)]
     appended_bytes: int = 0
+    uncompressed_bytes: int = 0         # bytes inflated to validate (counted against a request's budget)
 
 
 class PartitionLog:
@@ -54,6 +59,7 @@ class PartitionLog:
         self.last_append_ms = 0            # the "segment file time" ListOffsets v0 compares against
         self._clean_bytes = 0              # log size right after the last compaction
         self.persistence = None            # the store's DataDir, when there is one
+        self.max_uncompressed_bytes = compression.DEFAULT_LIMIT   # the most one batch may inflate to
 
     # -- properties ------------------------------------------------------------------------
     @property
@@ -74,30 +80,41 @@ class PartitionLog:
 
     # -- append ----------------------------------------------------------------------------
     def append(self, records, now_ms: int, *, produce_version: int = 11,
-               max_message_bytes: int | None = None) -> AppendResult:
-        """Validate and append a produce request's records for this partition."""
+               max_message_bytes: int | None = None, max_uncompressed_bytes: int | None = None) -> AppendResult:
+        """Validate and append a produce request's records for this partition. No batch may inflate
+        to more than ``max_uncompressed_bytes`` (default: the store's bound)."""
         configs = self.configs
         if max_message_bytes is None:
             max_message_bytes = topic_config.int_config(configs, "max.message.bytes")
+        limit = self.max_uncompressed_bytes if max_uncompressed_bytes is None \
+            else min(max_uncompressed_bytes, self.max_uncompressed_bytes)
+        inflated = [0]
         try:
             try:
-                batches = self._validate(records, produce_version, max_message_bytes, configs)
+                batches = self._validate(records, produce_version, max_message_bytes, configs, now_ms, limit,
+                                         inflated)
             except (struct.error, IndexError, ValueError, OverflowError) as exc:  # malformed beyond the checks
                 raise InvalidBatch("CORRUPT_MESSAGE", f"malformed records: {exc}") from exc
         except InvalidBatch as exc:
             log.info("produce_rejected", topic=self.topic.name, partition=self.index, error=exc.code_name,
                      reason=str(exc))
-            res = AppendResult(exc.code_name, log_start_offset=self.log_start_offset, message=str(exc))
+            res = AppendResult(exc.code_name, log_start_offset=self.log_start_offset, message=str(exc),
+                               uncompressed_bytes=inflated[0])
             if getattr(exc, "record_errors", None):
                 res.record_errors = exc.record_errors
             return res
-        return self._append_validated(batches, now_ms, topic_config.log_append_time(configs))
+        res = self._append_validated(batches, now_ms, topic_config.log_append_time(configs))
+        res.uncompressed_bytes = inflated[0]
+        return res
 
     def append_batch(self, batch: bytes, now_ms: int) -> AppendResult:
         """Append a broker-built, trusted v2 batch (e.g. ``__consumer_offsets`` records)."""
-        return self._append_validated([(bytearray(batch), parse_header(batch))], now_ms, False)
+        h = parse_header(batch)
+        return self._append_validated([(bytearray(batch), h, h.max_timestamp)], now_ms, False)
 
-    def _validate(self, records, produce_version: int, max_message_bytes: int, configs) -> list:
+    def _validate(self, records, produce_version: int, max_message_bytes: int, configs, now_ms: int,
+                  limit: int, inflated: list) -> list:
+        """[(batch, header, max timestamp)] ready to append, or InvalidBatch."""
         if records is None:
             raise InvalidBatch("INVALID_RECORD", "produce request without records for the partition")
         found = list(split_batches(records))
@@ -117,9 +134,10 @@ class PartitionLog:
         elif not found:
             raise InvalidBatch("CORRUPT_MESSAGE", "no complete message in the message set")
         view = memoryview(records)
-        compacted = topic_config.is_compacted(configs)
         if any(magic < 2 for _, _, magic in found):
-            return [self._convert_legacy(view, found, max_message_bytes, compacted)]
+            batch, source = self._convert_legacy(view, found, max_message_bytes, limit, inflated)
+            return [self._validate_records(batch, parse_header(batch), configs, now_ms, max_message_bytes,
+                                           limit, inflated, source)]
         out = []
         for pos, size, magic in found:
             if magic >= 2 and records[pos:pos + 8] != b"\0" * 8:
@@ -135,22 +153,83 @@ class PartitionLog:
             if not crc_ok(batch):
                 raise InvalidBatch("CORRUPT_MESSAGE", "Record is corrupt (stored crc does not match the computed crc)")
             h = parse_header(batch)
+            tp = f"{self.topic.name}-{self.index}"
             if h.last_offset_delta < 0:
-                raise InvalidBatch("INVALID_RECORD", "Batch has an invalid offset range")
+                raise InvalidBatch("INVALID_RECORD", f"Batch has an invalid offset range: [0, {h.last_offset_delta}] "
+                                   f"in topic partition {tp}")
             if h.records_count <= 0:
-                raise InvalidBatch("INVALID_RECORD", f"Invalid reported count for record batch: {h.records_count}")
+                raise InvalidBatch("INVALID_RECORD", f"Invalid reported count for record batch: {h.records_count} "
+                                   f"in topic partition {tp}")
             if h.records_count != h.last_offset_delta + 1:
-                raise InvalidBatch("INVALID_RECORD", f"Inconsistent batch offset range and record count "
-                                   f"({h.last_offset_delta + 1} != {h.records_count})")
+                raise InvalidBatch("INVALID_RECORD", f"Inconsistent batch offset range [0, {h.last_offset_delta}] "
+                                   f"and count of records {h.records_count} in topic partition {tp}")
             if h.is_control:
-                raise InvalidBatch("INVALID_RECORD", "Clients are not allowed to write control records")
-            if compacted:
-                _check_keys(batch, len(out), self)
-            out.append((batch, h))
+                raise InvalidBatch("INVALID_RECORD", f"Clients are not allowed to write control records in topic "
+                                   f"partition {tp}")
+            out.append(self._validate_records(batch, h, configs, now_ms, max_message_bytes, limit, inflated))
         return out
 
-    def _convert_legacy(self, view, found, max_message_bytes: int, compacted: bool):
-        """A legacy (magic 0/1) message set becomes one v2 batch, as Kafka converts on append."""
+    def _validate_records(self, batch: bytearray, h, configs, now_ms: int, max_message_bytes: int, limit: int,
+                          inflated: list, source: int | None = None):
+        """LogValidator's record pass over one v2 batch: (batch, header, max timestamp), the batch
+        re-encoded when it cannot be kept (see the module docstring). ``source``: the codec the
+        producer used, when not the batch's (a converted legacy message set)."""
+        lat_topic = topic_config.log_append_time(configs)
+        compacted = topic_config.is_compacted(configs)
+        before_ms, after_ms = topic_config.timestamp_bounds(configs)
+        ranged = not lat_topic and (before_ms != topic_config.LONG_MAX or after_ms != topic_config.LONG_MAX)
+        target = topic_config.target_codec(configs, h.codec if source is None else source)
+        keep = h.codec == target   # in place unless the codec changes (or, below, deltas are off)
+        check = check_records(batch, h, fields=compacted, limit=limit - inflated[0])
+        inflated[0] += check.uncompressed_bytes
+        errors = []   # (record index, error code name, message); at most one per record, keys first
+        tp = f"{self.topic.name}-{self.index}"
+        if compacted and check.null_keys:
+            errors += [(i, "INVALID_RECORD", f"Compacted topic cannot accept message without key in topic "
+                        f"partition {tp}") for i in check.null_keys]
+        if h.log_append_time and (lat_topic or h.max_timestamp == NO_TIMESTAMP):
+            keyless = set(check.null_keys) if compacted else ()
+            errors += [(i, "INVALID_TIMESTAMP", "Invalid timestamp type in message with offset "
+                        f"{i}. Producer should not set timestamp type to LogAppendTime.")
+                       for i in range(h.records_count) if i not in keyless]
+        elif ranged:
+            errors += self._timestamp_errors(batch, now_ms, before_ms, after_ms, limit,
+                                             set(check.null_keys) if compacted else set())
+        if errors:
+            raise _record_errors(errors)
+        if not keep or not check.sequential:
+            batch = self._reencode(batch, h, target, lat_topic, now_ms, max_message_bytes, limit)
+            h = parse_header(batch)
+        return batch, h, check.max_timestamp
+
+    def _timestamp_errors(self, batch, now_ms: int, before_ms: int, after_ms: int, limit: int, skip: set) -> list:
+        """Records outside message.timestamp.before/after.max.ms (decoded: only topics that set them)."""
+        lo, hi = now_ms - before_ms, now_ms + after_ms
+        return [(i, "INVALID_TIMESTAMP", f"Timestamp {r.timestamp} of message with offset {r.offset} is out of "
+                 f"range. The timestamp should be within [{lo}, {hi}]")
+                for i, r in enumerate(iter_records(batch, limit))
+                if i not in skip and r.timestamp != NO_TIMESTAMP and not lo <= r.timestamp <= hi]
+
+    def _reencode(self, batch, h, codec: int, lat_topic: bool, now_ms: int, max_message_bytes: int, limit: int):
+        """Kafka's buildRecordsAndAssignOffsets: the records again, offset deltas 0, 1, 2, ..., in
+        the topic's codec; the result must still fit max.message.bytes."""
+        try:
+            records = [(r.key, r.value, r.headers, r.timestamp) for r in iter_records(batch, limit)]
+        except InvalidBatch as exc:
+            raise InvalidBatch("INVALID_RECORD", f"Found invalid record structure: {exc}") from exc
+        new = build_batch(records, codec=codec, producer_id=h.producer_id, producer_epoch=h.producer_epoch,
+                          base_sequence=h.base_sequence, transactional=h.is_transactional,
+                          log_append_time=lat_topic)
+        if len(new) > max_message_bytes:
+            raise InvalidBatch("MESSAGE_TOO_LARGE", f"Message batch size is {len(new)} bytes in append to"
+                               f"partition {self.topic.name}-{self.index} which exceeds the maximum configured "
+                               f"size of {max_message_bytes}.")
+        return bytearray(new)
+
+    def _convert_legacy(self, view, found, max_message_bytes: int, limit: int, inflated: list):
+        """A legacy (magic 0/1) message set becomes one v2 batch, as Kafka converts on append:
+        (uncompressed batch, the message set's codec); validation then encodes it in the codec
+        the topic stores."""
         if any(magic == 2 for _, _, magic in found):
             raise InvalidBatch("INVALID_RECORD", "legacy messages and v2 record batches mixed in one message set")
         for _, size, _ in found:
@@ -158,14 +237,17 @@ class PartitionLog:
                 raise InvalidBatch("MESSAGE_TOO_LARGE", f"The message size {size} exceeds the maximum "
                                    f"configured value of {max_message_bytes}.")
         end = found[-1][0] + found[-1][1]
-        converted, _ = legacy_records.to_v2_batch(view[:end])
-        if compacted:
-            _check_keys(converted, 0, self)
-        return bytearray(converted), parse_header(converted)
+        converted, _, used, source = legacy_records.to_v2_batch(view[:end], limit - inflated[0], compression.NONE)
+        inflated[0] += used
+        if source == compression.NONE and len(converted) > max_message_bytes:
+            raise InvalidBatch("MESSAGE_TOO_LARGE", f"Message batch size is {len(converted)} bytes in append to"
+                               f"partition {self.topic.name}-{self.index} which exceeds the maximum configured "
+                               f"size of {max_message_bytes}.")
+        return bytearray(converted), source
 
     def _append_validated(self, batches: list, now_ms: int, log_append_time: bool) -> AppendResult:
         # Idempotent producers: a duplicate is answered with its original offsets, not appended.
-        for batch, h in batches:
+        for batch, h, _ in batches:
             if h.producer_id >= 0:
                 dup = self.producers.find_duplicate(h)
                 if dup is not None:
@@ -183,13 +265,12 @@ class PartitionLog:
         first = self.high_watermark
         total = 0
         self.last_append_ms = now_ms
-        for batch, h in batches:
+        for batch, h, max_ts in batches:
             base = self.high_watermark
             rewrite_offsets(batch, base, self.leader_epoch)
-            max_ts = h.max_timestamp
             if log_append_time:
-                set_log_append_time(batch, now_ms)
                 max_ts = now_ms
+            set_max_timestamp(batch, log_append_time, max_ts)
             last = base + h.last_offset_delta
             data = batch  # the validated copy is kept as is (a bytearray only this log holds)
             self._bases.append(base)
@@ -254,7 +335,7 @@ class PartitionLog:
             if self._max_ts[j] < target_ms or self._lasts[j] < self.log_start_offset:
                 continue
             batch = self._batches[j]
-            for rec in _decodable(batch):
+            for rec in _records(batch, self.max_uncompressed_bytes):
                 if rec.timestamp >= target_ms and rec.offset >= self.log_start_offset:
                     return rec.timestamp, rec.offset, parse_header(batch).partition_leader_epoch
         return None
@@ -266,7 +347,7 @@ class PartitionLog:
         best = max(self._max_ts)
         j = self._max_ts.index(best)
         batch = self._batches[j]
-        for rec in _decodable(batch):
+        for rec in _records(batch, self.max_uncompressed_bytes):
             if rec.timestamp == best:
                 return rec.timestamp, rec.offset, parse_header(batch).partition_leader_epoch
         return best, self._lasts[j], parse_header(batch).partition_leader_epoch
@@ -371,7 +452,7 @@ class PartitionLog:
         horizon = None if now_ms is None else now_ms - topic_config.int_config(configs, "delete.retention.ms")
         latest: dict[bytes, int] = {}
         for batch in self._batches:
-            for rec in _decodable(batch):
+            for rec in _decodable(batch, self.max_uncompressed_bytes):
                 latest[rec.key] = rec.offset
         removed = 0
         n = len(self._batches)
@@ -381,7 +462,7 @@ class PartitionLog:
             if h.is_control:
                 continue
             expired = horizon is not None and self._max_ts[j] < horizon
-            recs = _decodable(batch)
+            recs = _decodable(batch, self.max_uncompressed_bytes)
             if not recs:
                 continue
             kept = [r for r in recs if latest.get(r.key) == r.offset and not (expired and r.value is None)]
@@ -417,11 +498,18 @@ class PartitionLog:
             self.persistence.rewritten(self)
         return removed
 
-    def restore(self, batches: list, log_start: int, high_watermark: int = 0) -> None:
+    def restore(self, batches: list, log_start: int, high_watermark: int = 0) -> int:
         """Rebuild this (empty) log from stored batches (data directory load): indexes, producer
-        state, leader epochs."""
+        state, leader epochs. A batch stored before kafkaemu recomputed max timestamps (header -1,
+        CreateTime) gets the max of its records; returns how many were so repaired."""
+        repaired = 0
         for batch in batches:
             h = parse_header(batch)
+            if h.max_timestamp == NO_TIMESTAMP and not h.log_append_time and not h.is_control:
+                fixed = self._repair_max_timestamp(batch, h)
+                if fixed is not None:
+                    batch, h = fixed, parse_header(fixed)
+                    repaired += 1
             self._bases.append(h.base_offset)
             self._lasts.append(h.last_offset)
             self._batches.append(batch)
@@ -437,25 +525,46 @@ class PartitionLog:
         self.high_watermark = max(end, high_watermark, log_start)
         self.log_start_offset = log_start
         self._clean_bytes = self.size_bytes
+        return repaired
+
+    def _repair_max_timestamp(self, batch, h):
+        try:
+            max_ts = check_records(batch, h, limit=self.max_uncompressed_bytes).max_timestamp
+        except InvalidBatch:
+            return None
+        if max_ts == h.max_timestamp:
+            return None
+        fixed = bytearray(batch)
+        set_max_timestamp(fixed, False, max_ts)
+        return fixed
 
 
-def _decodable(batch) -> list:
-    """The batch's records, or none when a client stored records that do not decode (only the
-    header and CRC are checked on append, to keep produce lean)."""
+def _records(batch, limit: int):
+    """The batch's records, lazily, ending early (logged) at records that do not decode: append
+    checks the records' framing, not every field, and a data directory may hold older batches."""
     try:
-        return list(iter_records(batch))
+        yield from iter_records(batch, limit)
+    except (InvalidBatch, struct.error, IndexError, ValueError) as exc:
+        log.warning("undecodable_batch", base_offset=parse_header(batch).base_offset, reason=str(exc))
+
+
+def _decodable(batch, limit: int) -> list:
+    """The batch's records, or none when they do not decode whole."""
+    try:
+        return list(iter_records(batch, limit))
     except (InvalidBatch, struct.error, IndexError, ValueError) as exc:
         log.warning("undecodable_batch", base_offset=parse_header(batch).base_offset, reason=str(exc))
         return []
 
 
-def _check_keys(batch, batch_index: int, plog) -> None:
-    errors = [(i, f"Compacted topic cannot accept message without key in topic partition "
-                  f"{plog.topic.name}-{plog.index}.")
-              for i, rec in enumerate(iter_records(batch)) if rec.key is None]
-    if errors:
+def _record_errors(errors: list) -> InvalidBatch:
+    """Kafka's processRecordErrors: INVALID_TIMESTAMP when any record has a bad timestamp, else
+    INVALID_RECORD; every record error is listed (``record_errors``), the message shows three."""
+    shown = ", ".join(f"RecordError(batchIndex={i}, message='{m}')" for i, _, m in errors[:3])
+    if any(code == "INVALID_TIMESTAMP" for _, code, _ in errors):
+        exc = InvalidBatch("INVALID_TIMESTAMP", "One or more records have been rejected due to invalid timestamp")
+    else:
         exc = InvalidBatch("INVALID_RECORD", f"One or more records have been rejected due to {len(errors)} record "
-                           f"errors in total, and only showing the first {min(len(errors), 1)} records in error: "
-                           f"{errors[0][1]}")
-        exc.record_errors = errors
-        raise exc
+                           f"errors in total, and only showing the first three errors at most: [{shown}]")
+    exc.record_errors = [(i, m) for i, _, m in errors]
+    return exc

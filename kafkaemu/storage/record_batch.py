@@ -17,8 +17,9 @@ Layout (big-endian), offsets into the batch::
    57  records_count int32
    61  records (possibly compressed)
 
-The broker never re-encodes a produced batch: offsets are assigned by rewriting the first and third
-fields in place.
+Offsets are assigned by rewriting the first and third fields in place (outside the CRC); the max
+timestamp, timestamp type and CRC are rewritten when validation recomputes them
+(``set_max_timestamp``). Decoding (``iter_records``) inflates at most a given limit.
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ MIN_BATCH_LENGTH = 14      # Kafka's Records.MIN_RECORD_OVERHEAD, the smallest l
 MAGIC_OFFSET = 16
 CRC_OFFSET = 17
 ATTRIBUTES_OFFSET = 21
+MAX_TIMESTAMP_OFFSET = 35
 
 CODEC_MASK = 0x07
 TIMESTAMP_TYPE_BIT = 0x08   # 1 = LogAppendTime
@@ -121,12 +123,23 @@ def rewrite_offsets(batch: bytearray, base_offset: int, leader_epoch: int) -> No
     _EPOCH.pack_into(batch, 12, leader_epoch)
 
 
+def set_max_timestamp(batch: bytearray, log_append_time: bool, max_timestamp: int) -> bool:
+    """Kafka's DefaultRecordBatch.setMaxTimestamp: set the timestamp type and max timestamp and
+    recompute the CRC, unless both are already so. Returns whether the batch changed."""
+    (attrs,) = struct.unpack_from(">h", batch, ATTRIBUTES_OFFSET)
+    (current,) = _Q.unpack_from(batch, MAX_TIMESTAMP_OFFSET)
+    if bool(attrs & TIMESTAMP_TYPE_BIT) == log_append_time and current == max_timestamp:
+        return False
+    attrs = (attrs | TIMESTAMP_TYPE_BIT) if log_append_time else (attrs & ~TIMESTAMP_TYPE_BIT)
+    struct.pack_into(">h", batch, ATTRIBUTES_OFFSET, attrs)
+    _Q.pack_into(batch, MAX_TIMESTAMP_OFFSET, max_timestamp)
+    struct.pack_into(">I", batch, CRC_OFFSET, crc32c.crc32c(memoryview(batch)[ATTRIBUTES_OFFSET:]))
+    return True
+
+
 def set_log_append_time(batch: bytearray, now_ms: int) -> None:
     """Mark the batch LogAppendTime with max timestamp ``now_ms`` and recompute the CRC (as Kafka does)."""
-    (attrs,) = struct.unpack_from(">h", batch, ATTRIBUTES_OFFSET)
-    struct.pack_into(">h", batch, ATTRIBUTES_OFFSET, attrs | TIMESTAMP_TYPE_BIT)
-    _Q.pack_into(batch, 35, now_ms)
-    struct.pack_into(">I", batch, CRC_OFFSET, crc32c.crc32c(memoryview(batch)[ATTRIBUTES_OFFSET:]))
+    set_max_timestamp(batch, True, now_ms)
 
 
 def split_batches(data) -> Iterator[tuple[int, int, int]]:
@@ -195,22 +208,24 @@ def _read_nullable(buf, pos: int) -> tuple[bytes | None, int]:
     return bytes(buf[pos:pos + n]), pos + n
 
 
-def records_payload(batch) -> bytes:
-    """The batch's record bytes, decompressed."""
+def records_payload(batch, limit: int = compression.DEFAULT_LIMIT) -> bytes:
+    """The batch's record bytes, decompressed (at most ``limit`` bytes, else MESSAGE_TOO_LARGE)."""
     h = parse_header(batch)
-    body = bytes(memoryview(batch)[HEADER_SIZE:h.size])
+    body = memoryview(batch)[HEADER_SIZE:h.size]
     if h.codec == compression.NONE:
-        return body
+        return bytes(body)
     try:
-        return compression.decompress(h.codec, body)
+        return compression.decompress(h.codec, body, limit)
+    except compression.TooLarge as exc:
+        raise InvalidBatch("MESSAGE_TOO_LARGE", f"record batch {exc}") from exc
     except compression.CompressionError as exc:
         raise InvalidBatch("CORRUPT_MESSAGE", str(exc)) from exc
 
 
-def iter_records(batch) -> Iterator[Record]:
-    """Decode every record of one v2 batch (decompressing when needed)."""
+def iter_records(batch, limit: int = compression.DEFAULT_LIMIT) -> Iterator[Record]:
+    """Decode every record of one v2 batch (decompressing when needed, at most ``limit`` bytes)."""
     h = parse_header(batch)
-    buf = records_payload(batch)
+    buf = records_payload(batch, limit)
     pos = 0
     try:
         for _ in range(h.records_count):

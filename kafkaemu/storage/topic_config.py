@@ -2,7 +2,7 @@
 
 ``Topic.configs`` holds only what was set explicitly; ``effective``/``int_config`` answer the
 value the data path obeys (max.message.bytes, retention.ms, retention.bytes, cleanup.policy,
-message.timestamp.type).
+message.timestamp.type, the message.timestamp bounds, compression.type).
 """
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST = 1, 2, 3, 4, 5, 6, 7
 # DescribeConfigs/CreateTopics config_source codes
 DYNAMIC_TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 1, 4, 5
 _LONG_MAX = "9223372036854775807"
+LONG_MAX = 2**63 - 1
+_CODECS = {"uncompressed": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}   # compression.type -> attribute code
 
 # name -> (default value, DescribeConfigs config_type)
 TOPIC_CONFIG_DEFAULTS: dict[str, tuple[str, int]] = {
@@ -116,3 +118,18 @@ def is_deleting(configs: dict[str, str]) -> bool:
 
 def log_append_time(configs: dict[str, str]) -> bool:
     return effective(configs, "message.timestamp.type") == "LogAppendTime"
+
+
+def timestamp_bounds(configs: dict[str, str]) -> tuple[int, int]:
+    """(before, after) max ms a CreateTime record may lie from the append time, as Kafka's
+    LogConfig: message.timestamp.before/after.max.ms, or the deprecated
+    message.timestamp.difference.max.ms while they are at their default."""
+    difference = int_config(configs, "message.timestamp.difference.max.ms")
+    before = int_config(configs, "message.timestamp.before.max.ms")
+    after = int_config(configs, "message.timestamp.after.max.ms")
+    return (before if before != LONG_MAX else difference), (after if after != LONG_MAX else difference)
+
+
+def target_codec(configs: dict[str, str], source: int) -> int:
+    """The codec a batch is stored in: the topic's compression.type, or the producer's (``producer``)."""
+    return _CODECS.get(effective(configs, "compression.type"), source)

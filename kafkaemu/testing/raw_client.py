@@ -3,24 +3,24 @@ the decoded answer: `request(sock, api_key, version, body)`."""
 from __future__ import annotations
 
 import socket
-import struct
+import weakref
 
-from kafkaemu.protocol.catalog import catalog
-from kafkaemu.wire.framing import FrameDecoder, frame
+from kafkaemu.protocol import envelope
+from kafkaemu.protocol.envelope import frame  # noqa: F401  (tests frame raw bytes)
+from kafkaemu.wire.framing import FrameDecoder
+
+
+# Frames already received on a socket but not read yet (several can arrive in one recv).
+_pending: "weakref.WeakKeyDictionary[socket.socket, tuple[FrameDecoder, list[bytes]]]" = weakref.WeakKeyDictionary()
+
+
+def encode_request(api_key: int, version: int, body: dict, correlation_id: int = 1, client_id: str = "test") -> bytes:
+    return envelope.encode_request(api_key, version, body, correlation_id, client_id)
 
 
 def connect(emulator, timeout: float = 5) -> socket.socket:
     host, port = emulator.bootstrap_server.split(":")
     return socket.create_connection((host, int(port)), timeout=timeout)
-
-
-def encode_request(api_key: int, version: int, body: dict, correlation_id: int = 1, client_id: str = "test") -> bytes:
-    cat = catalog()
-    flexible = cat.is_flexible_request(api_key, version)
-    header = cat.data("RequestHeader", 2 if flexible else 1).encode(
-        {"request_api_key": api_key, "request_api_version": version,
-         "correlation_id": correlation_id, "client_id": client_id})
-    return frame(header, cat.request(api_key, version).encode(body))
 
 
 def api_versions_frame(version: int = 0, correlation_id: int = 1) -> bytes:
@@ -30,23 +30,27 @@ def api_versions_frame(version: int = 0, correlation_id: int = 1) -> bytes:
 
 def read_reply(sock: socket.socket) -> bytes:
     """The next whole response frame (correlation id first)."""
-    decoder = FrameDecoder(1 << 30)
-    while True:
+    decoder, frames = _pending.setdefault(sock, (FrameDecoder(1 << 30), []))
+    while not frames:
         chunk = sock.recv(65536)
         if not chunk:
             raise ConnectionError("closed by the server")
-        frames = decoder.feed(chunk)
-        if frames:
-            return frames[0]
+        frames.extend(decoder.feed(chunk))
+    return frames.pop(0)
+
+
+def decode_reply(api_key: int, version: int, reply: bytes, correlation_id: int | None = None):
+    """The decoded body of a response frame read by ``read_reply``."""
+    got, body = envelope.decode_response(api_key, version, reply)
+    if correlation_id is not None and got != correlation_id:
+        raise AssertionError(f"reply to correlation id {got}, expected {correlation_id}")
+    return body
 
 
 def request(sock: socket.socket, api_key: int, version: int, body: dict, correlation_id: int = 1):
     """Send one request and decode its response."""
     sock.sendall(encode_request(api_key, version, body, correlation_id))
-    reply = read_reply(sock)
-    assert struct.unpack(">i", reply[:4])[0] == correlation_id
-    flexible = catalog().is_flexible_request(api_key, version) and api_key != 18
-    return catalog().response(api_key, version).decode(reply[5 if flexible else 4:])
+    return decode_reply(api_key, version, read_reply(sock), correlation_id)
 
 
 def is_closed(sock: socket.socket) -> bool:

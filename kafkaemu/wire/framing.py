@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import struct
 
+from ..protocol.envelope import frame  # noqa: F401  (callers import it from here too)
+
 _SIZE = struct.Struct(">i")
 
 
@@ -44,6 +46,3 @@ class FrameDecoder:
             del buf[:pos]
         return frames
 
-
-def frame(*parts: bytes) -> bytes:
-    return _SIZE.pack(sum(len(p) for p in parts)) + b"".join(parts)

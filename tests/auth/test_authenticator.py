@@ -9,26 +9,23 @@ from kafkaemu.auth.credentials import CredentialStore, parse_mechanisms
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
+from kafkaemu.protocol import envelope
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.wire.connection import Connection, ProtocolViolation
-from kafkaemu.wire.framing import FrameDecoder, frame
+from kafkaemu.protocol.envelope import frame
+from kafkaemu.wire.framing import FrameDecoder
 
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 STORE = CredentialStore({"alice": "s3cret"}, MECHANISMS)
 
 
 def request(api_key, version, body, correlation_id=7):
-    cat = catalog()
-    flexible = cat.is_flexible_request(api_key, version)
-    header = cat.data("RequestHeader", 2 if flexible else 1).encode(
-        {"request_api_key": api_key, "request_api_version": version,
-         "correlation_id": correlation_id, "client_id": "test-client"})
-    return frame(header, cat.request(api_key, version).encode(body))
+    return envelope.encode_request(api_key, version, body, correlation_id, client_id="test-client")
 
 
 def open_connection(sasl=True, store=STORE):
-    auth = SaslAuthenticator(store, REGISTRY.get(18).supports) if sasl else None
+    auth = SaslAuthenticator(store, REGISTRY.supports) if sasl else None
     return Connection(Broker(BrokerConfig(), 0), REGISTRY, 1, "127.0.0.1", authenticator=auth)
 
 
@@ -37,8 +34,7 @@ def replies(conn):
 
 
 def decode(api_key, version, reply):
-    flexible = catalog().is_flexible_request(api_key, version) and api_key != 18
-    return catalog().response(api_key, version).decode(reply[5 if flexible else 4:])
+    return envelope.decode_response(api_key, version, reply)[1]
 
 
 def call(conn, api_key, version, body, correlation_id=7):
@@ -228,7 +224,7 @@ def test_undecodable_handshake_closes():
 
 
 def test_illegal_transitions_raise():
-    auth = SaslAuthenticator(STORE, REGISTRY.get(18).supports)
+    auth = SaslAuthenticator(STORE, REGISTRY.supports)
     with pytest.raises(IllegalSaslTransition):
         auth._move(SaslState.COMPLETE)
     auth._move(SaslState.FAILED)
@@ -252,10 +248,10 @@ class RecordingLog:
 
 def test_outcomes_are_logged_with_user_and_mechanism():
     log = RecordingLog()
-    auth = SaslAuthenticator(STORE, REGISTRY.get(18).supports, log=log)
+    auth = SaslAuthenticator(STORE, REGISTRY.supports, log=log)
     auth.receive(request(17, 1, {"mechanism": "PLAIN"})[4:])  # frame bodies, as the connection passes them
     assert auth.receive(request(36, 2, {"auth_bytes": b"\x00alice\x00s3cret"})[4:]).close_reason is None
-    auth = SaslAuthenticator(STORE, REGISTRY.get(18).supports, log=log)
+    auth = SaslAuthenticator(STORE, REGISTRY.supports, log=log)
     auth.receive(request(17, 1, {"mechanism": "SCRAM-SHA-256"})[4:])
     assert auth.receive(request(36, 2, {"auth_bytes": b"n,,n=mallory,r=abc"})[4:]).close_reason
     assert log.events == [

@@ -303,7 +303,7 @@ def test_restored_groups_equal_a_full_load_of_the_restored_offsets_topic():
     env.op("snapshot_restore", name="s", keep_members=True)
 
     def views(broker):
-        return {g: (s.type, s.state, s.generation, g in broker.coordinator.groups,
+        return {g: (s.type, s.state, s.generation, broker.coordinator.group(g) is not None,
                     sorted(m["member_id"] for m in s.members()),
                     {(t, p): o.offset for t, ps in s.offsets.items() for p, o in ps.items()})
                 for g in group_ids(broker) for s in [GroupSnapshot(broker, g)]}
@@ -312,3 +312,21 @@ def test_restored_groups_equal_a_full_load_of_the_restored_offsets_topic():
     assert restored == views(env.broker)
     assert set(restored) == {"g", "simple", "kip"} and restored["simple"][1] == "Empty"
     assert restored["g"][5] == {("t", 0): 1, ("t", 1): 2} and restored["simple"][3]
+
+
+def test_a_restore_is_written_to_the_data_directory(tmp_path):
+    from kafkaemu.broker import Broker
+    from kafkaemu.config import BrokerConfig
+    env = Env(data_dir=str(tmp_path))
+    env.broker.create_topic("kept", 1, {})
+    c = env.client()
+    c.produce("kept", 0, [b"a", b"b"])
+    c.commit("simple", "kept", {0: 2})
+    env.op("snapshot_save", name="s")
+    c.produce("kept", 0, [b"c"])
+    env.broker.create_topic("dropped", 1, {})
+    env.op("snapshot_restore", name="s")
+    reloaded = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
+    assert sorted(reloaded.store.topics) == ["__consumer_offsets", "kept"]
+    assert reloaded.store.get("kept").partitions[0].high_watermark == 2
+    assert reloaded.coordinator.offsets.store.get("simple", "kept", 0).offset == 2

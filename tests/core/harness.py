@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
-from kafkaemu.core.requests import (CommitPartition, Heartbeat, JoinGroup, LeaveGroup, LeavingMember,
-                                    OffsetCommit, SyncGroup)
+from kafkaemu.core.classic.requests import Heartbeat, JoinGroup, LeaveGroup, LeavingMember, SyncGroup
+from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
 from kafkaemu.protocol.errors import ErrorCode as E
 
 PROTOCOLS = [("range", b"range-meta")]
@@ -49,7 +49,7 @@ class Harness:
         self.c.tick(self.now)
 
     def group(self, gid: str = "g"):
-        return self.c.groups.get(gid)
+        return self.c.classic.groups.get(gid)
 
     def state(self, gid: str = "g") -> str:
         g = self.group(gid)

@@ -5,11 +5,12 @@ import struct
 
 import pytest
 
-from kafkaemu.core import consumer_records
-from kafkaemu.core import offsets_records as rec
-from kafkaemu.core.consumer_coordinator import ConsumerHeartbeat
+from kafkaemu.core.consumer import records as consumer_records
+from kafkaemu.core.classic import records as group_records
+from kafkaemu.core.offsets import records as offset_records
+from kafkaemu.core.consumer.requests import ConsumerHeartbeat
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
-from kafkaemu.core.offsets import CommittedOffset
+from kafkaemu.core.offsets.store import CommittedOffset
 from kafkaemu.protocol.errors import ErrorCode as E
 
 from .harness import Harness
@@ -20,7 +21,7 @@ INT64_MAX = 2**63 - 1
 # -- JoinGroup listing a protocol twice ----------------------------------------------------------
 
 def test_distinct_protocols_keeps_the_first_of_each_name():
-    from kafkaemu.core.requests import distinct_protocols
+    from kafkaemu.core.classic.requests import distinct_protocols
     assert distinct_protocols([("range", b"1"), ("rr", b"2"), ("range", b"3")]) == [("range", b"1"), ("rr", b"2")]
 
 
@@ -73,7 +74,7 @@ def test_the_empty_group_id_is_invalid_for_the_group_membership_apis():
     assert h.c.delete_offsets(h.now, "", [("t", [0])])["error_code"] == E.INVALID_GROUP_ID
     [d] = h.c.consumer_group_describe(h.now, [""], {})
     assert d["error_code"] == E.INVALID_GROUP_ID
-    assert h.c.groups == {}
+    assert h.c.classic.groups == {}
 
 
 def test_the_empty_group_id_still_commits_and_fetches_offsets_as_in_kafka():
@@ -92,14 +93,14 @@ def test_the_empty_group_id_still_commits_and_fetches_offsets_as_in_kafka():
 def test_retention_of_int64_max_commits_and_wraps_as_java_long_arithmetic():
     h = Harness()
     assert h.commit_errors("s", {("t", 0): 5}, version=2, retention=INT64_MAX) == {E.NONE}
-    stored = h.c.offsets.get("s", "t", 0)
+    stored = h.c.offsets.store.get("s", "t", 0)
     assert stored.offset == 5
     assert stored.expire_timestamp_ms == h.now + INT64_MAX - 2**64   # Java long overflow
     [(key, value)] = h.all_records()
-    assert rec.decode_offset_value(value) == stored               # the record was written
+    assert offset_records.decode_offset_value(value) == stored               # the record was written
     fresh = GroupCoordinator(CoordinatorSettings(), now_ms=h.now)
     fresh.load(h.all_records(), h.now)
-    assert fresh.offsets.get("s", "t", 0) == stored
+    assert fresh.offsets.store.get("s", "t", 0) == stored
     assert h.c.expire_offsets(h.now) == 1                         # already past, as in Kafka
     assert h.fetch("s", [("t", [0])]) == {("t", 0): -1}
 
@@ -110,7 +111,7 @@ def test_a_commit_whose_record_cannot_be_built_changes_nothing():
     resp = h.commit(long_group, {("t", 0): 5, ("gone", 0): 1}, exists=lambda t, p: t == "t")
     codes = {(t["name"], p["partition_index"]): E(p["error_code"]) for t in resp["topics"] for p in t["partitions"]}
     assert codes == {("t", 0): E.UNKNOWN_SERVER_ERROR, ("gone", 0): E.UNKNOWN_TOPIC_OR_PARTITION}
-    assert h.c.offsets.snapshot() == {} and h.c.groups == {} and h.records == []
+    assert h.c.offsets.store.snapshot() == {} and h.c.classic.groups == {} and h.records == []
 
 
 def test_a_commit_whose_metadata_cannot_be_stored_changes_nothing():
@@ -119,7 +120,7 @@ def test_a_commit_whose_metadata_cannot_be_stored_changes_nothing():
     before = len(h.records)
     errors = h.commit_errors("g", {("t", 0): 5, ("t", 1): 6}, member_id=a, generation=1, metadata="m" * 40000)
     assert errors == {E.UNKNOWN_SERVER_ERROR}
-    assert h.c.offsets.group("g") == {} and len(h.records) == before
+    assert h.c.offsets.store.group("g") == {} and len(h.records) == before
 
 
 def test_a_group_id_too_long_for_a_record_key_creates_no_group():
@@ -130,7 +131,7 @@ def test_a_group_id_too_long_for_a_record_key_creates_no_group():
         group_id=long_group, member_id="m1", member_epoch=0, rebalance_timeout_ms=30000,
         subscribed_topic_names=["t"], owned={}), {})
     assert resp["error_code"] == E.UNKNOWN_SERVER_ERROR
-    assert h.c.groups == {} and h.c.consumer.groups == {} and h.records == []
+    assert h.c.classic.groups == {} and h.c.consumer.groups == {} and h.records == []
     assert h.join("g" * 32767).error == E.MEMBER_ID_REQUIRED   # the longest that fits still works
 
 
@@ -154,10 +155,10 @@ def _load(records) -> GroupCoordinator:
     (struct.pack(">h", 99) + b"whatever", None),
     (struct.pack(">h", -1), b""),
     (b"\x00", b"x"),                                                          # no version at all
-    (rec.encode_offset_key("s", "t", 0), b"\x00\x03garbage"),                 # value does not decode
-    (rec.encode_offset_key("s", "t", 0), struct.pack(">h", 77) + b"\x00" * 40),   # unknown value version
-    (rec.encode_offset_key("s", "t", 1)[:5], b"\x00\x03"),                   # key cut short
-    (rec.encode_group_key("g"), b"\x00\x03\x00\x08consumer"),                  # group value cut short
+    (offset_records.encode_offset_key("s", "t", 0), b"\x00\x03garbage"),                 # value does not decode
+    (offset_records.encode_offset_key("s", "t", 0), struct.pack(">h", 77) + b"\x00" * 40),   # unknown value version
+    (offset_records.encode_offset_key("s", "t", 1)[:5], b"\x00\x03"),                   # key cut short
+    (group_records.encode_group_key("g"), b"\x00\x03\x00\x08consumer"),                  # group value cut short
     (consumer_records.encode_key(consumer_records.ConsumerKey(3, "c")), b"\x00\x00\xff"),
 ])
 def test_a_record_that_does_not_load_is_skipped_and_the_rest_loads(bad):
@@ -165,9 +166,9 @@ def test_a_record_that_does_not_load_is_skipped_and_the_rest_loads(bad):
     good = h.all_records()
     fresh = _load(good[:1] + [bad] + good[1:])
     expected = _load(good)
-    assert fresh.offsets.snapshot() == expected.offsets.snapshot()
-    assert {gid: (g.state, g.generation_id, sorted(g.members)) for gid, g in fresh.groups.items()} == \
-        {gid: (g.state, g.generation_id, sorted(g.members)) for gid, g in expected.groups.items()}
+    assert fresh.offsets.store.snapshot() == expected.offsets.store.snapshot()
+    assert {gid: (g.state, g.generation_id, sorted(g.members)) for gid, g in fresh.classic.groups.items()} == \
+        {gid: (g.state, g.generation_id, sorted(g.members)) for gid, g in expected.classic.groups.items()}
     assert fresh.consumer.groups == {}
 
 
@@ -176,8 +177,8 @@ def test_a_bad_consumer_group_record_does_not_drop_the_classic_group_of_that_nam
     h.commit("c", {("t", 0): 3})
     bad = (consumer_records.encode_key(consumer_records.ConsumerKey(3, "c")), b"\x00\x00\xff")
     fresh = _load(h.all_records() + [bad])
-    assert "c" in fresh.groups and "c" not in fresh.consumer.groups
-    assert fresh.offsets.get("c", "t", 0) == CommittedOffset(3, -1, "", h.now)
+    assert "c" in fresh.classic.groups and "c" not in fresh.consumer.groups
+    assert fresh.offsets.store.get("c", "t", 0) == CommittedOffset(3, -1, "", h.now)
 
 
 def test_a_group_record_that_cannot_be_written_fails_the_sync_and_rebalances():
@@ -188,5 +189,5 @@ def test_a_group_record_that_cannot_be_written_fails_the_sync_and_rebalances():
     assert sync.error == E.UNKNOWN_SERVER_ERROR             # as Kafka's failed append, no exception
     assert h.state("g") == "PreparingRebalance"
     assert h.group("g").members[mid].assignment == b""
-    assert [k for _, recs, _ in h.records for k, _ in recs if rec.decode_key(k) != rec.GroupKey("g")] == []
-    assert all(v is None or rec.decode_group_value(v).members == () for _, recs, _ in h.records for _, v in recs)
+    assert [k for _, recs, _ in h.records for k, _ in recs if k != group_records.encode_group_key("g")] == []
+    assert all(v is None or group_records.decode_group_value(v).members == () for _, recs, _ in h.records for _, v in recs)

@@ -2,14 +2,15 @@
 import struct
 
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
-from kafkaemu.core.offsets import CommittedOffset
-from kafkaemu.core import offsets_records as rec
-from kafkaemu.core.offsets_topic import log_sink, read_records
+from kafkaemu.core.offsets.store import CommittedOffset
+from kafkaemu.core.classic import records as group_records
+from kafkaemu.core.offsets import records as offset_records
+from kafkaemu.storage.offsets_topic import log_sink, read_records
 from kafkaemu.protocol.errors import ErrorCode as E
 from kafkaemu.storage.log_store import OFFSETS_TOPIC, LogStore
 
 from .harness import Harness
-from .test_static_members import static_group
+from .classic.test_static_members import static_group
 
 
 def group_view(c: GroupCoordinator) -> dict:
@@ -17,7 +18,7 @@ def group_view(c: GroupCoordinator) -> dict:
                   {mid: (m.group_instance_id, m.client_id, m.client_host, m.session_timeout_ms,
                          m.rebalance_timeout_ms, m.metadata(g.protocol_name) if g.protocol_name else None,
                          m.assignment) for mid, m in g.members.items()})
-            for gid, g in c.groups.items()}
+            for gid, g in c.classic.groups.items()}
 
 
 def busy_history(h: Harness) -> None:
@@ -41,10 +42,23 @@ def test_replay_rebuilds_the_same_groups_and_offsets():
     fresh = GroupCoordinator(CoordinatorSettings(), now_ms=h.now)
     fresh.load(h.all_records(), h.now)
     assert group_view(fresh) == group_view(h.c)
-    assert fresh.offsets.snapshot() == h.c.offsets.snapshot()
-    assert "gone" not in fresh.groups and fresh.offsets.group("gone") == {}
-    assert fresh.groups["emptied"].state.value == "Empty"
-    assert fresh.groups["g"].static_members == h.c.groups["g"].static_members
+    assert fresh.offsets.store.snapshot() == h.c.offsets.store.snapshot()
+    assert "gone" not in fresh.classic.groups and fresh.offsets.store.group("gone") == {}
+    assert fresh.classic.groups["emptied"].state.value == "Empty"
+    assert fresh.classic.groups["g"].static_members == h.c.classic.groups["g"].static_members
+
+
+def test_session_timers_of_loaded_ids_with_dashes_do_not_collide():
+    # Group "a-b" member "c" and group "a" member "b-c" once shared the timer key "heartbeat-a-b-c".
+    def stored(group_id, member_id):
+        member = group_records.StoredMember(member_id, None, "c", "/127.0.0.1", 30000, 6000, b"", b"")
+        return group_records.encode_group_key(group_id), group_records.encode_group_value(
+            group_records.StoredGroup("consumer", 1, "range", member_id, 0, (member,)))
+    c = GroupCoordinator(CoordinatorSettings(), now_ms=0)
+    c.load([stored("a-b", "c"), stored("a", "b-c")], 0)
+    assert {c.classic.groups[g].state.value for g in ("a-b", "a")} == {"Stable"}
+    c.tick(6000)
+    assert {c.classic.groups[g].state.value for g in ("a-b", "a")} == {"Empty"}
 
 
 def test_replayed_members_keep_working_and_expire_if_silent():
@@ -63,7 +77,7 @@ def test_replayed_members_keep_working_and_expire_if_silent():
 def test_round_trip_through_the_real_offsets_topic_log():
     store = LogStore()
     h = Harness()
-    h.c.sink = log_sink(store, 50)
+    h.c.ctx.sink = log_sink(store, 50)
     busy_history(h)
     topic = store.get(OFFSETS_TOPIC)
     assert topic is not None and topic.internal and len(topic.partitions) == 50
@@ -71,26 +85,26 @@ def test_round_trip_through_the_real_offsets_topic_log():
     fresh = GroupCoordinator(CoordinatorSettings(), now_ms=h.now)
     fresh.load(read_records(store), h.now)
     assert group_view(fresh) == group_view(h.c)
-    assert fresh.offsets.snapshot() == h.c.offsets.snapshot()
+    assert fresh.offsets.store.snapshot() == h.c.offsets.store.snapshot()
 
 
 def test_offset_commit_record_bytes_match_kafkas_layout():
-    key = rec.encode_offset_key("g", "t", 3)
+    key = offset_records.encode_offset_key("g", "t", 3)
     # int16 key version 1, then group, topic (int16-length strings), partition int32
     assert key == struct.pack(">h", 1) + struct.pack(">h", 1) + b"g" + struct.pack(">h", 1) + b"t" + struct.pack(">i", 3)
-    value = rec.encode_offset_value(CommittedOffset(42, 5, "md", 1000))
+    value = offset_records.encode_offset_value(CommittedOffset(42, 5, "md", 1000))
     # v3: offset int64, leader_epoch int32, metadata string, commit_timestamp int64
     assert value == struct.pack(">hqih", 3, 42, 5, 2) + b"md" + struct.pack(">q", 1000)
-    value1 = rec.encode_offset_value(CommittedOffset(42, 5, "", 1000, 2000))
+    value1 = offset_records.encode_offset_value(CommittedOffset(42, 5, "", 1000, 2000))
     # v1 (explicit expiry): offset, metadata, commit_timestamp, expire_timestamp; no leader epoch
     assert value1 == struct.pack(">hqhqq", 1, 42, 0, 1000, 2000)
 
 
 def test_group_metadata_record_bytes_match_kafkas_layout():
-    key = rec.encode_group_key("grp")
+    key = group_records.encode_group_key("grp")
     assert key == struct.pack(">hh", 2, 3) + b"grp"
-    member = rec.StoredMember("m", "inst", "c", "/h", 300, 10, b"S", b"A")
-    value = rec.encode_group_value(rec.StoredGroup("consumer", 7, "range", "m", 99, (member,)))
+    member = group_records.StoredMember("m", "inst", "c", "/h", 300, 10, b"S", b"A")
+    value = group_records.encode_group_value(group_records.StoredGroup("consumer", 7, "range", "m", 99, (member,)))
 
     def s(x: str) -> bytes:
         return struct.pack(">h", len(x)) + x.encode()
@@ -99,7 +113,7 @@ def test_group_metadata_record_bytes_match_kafkas_layout():
                 + s("m") + s("inst") + s("c") + s("/h") + struct.pack(">ii", 300, 10)
                 + struct.pack(">i", 1) + b"S" + struct.pack(">i", 1) + b"A")
     assert value == expected
-    decoded = rec.decode_group_value(value)
+    decoded = group_records.decode_group_value(value)
     assert decoded.members[0].group_instance_id == "inst" and decoded.generation == 7
 
 
@@ -107,10 +121,10 @@ def test_decodes_older_value_versions():
     from kafkaemu.protocol.catalog import catalog
     v0 = struct.pack(">h", 0) + catalog().data("OffsetCommitValue", 0).encode(
         {"offset": 9, "metadata": "x", "commit_timestamp": 5})
-    assert rec.decode_offset_value(v0) == CommittedOffset(9, -1, "x", 5, None)
+    assert offset_records.decode_offset_value(v0) == CommittedOffset(9, -1, "x", 5, None)
     g1 = struct.pack(">h", 1) + catalog().data("GroupMetadataValue", 1).encode({
         "protocol_type": "consumer", "generation": 2, "protocol": "range", "leader": "m",
         "members": [{"member_id": "m", "client_id": "c", "client_host": "/h", "rebalance_timeout": 1,
                      "session_timeout": 2, "subscription": b"", "assignment": b""}]})
-    g = rec.decode_group_value(g1)
+    g = group_records.decode_group_value(g1)
     assert g.current_state_timestamp_ms == -1 and g.members[0].group_instance_id is None

@@ -69,7 +69,7 @@ def test_join_sync_heartbeat_leave_at_every_join_version(broker, version):
         [first] = call(broker, JOIN, version, join_body(first.member_id))
     assert first.error_code == 0 and first.generation_id == 1 and first.protocol_name == "range"
     assert first.leader == first.member_id and [m.metadata for m in first.members] == [b"meta"]
-    group = broker.coordinator.groups["g"]
+    group = broker.coordinator.classic.groups["g"]
     assert group.members[first.member_id].rebalance_timeout_ms == (10000 if version == 0 else 20000)
     for hv in range(0, 5):
         [hb] = call(broker, HEARTBEAT, hv, {"group_id": "g", "generation_id": 1, "member_id": first.member_id,
@@ -90,7 +90,7 @@ def test_leave_versions(broker, version):
             {"member_id": mid, "group_instance_id": None, "reason": "bye"},
             {"member_id": "ghost", "group_instance_id": None, "reason": None}]})
         assert resp.error_code == 0 and [m.error_code for m in resp.members] == [0, E.UNKNOWN_MEMBER_ID]
-    assert broker.coordinator.groups["g"].state.value == "Empty"
+    assert broker.coordinator.classic.groups["g"].state.value == "Empty"
 
 
 @pytest.mark.parametrize("version", range(0, 7))
@@ -187,7 +187,7 @@ def test_delete_groups_and_offset_delete(broker, version):
     assert [(t.name, [p.error_code for p in t.partitions]) for t in od.topics] == [
         ("t", [0]), ("missing", [E.UNKNOWN_TOPIC_OR_PARTITION])]
     [resp] = call(broker, DELETE, version, {"groups_names": ["g"]})
-    assert resp.results[0].error_code == 0 and "g" not in broker.coordinator.groups
+    assert resp.results[0].error_code == 0 and "g" not in broker.coordinator.classic.groups
 
 
 def test_join_v1_client_gets_member_id_at_once_and_offsets_topic_receives_records(broker):
@@ -227,10 +227,10 @@ def test_offset_commit_v1_keeps_the_client_commit_timestamp_and_v2_retention_set
             "committed_metadata": ""}
     call(broker, COMMIT, 1, {"group_id": "s1", "generation_id_or_member_epoch": -1, "member_id": "",
                              "topics": [{"name": "t", "partitions": [part]}]})
-    assert broker.coordinator.offsets.get("s1", "t", 0).commit_timestamp_ms == 12345
+    assert broker.coordinator.offsets.store.get("s1", "t", 0).commit_timestamp_ms == 12345
     call(broker, COMMIT, 2, {"group_id": "s2", "generation_id_or_member_epoch": -1, "member_id": "",
                              "retention_time_ms": 5000, "topics": [{"name": "t", "partitions": [part]}]})
-    stored = broker.coordinator.offsets.get("s2", "t", 0)
+    stored = broker.coordinator.offsets.store.get("s2", "t", 0)
     assert stored.commit_timestamp_ms == 0 and stored.expire_timestamp_ms == 5000
 
 

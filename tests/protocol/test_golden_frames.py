@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kafkaemu.protocol import envelope
 from kafkaemu.protocol.catalog import catalog
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -24,7 +25,7 @@ def split(data: bytes, compiled: bool):
     """(header, body) of a request frame, the header version chosen as a broker does."""
     cat = catalog()
     api_key, api_version = struct.unpack_from(">hh", data)
-    header_codec = cat.data("RequestHeader", 2 if cat.is_flexible_request(api_key, api_version) else 1)
+    header_codec = cat.data("RequestHeader", envelope.request_header_version(api_key, api_version))
     stream = io.BytesIO(data)
     header = header_codec.decode_prefix(stream)
     header_bytes = data[:stream.tell()]

@@ -6,6 +6,7 @@ import struct
 
 import pytest
 
+from kafkaemu.protocol import envelope
 from kafkaemu.protocol.catalog import catalog
 from tests.protocol.recorder import Recorder
 
@@ -13,12 +14,7 @@ pytestmark = pytest.mark.timeout(30)
 
 
 def _request(api_key: int, version: int, correlation_id: int, body: dict) -> bytes:
-    cat = catalog()
-    header = cat.data("RequestHeader", 2 if cat.is_flexible_request(api_key, version) else 1).encode(
-        {"request_api_key": api_key, "request_api_version": version, "correlation_id": correlation_id,
-         "client_id": "rec-test"})
-    payload = header + cat.request(api_key, version).encode(body)
-    return struct.pack(">i", len(payload)) + payload
+    return envelope.encode_request(api_key, version, body, correlation_id, client_id="rec-test")
 
 
 def _read_frame(sock: socket.socket) -> bytes:

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import datetime as dt
 
-from kafkaemu.core import offsets_records as rec
-from kafkaemu.core.offsets import CommittedOffset
+from kafkaemu.core.classic import records as group_records
+from kafkaemu.core.offsets import records as offset_records
+from kafkaemu.core.offsets.store import CommittedOffset
 from kafkaemu.protocol.catalog import catalog
 
 EPOCH = dt.datetime(1970, 1, 1)
 
 
 def commit(group, topic, partition, offset, ts_ms, metadata=""):
-    return rec.encode_offset_key(group, topic, partition), rec.encode_offset_value(
+    return offset_records.encode_offset_key(group, topic, partition), offset_records.encode_offset_value(
         CommittedOffset(offset=offset, leader_epoch=-1, metadata=metadata, commit_timestamp_ms=ts_ms))
 
 
 def commit_tombstone(group, topic, partition):
-    return rec.encode_offset_key(group, topic, partition), None
+    return offset_records.encode_offset_key(group, topic, partition), None
 
 
 def assignment(pairs, version=3):
@@ -30,18 +31,18 @@ def assignment(pairs, version=3):
 
 
 def group(name, generation, members, ts_ms=1_700_000_000_000, protocol="range"):
-    value = rec.encode_group_value(rec.StoredGroup(
+    value = group_records.encode_group_value(group_records.StoredGroup(
         protocol_type="consumer", generation=generation, protocol=protocol, leader=members[0][0] if members else None,
         current_state_timestamp_ms=ts_ms,
-        members=tuple(rec.StoredMember(member_id=m, group_instance_id=None, client_id=m.split("-")[0],
+        members=tuple(group_records.StoredMember(member_id=m, group_instance_id=None, client_id=m.split("-")[0],
                                        client_host="/127.0.0.1", rebalance_timeout_ms=300000,
                                        session_timeout_ms=45000, subscription=b"", assignment=assignment(a))
                       for m, a in members)))
-    return rec.encode_group_key(name), value
+    return group_records.encode_group_key(name), value
 
 
 def group_tombstone(name):
-    return rec.encode_group_key(name), None
+    return group_records.encode_group_key(name), None
 
 
 KAFKA_SOURCE_COLUMNS = ["key", "value", "topic", "partition", "offset", "timestamp", "timestampType"]

@@ -1,10 +1,17 @@
 """The optional data directory: a store reloaded from disk holds the same topics, ids, configs,
-batches, offsets and idempotent-producer state; a write cut short by a kill is truncated away."""
+batches, offsets and idempotent-producer state; a write cut short by a kill, a damaged tail or a
+batch failing its CRC is truncated away (logged, the bytes kept aside), as Kafka's recovery does."""
 import os
+import random
+import struct
+
+import crc32c
+import pytest
+from structlog.testing import capture_logs
 
 from kafkaemu.storage.data_dir import SEGMENT, DataDir
 from kafkaemu.storage.log_store import LogStore
-from kafkaemu.storage.record_batch import build_batch, iter_records
+from kafkaemu.storage.record_batch import build_batch, iter_records, parse_header
 
 NOW = 1_700_000_000_000
 
@@ -80,3 +87,59 @@ def test_a_partial_write_is_truncated_on_load(tmp_path):
     again = open_store(tmp_path)
     assert values(again.get("t").partitions[0]) == [(0, b"ok")]
     assert seg.stat().st_size == good
+
+
+def _segment_with(tmp_path, tail: bytes):
+    """A store with records 0-2 in three batches, then ``tail`` written after them (a crash)."""
+    store = open_store(tmp_path)
+    plog = store.create_topic("t", 1).partitions[0]
+    for i in range(3):
+        plog.append(build_batch([(b"k", b"v%d" % i, [], NOW + i)]), NOW)
+    seg = tmp_path / "t-0" / SEGMENT
+    good = seg.read_bytes()
+    with open(seg, "ab") as f:
+        f.write(tail)
+    return seg, good
+
+
+@pytest.mark.parametrize("tail", [bytes(4096), random.Random(7).randbytes(4096)], ids=["zeros", "random"])
+def test_a_damaged_tail_is_truncated_logged_and_kept_aside(tmp_path, tail):
+    seg, good = _segment_with(tmp_path, tail)
+    with capture_logs() as logs:
+        again = open_store(tmp_path)          # used to raise: the server could not start
+    plog = again.get("t").partitions[0]
+    assert values(plog) == [(0, b"v0"), (1, b"v1"), (2, b"v2")] and plog.high_watermark == 3
+    assert seg.read_bytes() == good
+    (warning,) = [e for e in logs if e["event"] == "data_dir_truncated"]
+    assert warning["log_level"] == "warning"
+    assert (warning["topic"], warning["partition"], warning["offset"], warning["dropped_bytes"]) == ("t", 0, 3, 4096)
+    assert (tmp_path / "t-0" / f"{SEGMENT}.corrupt-{len(good)}").read_bytes() == tail
+    plog.append(build_batch([(None, b"after", [], NOW)]), NOW)
+    assert values(open_store(tmp_path).get("t").partitions[0])[-1] == (3, b"after")
+
+
+def test_a_flipped_bit_truncates_from_the_batch_that_fails_its_crc(tmp_path):
+    seg, good = _segment_with(tmp_path, b"")
+    first = len(build_batch([(b"k", b"v0", [], NOW)]))
+    data = bytearray(good)
+    data[first + 70] ^= 0x04                 # inside the second batch's records
+    seg.write_bytes(bytes(data))
+    with capture_logs() as logs:
+        plog = open_store(tmp_path).get("t").partitions[0]
+    assert values(plog) == [(0, b"v0")] and plog.high_watermark == 1   # not served with a bad CRC
+    (warning,) = [e for e in logs if e["event"] == "data_dir_truncated"]
+    assert (warning["offset"], warning["dropped_bytes"], warning["reason"]) == (1, len(good) - first, "CRC mismatch")
+
+
+def test_batches_stored_with_max_timestamp_minus_one_are_repaired_on_load(tmp_path):
+    store = open_store(tmp_path)
+    store.create_topic("t", 1)
+    seg = tmp_path / "t-0" / SEGMENT
+    batch = bytearray(build_batch([(b"k", b"a", [], NOW), (b"k", b"b", [], NOW + 7)]))
+    struct.pack_into(">q", batch, 35, -1)                                   # as an older kafkaemu kept it
+    struct.pack_into(">I", batch, 17, crc32c.crc32c(bytes(batch[21:])))
+    seg.parent.mkdir(exist_ok=True)
+    seg.write_bytes(bytes(batch))
+    plog = open_store(tmp_path).get("t").partitions[0]
+    assert plog.offset_for_timestamp(NOW + 1)[:2] == (NOW + 7, 1)
+    assert parse_header(seg.read_bytes()).max_timestamp == NOW + 7      # and stored so

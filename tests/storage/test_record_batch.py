@@ -106,9 +106,9 @@ def test_legacy_message_sets_convert_to_v2_and_back(magic, codec):
     lb = LegacyRecordBatchBuilder(magic=magic, compression_type=codec, batch_size=1 << 20)
     for i in range(5):
         lb.append(i, 2000 + i if magic else None, b"k%d" % i, b"v%d" % i)
-    v2, n = legacy_records.to_v2_batch(bytes(lb.build()))
+    v2, n, _, source = legacy_records.to_v2_batch(bytes(lb.build()))
     recs = list(iter_records(v2))
-    assert n == 5 and parse_header(v2).codec == codec
+    assert n == 5 and parse_header(v2).codec == codec == source
     assert [(r.key, r.value, r.timestamp) for r in recs][2] == (b"k2", b"v2", 2002 if magic else -1)
     mr = MemoryRecords(legacy_records.down_convert(v2, magic))
     out = []

@@ -1,0 +1,178 @@
+"""A KIP-848 consumer group: members with epochs, the group epoch, the target assignment.
+
+Mirrors Kafka's modern/consumer/ConsumerGroup, with its side of the Group interface (offset checks
+by member epoch, subscriptions, expiration, deletion). The state is derived, never set: it follows
+from the epochs and the members' reconciliation (``ConsumerGroup.state``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from ...protocol.errors import ErrorCode
+from ..group_api import ExpirationBase, Group, GroupError, GroupType, Record, by_commit_timestamp
+from . import records
+from .assignors import Assignment
+from .member import ConsumerMember
+
+E = ErrorCode
+
+
+class ConsumerGroupState(Enum):
+    """State of a consumer (KIP-848) group, derived after every change, and how it answers.
+
+    EMPTY — no members; may hold offsets. Heartbeat with epoch 0 joins (group epoch +1 => ASSIGNING
+        then RECONCILING/STABLE within the same request); OffsetCommit only from non-members
+        (epoch < 0); DeleteGroups allowed.
+    ASSIGNING — the group epoch is ahead of the target assignment epoch (never seen from outside:
+        kafkaemu computes the new target assignment in the heartbeat that bumped the epoch).
+    RECONCILING — some member is not yet at the target assignment epoch or still revokes/awaits
+        partitions. Heartbeats drive each member's reconciliation; commits need the member's epoch.
+    STABLE — every member holds its target assignment at the target epoch.
+    DEAD — deleted; answers as an unknown group.
+    Heartbeat errors in every live state: UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH, FENCED_INSTANCE_ID,
+    UNRELEASED_INSTANCE_ID as Kafka. DeleteGroups: NON_EMPTY_GROUP unless EMPTY.
+    """
+
+    EMPTY = "Empty"
+    ASSIGNING = "Assigning"
+    RECONCILING = "Reconciling"
+    STABLE = "Stable"
+    DEAD = "Dead"
+
+    @property
+    def lower_name(self) -> str:
+        return self.value.lower()
+
+
+@dataclass(frozen=True)
+class TopicMeta:
+    name: str
+    topic_id: bytes
+    num_partitions: int
+
+
+class ConsumerGroup(Group):
+    type = GroupType.CONSUMER
+    protocol_type = "consumer"
+
+    def __init__(self, group_id: str, now_ms: int) -> None:
+        self.group_id = group_id
+        self.group_epoch = 0
+        self.assignment_epoch = 0
+        self.members: dict[str, ConsumerMember] = {}
+        self.static_members: dict[str, str] = {}          # instance id -> member id
+        self.target: dict[str, Assignment] = {}           # member id -> target assignment
+        self.subscription_metadata: dict[str, TopicMeta] = {}
+        self.created_ms = now_ms
+        self.state_timestamp_ms = now_ms
+        self.dead = False
+
+    # --- derived state ----------------------------------------------------------------
+    @property
+    def state(self) -> ConsumerGroupState:
+        if self.dead:
+            return ConsumerGroupState.DEAD
+        if not self.members:
+            return ConsumerGroupState.EMPTY
+        if self.group_epoch > self.assignment_epoch:
+            return ConsumerGroupState.ASSIGNING
+        if any(not m.is_reconciled_to(self.assignment_epoch) for m in self.members.values()):
+            return ConsumerGroupState.RECONCILING
+        return ConsumerGroupState.STABLE
+
+    # --- members ------------------------------------------------------------------------
+    def static_member(self, instance_id: str | None) -> ConsumerMember | None:
+        if instance_id is None:
+            return None
+        mid = self.static_members.get(instance_id)
+        return self.members.get(mid) if mid is not None else None
+
+    def put_member(self, member: ConsumerMember) -> None:
+        self.members[member.member_id] = member
+        if member.instance_id is not None:
+            self.static_members[member.instance_id] = member.member_id
+
+    def remove_member(self, member_id: str) -> ConsumerMember | None:
+        member = self.members.pop(member_id, None)
+        self.target.pop(member_id, None)
+        if member is not None and member.instance_id is not None \
+                and self.static_members.get(member.instance_id) == member_id:
+            del self.static_members[member.instance_id]
+        return member
+
+    def replace_member(self, old_id: str, new: ConsumerMember) -> None:
+        """A static member rejoining under a new member id takes the old one's place and target."""
+        target = self.target.pop(old_id, None)
+        self.members.pop(old_id, None)
+        self.put_member(new)
+        if target is not None:
+            self.target[new.member_id] = target
+
+    def partition_epochs(self, excluding: str | None = None) -> dict[tuple[bytes, int], int]:
+        """(topic id, partition) -> epoch of the member that still owns it (assigned or being revoked)."""
+        epochs: dict[tuple[bytes, int], int] = {}
+        for mid, m in self.members.items():
+            if mid == excluding:
+                continue
+            for assignment in (m.assigned, m.pending_revocation):
+                for tid, parts in assignment.items():
+                    for p in parts:
+                        epochs[(tid, p)] = m.member_epoch
+        return epochs
+
+    def preferred_assignor(self) -> str | None:
+        """The server assignor most members asked for (ties: first counted), as Kafka."""
+        counts: dict[str, int] = {}
+        for m in self.members.values():
+            if m.server_assignor is not None:
+                counts[m.server_assignor] = counts.get(m.server_assignor, 0) + 1
+        if not counts:
+            return None
+        return max(counts.items(), key=lambda kv: kv[1])[0]
+
+    def is_subscribed_to_topic(self, topic: str) -> bool:
+        return topic in self.subscription_metadata
+
+    # --- the Group interface: offsets and deletion --------------------------------------------
+    def is_empty(self) -> bool:
+        return self.state is ConsumerGroupState.EMPTY
+
+    def validate_offset_commit(self, member_id: str, instance_id: str | None, member_epoch: int,
+                               api_version: int) -> None:
+        if member_epoch < 0 and not self.members:
+            return  # admin client or a consumer without group management
+        member = self.members.get(member_id)
+        if member is None:
+            raise GroupError(E.UNKNOWN_MEMBER_ID)
+        if api_version < 9:
+            raise GroupError(E.UNSUPPORTED_VERSION)   # members of consumer groups commit with v9+
+        _validate_member_epoch(member_epoch, member)
+
+    def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:
+        if member_id is None and member_epoch < 0:
+            return
+        member = self.members.get(member_id or "")
+        if member is None:
+            raise GroupError(E.UNKNOWN_MEMBER_ID)
+        _validate_member_epoch(member_epoch, member)
+
+    def validate_offset_delete(self) -> None:
+        if self.dead:
+            raise GroupError(E.GROUP_ID_NOT_FOUND)
+
+    def validate_delete_group(self) -> None:
+        self.validate_offset_delete()
+        if self.members:
+            raise GroupError(E.NON_EMPTY_GROUP)
+
+    def offset_expiration_base(self) -> ExpirationBase | None:
+        return by_commit_timestamp
+
+    def tombstone_records(self) -> list[Record]:
+        return records.tombstones(self)
+
+
+def _validate_member_epoch(received: int, member: ConsumerMember) -> None:
+    if received != member.member_epoch:
+        raise GroupError(E.STALE_MEMBER_EPOCH)

@@ -1,0 +1,50 @@
+"""A KIP-848 consumer group member: its epochs, subscription, reconciliation state and partitions.
+
+Mirrors Kafka's modern/consumer/ConsumerGroupMember and modern/MemberState. Members are immutable:
+every change makes a new one (``dataclasses.replace``).
+"""
+from __future__ import annotations
+
+import base64
+import uuid
+from dataclasses import dataclass, field
+from enum import Enum
+
+from .assignors import Assignment
+
+LEAVE_GROUP_MEMBER_EPOCH = -1
+LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
+
+
+class MemberState(Enum):
+    """A member's reconciliation state (Kafka's MemberState)."""
+
+    STABLE = "stable"                                # holds its assignment at its epoch
+    UNREVOKED_PARTITIONS = "unrevoked_partitions"    # must first give up partitions pending revocation
+    UNRELEASED_PARTITIONS = "unreleased_partitions"  # waits for partitions other members still own
+
+
+@dataclass(frozen=True)
+class ConsumerMember:
+    member_id: str
+    member_epoch: int = 0
+    previous_member_epoch: int = 0
+    state: MemberState = MemberState.STABLE
+    instance_id: str | None = None
+    rack_id: str | None = None
+    rebalance_timeout_ms: int = 300000
+    client_id: str = ""
+    client_host: str = ""
+    subscribed_topic_names: tuple[str, ...] = ()
+    subscribed_topic_regex: str | None = None
+    server_assignor: str | None = None
+    assigned: Assignment = field(default_factory=dict)
+    pending_revocation: Assignment = field(default_factory=dict)
+
+    def is_reconciled_to(self, epoch: int) -> bool:
+        return self.state is MemberState.STABLE and self.member_epoch == epoch
+
+
+def kafka_uuid_string() -> str:
+    """A random id written as Kafka's ``Uuid.toString()`` (URL-safe base64, no padding)."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")

@@ -1,0 +1,140 @@
+"""KIP-848 consumer groups as __consumer_offsets records, in Apache Kafka's format.
+
+Key versions (int16 prefix): 3 ConsumerGroupMetadata (group epoch), 4 ConsumerGroupPartitionMetadata
+(subscribed topics), 5 ConsumerGroupMemberMetadata (a member's subscription), 6
+ConsumerGroupTargetAssignmentMetadata (assignment epoch), 7 ConsumerGroupTargetAssignmentMember,
+8 ConsumerGroupCurrentMemberAssignment (member epoch, state, assigned and revoking partitions).
+Values carry an int16 version 0; a removed member or group gets tombstones.
+
+``snapshot`` is a group's records as plain values; ``RecordDiff`` keeps, per group, what was last
+written and yields only what changed, so a heartbeat that changes nothing writes nothing. Replaying
+the records into groups is the manager's (``ConsumerGroupManager.replay``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...protocol.catalog import catalog
+from ..group_api import Record
+from ..record_format import split, versioned
+from .member import MemberState
+
+GROUP_METADATA, PARTITION_METADATA, MEMBER_METADATA = 3, 4, 5
+TARGET_METADATA, TARGET_MEMBER, CURRENT_MEMBER = 6, 7, 8
+_NAMES = {
+    GROUP_METADATA: "ConsumerGroupMetadata", PARTITION_METADATA: "ConsumerGroupPartitionMetadata",
+    MEMBER_METADATA: "ConsumerGroupMemberMetadata", TARGET_METADATA: "ConsumerGroupTargetAssignmentMetadata",
+    TARGET_MEMBER: "ConsumerGroupTargetAssignmentMember", CURRENT_MEMBER: "ConsumerGroupCurrentMemberAssignment",
+}
+KEY_VERSIONS = tuple(_NAMES)
+STATE_BYTES = {MemberState.STABLE: 0, MemberState.UNREVOKED_PARTITIONS: 1, MemberState.UNRELEASED_PARTITIONS: 2}
+STATES = {v: k for k, v in STATE_BYTES.items()}
+
+
+@dataclass(frozen=True)
+class ConsumerKey:
+    version: int
+    group_id: str
+    member_id: str | None = None
+
+
+def decode_key(data: bytes) -> ConsumerKey:
+    version, body = split(data)
+    if version not in _NAMES:
+        raise ValueError(f"key version {version} is not a consumer group record")
+    k = catalog().data(_NAMES[version] + "Key", version).decode(body)
+    return ConsumerKey(version, k.group_id, k.get("member_id"))
+
+
+def encode_key(key: ConsumerKey) -> bytes:
+    body = {"group_id": key.group_id}
+    if key.member_id is not None:
+        body["member_id"] = key.member_id
+    return versioned(key.version, catalog().data(_NAMES[key.version] + "Key", key.version).encode(body))
+
+
+def decode_value(key: ConsumerKey, value: bytes):
+    """The value struct of the record type ``key`` names (fields as in its spec)."""
+    version, body = split(value)
+    return catalog().data(_NAMES[key.version] + "Value", version).decode(body)
+
+
+def _partitions(assignment) -> tuple:
+    return tuple((tid, tuple(sorted(ps))) for tid, ps in sorted(assignment.items()) if ps)
+
+
+def _wire(parts: tuple) -> list[dict]:
+    return [{"topic_id": tid, "partitions": list(ps)} for tid, ps in parts]
+
+
+def snapshot(group) -> dict[ConsumerKey, tuple]:
+    """The plain value of every record describing a ConsumerGroup now."""
+    gid = group.group_id
+    out: dict[ConsumerKey, tuple] = {
+        ConsumerKey(GROUP_METADATA, gid): (group.group_epoch,),
+        ConsumerKey(PARTITION_METADATA, gid): tuple(
+            (m.topic_id, m.name, m.num_partitions) for _, m in sorted(group.subscription_metadata.items())),
+        ConsumerKey(TARGET_METADATA, gid): (group.assignment_epoch,),
+    }
+    for mid, m in group.members.items():
+        out[ConsumerKey(MEMBER_METADATA, gid, mid)] = (
+            m.instance_id, m.rack_id, m.client_id, m.client_host, tuple(m.subscribed_topic_names),
+            m.subscribed_topic_regex, m.rebalance_timeout_ms, m.server_assignor)
+        out[ConsumerKey(TARGET_MEMBER, gid, mid)] = _partitions(group.target.get(mid, {}))
+        out[ConsumerKey(CURRENT_MEMBER, gid, mid)] = (
+            m.member_epoch, m.previous_member_epoch, STATE_BYTES[m.state], _partitions(m.assigned),
+            _partitions(m.pending_revocation))
+    return out
+
+
+def encode_value(key: ConsumerKey, value: tuple) -> bytes:
+    v = key.version
+    if v == GROUP_METADATA:
+        body = {"epoch": value[0]}
+    elif v == PARTITION_METADATA:
+        body = {"topics": [{"topic_id": tid, "topic_name": name, "num_partitions": n, "partition_metadata": []}
+                           for tid, name, n in value]}
+    elif v == MEMBER_METADATA:
+        instance, rack, client_id, host, names, regex, rebalance, assignor = value
+        body = {"instance_id": instance, "rack_id": rack, "client_id": client_id, "client_host": host,
+                "subscribed_topic_names": list(names), "subscribed_topic_regex": regex,
+                "rebalance_timeout_ms": rebalance, "server_assignor": assignor}
+    elif v == TARGET_METADATA:
+        body = {"assignment_epoch": value[0]}
+    elif v == TARGET_MEMBER:
+        body = {"topic_partitions": _wire(value)}
+    else:
+        epoch, previous, state, assigned, revoking = value
+        body = {"member_epoch": epoch, "previous_member_epoch": previous, "state": state,
+                "assigned_partitions": _wire(assigned), "partitions_pending_revocation": _wire(revoking)}
+    return versioned(0, catalog().data(_NAMES[v] + "Value", 0).encode(body))
+
+
+def _tombstones(keys) -> list[Record]:
+    """Members' records before the group-level ones, as Kafka orders a deletion."""
+    return [(encode_key(key), None) for key in sorted(keys, key=lambda k: -k.version)]
+
+
+def tombstones(group) -> list[Record]:
+    """The records that delete a ConsumerGroup (every record it has)."""
+    return _tombstones(snapshot(group))
+
+
+class RecordDiff:
+    def __init__(self) -> None:
+        self._written: dict[str, dict[ConsumerKey, tuple]] = {}
+
+    def changes(self, group) -> list[Record]:
+        before = self._written.get(group.group_id, {})
+        now = snapshot(group)
+        out = _tombstones(set(before) - set(now))
+        out.extend((encode_key(key), encode_value(key, value)) for key, value in now.items()
+                   if before.get(key) != value)
+        self._written[group.group_id] = now
+        return out
+
+    def forget(self, group_id: str) -> None:
+        self._written.pop(group_id, None)
+
+    def loaded(self, group) -> None:
+        self._written[group.group_id] = snapshot(group)

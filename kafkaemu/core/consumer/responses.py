@@ -1,0 +1,43 @@
+"""The consumer group API answers the manager builds: ConsumerGroupHeartbeat errors and
+assignments, ConsumerGroupDescribe entries (newest shapes)."""
+from __future__ import annotations
+
+from ...protocol.errors import ErrorCode
+from ...protocol.operations import NOT_REQUESTED
+from .assignors import Assignment
+from .group import ConsumerGroup
+
+
+def error_response(code: ErrorCode, message: str | None = None) -> dict:
+    return {"error_code": int(code), "error_message": message, "member_id": None, "member_epoch": 0,
+            "heartbeat_interval_ms": 0, "assignment": None}
+
+
+def wire_assignment(assignment: Assignment) -> dict:
+    return {"topic_partitions": [{"topic_id": tid, "partitions": sorted(parts)}
+                                 for tid, parts in sorted(assignment.items()) if parts]}
+
+
+def described_group(group: ConsumerGroup, topics_by_id: dict[bytes, str], assignor: str,
+                    authorized_operations: int) -> dict:
+    def named(assignment: Assignment) -> dict:
+        return {"topic_partitions": [
+            {"topic_id": tid, "topic_name": topics_by_id.get(tid, ""), "partitions": sorted(parts)}
+            for tid, parts in sorted(assignment.items()) if parts]}
+
+    members = [{
+        "member_id": m.member_id, "instance_id": m.instance_id, "rack_id": m.rack_id,
+        "member_epoch": m.member_epoch, "client_id": m.client_id, "client_host": m.client_host,
+        "subscribed_topic_names": list(m.subscribed_topic_names),
+        "subscribed_topic_regex": m.subscribed_topic_regex,
+        "assignment": named(m.assigned), "target_assignment": named(group.target.get(m.member_id, {})),
+    } for m in group.members.values()]
+    return {"error_code": 0, "error_message": None, "group_id": group.group_id, "group_state": group.state.value,
+            "group_epoch": group.group_epoch, "assignment_epoch": group.assignment_epoch,
+            "assignor_name": assignor, "members": members, "authorized_operations": authorized_operations}
+
+
+def described_error(code: ErrorCode, message: str | None, group_id: str) -> dict:
+    return {"error_code": int(code), "error_message": message, "group_id": group_id, "group_state": "",
+            "group_epoch": 0, "assignment_epoch": 0, "assignor_name": "", "members": [],
+            "authorized_operations": NOT_REQUESTED}

@@ -1,0 +1,76 @@
+"""What the parts of the coordinator share: the time, the timers, the groups of every kind, the
+record sink, the transition journal and the settings (Kafka's shard hands its managers the same
+time, timer and snapshot registry).
+
+Nothing here reads a clock: the coordinator moves ``now_ms`` forward as requests and ticks arrive.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from enum import Enum
+from typing import Callable, Hashable
+
+from .group_api import Group, GroupType, Record
+from .placement import partition_for
+from .settings import CoordinatorSettings
+from .timers import Timers
+
+Sink = Callable[[int, list[Record], int], None]   # (partition of __consumer_offsets, records, now_ms)
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One group state change; a consumer group's generation_id is its group epoch."""
+    at_ms: int
+    group_id: str
+    from_state: Enum
+    to_state: Enum
+    generation_id: int
+
+
+def _no_sink(partition: int, records: list[Record], now_ms: int) -> None:
+    pass
+
+
+class CoordinatorContext:
+    def __init__(self, settings: CoordinatorSettings, sink: Sink | None = None, now_ms: int = 0,
+                 transition_log_size: int = 100000) -> None:
+        self.settings = settings
+        self.sink: Sink = sink or _no_sink
+        self.now_ms = now_ms
+        self.timers = Timers()
+        # Every group by id, classic and consumer alike: one namespace, as Kafka's GroupMetadataManager.
+        self.groups: dict[str, Group] = {}
+        self.transitions: deque[Transition] = deque(maxlen=transition_log_size)
+        self.transition_listeners: list[Callable[[Transition], None]] = []
+        self.appends = 0   # how many non-empty appends so far (a request can tell whether it wrote)
+
+    def group(self, group_id: str, kind: GroupType) -> Group | None:
+        """The group with that id if it is of that kind."""
+        group = self.groups.get(group_id)
+        return group if group is not None and group.type is kind else None
+
+    def groups_of(self, kind: GroupType) -> dict[str, Group]:
+        return {gid: g for gid, g in self.groups.items() if g.type is kind}
+
+    def advance(self, now_ms: int) -> None:
+        self.now_ms = max(self.now_ms, now_ms)
+
+    def append(self, group_id: str, records: list[Record]) -> None:
+        """Write ``records`` as one batch to the group's __consumer_offsets partition."""
+        if records:
+            self.appends += 1
+            self.sink(partition_for(group_id, self.settings.offsets_topic_num_partitions), records, self.now_ms)
+
+    def schedule(self, key: Hashable, delay_ms: int, callback: Callable[[], None]) -> None:
+        self.timers.schedule(key, self.now_ms + delay_ms, callback)
+
+    def cancel(self, key: Hashable) -> None:
+        self.timers.cancel(key)
+
+    def record_transition(self, group_id: str, old: Enum, new: Enum, generation_id: int) -> None:
+        t = Transition(self.now_ms, group_id, old, new, generation_id)
+        self.transitions.append(t)
+        for listener in list(self.transition_listeners):
+            listener(t)

@@ -1,0 +1,92 @@
+"""The one Group interface both kinds of group implement (Apache Kafka's ``Group``), the one error
+they raise, and what the offsets manager asks of whoever owns the groups.
+
+The offsets manager (offsets/manager.py) and the coordinator work on any group through this
+interface only: how offsets are validated, which topics a group is subscribed to, from when its
+offsets age, whether it may be deleted, and the records that delete it.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from enum import Enum
+from typing import Callable, Protocol
+
+from ..protocol.errors import ErrorCode
+
+Record = tuple[bytes, bytes | None]            # one __consumer_offsets record: key, value or None
+
+
+class Committed(Protocol):
+    """A committed offset as retention sees it (offsets/store.py's CommittedOffset)."""
+    commit_timestamp_ms: int
+
+
+ExpirationBase = Callable[[Committed], int]    # offset -> the time its retention counts from
+
+
+class GroupType(Enum):
+    CLASSIC = "classic"
+    CONSUMER = "consumer"
+
+
+class GroupError(Exception):
+    """A request-level error: the Kafka error code to answer with and, where Kafka words one, its message."""
+
+    def __init__(self, code: ErrorCode, message: str | None = None):
+        super().__init__(message or code.name)
+        self.code = code
+        self.message = message
+
+
+def by_commit_timestamp(committed: Committed) -> int:
+    return committed.commit_timestamp_ms
+
+
+class Group(ABC):
+    """Every group has ``group_id``, ``type`` (GroupType), ``protocol_type`` (str or None) and ``state``
+    (an Enum whose ``value`` is Kafka's state name and ``lower_name`` its lower case)."""
+
+    group_id: str
+    type: GroupType
+
+    @abstractmethod
+    def is_empty(self) -> bool: ...
+
+    @abstractmethod
+    def validate_offset_commit(self, member_id: str, instance_id: str | None, generation_or_epoch: int,
+                               api_version: int) -> None:
+        """Raise GroupError unless this member (generation id or member epoch) may commit offsets."""
+
+    @abstractmethod
+    def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:
+        """Raise GroupError unless offsets may be fetched (member id and epoch: OffsetFetch v9+)."""
+
+    @abstractmethod
+    def validate_offset_delete(self) -> None:
+        """Raise GroupError unless OffsetDelete may delete this group's offsets at all."""
+
+    @abstractmethod
+    def validate_delete_group(self) -> None:
+        """Raise GroupError unless DeleteGroups may delete this group."""
+
+    @abstractmethod
+    def is_subscribed_to_topic(self, topic: str) -> bool:
+        """Whether the group consumes ``topic`` now: its offsets neither expire nor may be deleted."""
+
+    @abstractmethod
+    def offset_expiration_base(self) -> ExpirationBase | None:
+        """From when each offset's retention counts, or None while the group's offsets do not expire."""
+
+    @abstractmethod
+    def tombstone_records(self) -> list[Record]:
+        """The records that delete this group from __consumer_offsets (its offsets apart)."""
+
+
+class GroupDirectory(Protocol):
+    """What the offsets manager asks of the coordinator, which knows every kind of group."""
+
+    def create_simple_group(self, group_id: str) -> Group:
+        """A group for offsets only (no members), made on an accepted commit or a replayed offset."""
+
+    def offset_committed(self, group: Group, member_id: str) -> None:
+        """A member committed offsets (a classic member's commit keeps its session alive)."""

@@ -1,0 +1,201 @@
+"""Committed offsets: OffsetCommit, OffsetFetch, OffsetDelete, retention, deleted topics, replay.
+
+Follows Apache Kafka's OffsetMetadataManager, written once for every kind of group: each check that
+depends on the group goes through the Group interface (group_api.py), and the coordinator, as a
+GroupDirectory, makes the simple group an accepted commit needs and keeps a committing member alive.
+Every change is written to __consumer_offsets (OffsetCommit records, tombstones) through the
+shared context.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import structlog
+
+from ...protocol.errors import ErrorCode
+from ..context import CoordinatorContext
+from ..group_api import Group, GroupDirectory, GroupError, Record, by_commit_timestamp
+from .records import decode_key, decode_offset_value, encode_offset_key, encode_offset_value, tombstone
+from .requests import OffsetCommit
+from .store import CommittedOffset, OffsetStore, is_expired
+
+log = structlog.get_logger("kafkaemu.coordinator")
+E = ErrorCode
+PartitionExists = Callable[[str, int], bool]
+
+
+def _int64(n: int) -> int:
+    """``n`` wrapped to a signed 64-bit value, as Java's long arithmetic overflows."""
+    return (n + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def _fetched(partition: int, c: CommittedOffset | None) -> dict:
+    if c is None:
+        return {"partition_index": partition, "committed_offset": -1, "committed_leader_epoch": -1,
+                "metadata": "", "error_code": 0}
+    return {"partition_index": partition, "committed_offset": c.offset, "committed_leader_epoch": c.leader_epoch,
+            "metadata": c.metadata, "error_code": 0}
+
+
+class OffsetManager:
+    def __init__(self, ctx: CoordinatorContext, groups: GroupDirectory) -> None:
+        self.ctx = ctx
+        self.groups = groups
+        self.store = OffsetStore()
+
+    def has_offsets(self, group_id: str) -> bool:
+        return self.store.has_group(group_id)
+
+    # ============================================================ OffsetCommit
+    def commit(self, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
+        """The response topics in request order (newest shape)."""
+        group = self.ctx.groups.get(req.group_id)
+        group_error = E.NONE
+        try:
+            if group is not None:
+                group.validate_offset_commit(req.member_id, req.group_instance_id, req.generation_id,
+                                             req.api_version)
+            elif req.generation_id >= 0:
+                raise GroupError(E.GROUP_ID_NOT_FOUND if req.api_version >= 9 else E.ILLEGAL_GENERATION)
+            # else: a "simple" group, for offsets only, made once the commit is accepted
+        except GroupError as exc:
+            group_error = exc.code
+        if group_error == E.NONE and group is not None:
+            self.groups.offset_committed(group, req.member_id)
+        # Java long arithmetic, as Kafka's expireTimestampMs: a huge retention wraps to the past.
+        now = self.ctx.now_ms
+        expire = None if req.retention_time_ms == -1 else _int64(now + req.retention_time_ms)
+        topics_out, commits = [], []
+        limit = self.ctx.settings.offset_metadata_max_bytes
+        for topic, partitions in req.topics:
+            parts_out = []
+            for p in partitions:
+                if partition_exists is not None and not partition_exists(topic, p.partition):
+                    code = E.UNKNOWN_TOPIC_OR_PARTITION
+                elif group_error != E.NONE:
+                    code = group_error
+                elif p.metadata is not None and len(p.metadata) > limit:
+                    code = E.OFFSET_METADATA_TOO_LARGE
+                else:
+                    code = E.NONE
+                    commit_ts = now if p.commit_timestamp_ms == -1 else p.commit_timestamp_ms
+                    commits.append((topic, p.partition,
+                                    CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", commit_ts, expire)))
+                parts_out.append({"partition_index": p.partition, "error_code": int(code)})
+            topics_out.append({"name": topic, "partitions": parts_out})
+        # All or nothing: every record is built before anything changes; if one cannot be (a field its
+        # record format cannot hold), the whole request fails as Kafka fails a write it cannot append.
+        try:
+            records = [(encode_offset_key(req.group_id, topic, partition), encode_offset_value(committed))
+                       for topic, partition, committed in commits]
+        except Exception:
+            log.exception("offset_commit_record_failed", group=req.group_id[:256])
+            unknown = int(E.UNKNOWN_TOPIC_OR_PARTITION)   # answered before the coordinator in Kafka
+            return {"topics": [{"name": t["name"], "partitions": [
+                p if p["error_code"] == unknown else dict(p, error_code=int(E.UNKNOWN_SERVER_ERROR))
+                for p in t["partitions"]]} for t in topics_out]}
+        if group is None and group_error == E.NONE:
+            self.groups.create_simple_group(req.group_id)
+        self.ctx.append(req.group_id, records)
+        for topic, partition, committed in commits:
+            self.store.put(req.group_id, topic, partition, committed)
+        return {"topics": topics_out}
+
+    # ============================================================ OffsetFetch
+    def fetch(self, group_id: str, topics: list[tuple[str, list[int]]] | None, member_id: str | None = None,
+              member_epoch: int = -1) -> dict:
+        """One group's answer in the OffsetFetch v8 group shape; ``topics=None`` means every committed one."""
+        group = self.ctx.groups.get(group_id)
+        stored = self.store.group(group_id)
+        if group is not None:
+            try:
+                group.validate_offset_fetch(member_id, member_epoch)
+            except GroupError as exc:
+                if exc.code != E.GROUP_ID_NOT_FOUND:
+                    return {"group_id": group_id, "error_code": int(exc.code), "topics": []}
+                stored = {}   # as Kafka: a group gone (Dead) answers every partition without an offset
+        if topics is None:
+            out = [{"name": topic, "partitions": [_fetched(p, c) for p, c in sorted(parts.items())]}
+                   for topic, parts in stored.items()]
+        else:
+            out = [{"name": topic, "partitions": [_fetched(p, stored.get(topic, {}).get(p)) for p in partitions]}
+                   for topic, partitions in topics]
+        return {"group_id": group_id, "topics": out, "error_code": 0}
+
+    # ============================================================ OffsetDelete
+    def delete(self, group_id: str, topics: list[tuple[str, list[int]]],
+               partition_exists: PartitionExists | None = None) -> dict:
+        if not group_id:
+            return {"error_code": int(E.INVALID_GROUP_ID), "topics": []}
+        group = self.ctx.groups.get(group_id)
+        if group is None:
+            return {"error_code": int(E.GROUP_ID_NOT_FOUND), "topics": []}
+        try:
+            group.validate_offset_delete()
+        except GroupError as exc:
+            return {"error_code": int(exc.code), "topics": []}
+        out, records = [], []
+        for topic, partitions in topics:
+            subscribed = group.is_subscribed_to_topic(topic)
+            parts_out = []
+            for p in partitions:
+                if partition_exists is not None and not partition_exists(topic, p):
+                    code = E.UNKNOWN_TOPIC_OR_PARTITION
+                elif subscribed:
+                    code = E.GROUP_SUBSCRIBED_TO_TOPIC
+                else:
+                    code = E.NONE
+                    if self.store.remove(group_id, topic, p):
+                        records.append(tombstone(group_id, topic, p))
+                parts_out.append({"partition_index": p, "error_code": int(code)})
+            out.append({"name": topic, "partitions": parts_out})
+        self.ctx.append(group_id, records)
+        return {"error_code": 0, "topics": out}
+
+    # ============================================================ removal
+    def delete_all(self, group_id: str) -> list[Record]:
+        """Drop a deleted group's offsets; returns their tombstones for the caller to write."""
+        return [tombstone(group_id, t, p) for t, p in self.store.remove_group(group_id)]
+
+    def expire(self, group_id: str, group: Group | None) -> int:
+        """Kafka's cleanupExpiredOffsets: tombstone the group's offsets past retention that it does
+        not consume; returns how many expired."""
+        base_of = by_commit_timestamp if group is None else group.offset_expiration_base()
+        if base_of is None:
+            return 0
+        now, retention = self.ctx.now_ms, self.ctx.settings.offsets_retention_ms
+        records = []
+        for topic, parts in list(self.store.group(group_id).items()):
+            if group is not None and group.is_subscribed_to_topic(topic):
+                continue
+            for p, c in list(parts.items()):
+                if is_expired(c, base_of(c), now, retention):
+                    self.store.remove(group_id, topic, p)
+                    records.append(tombstone(group_id, topic, p))
+        self.ctx.append(group_id, records)
+        return len(records)
+
+    def on_topic_deleted(self, topic: str) -> int:
+        """Kafka's onPartitionsDeleted: drop every group's committed offsets of a deleted topic
+        (tombstones in __consumer_offsets), so a topic re-created under the name starts clean."""
+        removed = 0
+        for gid in self.store.groups():
+            partitions = list(self.store.group(gid).get(topic, {}))
+            for p in partitions:
+                self.store.remove(gid, topic, p)
+            self.ctx.append(gid, [tombstone(gid, topic, p) for p in partitions])
+            removed += len(partitions)
+        if removed:
+            log.info("offsets_of_deleted_topic_removed", topic=topic, offsets=removed)
+        return removed
+
+    # ============================================================ replay of __consumer_offsets
+    def replay(self, key: bytes, value: bytes | None) -> None:
+        """Apply one OffsetCommit record; offsets of a group not (yet) known make a simple group hold them."""
+        k = decode_key(key)
+        if value is None:
+            self.store.remove(k.group_id, k.topic, k.partition)
+            return
+        self.store.put(k.group_id, k.topic, k.partition, decode_offset_value(value))
+        if k.group_id not in self.ctx.groups:
+            self.groups.create_simple_group(k.group_id)

@@ -1,0 +1,27 @@
+"""OffsetCommit as the offsets manager takes it, already normalised to the newest version.
+
+Handlers build it from decoded requests; tests build it directly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class CommitPartition:
+    partition: int
+    offset: int
+    leader_epoch: int = -1
+    metadata: str | None = ""
+    commit_timestamp_ms: int = -1      # OffsetCommit v1 only; -1 means the broker's time
+
+
+@dataclass
+class OffsetCommit:
+    group_id: str
+    topics: list[tuple[str, list[CommitPartition]]]
+    generation_id: int = -1
+    member_id: str = ""
+    group_instance_id: str | None = None
+    retention_time_ms: int = -1
+    api_version: int = 9

@@ -1,0 +1,38 @@
+"""What every __consumer_offsets record shares, whichever part of the coordinator writes it.
+
+Key and value each start with an int16 version; the key's version names the record type (Kafka's
+CoordinatorRecordType): 0-1 offset commit (offsets/records.py), 2 classic group metadata
+(classic/records.py), 3-8 consumer group records (consumer/records.py). A tombstone is a null value.
+"""
+from __future__ import annotations
+
+import struct
+
+_I16 = struct.Struct(">h")
+MAX_KEY_STRING_BYTES = 32767   # record keys are not flexible: their strings have an int16 length
+
+
+class UnknownRecordType(ValueError):
+    """A key version no known record type has (Kafka's Deserializer.UnknownRecordTypeException)."""
+
+    def __init__(self, version: int):
+        super().__init__(f"unknown __consumer_offsets key version {version}")
+        self.version = version
+
+
+def fits_record_key(group_id: str) -> bool:
+    """Whether a group id can be written in a record key at all. Kafka creates such a group, fails to
+    write its record and so answers UNKNOWN_SERVER_ERROR with nothing changed; kafkaemu answers the
+    same before changing anything."""
+    return len(group_id.encode("utf-8", "surrogatepass")) <= MAX_KEY_STRING_BYTES
+
+
+def versioned(version: int, body: bytes) -> bytes:
+    return _I16.pack(version) + body
+
+
+def split(data: bytes) -> tuple[int, bytes]:
+    """(version, rest) of a key or value."""
+    if len(data) < 2:
+        raise ValueError("record too short for a version prefix")
+    return _I16.unpack_from(data)[0], data[2:]

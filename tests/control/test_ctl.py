@@ -1,0 +1,55 @@
+"""``kafkaemu ctl`` command lines map to control operations with parameters those accept."""
+import pytest
+
+from kafkaemu.control.cli import build_parser, call_for, render
+from kafkaemu.control.operations import OPS
+from kafkaemu.control.params import parse_params
+
+
+@pytest.mark.parametrize("argv,op,params", [
+    (["clock"], "clock_get", {}),
+    (["clock", "advance", "30s"], "clock_advance", {"ms": "30s"}),
+    (["clock", "set", "2030-01-01T00:00:00Z"], "clock_set", {"now_ms": "2030-01-01T00:00:00Z"}),
+    (["expire", "G", "--client-id", "c"], "expire_member", {"group": "G", "client_id": "c"}),
+    (["fault", "add", "--api", "Heartbeat", "--error", "NOT_COORDINATOR", "--count", "3"], "fault_add",
+     {"api": "Heartbeat", "error": "NOT_COORDINATOR", "count": 3}),
+    (["fault", "add", "--api", "Produce", "--black-hole", "--until-removed", "--topic", "t", "--partition", "1"],
+     "fault_add", {"api": "Produce", "black_hole": True, "until_removed": True, "topic": "t", "partition": 1}),
+    (["fault", "remove", "4"], "fault_remove", {"id": 4}),
+    (["faults"], "faults", {}),
+    (["node", "stop", "1", "--offline"], "node_stop", {"node": 1, "leaders": "offline"}),
+    (["node", "start", "1"], "node_start", {"node": 1, "restore_leaders": True}),
+    (["leader", "move", "t", "0", "2"], "leader_move", {"topic": "t", "partition": 0, "node": 2}),
+    (["coordinator", "move", "G", "2"], "coordinator_move", {"group": "G", "node": 2}),
+    (["api-versions", "cap", "Fetch", "11"], "api_version_cap", {"api": "Fetch", "max_version": 11}),
+    (["requests", "on", "--bodies"], "request_log_config", {"enabled": True, "bodies": True}),
+    (["requests", "--errors", "--last", "5"], "requests", {"errors": True, "last": 5}),
+    (["create-topic", "t", "--partitions", "3", "--config", "retention.ms=1000"], "topic_create",
+     {"name": "t", "partitions": 3, "configs": {"retention.ms": "1000"}}),
+    (["await", "group", "G", "--state", "Stable", "--members", "3"], "await_group",
+     {"group": "G", "state": "Stable", "members": 3, "timeout_ms": "30s"}),
+    (["await", "lag", "G"], "await_lag", {"group": "G", "lag": 0, "timeout_ms": "30s"}),
+    (["await", "offset", "t", "0", "10", "--group", "G", "--timeout", "5s"], "await_offset",
+     {"topic": "t", "partition": 0, "offset": 10, "group": "G", "timeout_ms": "5s"}),
+    (["snapshot", "save", "S"], "snapshot_save", {"name": "S"}),
+    (["snapshot", "list"], "snapshot_list", {}),
+    (["reset"], "reset", {}),
+    (["journal", "--group", "G"], "journal_get", {"group": "G"}),
+])
+def test_command_lines_map_to_operations_that_accept_their_parameters(argv, op, params):
+    got_op, got = call_for(build_parser().parse_args(argv))
+    given = {k: v for k, v in got.items() if v is not None}
+    assert (got_op, given) == (op, params)
+    parse_params(op, OPS[op].params, given)   # raises on a parameter the operation does not take
+
+
+def test_tables_show_groups_and_faults():
+    groups = render("groups", {"groups": [{"group_id": "g", "type": "classic", "state": "Stable", "generation": 3,
+                                           "members": 2, "coordinator": 0, "lag": None}]})
+    assert groups.splitlines() == ["GROUP  TYPE     STATE   GEN  MEMBERS  COORD  LAG",
+                                   "g      classic  Stable  3    2        0      -"]
+    rule = {"id": 1, "api": "Produce", "error": "NOT_LEADER_OR_FOLLOWER", "delay_ms": 0, "drop_connection": False,
+            "black_hole": False, "client_id": None, "min_version": None, "max_version": None, "node": None,
+            "topic": "t", "partition": 1, "count": None, "fired": 2, "active": True}
+    assert render("faults", {"faults": [rule]}).splitlines()[1].split() == [
+        "1", "Produce", "NOT_LEADER_OR_FOLLOWER", "topic=t", "partition=1", "until", "removed", "2", "yes"]
