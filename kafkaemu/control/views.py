@@ -283,7 +283,7 @@ def member_names(broker, group_id: str) -> list[dict]:
     if consumer is not None:
         return [{"member_id": m.member_id, "client_id": m.client_id, "instance_id": m.instance_id}
                 for m in consumer.members.values()]
-    classic = coordinator.groups.get(group_id)
+    classic = coordinator.classic.groups.get(group_id)
     if classic is None:
         return []
     return [{"member_id": m.member_id, "client_id": m.client_id, "instance_id": m.group_instance_id}
