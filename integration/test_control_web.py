@@ -19,7 +19,8 @@ import pytest
 from kafkaemu.control.client import ControlClient
 from kafkaemu.testing import KafkaEmulator
 
-from .control_clients import Producer, committing_consumer
+from .control_clients import Producer
+from .group_clients import POLL_MS, SESSION_MS, ConsumerThread, _assigned, _records
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = Path(os.environ.get("KAFKAEMU_TEST_ARTIFACTS", REPO / ".artifacts")) / "control-web"
@@ -65,6 +66,17 @@ def browser(tmp_path):
 def emulator():
     with KafkaEmulator(subprocess_mode=True) as e:
         yield e
+
+
+def committing_consumer(bootstrap: str, client_id: str) -> ConsumerThread:
+    """A kafka-python consumer of TOPIC in GROUP on its own thread, committing as it goes (polls of
+    POLL_MS: shorter ones can hang kafka-python 3.0.12, see group_clients)."""
+    from kafka import KafkaConsumer
+    settings = dict(bootstrap_servers=bootstrap, group_id=GROUP, client_id=client_id, session_timeout_ms=SESSION_MS,
+                    heartbeat_interval_ms=500, auto_offset_reset="earliest", enable_auto_commit=True,
+                    auto_commit_interval_ms=200)
+    return ConsumerThread(lambda: KafkaConsumer(TOPIC, **settings), lambda c: _records(c.poll(timeout_ms=POLL_MS)),
+                          _assigned, lambda c: c.close(), client_id)
 
 
 def screenshot(driver, name: str) -> Path:
@@ -161,7 +173,7 @@ def test_the_page_draws_the_group_and_its_rebalance_live(emulator, browser):
              "the request log switched on")
     assert http.call("request_log_config")["enabled"]
 
-    consumers = [committing_consumer("kafka-python", bootstrap, TOPIC, GROUP, f"consumer-{i}") for i in range(3)]
+    consumers = [committing_consumer(bootstrap, f"consumer-{i}") for i in range(3)]
     try:
         card = wait_for(browser, stable_with(3), "the group Stable with three members holding all six partitions")
         assert sorted(card["clients"]) == ["consumer-0", "consumer-1", "consumer-2"]
