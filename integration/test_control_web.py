@@ -44,8 +44,7 @@ def browser_paths() -> tuple[str, str]:
     return chromium, driver
 
 
-@pytest.fixture
-def browser(tmp_path):
+def start_browser(profile: Path, javascript: bool = True):
     chromium, driver_path = browser_paths()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -53,9 +52,16 @@ def browser(tmp_path):
     options.binary_location = chromium
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", "--window-size=1400,1000", f"--user-data-dir={tmp_path / 'chromium'}"):
+                 "--disable-dev-shm-usage", "--window-size=1400,1000", f"--user-data-dir={profile}"):
         options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    return webdriver.Chrome(service=Service(driver_path), options=options)
+
+
+@pytest.fixture
+def browser(tmp_path):
+    driver = start_browser(tmp_path / "chromium")
     try:
         yield driver
     finally:
@@ -246,3 +252,20 @@ def _offset(n: int):
         return OffsetAndMetadata(n, "", -1)
     except TypeError:   # kafka-python before leader epochs
         return OffsetAndMetadata(n, "")
+
+
+def test_without_javascript_the_page_reads_and_reloads_itself(emulator, tmp_path):
+    from selenium.webdriver.support.ui import WebDriverWait
+    driver = start_browser(tmp_path / "chromium", javascript=False)
+    try:
+        emulator.control("topic_create", name="first", partitions=2)
+        driver.get(emulator.control_url + "/")
+        assert not driver.find_element("id", "pause").is_displayed()       # only the script shows it
+        assert "kafkaemu ctl requests on" in driver.find_element("id", "requests-body").text
+        assert [r.text.split()[0] for r in driver.find_elements("css selector", "#topics-body th.tname")] == ["first"]
+        emulator.control("topic_create", name="second", partitions=1)    # shown after the page reloads itself
+        WebDriverWait(driver, 30, poll_frequency=0.2).until(
+            lambda d: len(d.find_elements("css selector", "#topics-body th.tname")) == 2)
+        screenshot(driver, "6-without-javascript")
+    finally:
+        driver.quit()

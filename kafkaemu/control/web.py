@@ -18,6 +18,7 @@ from urllib.parse import parse_qsl, quote
 
 from ..protocol.catalog import catalog
 from .params import ControlError
+from .views import GroupSnapshot, group_ids
 
 ASSETS = {"page.js": "text/javascript; charset=utf-8", "page.css": "text/css; charset=utf-8",
           "icon.svg": "image/svg+xml"}
@@ -76,7 +77,7 @@ def _partitions_text(assignment) -> str:
 # -- the page -----------------------------------------------------------------------------------
 def render_page(control, query: str) -> bytes:
     params = dict(parse_qsl(query, keep_blank_values=True))
-    state = control.run("state", {})
+    state = _state(control)
     token = params.get("token")
     parts = [
         "<!doctype html>",
@@ -99,7 +100,7 @@ def render_page(control, query: str) -> bytes:
         '<main>',
         f'<section id="topics"><h2>Topics and partitions</h2><div id="topics-body" data-live>{_topics(state)}</div>'
         "</section>",
-        f'<section id="groups"><h2>Consumer groups</h2><div id="groups-body" data-live>{_groups(control, state)}</div>'
+        f'<section id="groups"><h2>Consumer groups</h2><div id="groups-body" data-live>{_groups(state)}</div>'
         "</section>",
         '<section id="timeline"><h2>Rebalance timeline</h2>'
         f'<div id="timeline-body" data-live>{_timeline(control, state)}</div></section>',
@@ -108,6 +109,29 @@ def render_page(control, query: str) -> bytes:
         "</main></body></html>",
     ]
     return "\n".join(parts).encode()
+
+
+def _state(control) -> dict:
+    """What the page shows, read once: as ``GET /api/state``, but each group read once too, in
+    detail (members, assignments, offsets) for the first DETAILED_GROUPS with members."""
+    broker = control.broker
+    groups, detailed = [], 0
+    for group_id in group_ids(broker):
+        snapshot = GroupSnapshot(broker, group_id)
+        if snapshot.member_count and detailed < DETAILED_GROUPS:
+            detailed += 1
+            groups.append(snapshot.detail())
+        else:
+            groups.append(snapshot.summary())
+    return {"clock": control.run("clock_get", {}), "nodes": control.run("nodes", {})["nodes"],
+            "topics": control.run("topics", {})["topics"], "faults": control.run("faults", {})["faults"],
+            "api_version_caps": control.run("api_version_caps", {})["caps"],
+            "request_log": broker.interceptor.log.status(), "groups": groups}
+
+
+def member_count(group: dict) -> int:
+    """A group summary's member count (``members``), or a detailed view's (``member_count``)."""
+    return group["member_count"] if "member_count" in group else group["members"]
 
 
 def _summary(state: dict) -> str:
@@ -189,27 +213,22 @@ def _bytes_text(n: int) -> str:
 
 
 # -- groups -------------------------------------------------------------------------------------
-def _groups(control, state: dict) -> str:
+def _groups(state: dict) -> str:
     summaries = state["groups"]
     if not summaries:
         return '<p class="empty-note">No groups yet.</p>'
     rows = "".join(
         f'<tr data-group="{esc(g["group_id"])}"><td class="gid">{esc(g["group_id"])}</td><td>{esc(g["type"])}</td>'
-        f'<td>{state_badge(g["state"])}</td><td>{g["generation"]}</td><td>{g["members"]}</td>'
+        f'<td>{state_badge(g["state"])}</td><td>{g["generation"]}</td><td>{member_count(g)}</td>'
         f'<td>{"" if g["lag"] is None else g["lag"]}</td><td>{g["coordinator"]}</td>'
         f'<td>{esc(g.get("protocol") or "")}</td></tr>' for g in summaries)
     out = [('<table class="group-list"><thead><tr><th>group</th><th>type</th><th>state</th><th>generation</th>'
             '<th>members</th><th>lag</th><th>coordinator</th><th>assignor</th></tr></thead>'
             f'<tbody>{rows}</tbody></table>')]
-    active = [g for g in summaries if g["members"]]
-    for g in active[:DETAILED_GROUPS]:
-        try:
-            detail = control.run("group", {"group": g["group_id"]})
-        except ControlError:   # gone since the summary
-            continue
-        out.append(_group_card(detail))
-    if len(active) > DETAILED_GROUPS:
-        out.append(f'<p class="sub">{len(active) - DETAILED_GROUPS} more groups with members are not drawn '
+    out += [_group_card(g) for g in summaries if isinstance(g["members"], list)]
+    undrawn = sum(1 for g in summaries if not isinstance(g["members"], list) and g["members"])
+    if undrawn:
+        out.append(f'<p class="sub">{count(undrawn, "more group")} with members not drawn '
                    f'(kafkaemu ctl group NAME).</p>')
     return "\n".join(out)
 

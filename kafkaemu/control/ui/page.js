@@ -42,7 +42,7 @@
   let again = false;
 
   async function refresh() {
-    if (paused) return;
+    if (paused || document.hidden) return;   // a hidden tab costs the broker nothing
     if (busy) {            // asked again while fetching: fetch once more right after
       again = true;
       return;
@@ -130,6 +130,10 @@
     } else {
       refresh();
     }
+  });
+
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) refresh();
   });
 
   for (const el of document.querySelectorAll("[data-live]")) applied.set(el.id, el.innerHTML);
