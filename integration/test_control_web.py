@@ -195,11 +195,15 @@ def test_the_page_draws_the_group_and_its_rebalance_live(emulator, browser):
         assert held == {c: sorted((t, p) for t, p, owner, _ in card["cells"] if owner == c) for c in held}
         screenshot(browser, "1-stable-three-members")
 
+        browser.find_element("css selector", "article.group details.lag summary").click()   # folded by the reader
+        assert not browser.find_element("css selector", "article.group details.lag").get_property("open")
         consumers[2].close()   # LeaveGroup: the others rebalance
         lane = wait_for(browser, left_and_settled(generation),
                         "consumer-2 leaving and the group Stable again with two members on the timeline")
         assert any(to.endswith("PreparingRebalance") and "consumer-2" in left for to, left in lane["transitions"])
         wait_for(browser, stable_with(2), "the group Stable with two members holding all six partitions")
+        # the card was redrawn with two members, and what the reader folded stays folded
+        assert not browser.find_element("css selector", "article.group details.lag").get_property("open")
         screenshot(browser, "2-after-consumer-2-left")
         browser.find_element("css selector", "#timeline").screenshot(str(ARTIFACTS / "3-timeline.png"))
 

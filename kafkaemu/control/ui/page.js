@@ -26,16 +26,27 @@
     return Array.from(root.querySelectorAll(".timeline-scroll"));
   }
 
+  function detailsKey(el) {
+    const owner = el.closest("[data-group]");
+    return (owner ? owner.dataset.group : "") + "\u0000" + el.className;
+  }
+
   function swap(here, fresh) {
-    // keep a scrolled timeline where it was, or at its right end (now) when it was there
+    // keep a scrolled timeline where it was, or at its right end (now) when it was there,
+    // and folded sections folded
     const before = scrollers(here).map((el) => ({
       left: el.scrollLeft, atEnd: el.scrollLeft + el.clientWidth >= el.scrollWidth - 8,
     }));
+    const folded = new Map(Array.from(here.querySelectorAll("details"), (el) => [detailsKey(el), el.open]));
     // a copy first: adopting a node takes it out of the live childNodes list
     here.replaceChildren(...Array.from(fresh.childNodes).map((n) => document.adoptNode(n)));
     scrollers(here).forEach((el, i) => {
       const was = before[i];
       el.scrollLeft = !was || was.atEnd ? el.scrollWidth : was.left;
+    });
+    here.querySelectorAll("details").forEach((el) => {
+      const open = folded.get(detailsKey(el));
+      if (open !== undefined) el.open = open;
     });
   }
 
