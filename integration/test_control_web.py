@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -118,7 +117,8 @@ return {segments: Array.from(lane.querySelectorAll("rect.seg"),
                           .map(tr => [tr.cells[3].innerText, tr.cells[7].innerText])};
 """
 REQUEST_ROWS = """
-return Array.from(document.querySelectorAll("table.requests tbody tr"), tr => [tr.cells[5].textContent, tr.cells[6].textContent]);
+return Array.from(document.querySelectorAll("table.requests tbody tr"),
+                  tr => [tr.cells[5].textContent, tr.cells[6].textContent]);
 """
 
 
@@ -210,9 +210,10 @@ def test_the_page_draws_the_group_and_its_rebalance_live(emulator, browser):
         # the request log, filtered from the page
         api_filter = browser.find_element("css selector", "input[name=api]")
         api_filter.send_keys("Heartbeat")
-        rows = wait_for(browser, lambda d: (lambda rows: rows if rows and all(api.startswith("Heartbeat ")
-                                                                              for _, api in rows) else False)(
-            d.execute_script(REQUEST_ROWS)), "only Heartbeat requests in the log")
+        def only_heartbeats(driver):
+            rows = driver.execute_script(REQUEST_ROWS)
+            return rows if rows and all(api.startswith("Heartbeat ") for _, api in rows) else False
+        rows = wait_for(browser, only_heartbeats, "only Heartbeat requests in the log")
         assert {client for client, _ in rows} <= {"consumer-0", "consumer-1", "consumer-2"}
         assert "api=Heartbeat" in browser.current_url
         browser.find_element("css selector", "#requests").screenshot(str(ARTIFACTS / "4-requests-heartbeat.png"))
@@ -242,11 +243,11 @@ def test_hostile_names_are_shown_as_text(emulator, browser):
         ".find(tr => tr.dataset.group === arguments[0]); return row && row.cells[0].textContent", HOSTILE_GROUP),
         "the hostile group id in the group list")
     assert shown == HOSTILE_GROUP
-    wait_for(browser, lambda d: HOSTILE_CLIENT in d.execute_script(REQUEST_ROWS).__repr__(),
+    wait_for(browser, lambda d: any(client == HOSTILE_CLIENT for client, _ in d.execute_script(REQUEST_ROWS)),
              "the hostile client id in the request log")
     assert browser.execute_script("return document.querySelectorAll('img[src=x], main script').length") == 0
     with pytest.raises(NoAlertPresentException):
-        browser.switch_to.alert.text
+        _ = browser.switch_to.alert.text
     screenshot(browser, "5-hostile-names")
 
 

@@ -14,6 +14,7 @@ import html
 import math
 import time
 from importlib import resources
+from itertools import pairwise
 from urllib.parse import parse_qsl, quote
 
 from ..protocol.catalog import catalog
@@ -153,7 +154,8 @@ def _summary(state: dict) -> str:
     if active_faults:
         rows = "".join(
             f'<tr><td>{f["id"]}</td><td>{esc(f["api"])}</td><td>{esc(_fault_effect(f))}</td>'
-            f'<td>{esc(_fault_scope(f))}</td><td>{f["fired"]}</td><td>{"until removed" if f["count"] is None else f["count"]}</td></tr>'
+            f'<td>{esc(_fault_scope(f))}</td><td>{f["fired"]}</td>'
+            f'<td>{"until removed" if f["count"] is None else f["count"]}</td></tr>'
             for f in active_faults)
         out += ('<table id="faults" class="faults"><caption>Fault rules</caption><thead><tr><th>id</th><th>API</th>'
                 f'<th>does</th><th>scope</th><th>fired</th><th>count</th></tr></thead><tbody>{rows}</tbody></table>')
@@ -247,7 +249,8 @@ def _group_card(g: dict) -> str:
         for a in m["assignment"] or []:
             for p in a["partitions"]:
                 owner[(a["topic"], p)] = m
-    meta = [f'generation {g["generation"]}', count(g["member_count"], "member"), esc(g.get("protocol") or "no assignor"),
+    meta = [f'generation {g["generation"]}', count(g["member_count"], "member"),
+            esc(g.get("protocol") or "no assignor"),
             f'coordinator {g["coordinator"]}', f'lag {"none" if g["lag"] is None else g["lag"]}']
     if not g["fully_assigned"] and g["state"] == "Stable":
         meta.append('<span class="warn">not every partition assigned</span>')
@@ -297,7 +300,8 @@ def _assignment_drawing(g: dict, members: list[dict], owner: dict, colour: dict)
             css = f'c{colour[m["member_id"]]}' if m is not None else "none"
             cells.append(f'<li class="part {css}" data-partition="{p}" '
                          f'data-owner="{esc(m["client_id"] if m else "")}" title="{esc(title)}">'
-                         f'<b>{p}</b><span class="owner">{esc(who)}</span><span class="lag">{esc(lag_text)}</span></li>')
+                         f'<b>{p}</b><span class="owner">{esc(who)}</span>'
+                         f'<span class="lag">{esc(lag_text)}</span></li>')
         rows.append(f'<div class="topic-row" data-topic="{esc(topic)}"><div class="tname">{esc(topic)}</div>'
                     f'<ol class="parts">{"".join(cells)}</ol></div>')
     if not rows:
@@ -310,7 +314,7 @@ def _lag_table(g: dict, owner: dict) -> str:
         return ""
     rows = "".join(
         f'<tr><td>{esc(o["topic"])}</td><td>{o["partition"]}</td>'
-        f'<td>{esc(owner[(o["topic"], o["partition"])]["client_id"]) if (o["topic"], o["partition"]) in owner else ""}</td>'
+        f'<td>{esc(holder["client_id"]) if (holder := owner.get((o["topic"], o["partition"]))) else ""}</td>'
         f'<td>{"" if o["committed_offset"] is None else o["committed_offset"]}</td>'
         f'<td>{"" if o["high_watermark"] is None else o["high_watermark"]}</td>'
         f'<td class="{"lagging" if o["lag"] else ""}">{"" if o["lag"] is None else o["lag"]}</td></tr>'
@@ -372,7 +376,7 @@ def _timeline(control, state: dict) -> str:
     hidden = lanes[:-TIMELINE_LANES] if len(lanes) > TIMELINE_LANES else []
     lanes = lanes[-TIMELINE_LANES:]
     lane_of = {g: i for i, g in enumerate(lanes)}
-    steps = [0.0] + [_step(e["at_ms"] - p["at_ms"]) for p, e in zip(entries, entries[1:])]
+    steps = [0.0] + [_step(e["at_ms"] - p["at_ms"]) for p, e in pairwise(entries)]
     steps.append(_step(now_ms - entries[-1]["at_ms"]))
     spread = max(1.0, (MIN_WIDTH - LABEL_W - 20 - END_PAD) / sum(steps))
     xs, x = [], LABEL_W + 10
@@ -398,9 +402,13 @@ def _timeline(control, state: dict) -> str:
         y = TOP + LANE_H * lane_of[group]
         row_ends = [float("-inf")] * MARK_ROWS
         svg.append(f'<g class="lane" data-group="{esc(group)}">'
-                   f'<text class="lane-label" x="6" y="{y + BAR_H / 2 + 5}">{esc(_fit(group, 24))}<title>{esc(group)}</title></text>')
+                   f'<text class="lane-label" x="6" y="{y + BAR_H / 2 + 5}">{esc(_fit(group, 24))}'
+                   f'<title>{esc(group)}</title></text>')
         for i, (e, ex) in enumerate(points):
-            nx, until = (points[i + 1][1], points[i + 1][0]["at_ms"]) if i + 1 < len(points) else (x_end - END_PAD / 2, now_ms)
+            if i + 1 < len(points):
+                nx, until = points[i + 1][1], points[i + 1][0]["at_ms"]
+            else:
+                nx, until = x_end - END_PAD / 2, now_ms
             w = max(nx - ex, 1)
             members = len(e.get("members", []))
             title = (f'{group}: {e["to"]} (from {e["from"]}), generation {e["generation"]}, {members} members, '
@@ -451,7 +459,8 @@ def _transition_table(entries: list[dict], changes: dict) -> str:
                     f'<td>{len(e.get("members", []))}</td><td class="joined">{esc(_names(joined))}</td>'
                     f'<td class="left">{esc(_names(left))}</td></tr>')
     return ('<details class="transitions" open><summary>Transitions (newest first)</summary>'
-            '<div class="scroll-box"><table class="transitions"><thead><tr><th>seq</th><th>time</th><th>group</th><th>transition</th>'
+            '<div class="scroll-box"><table class="transitions"><thead><tr><th>seq</th><th>time</th><th>group</th>'
+            '<th>transition</th>'
             '<th>generation</th><th>members</th><th>joined</th><th>left</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div></details>')
 
@@ -506,6 +515,7 @@ def _requests(control, params: dict) -> str:
                     f'<td>{esc(r["api"])} v{r["version"]}</td><td>{r["correlation_id"]}</td>'
                     f'<td>{r["latency_ms"]:.1f}</td><td>{esc(r["outcome"])}</td><td>{esc(errors)}</td>'
                     f'<td>{"" if r["fault"] is None else r["fault"]}</td></tr>')
-    return (status + '<div class="scroll-box"><table class="requests"><thead><tr><th>seq</th><th>time</th><th>node</th><th>conn</th>'
+    return (status + '<div class="scroll-box"><table class="requests"><thead><tr><th>seq</th><th>time</th>'
+            '<th>node</th><th>conn</th>'
             '<th>host</th><th>client id</th><th>API</th><th>corr id</th><th>latency ms</th><th>outcome</th>'
             f'<th>errors</th><th>fault</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')

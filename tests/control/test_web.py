@@ -20,7 +20,7 @@ class Element:
     def classes(self) -> set[str]:
         return set((self.attrs.get("class") or "").split())
 
-    def find(self, tag: str, cls: str | None = None, **attrs) -> list["Element"]:
+    def find(self, tag: str, cls: str | None = None, **attrs) -> list[Element]:
         """Descendants with this tag (``*``: any), class and attribute values (``data_x`` for data-x)."""
         found = []
         for child in self.children:
@@ -30,7 +30,7 @@ class Element:
             found += child.find(tag, cls, **attrs)
         return found
 
-    def one(self, tag: str, cls: str | None = None, **attrs) -> "Element":
+    def one(self, tag: str, cls: str | None = None, **attrs) -> Element:
         [element] = self.find(tag, cls, **attrs)
         return element
 
@@ -67,7 +67,7 @@ def page(env: Env, query: str = "") -> tuple[str, Element]:
 
 def test_a_group_is_drawn_with_its_state_members_partitions_and_lag():
     env = Env()
-    a, mid_a, b, mid_b, gen = env.two_member_group(partitions=4)
+    a, mid_a, _, _, gen = env.two_member_group(partitions=4)
     producer = env.client("p")
     for p in range(4):
         producer.produce("t", p, [b"x"] * (p + 1))
@@ -159,7 +159,7 @@ def test_the_request_log_is_filtered_by_the_page_query_and_says_when_it_is_off()
     assert "kafkaemu ctl requests on" in off.text and off.one("button").attrs["data-action"] == "log-on"
     assert not doc.find("table", "requests")
     env.op("request_log_config", enabled=True)
-    a, mid_a, b, mid_b, gen = env.two_member_group()
+    a, mid_a, _, _, gen = env.two_member_group()
     a.heartbeat("g", gen, mid_a)
 
     def shown(query):
