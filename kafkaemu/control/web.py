@@ -326,7 +326,7 @@ def _lag_table(g: dict, owner: dict) -> str:
 
 # -- the rebalance timeline -----------------------------------------------------------------------
 LABEL_W, TOP, BAR_H, STEP, END_PAD = 180, 34, 24, 30, 30
-MARK_ROWS, MARK_ROW_H, CHAR_W = 3, 13, 6.6   # joined/left labels under a lane, stacked so they do not overlap
+MARK_ROWS, MARK_ROW_H, CHAR_W = 3, 13, 7.2   # joined/left labels under a lane, stacked so they do not overlap
 LANE_H = BAR_H + MARK_ROWS * MARK_ROW_H + 14
 MIN_WIDTH = 1100   # a short history is spread to this width
 MARK_CHARS = 30
