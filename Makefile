@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.installed-test
 HOST ?= 127.0.0.1
 PORT ?= 9092
 
-.PHONY: run test unit integration java-deps bench golden clean
+.PHONY: run test unit integration java-deps browser-deps bench golden clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -28,13 +28,24 @@ run: $(RUN_STAMP)
 java-deps: $(TEST_STAMP)
 	-$(PY) integration/java/fetch_jars.py
 
-test: $(TEST_STAMP) java-deps
+# Chromium and its WebDriver for the web page's browser test, from Debian's packages when root with
+# apt-get (about a minute); elsewhere, or when that fails, the test skips naming what is missing.
+browser-deps:
+	-@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "browser-deps: installing chromium and chromium-driver"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	else \
+		echo "browser-deps: chromium and chromium-driver are missing (apt-get install them as root); the browser test skips"; \
+	fi
+
+test: $(TEST_STAMP) java-deps browser-deps
 	$(PY) -m pytest -q tests integration
 
 unit: $(TEST_STAMP)
 	$(PY) -m pytest -q tests
 
-integration: $(TEST_STAMP) java-deps
+integration: $(TEST_STAMP) java-deps browser-deps
 	$(PY) -m pytest -q integration
 
 bench: $(TEST_STAMP)

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -77,12 +78,15 @@ def test_the_installed_wheel_serves_real_clients(workdir):
     apis = run(bin_dir / "kafkaemu", "apis", cwd=here)
     assert any(line.split()[:2] == ["11", "JoinGroup"] for line in apis.splitlines())
 
-    proc = subprocess.Popen([bin_dir / "kafkaemu", "serve", "--port", "0"], cwd=here, env=clean_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([bin_dir / "kafkaemu", "serve", "--port", "0", "--control-port", "0"], cwd=here,
+                            env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
         assert line.startswith("kafkaemu listening on "), (line, "" if line else proc.stderr.read())
+        control = proc.stdout.readline()
+        assert control.startswith("kafkaemu control on http://"), control
         produce_consume_and_commit(line.split()[-1])
+        the_web_page_is_served(control.split()[-1])
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
@@ -114,6 +118,17 @@ def produce_consume_and_commit(bootstrap: str) -> None:
         assert again.committed(TopicPartition(topic, 0)) == 3
     finally:
         again.close()
+
+
+def the_web_page_is_served(control_url: str) -> None:
+    """The page and its files come from the installed package (package data in the wheel)."""
+    with urllib.request.urlopen(control_url + "/", timeout=10) as resp:
+        page = resp.read().decode()
+    assert resp.status == 200 and '<script src="/ui/page.js" defer></script>' in page
+    assert 'class="gid">wheel-group-' in page                       # the group the clients made
+    for name in ("page.js", "page.css", "icon.svg"):
+        with urllib.request.urlopen(f"{control_url}/ui/{name}", timeout=10) as resp:
+            assert resp.status == 200 and resp.read() == (REPO / "kafkaemu" / "control" / "ui" / name).read_bytes()
 
 
 def test_an_editable_install_finds_the_specs_in_the_checkout(workdir):

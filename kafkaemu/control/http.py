@@ -9,6 +9,9 @@ call (404 unknown route/group/topic, 405 wrong method, 408 an await that timed o
 such as advancing the system clock, 413 a body over 1 MiB). Peers other than loopback get 403
 unless ``control_allow_remote``; with ``control_token`` every call needs
 ``Authorization: Bearer TOKEN`` (401 otherwise).
+
+``GET /`` is a web page of the broker's state (kafkaemu.control.web), its files under ``/ui/``; with
+a token, the page is opened as ``/?token=TOKEN``.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import structlog
 
+from . import web
 from .operations import OPS, Control
 from .params import BadRequest, ControlError
 
@@ -28,8 +32,9 @@ log = structlog.get_logger("kafkaemu.control.http")
 
 MAX_HEAD_BYTES = 16 * 1024
 MAX_BODY_BYTES = 1 << 20
-# Extra GET pages served as they are (path -> (content type, bytes)), e.g. a dashboard.
-PAGES: dict[str, tuple[str, bytes]] = {}
+# GET pages served as they are, without a token (path -> (content type, bytes)): the web page's files.
+PAGES: dict[str, tuple[str, bytes]] = web.asset_pages()
+WEB_PAGE_PATHS = ("/", "/index.html")
 
 
 class _Route:
@@ -152,20 +157,27 @@ class ControlServer:
                               keep_alive=False)
             return False
         body = await reader.readexactly(length) if length else b""
-        status, result, content_type = await self._respond(method.upper(), target, headers, body)
-        await self._write(writer, status, result, keep_alive, content_type)
+        status, result, content_type, *extra = await self._respond(method.upper(), target, headers, body)
+        await self._write(writer, status, result, keep_alive, content_type, *extra)
         return keep_alive
+
+    def _authorized(self, headers: dict, query_token: str | None = None) -> bool:
+        if self.token is None:
+            return True
+        scheme, _, credential = headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and hmac.compare_digest(credential.strip().encode(), self.token.encode()):
+            return True
+        return query_token is not None and hmac.compare_digest(query_token.encode(), self.token.encode())
 
     async def _respond(self, method: str, target: str, headers: dict, body: bytes):
         url = urlsplit(target)
         if method == "GET" and url.path in PAGES:
             content_type, data = PAGES[url.path]
-            return 200, data, content_type
-        if self.token is not None:
-            given = headers.get("authorization", "")
-            scheme, _, credential = given.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(credential.strip().encode(), self.token.encode()):
-                return 401, {"error": "this control API needs Authorization: Bearer <token>", "status": 401}, None
+            return 200, data, content_type, {"X-Content-Type-Options": "nosniff"}
+        if method == "GET" and url.path in WEB_PAGE_PATHS:
+            return self._web_page(url, headers)
+        if not self._authorized(headers):
+            return 401, {"error": "this control API needs Authorization: Bearer <token>", "status": 401}, None
         try:
             name, params = self._route(method, url, body)
             result = await self.control.call(name, params)
@@ -177,6 +189,18 @@ class ControlServer:
         except Exception as exc:  # a bug; the broker goes on
             log.exception("control_failed", method=method, path=url.path)
             return 500, {"error": f"internal error: {exc}", "status": 500}, None
+
+    def _web_page(self, url, headers: dict):
+        query_token = dict(parse_qsl(url.query)).get("token")
+        if not self._authorized(headers, query_token):
+            return (401, b"<!doctype html><title>kafkaemu</title><p>This control port needs its token: open "
+                         b"<code>/?token=TOKEN</code>.", "text/html; charset=utf-8", web.HEADERS)
+        try:
+            page = web.render_page(self.control, url.query)
+        except Exception as exc:  # a bug; the broker goes on
+            log.exception("web_page_failed")
+            return 500, {"error": f"internal error: {exc}", "status": 500}, None
+        return 200, page, "text/html; charset=utf-8", web.HEADERS
 
     def _route(self, method: str, url, body: bytes) -> tuple[str, dict]:
         segments = [unquote(s) for s in url.path.split("/") if s]
@@ -211,7 +235,8 @@ class ControlServer:
         raise ControlError(404, f"no route {method} {url.path} (GET /api lists them)")
 
     @staticmethod
-    async def _write(writer, status: int, result, keep_alive: bool, content_type: str | None = None) -> None:
+    async def _write(writer, status: int, result, keep_alive: bool, content_type: str | None = None,
+                     extra_headers: dict | None = None) -> None:
         if content_type is None:
             data = json.dumps(result, separators=(",", ":")).encode() + b"\n"
             content_type = "application/json"
@@ -222,5 +247,7 @@ class ControlServer:
                 f"Cache-Control: no-store\r\nConnection: {'keep-alive' if keep_alive else 'close'}\r\n")
         if status == 401:
             head += "WWW-Authenticate: Bearer\r\n"
+        for name, value in (extra_headers or {}).items():
+            head += f"{name}: {value}\r\n"
         writer.write(head.encode() + b"\r\n" + data)
         await writer.drain()

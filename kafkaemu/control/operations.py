@@ -24,7 +24,7 @@ from . import snapshots as snaps
 from .intercept import error_name
 from .params import (AwaitTimeout, ControlError, Param, api_key, bad, boolean, choice, duration_ms, error_code, integer,
                      parse_params, text, timestamp_ms)
-from .views import GroupSnapshot, group_ids, high_watermark, state_key, topic_view
+from .views import GroupSnapshot, group_ids, high_watermark, member_names, state_key, topic_view
 
 log = structlog.get_logger("kafkaemu.control")
 
@@ -535,13 +535,15 @@ class Control:
 
     def _record_transition(self, t) -> None:
         self.journal.append({"seq": self.journal_next_seq, "at_ms": t.at_ms, "group": t.group_id,
-                             "from": t.from_state.value, "to": t.to_state.value, "generation": t.generation_id})
+                             "from": t.from_state.value, "to": t.to_state.value, "generation": t.generation_id,
+                             "members": member_names(self.broker, t.group_id)})
         self.journal_next_seq += 1
 
     @op("GET", "/api/journal", group=P(text), after=P(integer(min=0), default=0),
         limit=P(integer(min=1, max=100_000), default=1000))
     def journal_get(self, group: str | None, after: int, limit: int) -> dict:
-        """Group state transitions, oldest first (generation is the group epoch for consumer groups)."""
+        """Group state transitions, oldest first (generation is the group epoch for consumer groups),
+        each with the group's members at that moment."""
         found = [e for e in self.journal if e["seq"] > after and (group is None or e["group"] == group)][:limit]
         return {"next_seq": self.journal_next_seq, "entries": found}
 

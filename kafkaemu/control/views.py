@@ -275,6 +275,21 @@ class GroupSnapshot:
         return view
 
 
+def member_names(broker, group_id: str) -> list[dict]:
+    """The members of a group as the journal records them at each transition: member id, client
+    id and group.instance.id (cheap: nothing decoded)."""
+    coordinator = broker.coordinator
+    consumer = coordinator.consumer.groups.get(group_id)
+    if consumer is not None:
+        return [{"member_id": m.member_id, "client_id": m.client_id, "instance_id": m.instance_id}
+                for m in consumer.members.values()]
+    classic = coordinator.classic.groups.get(group_id)
+    if classic is None:
+        return []
+    return [{"member_id": m.member_id, "client_id": m.client_id, "instance_id": m.group_instance_id}
+            for m in classic.members.values()]
+
+
 def group_ids(broker) -> list[str]:
     coordinator = broker.coordinator
     ids = set(coordinator.classic.groups) | set(coordinator.consumer.groups) | set(coordinator.offsets.store.groups())

@@ -42,13 +42,26 @@ def test_topics_show_offsets_and_groups_show_decoded_assignments_offsets_and_lag
 
 def test_the_journal_numbers_transitions_for_polling():
     env = Env()
-    env.two_member_group()
+    _, mid_a, _, mid_b, _ = env.two_member_group()
     journal = env.op("journal_get")
     seqs = [e["seq"] for e in journal["entries"]]
     assert seqs == list(range(1, len(seqs) + 1)) and journal["next_seq"] == len(seqs) + 1
     assert env.op("journal_get", after=seqs[-2])["entries"] == journal["entries"][-1:]
+    a = {"member_id": mid_a, "client_id": "a", "instance_id": None}
     assert journal["entries"][0] == {"seq": 1, "at_ms": T0, "group": "g", "from": "Empty",
-                                     "to": "PreparingRebalance", "generation": 0}
+                                     "to": "PreparingRebalance", "generation": 0, "members": [a]}
+
+
+def test_each_journal_entry_lists_the_members_of_that_moment():
+    env = Env()
+    _, mid_a, _, mid_b, gen = env.two_member_group()
+    env.op("expire_member", group="g", client_id="b")
+    entries = env.op("journal_get")["entries"]
+    members = [(e["from"], e["to"], sorted(m["client_id"] for m in e["members"])) for e in entries]
+    assert members[-1] == ("Stable", "PreparingRebalance", ["a"])        # b is gone when the rebalance starts
+    assert ("CompletingRebalance", "Stable", ["a", "b"]) in members
+    b = next(m for e in entries for m in e["members"] if m["client_id"] == "b")
+    assert b == {"member_id": mid_b, "client_id": "b", "instance_id": None}
 
 
 def run_with(env, coro_op: str, params: dict, then=None, after_s: float = 0.05):

@@ -1,0 +1,521 @@
+"""The control port's web page (``GET /``): topics and partitions, groups with their members and
+which member holds which partition, lag per partition, a rebalance timeline drawn from the
+transition journal, and the request log with filters.
+
+One renderer, on the server: the page is complete HTML, the timeline an inline SVG, so it reads
+without JavaScript (it then reloads itself every few seconds). ``ui/page.js`` fetches the same URL
+every second and swaps in the parts marked ``data-live`` that changed; ``ui/`` holds the script,
+the style sheet and the icon, served under ``/ui/`` (nothing is fetched from elsewhere). Every
+string a client chose (topic, group, member and client ids, hosts) goes through ``esc``.
+"""
+from __future__ import annotations
+
+import html
+import math
+import time
+from importlib import resources
+from itertools import pairwise
+from urllib.parse import parse_qsl, quote
+
+from ..protocol.catalog import catalog
+from .params import ControlError
+from .views import GroupSnapshot, group_ids
+
+ASSETS = {"page.js": "text/javascript; charset=utf-8", "page.css": "text/css; charset=utf-8",
+          "icon.svg": "image/svg+xml"}
+HEADERS = {"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                                      "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+           "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+COLORS = 10                 # member colours in page.css (.c0 ... .c9)
+DETAILED_GROUPS = 24        # groups drawn with members and partitions (the rest: one line each)
+PARTITIONS_SHOWN = 64       # per topic in the topics table
+TIMELINE_TRANSITIONS = 300  # the newest journal entries the timeline draws
+TIMELINE_LANES = 30
+TRANSITION_ROWS = 100
+REQUEST_ROWS = 200
+NOSCRIPT_REFRESH_S = 5
+STATE_CLASS = {"Empty": "empty", "PreparingRebalance": "preparing", "CompletingRebalance": "completing",
+               "Stable": "stable", "Dead": "dead", "Assigning": "assigning", "Reconciling": "reconciling"}
+
+
+def esc(value) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def asset_pages() -> dict[str, tuple[str, bytes]]:
+    """``/ui/NAME`` -> (content type, bytes) for the files shipped in kafkaemu/control/ui."""
+    root = resources.files("kafkaemu.control") / "ui"
+    return {f"/ui/{name}": (content_type, (root / name).read_bytes()) for name, content_type in ASSETS.items()}
+
+
+def clock_text(ms: int) -> str:
+    """HH:MM:SS.mmm (UTC) of a broker clock time."""
+    return time.strftime("%H:%M:%S", time.gmtime(ms / 1000)) + f".{ms % 1000:03d}"
+
+
+def duration_text(ms: int) -> str:
+    if ms < 1000:
+        return f"{ms} ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.1f} s"
+    return f"{ms // 60_000} min {ms % 60_000 // 1000} s"
+
+
+def count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def state_badge(state: str) -> str:
+    return f'<span class="state st-{STATE_CLASS.get(state, "other")}">{esc(state)}</span>'
+
+
+def _partitions_text(assignment) -> str:
+    if assignment is None:
+        return "(not a consumer protocol: not decoded)"
+    return "; ".join(f"{a['topic']}: {', '.join(map(str, a['partitions']))}" for a in assignment) or "none"
+
+
+# -- the page -----------------------------------------------------------------------------------
+def render_page(control, query: str) -> bytes:
+    params = dict(parse_qsl(query, keep_blank_values=True))
+    state = _state(control)
+    token = params.get("token")
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>kafkaemu</title>",
+        '<link rel="icon" href="/ui/icon.svg" type="image/svg+xml">',
+        '<link rel="stylesheet" href="/ui/page.css">',
+        f'<noscript><meta http-equiv="refresh" content="{NOSCRIPT_REFRESH_S}"></noscript>',
+        '<script src="/ui/page.js" defer></script>',
+        "</head><body>",
+        '<header><h1><img src="/ui/icon.svg" alt="" width="22" height="22"> kafkaemu</h1>',
+        '<nav><a href="#topics">Topics</a> <a href="#groups">Groups</a> <a href="#timeline">Timeline</a> '
+        '<a href="#requests">Requests</a></nav>',
+        '<span id="live" class="live" role="status">'
+        f"<noscript>snapshot; reloads every {NOSCRIPT_REFRESH_S} s</noscript></span>",
+        '<button id="pause" type="button" hidden>Pause</button>',
+        "</header>",
+        f'<div id="summary" class="summary" data-live>{_summary(state)}</div>',
+        '<main>',
+        f'<section id="topics"><h2>Topics and partitions</h2><div id="topics-body" data-live>{_topics(state)}</div>'
+        "</section>",
+        f'<section id="groups"><h2>Consumer groups</h2><div id="groups-body" data-live>{_groups(state)}</div>'
+        "</section>",
+        '<section id="timeline"><h2>Rebalance timeline</h2>'
+        f'<div id="timeline-body" data-live>{_timeline(control, state)}</div></section>',
+        '<section id="requests"><h2>Request log</h2>', _request_filters(params, token),
+        f'<div id="requests-body" data-live>{_requests(control, params)}</div></section>',
+        "</main></body></html>",
+    ]
+    return "\n".join(parts).encode()
+
+
+def _state(control) -> dict:
+    """What the page shows, read once: as ``GET /api/state``, but each group read once too, in
+    detail (members, assignments, offsets) for the first DETAILED_GROUPS with members."""
+    broker = control.broker
+    groups, detailed = [], 0
+    for group_id in group_ids(broker):
+        snapshot = GroupSnapshot(broker, group_id)
+        if snapshot.member_count and detailed < DETAILED_GROUPS:
+            detailed += 1
+            groups.append(snapshot.detail())
+        else:
+            groups.append(snapshot.summary())
+    return {"clock": control.run("clock_get", {}), "nodes": control.run("nodes", {})["nodes"],
+            "topics": control.run("topics", {})["topics"], "faults": control.run("faults", {})["faults"],
+            "api_version_caps": control.run("api_version_caps", {})["caps"],
+            "request_log": broker.interceptor.log.status(), "groups": groups}
+
+
+def member_count(group: dict) -> int:
+    """A group summary's member count (``members``), or a detailed view's (``member_count``)."""
+    return group["member_count"] if "member_count" in group else group["members"]
+
+
+def _summary(state: dict) -> str:
+    clock = state["clock"]
+    nodes = " ".join(f'<span class="node {"up" if n["running"] else "down"}" title="{esc(n["host"])}:{n["port"]}, '
+                     f'{"running" if n["running"] else "stopped"}, leader of {n["leader_of"]} partitions">'
+                     f'node {n["node_id"]} {"up" if n["running"] else "stopped"}</span>' for n in state["nodes"])
+    rlog = state["request_log"]
+    active_faults = [f for f in state["faults"] if f["active"]]
+    items = [f'broker clock <time datetime="{esc(clock["iso"])}">{esc(clock["iso"])}</time>'
+             + (" (manual)" if clock["manual"] else ""), nodes,
+             count(len(state["topics"]), "topic"), count(len(state["groups"]), "group"),
+             f'request log {"on" if rlog["enabled"] else "off"}']
+    if active_faults:
+        items.append(f'<a href="#faults" class="warn">{count(len(active_faults), "fault rule")} active</a>')
+    if state["api_version_caps"]:
+        items.append(count(len(state["api_version_caps"]), "API version cap"))
+    out = " · ".join(items)
+    if active_faults:
+        rows = "".join(
+            f'<tr><td>{f["id"]}</td><td>{esc(f["api"])}</td><td>{esc(_fault_effect(f))}</td>'
+            f'<td>{esc(_fault_scope(f))}</td><td>{f["fired"]}</td>'
+            f'<td>{"until removed" if f["count"] is None else f["count"]}</td></tr>'
+            for f in active_faults)
+        out += ('<table id="faults" class="faults"><caption>Fault rules</caption><thead><tr><th>id</th><th>API</th>'
+                f'<th>does</th><th>scope</th><th>fired</th><th>count</th></tr></thead><tbody>{rows}</tbody></table>')
+    return out
+
+
+def _fault_effect(f: dict) -> str:
+    effects = []
+    if f["error"]:
+        effects.append(f["error"])
+    if f["delay_ms"]:
+        effects.append(f"delay {duration_text(f['delay_ms'])}")
+    if f["drop_connection"]:
+        effects.append("drop connection")
+    if f["black_hole"]:
+        effects.append("black hole")
+    return ", ".join(effects)
+
+
+def _fault_scope(f: dict) -> str:
+    scope = [f"{k} {f[k]}" for k in ("client_id", "node", "topic", "partition", "min_version", "max_version")
+             if f[k] is not None]
+    return ", ".join(scope) or "every request"
+
+
+# -- topics -------------------------------------------------------------------------------------
+def _topics(state: dict) -> str:
+    if not state["topics"]:
+        return '<p class="empty-note">No topics yet.</p>'
+    rows = []
+    for t in sorted(state["topics"], key=lambda t: t["name"]):
+        parts = t["partitions"][:PARTITIONS_SHOWN]
+        more = t["partition_count"] - len(parts)
+        span = len(parts) + (1 if more else 0)
+        head = (f'<th scope="rowgroup" rowspan="{span}" class="tname">{esc(t["name"])}'
+                f'<div class="sub">{count(t["partition_count"], "partition")}</div></th>')
+        for i, p in enumerate(parts):
+            leader = "offline" if p["leader"] < 0 else p["leader"]
+            rows.append(f'<tr data-topic="{esc(t["name"])}" data-partition="{p["partition"]}">{head if i == 0 else ""}'
+                        f'<td>{p["partition"]}</td><td class="{"warn" if p["leader"] < 0 else ""}">{leader}</td>'
+                        f'<td>{p["leader_epoch"]}</td><td>{p["log_start_offset"]}</td><td>{p["high_watermark"]}</td>'
+                        f'<td>{p["batches"]}</td><td>{_bytes_text(p["size_bytes"])}</td></tr>')
+        if more:
+            rows.append(f'<tr><td colspan="7" class="sub">… {more} more partitions '
+                        f'(GET /api/topics/{esc(quote(t["name"]))})</td></tr>')
+    return ('<table class="topics"><thead><tr><th>topic</th><th>partition</th><th>leader</th><th>leader epoch</th>'
+            '<th>log start</th><th>high watermark</th><th>batches</th><th>size</th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def _bytes_text(n: int) -> str:
+    for unit in ("B", "KiB", "MiB"):
+        if n < 1024:
+            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GiB"
+
+
+# -- groups -------------------------------------------------------------------------------------
+def _groups(state: dict) -> str:
+    summaries = state["groups"]
+    if not summaries:
+        return '<p class="empty-note">No groups yet.</p>'
+    rows = "".join(
+        f'<tr data-group="{esc(g["group_id"])}"><td class="gid">{esc(g["group_id"])}</td><td>{esc(g["type"])}</td>'
+        f'<td>{state_badge(g["state"])}</td><td>{g["generation"]}</td><td>{member_count(g)}</td>'
+        f'<td>{"" if g["lag"] is None else g["lag"]}</td><td>{g["coordinator"]}</td>'
+        f'<td>{esc(g.get("protocol") or "")}</td></tr>' for g in summaries)
+    out = [('<table class="group-list"><thead><tr><th>group</th><th>type</th><th>state</th><th>generation</th>'
+            '<th>members</th><th>lag</th><th>coordinator</th><th>assignor</th></tr></thead>'
+            f'<tbody>{rows}</tbody></table>')]
+    out += [_group_card(g) for g in summaries if isinstance(g["members"], list)]
+    undrawn = sum(1 for g in summaries if not isinstance(g["members"], list) and g["members"])
+    if undrawn:
+        out.append(f'<p class="sub">{count(undrawn, "more group")} with members not drawn '
+                   f'(kafkaemu ctl group NAME).</p>')
+    return "\n".join(out)
+
+
+def _member_colours(members: list[dict]) -> dict[str, int]:
+    ordered = sorted(members, key=lambda m: (m.get("client_id") or "", m["member_id"]))
+    return {m["member_id"]: i % COLORS for i, m in enumerate(ordered)}
+
+
+def _group_card(g: dict) -> str:
+    members = sorted(g["members"], key=lambda m: (m.get("client_id") or "", m["member_id"]))
+    colour = _member_colours(members)
+    consumer_type = g["type"] == "consumer"
+    owner: dict[tuple[str, int], dict] = {}
+    for m in members:
+        for a in m["assignment"] or []:
+            for p in a["partitions"]:
+                owner[(a["topic"], p)] = m
+    meta = [f'generation {g["generation"]}', count(g["member_count"], "member"),
+            esc(g.get("protocol") or "no assignor"),
+            f'coordinator {g["coordinator"]}', f'lag {"none" if g["lag"] is None else g["lag"]}']
+    if not g["fully_assigned"] and g["state"] == "Stable":
+        meta.append('<span class="warn">not every partition assigned</span>')
+    head = (f'<article class="group" data-group="{esc(g["group_id"])}" data-state="{esc(g["state"])}" '
+            f'data-generation="{g["generation"]}" data-members="{g["member_count"]}">'
+            f'<h3><span class="gid">{esc(g["group_id"])}</span> {state_badge(g["state"])} '
+            f'<span class="meta">{" · ".join(meta)}</span></h3>')
+    member_rows = []
+    for m in members:
+        extra = (f'<td>{esc(m["member_state"])} (epoch {m["member_epoch"]})</td>' if consumer_type else "")
+        leader = ' <b class="leader">leader</b>' if m.get("leader") else ""
+        instance = m.get("instance_id")
+        instance = f' <span class="sub">instance {esc(instance)}</span>' if instance else ""
+        member_rows.append(
+            f'<tr class="member" data-member="{esc(m["member_id"])}" data-client="{esc(m["client_id"])}">'
+            f'<td><span class="swatch c{colour[m["member_id"]]}"></span></td>'
+            f'<td class="client">{esc(m["client_id"])}{leader}{instance}</td>'
+            f'<td class="mono">{esc(m["member_id"])}</td><td>{esc(m["client_host"])}</td>{extra}'
+            f'<td class="parts-text">{esc(_partitions_text(m["assignment"]))}</td></tr>')
+    members_table = ('<table class="members"><thead><tr><th></th><th>client id</th><th>member id</th><th>host</th>'
+                     f'{"<th>member state</th>" if consumer_type else ""}<th>partitions</th></tr></thead>'
+                     f'<tbody>{"".join(member_rows)}</tbody></table>')
+    return head + members_table + _assignment_drawing(g, members, owner, colour) + _lag_table(g, owner) + "</article>"
+
+
+def _group_topics(g: dict, members: list[dict], owner: dict) -> list[str]:
+    topics = {t for m in members for t in (m.get("subscription") or [])}
+    topics |= {t for t, _ in owner} | {o["topic"] for o in g["offsets"]}
+    return sorted(topics)
+
+
+def _assignment_drawing(g: dict, members: list[dict], owner: dict, colour: dict) -> str:
+    lag = {(o["topic"], o["partition"]): o for o in g["offsets"]}
+    rows = []
+    for topic in _group_topics(g, members, owner):
+        count = max([p + 1 for t, p in list(owner) + list(lag) if t == topic], default=0)
+        cells = []
+        for p in range(min(count, 256)):
+            m = owner.get((topic, p))
+            o = lag.get((topic, p))
+            lag_text = "" if o is None or o["lag"] is None else f'lag {o["lag"]}'
+            who = m["client_id"] if m is not None else "unassigned"
+            title = f"{topic}-{p}: {who}"
+            if o is not None:
+                title += (f", committed {o['committed_offset'] if o['committed_offset'] is not None else 'nothing'}, "
+                          f"high watermark {o['high_watermark']}, {lag_text or 'lag unknown'}")
+            css = f'c{colour[m["member_id"]]}' if m is not None else "none"
+            cells.append(f'<li class="part {css}" data-partition="{p}" '
+                         f'data-owner="{esc(m["client_id"] if m else "")}" title="{esc(title)}">'
+                         f'<b>{p}</b><span class="owner">{esc(who)}</span>'
+                         f'<span class="lag">{esc(lag_text)}</span></li>')
+        rows.append(f'<div class="topic-row" data-topic="{esc(topic)}"><div class="tname">{esc(topic)}</div>'
+                    f'<ol class="parts">{"".join(cells)}</ol></div>')
+    if not rows:
+        return ""
+    return f'<div class="assignment" aria-label="who holds which partition">{"".join(rows)}</div>'
+
+
+def _lag_table(g: dict, owner: dict) -> str:
+    if not g["offsets"]:
+        return ""
+    rows = "".join(
+        f'<tr><td>{esc(o["topic"])}</td><td>{o["partition"]}</td>'
+        f'<td>{esc(holder["client_id"]) if (holder := owner.get((o["topic"], o["partition"]))) else ""}</td>'
+        f'<td>{"" if o["committed_offset"] is None else o["committed_offset"]}</td>'
+        f'<td>{"" if o["high_watermark"] is None else o["high_watermark"]}</td>'
+        f'<td class="{"lagging" if o["lag"] else ""}">{"" if o["lag"] is None else o["lag"]}</td></tr>'
+        for o in g["offsets"])
+    return ('<details class="lag" open><summary>Offsets and lag per partition</summary><table class="offsets">'
+            '<thead><tr><th>topic</th><th>partition</th><th>held by</th><th>committed</th><th>high watermark</th>'
+            f'<th>lag</th></tr></thead><tbody>{rows}</tbody></table></details>')
+
+
+# -- the rebalance timeline -----------------------------------------------------------------------
+LABEL_W, TOP, BAR_H, STEP, END_PAD = 180, 34, 24, 30, 30
+MARK_ROWS, MARK_ROW_H, CHAR_W = 3, 13, 7.2   # joined/left labels under a lane, stacked so they do not overlap
+LANE_H = BAR_H + MARK_ROWS * MARK_ROW_H + 14
+MIN_WIDTH = 1100   # a short history is spread to this width
+MARK_CHARS = 30
+
+
+def _step(gap_ms: int) -> float:
+    """Horizontal room between two transitions: every one is visible, longer gaps get more."""
+    return STEP + 22 * math.log10(1 + max(gap_ms, 0) / 50)
+
+
+def membership_changes(entries: list[dict]) -> dict[int, tuple[list[dict], list[dict]]]:
+    """seq -> (joined, left) members, from each entry's members against the group's previous entry
+    (a group's first entry counts as joined only when it starts from Empty)."""
+    previous: dict[str, dict[str, dict] | None] = {}
+    out = {}
+    for e in entries:
+        now = {m["member_id"]: m for m in e.get("members", [])}
+        before = previous.get(e["group"], {} if e["from"] == "Empty" else None)
+        if before is not None:
+            joined = [m for k, m in now.items() if k not in before]
+            left = [m for k, m in before.items() if k not in now]
+            if joined or left:
+                out[e["seq"]] = (joined, left)
+        previous[e["group"]] = now
+    return out
+
+
+def _names(members: list[dict]) -> str:
+    return ", ".join(m["client_id"] or m["member_id"] for m in members)
+
+
+def _fit(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:chars - 1] + "…"
+
+
+def _timeline(control, state: dict) -> str:
+    first = max(0, control.journal_next_seq - 1 - TIMELINE_TRANSITIONS)
+    entries = control.run("journal_get", {"after": first, "limit": TIMELINE_TRANSITIONS})["entries"]
+    if not entries:
+        return '<p class="empty-note">No group has changed state yet.</p>'
+    now_ms = state["clock"]["now_ms"]
+    changes = membership_changes(entries)
+    lanes: list[str] = []
+    for e in entries:
+        if e["group"] not in lanes:
+            lanes.append(e["group"])
+    hidden = lanes[:-TIMELINE_LANES] if len(lanes) > TIMELINE_LANES else []
+    lanes = lanes[-TIMELINE_LANES:]
+    lane_of = {g: i for i, g in enumerate(lanes)}
+    steps = [0.0] + [_step(e["at_ms"] - p["at_ms"]) for p, e in pairwise(entries)]
+    steps.append(_step(now_ms - entries[-1]["at_ms"]))
+    spread = max(1.0, (MIN_WIDTH - LABEL_W - 20 - END_PAD) / sum(steps))
+    xs, x = [], LABEL_W + 10
+    for step in steps[:-1]:
+        x += step * spread
+        xs.append(x)
+    x_end = x + steps[-1] * spread + END_PAD
+    width, height = int(x_end + 10), TOP + LANE_H * len(lanes) + 4
+    svg = [f'<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" role="img" aria-label="group states over time">']
+    last_label = -1e9
+    for e, ex in zip(entries, xs):
+        if ex - last_label >= 96:
+            svg.append(f'<line class="tick" x1="{ex:.1f}" y1="{TOP - 12}" x2="{ex:.1f}" y2="{height}"/>'
+                       f'<text class="axis" x="{ex:.1f}" y="{TOP - 16}">{clock_text(e["at_ms"])}</text>')
+            last_label = ex
+    svg.append(f'<text class="axis now" x="{x_end - 4:.1f}" y="{TOP - 16}" text-anchor="end">now</text>')
+    by_lane: dict[str, list[tuple[dict, float]]] = {g: [] for g in lanes}
+    for e, ex in zip(entries, xs):
+        if e["group"] in lane_of:
+            by_lane[e["group"]].append((e, ex))
+    for group, points in by_lane.items():
+        y = TOP + LANE_H * lane_of[group]
+        row_ends = [float("-inf")] * MARK_ROWS
+        svg.append(f'<g class="lane" data-group="{esc(group)}">'
+                   f'<text class="lane-label" x="6" y="{y + BAR_H / 2 + 5}">{esc(_fit(group, 24))}'
+                   f'<title>{esc(group)}</title></text>')
+        for i, (e, ex) in enumerate(points):
+            if i + 1 < len(points):
+                nx, until = points[i + 1][1], points[i + 1][0]["at_ms"]
+            else:
+                nx, until = x_end - END_PAD / 2, now_ms
+            w = max(nx - ex, 1)
+            members = len(e.get("members", []))
+            title = (f'{group}: {e["to"]} (from {e["from"]}), generation {e["generation"]}, {members} members, '
+                     f'at {clock_text(e["at_ms"])} for {duration_text(until - e["at_ms"])}')
+            short = e["to"].replace("Rebalance", "")
+            gen = f' g{e["generation"]}' if e["to"] in ("Stable", "CompletingRebalance") else ""
+            label = next((text for text in (e["to"] + gen, short + gen, short, gen.strip())
+                          if len(text) * CHAR_W <= w - 6), "")
+            svg.append(f'<rect class="seg st-{STATE_CLASS.get(e["to"], "other")}" data-state="{esc(e["to"])}" '
+                       f'data-generation="{e["generation"]}" data-members="{members}" data-seq="{e["seq"]}" '
+                       f'x="{ex:.1f}" y="{y}" width="{w:.1f}" height="{BAR_H}"><title>{esc(title)}</title></rect>')
+            if label:
+                svg.append(f'<text class="seg-label st-{STATE_CLASS.get(e["to"], "other")}" x="{ex + 4:.1f}" '
+                           f'y="{y + BAR_H / 2 + 4}">{esc(label)}</text>')
+            joined, left = changes.get(e["seq"], ([], []))
+            for kind, sign, who in (("joined", "+", joined), ("left", "−", left)):
+                if not who:
+                    continue
+                text = sign + _fit(_names(who), MARK_CHARS)
+                row = next((r for r, end in enumerate(row_ends) if end < ex), None)
+                if row is None:
+                    row = row_ends.index(min(row_ends))
+                row_ends[row] = ex + 2 + len(text) * CHAR_W + 12
+                ty = y + BAR_H + 14 + MARK_ROW_H * row
+                full = f'{kind} at {clock_text(e["at_ms"])}: ' + "; ".join(
+                    f'{m["client_id"]} ({m["member_id"]})' for m in who)
+                svg.append(f'<line class="mark {kind}" x1="{ex:.1f}" y1="{y + BAR_H}" x2="{ex:.1f}" y2="{ty - 9}"/>'
+                           f'<text class="mark {kind}" data-{kind}="{esc(_names(who))}" x="{ex + 2:.1f}" y="{ty}">'
+                           f'{esc(text)}<title>{esc(full)}</title></text>')
+        svg.append("</g>")
+    svg.append("</svg>")
+    legend = " ".join(f'<span class="key st-{c}">{esc(s)}</span>' for s, c in STATE_CLASS.items())
+    note = (f'<p class="sub">{len(hidden)} older groups not drawn.</p>' if hidden else "")
+    out = [f'<div class="legend">{legend} <span class="mark joined">+joined</span> '
+           '<span class="mark left">−left</span> <span class="sub">each transition gets room; longer '
+           'gaps get more (the axis is not linear)</span></div>',
+           f'<div class="timeline-scroll">{"".join(svg)}</div>', note, _transition_table(entries, changes)]
+    return "\n".join(out)
+
+
+def _transition_table(entries: list[dict], changes: dict) -> str:
+    rows = []
+    for e in reversed(entries[-TRANSITION_ROWS:]):
+        joined, left = changes.get(e["seq"], ([], []))
+        rows.append(f'<tr data-group="{esc(e["group"])}" data-seq="{e["seq"]}"><td>{e["seq"]}</td>'
+                    f'<td>{clock_text(e["at_ms"])}</td><td class="gid">{esc(e["group"])}</td>'
+                    f'<td>{state_badge(e["from"])} → {state_badge(e["to"])}</td><td>{e["generation"]}</td>'
+                    f'<td>{len(e.get("members", []))}</td><td class="joined">{esc(_names(joined))}</td>'
+                    f'<td class="left">{esc(_names(left))}</td></tr>')
+    return ('<details class="transitions" open><summary>Transitions (newest first)</summary>'
+            '<div class="scroll-box"><table class="transitions"><thead><tr><th>seq</th><th>time</th><th>group</th>'
+            '<th>transition</th>'
+            '<th>generation</th><th>members</th><th>joined</th><th>left</th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div></details>')
+
+
+# -- the request log ------------------------------------------------------------------------------
+FILTERS = ("api", "client_id", "node", "errors")
+
+
+def _request_filters(params: dict, token: str | None) -> str:
+    names = sorted(catalog().api_name(key) for key in catalog().requests)
+    apis = "".join(f'<option value="{esc(name)}">' for name in names)
+    errors = params.get("errors", "").lower() in ("1", "true", "on", "yes")
+    hidden = f'<input type="hidden" name="token" value="{esc(token)}">' if token is not None else ""
+    return ('<form id="filters" class="filters" method="get" action="/#requests">'
+            f'<label>API <input name="api" list="api-names" value="{esc(params.get("api", ""))}" '
+            'placeholder="any" size="16"></label>'
+            f'<datalist id="api-names">{apis}</datalist>'
+            f'<label>client id <input name="client_id" value="{esc(params.get("client_id", ""))}" placeholder="any" '
+            'size="18"></label>'
+            f'<label>node <input name="node" type="number" min="0" value="{esc(params.get("node", ""))}" '
+            'placeholder="any"></label>'
+            f'<label><input type="checkbox" name="errors" value="1"{" checked" if errors else ""}> errors only</label>'
+            f'{hidden}<button type="submit">Filter</button></form>')
+
+
+def _requests(control, params: dict) -> str:
+    query = {k: v for k, v in params.items() if k in FILTERS and v != ""}
+    if "errors" in query:
+        query["errors"] = query["errors"].lower() in ("1", "true", "on", "yes")
+    rlog = control.broker.interceptor.log.status()
+    if rlog["enabled"]:
+        status = (f'<p class="sub" data-log="on">Logging every request ({"with" if rlog["bodies"] else "without"} '
+                  f'bodies): {rlog["size"]} kept of {rlog["capacity"]}, {rlog["evicted"]} dropped as old. '
+                  f'Newest first, the last {REQUEST_ROWS} that match.</p>')
+    else:
+        status = ('<p class="sub" data-log="off">The request log is off. '
+                  '<button type="button" data-action="log-on" hidden>Start logging requests</button> '
+                  '<span class="howto">Turn it on with <code>kafkaemu ctl requests on</code> or '
+                  '<code>PUT /api/requests/config {"enabled": true}</code>.</span></p>')
+    try:
+        found = control.run("requests", {**query, "last": REQUEST_ROWS})["entries"]
+    except ControlError as exc:
+        return status + f'<p class="error">{esc(exc.message)}</p>'
+    if not found:
+        return status + ('<p class="empty-note">No request matches.</p>' if rlog["size"] else "")
+    rows = []
+    for r in reversed(found):
+        errors = ", ".join(r["error_codes"])
+        rows.append(f'<tr class="{"err" if errors else ""}" data-seq="{r["seq"]}"><td>{r["seq"]}</td>'
+                    f'<td>{clock_text(r["time_ms"])}</td><td>{r["node"]}</td><td>{r["connection"]}</td>'
+                    f'<td>{esc(r["client_host"])}</td><td class="client">{esc(r["client_id"])}</td>'
+                    f'<td>{esc(r["api"])} v{r["version"]}</td><td>{r["correlation_id"]}</td>'
+                    f'<td>{r["latency_ms"]:.1f}</td><td>{esc(r["outcome"])}</td><td>{esc(errors)}</td>'
+                    f'<td>{"" if r["fault"] is None else r["fault"]}</td></tr>')
+    return (status + '<div class="scroll-box"><table class="requests"><thead><tr><th>seq</th><th>time</th>'
+            '<th>node</th><th>conn</th>'
+            '<th>host</th><th>client id</th><th>API</th><th>corr id</th><th>latency ms</th><th>outcome</th>'
+            f'<th>errors</th><th>fault</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
