@@ -8,11 +8,17 @@ import structlog
 
 from .config import BrokerConfig
 from .core.coordinator import CoordinatorSettings, GroupCoordinator
-from .storage.offsets_topic import log_sink, prepare_offsets_topic, read_records
+from .core.settings import TransactionSettings
+from .core.transactions.context import WriteMarkers
+from .core.transactions.coordinator import TransactionCoordinator
+from .storage import transaction_state_topic
+from .storage.offsets_topic import log_sink, prepare_offsets_topic, read_entries
 from .core.timers import Timers
 from .faults import Faults
 from .storage.data_dir import DataDir
-from .storage.log_store import LogStore, Topic
+from .storage.log_store import OFFSETS_TOPIC, LogStore, Topic
+from .core.transactions.requests import AddPartitions
+from .core.transactions.verification import verification_error
 
 log = structlog.get_logger("kafkaemu.broker")
 
@@ -43,7 +49,8 @@ class Broker:
                                        offsets_topic_num_partitions=offsets_partitions)
         self.coordinator = GroupCoordinator(settings, log_sink(self.store, offsets_partitions), now_ms)
         if config.data_dir:
-            self.coordinator.load(read_records(self.store), now_ms)  # groups and offsets of a previous run
+            self.coordinator.load(read_entries(self.store), now_ms)  # groups and offsets of a previous run
+        self._start_transaction_coordinator(config, now_ms)
 
     # -- topics --------------------------------------------------------------------------
     def create_topic(self, name: str, num_partitions: int, configs: dict[str, str]) -> Topic:
@@ -88,10 +95,89 @@ class Broker:
         self.now_ms = now_ms
         self.store.tick(now_ms)
         self.coordinator.tick(now_ms)
+        self.txn_coordinator.tick(now_ms)
         self.timers.poll(now_ms)
 
     def next_deadline_ms(self) -> int | None:
         """The earliest time ``tick`` has work to do, or None."""
         deadlines = [d for d in (self.store.next_deadline_ms(), self.coordinator.next_deadline_ms(),
-                                 self.timers.next_deadline()) if d is not None]
+                                 self.txn_coordinator.next_deadline_ms(), self.timers.next_deadline())
+                     if d is not None]
         return min(deadlines, default=None)
+
+    # -- transactions: the coordinator -------------------------------------------------------
+    def _start_transaction_coordinator(self, config: BrokerConfig, now_ms: int) -> None:
+        """__transaction_state exists from the start as an internal topic, as __consumer_offsets;
+        transactional ids are placed by its partition count. With a data directory its records are
+        replayed (completing transactions caught mid-commit) and producer ids continue above every
+        id the logs know."""
+        txn_topic = transaction_state_topic.prepare_transaction_state_topic(
+            self.store, config.transaction_state_log_num_partitions)
+        settings = dataclasses.replace(TransactionSettings.from_config(config),
+                                       state_log_num_partitions=len(txn_topic.partitions))
+        self.txn_coordinator = TransactionCoordinator(settings, transaction_state_topic.log_sink(self.store),
+                                                      self._write_markers, self.store.producer_ids.new_id, now_ms)
+        if settings.partition_verification_enable:
+            self.txn_partition_verifier = self._verify_txn_partition
+        if config.data_dir:
+            ids = self.store.producer_ids
+            for topic in self.store.topics.values():
+                for plog in topic.partitions:
+                    ids.ensure_above(max(plog.producers.producers, default=-1))
+            self.txn_coordinator.load(transaction_state_topic.read_records(self.store), now_ms)
+            ids.ensure_above(self.txn_coordinator.max_producer_id())
+
+    def txn_coordinator_node(self, transactional_id: str) -> int:
+        """The node leading the transactional id's __transaction_state partition."""
+        topic = self.store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC)
+        return self.partition_leader(topic.partitions[self.txn_coordinator.partition_for(transactional_id)])
+
+    def _write_markers(self, req: WriteMarkers) -> None:
+        """The coordinator's marker effect: control batches to the transaction's partitions (with the
+        leader epoch of its __transaction_state partition as coordinator epoch); markers in
+        __consumer_offsets also complete the producer's pending offset commits."""
+        topic = self.store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC)
+        coordinator_epoch = topic.partitions[req.txn_partition].leader_epoch
+        self.write_txn_markers(req.producer_id, req.producer_epoch, req.commit, coordinator_epoch,
+                               list(req.partitions), req.now_ms)
+        if any(t == OFFSETS_TOPIC for t, _ in req.partitions):
+            self.coordinator.complete_transaction(req.now_ms, req.producer_id, req.commit)
+
+    def _verify_txn_partition(self, transactional_id, producer_id: int, producer_epoch: int, topic: str,
+                              partition: int) -> int:
+        """KIP-890 part 1 (Broker.txn_partition_verifier): whether a transactional write to the partition
+        belongs to the producer's transaction, as the coordinator answers AddPartitionsToTxn
+        verify_only, with AddPartitionsToTxnManager's translation: PRODUCER_FENCED becomes
+        INVALID_PRODUCER_EPOCH; TRANSACTION_ABORTABLE (not in the transaction) stays, for callers to
+        turn into INVALID_TXN_STATE for clients that predate it."""
+        return int(verification_error(self.txn_coordinator.verify_partitions(
+            self.now_ms, AddPartitions(transactional_id or "", producer_id, producer_epoch,
+                                       [(topic, partition)]))[(topic, partition)]))
+
+    # -- transactions: test hooks ------------------------------------------------------------
+    def transaction_state(self, transactional_id: str) -> dict | None:
+        """A transactional id's state, producer id and epoch, partitions, hold (None when unknown)."""
+        return self.txn_coordinator.state(transactional_id)
+
+    def hold_transaction(self, transactional_id: str) -> None:
+        """Withhold the transactional id's markers (and keep its transaction from timing out) until
+        ``release_transaction``: EndTxn is answered, the transaction stays in PrepareCommit or
+        PrepareAbort and the last stable offset of its partitions stays pinned."""
+        self.txn_coordinator.hold(transactional_id)
+
+    def release_transaction(self, transactional_id: str) -> bool:
+        """Write the markers withheld by ``hold_transaction``; True when a transaction completed."""
+        return self.txn_coordinator.release(self.now_ms, transactional_id)
+
+    def abort_transaction(self, transactional_id: str) -> str:
+        """Abort the open transaction as the coordinator does on its own (fencing the producer's
+        epoch); returns the error name (NONE, INVALID_TXN_STATE when none is open)."""
+        return self.txn_coordinator.abort(self.now_ms, transactional_id).name
+
+    def time_out_transaction(self, transactional_id: str) -> str:
+        """Make the open transaction time out now, whatever the clock; returns the error name."""
+        return self.txn_coordinator.time_out(self.now_ms, transactional_id).name
+
+    def fence_producer(self, transactional_id: str) -> dict:
+        """Bump the epoch as a new producer instance would: the current one gets PRODUCER_FENCED."""
+        return self.txn_coordinator.fence(self.now_ms, transactional_id)

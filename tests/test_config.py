@@ -27,6 +27,10 @@ SAMPLES = {
     "sasl_users": {"alice": "s3:cret", "bob": "-pw"}, "sasl_mechanisms": ("SCRAM-SHA-512", "PLAIN"),
     "tls_cert": "/tmp/cert.pem", "tls_key": "/tmp/key.pem", "tls_key_password": "--secret",
     "connection_failed_authentication_delay_ms": 0,
+    "transaction_state_log_num_partitions": 7, "transaction_max_timeout_ms": 60000,
+    "transactional_id_expiration_ms": 86400000, "transaction_abort_timed_out_transaction_cleanup_interval_ms": 1000,
+    "transaction_remove_expired_transaction_cleanup_interval_ms": 60000,
+    "transaction_partition_verification_enable": False,
 }
 
 
