@@ -165,19 +165,19 @@ class Broker:
         PrepareAbort and the last stable offset of its partitions stays pinned."""
         self.txn_coordinator.hold(transactional_id)
 
-    def release_transaction(self, transactional_id: str) -> bool:
+    def release_transaction(self, transactional_id: str, now_ms: int | None = None) -> bool:
         """Write the markers withheld by ``hold_transaction``; True when a transaction completed."""
-        return self.txn_coordinator.release(self.now_ms, transactional_id)
+        return self.txn_coordinator.release(self.now_ms if now_ms is None else now_ms, transactional_id)
 
-    def abort_transaction(self, transactional_id: str) -> str:
+    def abort_transaction(self, transactional_id: str, now_ms: int | None = None) -> str:
         """Abort the open transaction as the coordinator does on its own (fencing the producer's
         epoch); returns the error name (NONE, INVALID_TXN_STATE when none is open)."""
-        return self.txn_coordinator.abort(self.now_ms, transactional_id).name
+        return self.txn_coordinator.abort(self.now_ms if now_ms is None else now_ms, transactional_id).name
 
-    def time_out_transaction(self, transactional_id: str) -> str:
+    def time_out_transaction(self, transactional_id: str, now_ms: int | None = None) -> str:
         """Make the open transaction time out now, whatever the clock; returns the error name."""
-        return self.txn_coordinator.time_out(self.now_ms, transactional_id).name
+        return self.txn_coordinator.time_out(self.now_ms if now_ms is None else now_ms, transactional_id).name
 
-    def fence_producer(self, transactional_id: str) -> dict:
+    def fence_producer(self, transactional_id: str, now_ms: int | None = None) -> dict:
         """Bump the epoch as a new producer instance would: the current one gets PRODUCER_FENCED."""
-        return self.txn_coordinator.fence(self.now_ms, transactional_id)
+        return self.txn_coordinator.fence(self.now_ms if now_ms is None else now_ms, transactional_id)
