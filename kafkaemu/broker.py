@@ -15,6 +15,8 @@ from .storage import transaction_state_topic
 from .storage.offsets_topic import log_sink, prepare_offsets_topic, read_entries
 from .core.timers import Timers
 from .faults import Faults
+from .protocol.errors import ErrorCode
+from .storage.record_batch import InvalidBatch
 from .storage.data_dir import DataDir
 from .storage.log_store import OFFSETS_TOPIC, LogStore, Topic
 from .core.transactions.requests import AddPartitions
@@ -39,6 +41,10 @@ class Broker:
         self.listeners: dict[int, tuple[str, int]] = {
             n: (config.advertised, config.port + i if config.port else 0) for i, n in enumerate(self.node_ids)}
         self._moved_leaders: dict[tuple[str, int], int] = {}
+        # KIP-890 part 1: (transactional id | None, producer id, epoch, topic, partition) -> error
+        # code or 0, asked before a transactional batch starts a transaction on a partition; the
+        # transaction coordinator installs it (None: accept)
+        self.txn_partition_verifier = None
         self.faults = Faults()
         self.timers = Timers()  # broker-level timers (delayed fault replies)
         # __consumer_offsets exists from the start, so no lookup can create it as an ordinary topic;
@@ -64,6 +70,31 @@ class Broker:
         self.coordinator.on_topic_deleted(self.now_ms, name)
         log.info("topic_deleted", topic=name)
         return topic
+
+    # -- transactions: the data path ------------------------------------------------------
+    def write_txn_markers(self, producer_id: int, producer_epoch: int, commit: bool, coordinator_epoch: int,
+                          partitions, now_ms: int) -> dict:
+        """Write a commit (``commit``) or abort marker for the producer to each (topic, partition)
+        of a completed transaction, as Kafka's WriteTxnMarkers; partitions that no longer exist are
+        skipped. Returns {(topic, partition): ErrorCode}: NONE when written,
+        UNKNOWN_TOPIC_OR_PARTITION when skipped, INVALID_PRODUCER_EPOCH or
+        TRANSACTION_COORDINATOR_FENCED when the partition has seen a newer producer or coordinator
+        epoch (nothing written there)."""
+        results = {}
+        for topic_name, index in partitions:
+            topic = self.store.get(topic_name)
+            if topic is None or not 0 <= index < len(topic.partitions):
+                results[(topic_name, index)] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            try:
+                topic.partitions[index].append_control_batch(producer_id, producer_epoch, commit, coordinator_epoch,
+                                                             now_ms)
+                results[(topic_name, index)] = ErrorCode.NONE
+            except InvalidBatch as exc:
+                log.warning("txn_marker_rejected", topic=topic_name, partition=index, producer_id=producer_id,
+                            error=exc.code_name, reason=str(exc))
+                results[(topic_name, index)] = ErrorCode[exc.code_name]
+        return results
 
     # -- leadership (several nodes) -------------------------------------------------------
     def partition_leader(self, partition) -> int:
@@ -138,9 +169,9 @@ class Broker:
         __consumer_offsets also complete the producer's pending offset commits."""
         topic = self.store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC)
         coordinator_epoch = topic.partitions[req.txn_partition].leader_epoch
-        self.write_txn_markers(req.producer_id, req.producer_epoch, req.commit, coordinator_epoch,
-                               list(req.partitions), req.now_ms)
-        if any(t == OFFSETS_TOPIC for t, _ in req.partitions):
+        results = self.write_txn_markers(req.producer_id, req.producer_epoch, req.commit, coordinator_epoch,
+                                         list(req.partitions), req.now_ms)
+        if any(t == OFFSETS_TOPIC and code == ErrorCode.NONE for (t, _), code in results.items()):
             self.coordinator.complete_transaction(req.now_ms, req.producer_id, req.commit)
 
     def _verify_txn_partition(self, transactional_id, producer_id: int, producer_epoch: int, topic: str,

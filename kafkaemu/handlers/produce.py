@@ -25,11 +25,21 @@ by clients (INVALID_TOPIC_EXCEPTION).
 With several emulated nodes, a partition led by another node answers NOT_LEADER_OR_FOLLOWER
 with KIP-951's current_leader and node_endpoints (v10+).
 
-Not implemented: transactions (transactional batches are appended like idempotent ones and
-the transactional_id is not verified), throttling.
+Transactions: a transactional batch starts (or continues) its producer's open transaction on
+the partition, pinning the last stable offset until the coordinator writes the commit/abort
+marker; a plain batch from a producer with an open transaction is INVALID_TXN_STATE. Transactional
+records without a transactional_id answer TRANSACTIONAL_ID_AUTHORIZATION_FAILED and transactional
+batches of two producers in one request INVALID_PRODUCER_ID_MAPPING, for every partition, as
+Kafka. KIP-890 part 1: a transactional batch that would start a transaction on a partition is
+first checked by ``Broker.txn_partition_verifier`` when one is installed (the transaction
+coordinator's answer: INVALID_TXN_STATE "Partition was not added to the transaction"; its
+retriable errors become NOT_ENOUGH_REPLICAS, as Kafka's ReplicaManager maps them).
+
+Not implemented: throttling.
 """
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import TopicError, validate_topic_name
+from ..storage.record_batch import transactional_producer
 from .partition_access import current_leader, node_endpoints, serve_partition
 from .registry import NO_RESPONSE, handler
 
@@ -46,6 +56,13 @@ def produce(ctx, req):
     responses = []
     leaders = set()   # nodes named in current_leader hints, described in node_endpoints (v10+)
     inflatable = broker.config.socket_request_max_bytes   # what the request's batches may decompress to
+    txn = _transactional_producer(req)
+    verifier = None   # KIP-890 verification of partitions a transactional request starts a transaction on
+    if txn is not None:
+        request_error = _transactional_request_error(req, txn)
+        if request_error is not None:
+            return NO_RESPONSE if acks == 0 else _request_error(req, request_error)
+        verifier = broker.txn_partition_verifier
     for td in req.topic_data:
         name = td.name
         topic = store.get(name)
@@ -81,6 +98,11 @@ def produce(ctx, req):
                 leaders.add(out["current_leader"]["leader_id"])
                 parts.append(out)
                 continue
+            if verifier is not None:
+                out = _verify(verifier, req.transactional_id, plog, pd)
+                if out is not None:
+                    parts.append(out)
+                    continue
             res = plog.append(pd.records, now, produce_version=version,
                               max_message_bytes=int(topic.configs.get("max.message.bytes",
                                                                       broker.config.message_max_bytes)),
@@ -101,6 +123,62 @@ def produce(ctx, req):
     if acks == 0:
         return NO_RESPONSE
     return {"responses": responses, "throttle_time_ms": 0, "node_endpoints": node_endpoints(ctx, leaders)}
+
+
+def _transactional_producer(req):
+    """(producer id, epoch) of the request's transactional batches (the first found), or None."""
+    for td in req.topic_data:
+        for pd in td.partition_data:
+            found = transactional_producer(pd.records)
+            if found is not None:
+                return found
+    return None
+
+
+def _transactional_request_error(req, txn):
+    """Kafka's whole-request errors for transactional records: no transactional id
+    (TRANSACTIONAL_ID_AUTHORIZATION_FAILED, KafkaApis.handleProduceRequest), transactional
+    batches of more than one producer (INVALID_PRODUCER_ID_MAPPING, ReplicaManager)."""
+    if req.transactional_id is None:
+        return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+    producers = {txn} if txn[0] >= 0 else set()
+    for td in req.topic_data:
+        for pd in td.partition_data:
+            found = transactional_producer(pd.records)
+            if found is not None and found[0] >= 0:
+                producers.add(found)
+    return ErrorCode.INVALID_PRODUCER_ID_MAPPING if len(producers) > 1 else None
+
+
+def _request_error(req, code):
+    return {"responses": [{"name": td.name, "partition_responses": [_error(pd.index, code) for pd in td.partition_data]}
+                          for td in req.topic_data], "throttle_time_ms": 0, "node_endpoints": []}
+
+
+# coordinator errors a verification may answer that older clients would not retry: answered as
+# NOT_ENOUGH_REPLICAS (retriable, no metadata refresh), as ReplicaManager does
+_RETRIABLE_VERIFICATION_ERRORS = {ErrorCode.CONCURRENT_TRANSACTIONS, ErrorCode.NETWORK_EXCEPTION,
+                                  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                                  ErrorCode.NOT_COORDINATOR}
+
+
+def _verify(verifier, transactional_id, plog, pd):
+    """KIP-890 part 1: a transactional batch starting a transaction on this partition is checked
+    with the transaction coordinator (``Broker.txn_partition_verifier``); an error response for
+    the partition, or None to append."""
+    producer = transactional_producer(pd.records)
+    if producer is None or producer[0] < 0 or plog.producers.has_ongoing(producer[0]):
+        return None
+    code = verifier(transactional_id, producer[0], producer[1], plog.topic.name, plog.index)
+    if not code:
+        return None
+    code = ErrorCode(code)
+    if code == ErrorCode.INVALID_TXN_STATE:
+        return _error(pd.index, code, "Partition was not added to the transaction")
+    if code in _RETRIABLE_VERIFICATION_ERRORS:
+        return _error(pd.index, ErrorCode.NOT_ENOUGH_REPLICAS, "Unable to verify the partition has been added to "
+                      f"the transaction. Underlying error: {code.name}")
+    return _error(pd.index, code)
 
 
 def _error(index, code, message=None):
