@@ -37,6 +37,7 @@ retriable errors become NOT_ENOUGH_REPLICAS, as Kafka's ReplicaManager maps them
 
 Not implemented: throttling.
 """
+from ..core.transactions.verification import for_client
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import TopicError, validate_topic_name
 from ..storage.record_batch import transactional_producer
@@ -99,7 +100,7 @@ def produce(ctx, req):
                 parts.append(out)
                 continue
             if verifier is not None:
-                out = _verify(verifier, req.transactional_id, plog, pd)
+                out = _verify(verifier, req.transactional_id, plog, pd, version)
                 if out is not None:
                     parts.append(out)
                     continue
@@ -162,7 +163,7 @@ _RETRIABLE_VERIFICATION_ERRORS = {ErrorCode.CONCURRENT_TRANSACTIONS, ErrorCode.N
                                   ErrorCode.NOT_COORDINATOR}
 
 
-def _verify(verifier, transactional_id, plog, pd):
+def _verify(verifier, transactional_id, plog, pd, version: int):
     """KIP-890 part 1: a transactional batch starting a transaction on this partition is checked
     with the transaction coordinator (``Broker.txn_partition_verifier``); an error response for
     the partition, or None to append."""
@@ -172,7 +173,8 @@ def _verify(verifier, transactional_id, plog, pd):
     code = verifier(transactional_id, producer[0], producer[1], plog.topic.name, plog.index)
     if not code:
         return None
-    code = ErrorCode(code)
+    # TRANSACTION_ABORTABLE only for clients that know it (Produce v11+), as ReplicaManager
+    code = for_client(ErrorCode(code), knows_abortable=version > 10)
     if code == ErrorCode.INVALID_TXN_STATE:
         return _error(pd.index, code, "Partition was not added to the transaction")
     if code in _RETRIABLE_VERIFICATION_ERRORS:

@@ -35,7 +35,8 @@ def call(broker, api_key, version, body, node_id=0, now_ms=0):
                          client_host="127.0.0.1", connection_id=1, now_ms=now_ms, respond=replies.append,
                          node_id=node_id)
     result = REGISTRY.get(api_key).func(ctx, req)
-    assert result is not DEFERRED
+    if result is DEFERRED:   # JoinGroup: answered through ctx.respond
+        [result] = replies
     codec = cat.response(api_key, version)
     return codec.decode(codec.encode(result))
 
@@ -239,10 +240,12 @@ def test_offsets_sent_in_an_aborted_transaction_never_become_visible(broker):
 
 
 def test_txn_offset_commit_for_the_wrong_generation(broker):
-    from .test_group_handlers import joined
-    joined(broker)
+    join = {"group_id": "g", "session_timeout_ms": 10000, "rebalance_timeout_ms": 20000, "member_id": "",
+            "group_instance_id": None, "protocol_type": "consumer",
+            "protocols": [{"name": "range", "metadata": b"m"}], "reason": None}
+    member = call(broker, 11, 9, join).member_id               # MEMBER_ID_REQUIRED gives the id
+    assert call(broker, 11, 9, dict(join, member_id=member)).error_code == 0
     group = broker.coordinator.group("g")
-    member = next(iter(group.members))
     pid, epoch = started(broker)
     add_offsets(broker, pid, epoch)
     assert txn_commit(broker, pid, epoch, 3, generation=group.generation_id + 5, member=member) == \
