@@ -109,14 +109,15 @@ def test_consume_transform_produce_exactly_once_with_one_aborted_and_retried_tra
         msgs = [m for m in consumer.consume(40, 1.0) if m.error() is None]
         if not msgs:
             continue
-        producer.begin_transaction()
+        before = committed()   # (while offsets are pending in a transaction, a read_committed
+        producer.begin_transaction()   # consumer's committed() waits for them to be stable)
         for m in msgs:
             producer.produce(sink, key=m.key(), value=b"out-" + m.value()[3:], partition=m.partition())
         positions = [tp for tp in consumer.position(consumer.assignment()) if tp.offset >= 0]
         producer.send_offsets_to_transaction(positions, consumer.consumer_group_metadata(), 30)
         batches += 1
         if batches == 2 and aborted is None:
-            before = committed()
+            assert producer.flush(30) == 0   # the attempt's records reach the log before the abort
             producer.abort_transaction(30)
             aborted = {tp.partition: tp.offset for tp in positions}
             assert committed() == before   # offsets sent in the aborted transaction are not visible

@@ -121,6 +121,9 @@ final class TransactionCases {
             waitUntil(60_000, "all input committed", () -> {
                 var records = consumer.poll(ms(200));
                 if (!records.isEmpty()) {
+                    // read before the transaction: a read_committed consumer's committed() waits while
+                    // offsets are pending in one (UNSTABLE_OFFSET_COMMIT)
+                    Map<TopicPartition, OffsetAndMetadata> before = consumer.committed(inputs);
                     producer.beginTransaction();
                     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
                     for (ConsumerRecord<String, String> r : records) {
@@ -130,7 +133,7 @@ final class TransactionCases {
                     producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
                     batches[0]++;
                     if (batches[0] == 2 && !aborted[0]) {
-                        Map<TopicPartition, OffsetAndMetadata> before = consumer.committed(inputs);
+                        producer.flush();   // the attempt's records reach the log before the abort
                         producer.abortTransaction();
                         aborted[0] = true;
                         check(before.equals(consumer.committed(inputs)), "offsets of the aborted transaction visible");
