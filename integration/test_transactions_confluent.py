@@ -174,3 +174,24 @@ def test_a_transaction_open_past_its_timeout_is_aborted_by_the_broker():
             p.commit_transaction(30)
         write_sentinels(emulator.bootstrap_server, topic, 1)
         assert read_to_sentinels(emulator.bootstrap_server, topic, 1, "read_committed") == []
+
+
+def test_test_hooks_abort_time_out_and_fence_a_running_producer(kafka_emulator):
+    topic = unique("hooks-ck")
+    create(kafka_emulator, topic, 1)
+    for hook in ("abort_transaction", "time_out_transaction", "fence_producer"):
+        tid = unique(hook)
+        p = txn_producer(kafka_emulator, tid)
+        p.begin_transaction()
+        p.produce(topic, value=hook.encode(), partition=0)
+        assert p.flush(30) == 0
+        epoch = kafka_emulator.transaction_state(tid)["producer_epoch"]
+        result = getattr(kafka_emulator, hook)(tid)
+        assert result == "NONE" or result["error_code"] == 0
+        state = kafka_emulator.transaction_state(tid)
+        assert state["producer_epoch"] > epoch and state["state"] in ("CompleteAbort", "Empty")
+        with pytest.raises(KafkaException):
+            p.commit_transaction(30)
+    assert kafka_emulator.abort_transaction(tid) == "INVALID_TXN_STATE"   # nothing open any more
+    write_sentinels(kafka_emulator.bootstrap_server, topic, 1)
+    assert read_to_sentinels(kafka_emulator.bootstrap_server, topic, 1, "read_committed") == []
