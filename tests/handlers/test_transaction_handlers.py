@@ -314,3 +314,19 @@ def test_a_transaction_caught_mid_commit_completes_after_a_restart(tmp_path):
     assert plog.last_stable_offset == plog.high_watermark == 2
     # producer ids continue above the loaded ones
     assert init(restarted, "new").producer_id > pid
+
+
+def test_offsets_of_a_transaction_caught_mid_commit_apply_after_a_restart(tmp_path):
+    config = BrokerConfig(data_dir=str(tmp_path))
+    b = Broker(config, now_ms=0)
+    b.create_topic("t", 1, {})
+    pid, epoch = started(b)
+    add_offsets(b, pid, epoch)
+    assert txn_commit(b, pid, epoch, 17) == E.NONE
+    b.hold_transaction("tx")
+    assert end(b, pid, epoch) == E.NONE
+    assert fetch_offset(b, require_stable=True) == (-1, E.UNSTABLE_OFFSET_COMMIT)
+    restarted = Broker(config, now_ms=10)
+    assert fetch_offset(restarted, require_stable=True) == (17, E.NONE)
+    again = Broker(config, now_ms=20)   # the marker is in __consumer_offsets now: replayed as such
+    assert fetch_offset(again, require_stable=True) == (17, E.NONE)

@@ -161,3 +161,18 @@ def test_a_marker_without_pending_offsets_is_ignored(commit):
     h.commit("g", {("t", 0): 1})
     assert h.c.complete_transaction(h.now, 99, commit) == 0
     assert h.fetch("g", [("t", [0])]) == {("t", 0): 1}
+
+
+def test_a_kip848_member_commits_transactionally_with_its_epoch_below_v9():
+    from ..consumer.harness import ConsumerHarness
+    h = ConsumerHarness()
+    h.c.ctx.sink = lambda partition, records, now_ms, **producer: None
+    epoch = h.heartbeat("g", "m1", 0)["member_epoch"]
+
+    def commit(generation, member="m1"):
+        return h.c.commit_transactional_offsets(h.now, TxnOffsetCommit(
+            "tx", "g", PID, EPOCH, [("t", [CommitPartition(0, 5)])], generation, member, None, 3))
+
+    assert set(errors(commit(epoch)).values()) == {E.NONE}   # OffsetCommit would need v9
+    assert set(errors(commit(epoch + 1)).values()) == {E.ILLEGAL_GENERATION}   # stale epoch, in v3's words
+    assert set(errors(commit(epoch, "ghost")).values()) == {E.UNKNOWN_MEMBER_ID}
