@@ -37,6 +37,7 @@ CASES = [
     "transactions-consume-transform-produce",
     "transactions-fencing",
     "transactions-admin",
+    "transactions-abort-hanging",
 ]
 # KIP-848 cases run against an emulator with a short consumer-group heartbeat interval and session.
 KIP848_CASES = ["group-consumer-protocol", "group-consumer-protocol-static-regex"]

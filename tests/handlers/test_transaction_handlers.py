@@ -330,3 +330,43 @@ def test_offsets_of_a_transaction_caught_mid_commit_apply_after_a_restart(tmp_pa
     assert fetch_offset(restarted, require_stable=True) == (17, E.NONE)
     again = Broker(config, now_ms=20)   # the marker is in __consumer_offsets now: replayed as such
     assert fetch_offset(again, require_stable=True) == (17, E.NONE)
+
+
+# ------------------------------------------------------------------ WriteTxnMarkers (Admin.abortTransaction)
+def write_markers(broker, pid, epoch, partitions, commit=False, coordinator_epoch=0, version=1, node_id=0):
+    topics = {}
+    for topic, p in partitions:
+        topics.setdefault(topic, []).append(p)
+    resp = call(broker, 27, version, {"markers": [{
+        "producer_id": pid, "producer_epoch": epoch, "transaction_result": commit, "coordinator_epoch": coordinator_epoch,
+        "topics": [{"name": t, "partition_indexes": ps} for t, ps in topics.items()]}]}, node_id=node_id)
+    return {(t.name, p.partition_index): E(p.error_code) for m in resp.markers for t in m.topics for p in t.partitions}
+
+
+@pytest.mark.parametrize("version", [0, 1])
+def test_write_txn_markers_ends_a_hanging_transaction_on_a_partition(broker, version):
+    init(broker)
+    pid, epoch = started(broker, partitions=(("t", 0),))   # epoch 1
+    assert produce(broker, pid, epoch, 0, [b"a", b"b"]) == E.NONE
+    plog = broker.store.get("t").partitions[0]
+    assert plog.last_stable_offset == 0
+    codes = write_markers(broker, pid, epoch, [("t", 0), ("t", 7), ("nope", 0)], version=version)
+    assert codes == {("t", 0): E.NONE, ("t", 7): E.UNKNOWN_TOPIC_OR_PARTITION, ("nope", 0): E.UNKNOWN_TOPIC_OR_PARTITION}
+    assert plog.last_stable_offset == plog.high_watermark == 3
+    assert describe(broker).transaction_state == "Ongoing"   # the coordinator is not told, as in Kafka
+    assert write_markers(broker, pid, epoch - 1, [("t", 0)]) == {("t", 0): E.INVALID_PRODUCER_EPOCH}
+
+
+def test_write_txn_markers_to_consumer_offsets_completes_pending_offsets(broker):
+    pid, epoch = started(broker)
+    add_offsets(broker, pid, epoch)
+    txn_commit(broker, pid, epoch, 11)
+    assert write_markers(broker, pid, epoch, [("__consumer_offsets", partition_for("g", 50))], commit=True) == \
+        {("__consumer_offsets", partition_for("g", 50)): E.NONE}
+    assert fetch_offset(broker, require_stable=True) == (11, E.NONE)
+
+
+def test_write_txn_markers_to_a_partition_led_elsewhere(cluster):
+    leader = cluster.partition_leader(cluster.store.get("t").partitions[0])
+    other = (leader + 1) % 3
+    assert write_markers(cluster, 1000, 0, [("t", 0)], node_id=other) == {("t", 0): E.NOT_LEADER_OR_FOLLOWER}

@@ -31,6 +31,7 @@ public final class Main {
         c.put("transactions-consume-transform-produce", TransactionCases::consumeTransformProduce);
         c.put("transactions-fencing", TransactionCases::fencing);
         c.put("transactions-admin", TransactionCases::adminApis);
+        c.put("transactions-abort-hanging", TransactionCases::abortHanging);
         c.put("group-consumer-protocol", Kip848Cases::consumerProtocol);
         c.put("group-consumer-protocol-static-regex", Kip848Cases::staticRegex);
         return c;

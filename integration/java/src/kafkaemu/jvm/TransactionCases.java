@@ -11,6 +11,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeProducersResult;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
@@ -221,6 +222,30 @@ final class TransactionCases {
                 ProducerState done = admin.describeProducers(List.of(tp)).partitionResult(tp).get()
                         .activeProducers().get(0);
                 check(done.currentTransactionStartOffset().isEmpty(), "transaction still open: " + done);
+            }
+        }
+    }
+
+    /** Admin.abortTransaction (kafka-transactions.sh abort): WriteTxnMarkers ends a transaction on a
+     *  partition from what DescribeProducers shows, without the coordinator. */
+    static void abortHanging(String bootstrap) throws Exception {
+        String topic = unique("jvm-hanging");
+        try (Admin admin = admin(bootstrap)) {
+            createTopic(admin, topic, 1);
+            TopicPartition tp = new TopicPartition(topic, 0);
+            try (KafkaProducer<String, String> producer = transactional(bootstrap, unique("jvm-hanging-tid"))) {
+                producer.beginTransaction();
+                producer.send(new ProducerRecord<>(topic, 0, "k", "hanging")).get();
+                ProducerState open = admin.describeProducers(List.of(tp)).partitionResult(tp).get()
+                        .activeProducers().get(0);
+                check(open.currentTransactionStartOffset().isPresent(), "no open transaction: " + open);
+                admin.abortTransaction(new AbortTransactionSpec(tp, open.producerId(), (short) open.producerEpoch(),
+                        open.coordinatorEpoch().orElse(-1))).all().get();
+                ProducerState after = admin.describeProducers(List.of(tp)).partitionResult(tp).get()
+                        .activeProducers().get(0);
+                check(after.currentTransactionStartOffset().isEmpty(), "still open after abortTransaction: " + after);
+                checkEquals(List.of(), values(readAll(bootstrap, topic, 1, "read_committed")), "visible records");
+                producer.abortTransaction();
             }
         }
     }
