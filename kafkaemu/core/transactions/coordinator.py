@@ -24,6 +24,7 @@ from typing import Callable, Iterable, Iterator
 import structlog
 
 from ...protocol.errors import ErrorCode
+from ..record_format import fits_record_key
 from ..settings import TransactionSettings
 from .context import MarkerWriter, Sink, TransactionContext, TxnTransition, WriteMarkers
 from .manager import TransactionStateManager
@@ -108,6 +109,9 @@ class TransactionCoordinator:
                 return _producer_result(E.INVALID_REQUEST)
             if not self.txns.validate_timeout(req.transaction_timeout_ms):
                 return _producer_result(E.INVALID_TRANSACTION_TIMEOUT)
+            if not fits_record_key(tid):
+                # Kafka fails to write such a record and answers UNKNOWN_SERVER_ERROR; nothing changes
+                return _producer_result(E.UNKNOWN_SERVER_ERROR)
             expected = None if req.producer_id == NO_PRODUCER_ID else (req.producer_id, req.producer_epoch)
             md = self.txns.get(tid)
             if md is None:

@@ -45,9 +45,9 @@ class TransactionStateManager:
     # ------------------------------------------------------------------ writing
     def append(self, md: TransactionMetadata, transit: TxnTransit) -> None:
         """Write the transition's record to __transaction_state, then complete it."""
-        key = records.encode_key(md.transactional_id)
-        value = records.encode_value(transit)
         try:
+            key = records.encode_key(md.transactional_id)
+            value = records.encode_value(transit)
             self.ctx.sink(self.partition_for(md.transactional_id), [(key, value)], self.ctx.now_ms)
         except Exception:
             md.pending_state = None   # Kafka resets the pending state when the append fails

@@ -46,6 +46,13 @@ def test_bad_init_requests_change_nothing():
     assert h.records == [] and h.c.state("t") is None
 
 
+def test_a_transactional_id_too_long_for_a_record_key_is_refused_without_state():
+    h = TxnHarness()
+    assert h.init("x" * 32768)["error_code"] == E.UNKNOWN_SERVER_ERROR
+    assert h.c.state("x" * 32768) is None and h.records == []
+    assert h.init_ok("x" * 32767)[1] == 0
+
+
 def test_init_during_an_open_transaction_aborts_it_with_a_bumped_epoch_and_asks_for_a_retry():
     h = TxnHarness()
     pid, epoch = h.ongoing("t", ("a", 0), ("b", 1))
