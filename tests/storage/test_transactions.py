@@ -65,6 +65,9 @@ def test_marker_is_kafkas_control_batch(log):
     assert rec.key == struct.pack(">hh", 0, 1)               # version 0, COMMIT
     assert rec.value == struct.pack(">hi", 0, 11)            # EndTransactionMarker v0, coordinator epoch
     assert len(marker) == 78                                 # as MemoryRecords.withEndTransactionMarker
+    generic = build_batch([(rec.key, rec.value, [], NOW + 5)], base_offset=2, partition_leader_epoch=0,
+                          producer_id=7, producer_epoch=3, transactional=True, control=True)
+    assert bytes(marker) == generic                          # byte for byte what the generic builder writes
     log.append(Producer(8).batch(1), NOW)
     log.append_control_batch(8, 0, False, 11, NOW)
     assert control_record(log.batches()[-1]) == (0, 11)      # ABORT
