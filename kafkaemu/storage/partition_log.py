@@ -7,8 +7,12 @@ epoch in place, set the max timestamp Kafka recomputes from the records (LogAppe
 append time), and wake fetches waiting for data. As in Kafka, a batch is re-encoded only when it
 cannot be kept: a compressed batch whose offset deltas are not 0, 1, 2, ... or whose codec is not
 the topic's ``compression.type``, and legacy (v0/v1) message sets. Reads return whole stored
-batches, so a fetch is a concatenation. Single replica: the high watermark is the log end offset,
-and with no transactions the last stable offset is the high watermark.
+batches, so a fetch is a concatenation. Single replica: the high watermark is the log end offset.
+
+Transactions (``producer_state``): transactional batches open a transaction per producer,
+``append_control_batch`` writes the coordinator's commit/abort marker and completes it; the last
+stable offset is the first open transaction's first offset (at least the log start), else the
+high watermark; aborted transactions are indexed for read_committed fetches.
 """
 from __future__ import annotations
 

@@ -324,10 +324,16 @@ def end_txn_marker(producer_id: int, producer_epoch: int, commit: bool, coordina
     """Kafka's MemoryRecords.withEndTransactionMarker: one uncompressed control batch (control
     and transactional bits, no sequence) holding one record, key (version 0, type 1 commit / 0
     abort), value EndTransactionMarker v0 (version 0, coordinator epoch)."""
-    key = _CONTROL_KEY.pack(0, CONTROL_COMMIT if commit else CONTROL_ABORT)
-    value = _END_TXN_VALUE.pack(0, coordinator_epoch)
-    return build_batch([(key, value, [], timestamp)], producer_id=producer_id, producer_epoch=producer_epoch,
-                       transactional=True, control=True)
+    # the record: length 16, attributes 0, timestamp delta 0, offset delta 0, key of 4 bytes,
+    # value of 6 bytes, no headers (varints zigzag-encoded), as build_batch would encode it
+    record = b"\x20\x00\x00\x00\x08" + _CONTROL_KEY.pack(0, CONTROL_COMMIT if commit else CONTROL_ABORT) \
+        + b"\x0c" + _END_TXN_VALUE.pack(0, coordinator_epoch) + b"\x00"
+    buf = bytearray(_HEADER.pack(0, HEADER_SIZE - LOG_OVERHEAD + len(record), -1, 2, 0,
+                                 TRANSACTIONAL_BIT | CONTROL_BIT, 0, timestamp, timestamp, producer_id,
+                                 producer_epoch, -1, 1))
+    buf += record
+    struct.pack_into(">I", buf, CRC_OFFSET, crc32c.crc32c(memoryview(buf)[ATTRIBUTES_OFFSET:]))
+    return bytes(buf)
 
 
 def control_record(batch) -> tuple[int, int] | None:
