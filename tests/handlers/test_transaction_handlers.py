@@ -370,3 +370,32 @@ def test_write_txn_markers_to_a_partition_led_elsewhere(cluster):
     leader = cluster.partition_leader(cluster.store.get("t").partitions[0])
     other = (leader + 1) % 3
     assert write_markers(cluster, 1000, 0, [("t", 0)], node_id=other) == {("t", 0): E.NOT_LEADER_OR_FOLLOWER}
+
+
+@pytest.mark.parametrize("version,code", [(0, E.INVALID_PRODUCER_EPOCH), (1, E.INVALID_PRODUCER_EPOCH),
+                                          (2, E.PRODUCER_FENCED), (4, E.PRODUCER_FENCED)])
+def test_add_offsets_with_a_stale_epoch_per_version(broker, version, code):
+    r = init(broker)
+    init(broker)
+    assert add_offsets(broker, r.producer_id, r.producer_epoch, version=version) == code
+    assert describe(broker).topics == []
+
+
+@pytest.mark.parametrize("version", [0, 1, 2, 3, 4])
+def test_txn_offset_commit_every_version_commits_on_end_txn(broker, version):
+    pid, epoch = started(broker)
+    add_offsets(broker, pid, epoch)
+    assert txn_commit(broker, pid, epoch, 8, version=version) == E.NONE
+    assert end(broker, pid, epoch) == E.NONE
+    assert fetch_offset(broker, require_stable=True) == (8, E.NONE)
+
+
+def test_txn_offset_commit_errors_before_the_group_is_looked_at(broker):
+    pid, epoch = started(broker)
+    assert txn_commit(broker, pid, epoch, 1, group="") == E.INVALID_GROUP_ID
+    resp = call(broker, TXN_COMMIT, 3, {
+        "transactional_id": "tx", "group_id": "g", "producer_id": pid, "producer_epoch": epoch,
+        "generation_id": -1, "member_id": "", "group_instance_id": None,
+        "topics": [{"name": "gone", "partitions": [{"partition_index": 0, "committed_offset": 1,
+                                                    "committed_leader_epoch": -1, "committed_metadata": ""}]}]})
+    assert E(resp.topics[0].partitions[0].error_code) == E.UNKNOWN_TOPIC_OR_PARTITION
