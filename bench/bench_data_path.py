@@ -31,6 +31,8 @@ def _topic(admin, partitions=1):
 
 # (record bytes, compression codec) of each throughput run
 RUNS = ((100, "none"), (10_240, "none"), (100, "lz4"))
+# producers whose server-side Produce cost is compared (1,000 100 B records per request)
+PRODUCER_MODES = ("plain", "idempotent", "transactional")
 
 
 def throughput(bootstrap: str, admin, record_size: int, total_mb: int, compression: str = "none") -> dict:
@@ -102,10 +104,13 @@ def wakeup_latency(bootstrap: str, admin, rounds: int = 30) -> dict:
             "long_poll_max_wait_ms": 5000}
 
 
-def server_produce_cost(record_size: int, codec: str, rounds: int = 60) -> dict:
-    """Median CPU time the broker takes to handle a Produce request holding one ~1 MB batch,
-    through the sans-IO connection (frame decode, request decode, validation, append, response
-    encode)."""
+def server_produce_cost(record_size: int, codec: str, rounds: int = 60, mode: str = "plain",
+                        count: int | None = None) -> dict:
+    """Median CPU time the broker takes to handle a Produce request holding one batch (~1 MB
+    unless ``count`` records), through the sans-IO connection (frame decode, request decode,
+    validation, append, response encode). ``mode``: plain, idempotent (one producer, running
+    sequences) or transactional (each request one transaction of that producer, its commit
+    marker written in the timed step too)."""
     from kafkaemu.broker import Broker
     from kafkaemu.config import BrokerConfig
     from kafkaemu.handlers import REGISTRY
@@ -116,24 +121,37 @@ def server_produce_cost(record_size: int, codec: str, rounds: int = 60) -> dict:
     from kafkaemu.wire.connection import Connection
     configure_logging("console", "warning")
     now = int(time.time() * 1000)
-    count = max(1, 1_000_000 // (record_size + 10))
+    count = count or max(1, 1_000_000 // (record_size + 10))
     value = (os.urandom(record_size // 4).hex().encode() + b"x" * record_size)[:record_size]
     code = {"none": compression.NONE, "lz4": compression.LZ4}[codec]
-    batch = build_batch([(None, value, [], now + i // 100) for i in range(count)], codec=code)
-    request = encode_request(0, 9, {"transactional_id": None, "acks": 1, "timeout_ms": 30000, "topic_data": [
-        {"name": "t", "partition_data": [{"index": 0, "records": batch}]}]})
+    records = [(None, value, [], now + i // 100) for i in range(count)]
+    pid = 1000
+    requests = []
+    for r in range(rounds if mode != "plain" else 1):
+        producer = {} if mode == "plain" else {"producer_id": pid, "producer_epoch": 0, "base_sequence": r * count,
+                                               "transactional": mode == "transactional"}
+        batch = build_batch(records, codec=code, **producer)
+        requests.append(encode_request(0, 9, {"transactional_id": "bench" if mode == "transactional" else None,
+                                              "acks": 1, "timeout_ms": 30000, "topic_data": [
+            {"name": "t", "partition_data": [{"index": 0, "records": batch}]}]}, correlation_id=r + 1))
     broker = Broker(BrokerConfig(message_max_bytes=10_000_000), now)
-    broker.create_topic("t", 1, {})
+    plog = broker.create_topic("t", 1, {}).partitions[0]
     conn = Connection(broker, REGISTRY, 1, "127.0.0.1")
     samples = []
-    for _ in range(rounds):
+    for r in range(rounds):
+        request = requests[r % len(requests)]
         start = time.thread_time()     # CPU time: steadier than wall time on a shared machine
         conn.receive(request, now)
         conn.take_output()
+        if mode == "transactional":
+            plog.append_control_batch(pid, 0, True, 0, now)
         samples.append(time.thread_time() - start)
+    if plog.high_watermark != rounds * count + (rounds if mode == "transactional" else 0):
+        raise RuntimeError(f"{mode} produce was not appended")
     med = statistics.median(samples)
-    return {"record_bytes": record_size, "compression": codec, "records": count, "batch_bytes": len(batch),
-            "ms_per_request": round(med * 1000, 2), "records_s": round(count / med)}
+    return {"record_bytes": record_size, "compression": codec, "mode": mode, "records": count,
+            "batch_bytes": len(batch),
+            "ms_per_request": round(med * 1000, 3), "records_s": round(count / med)}
 
 
 def _run_name(size: int, codec: str) -> str:
@@ -154,6 +172,8 @@ def main(argv=None) -> int:
         results["long_poll_wakeup"] = wakeup_latency(emu.bootstrap_server, admin)
     for size, codec in RUNS:
         results["server_" + _run_name(size, codec)] = server_produce_cost(size, codec)
+    for mode in PRODUCER_MODES:
+        results[f"server_{mode}_1000x100b"] = server_produce_cost(100, "none", rounds=400, mode=mode, count=1000)
     if args.json:
         json.dump(results, sys.stdout, indent=2)
         print()
@@ -169,6 +189,11 @@ def main(argv=None) -> int:
     for size, codec in RUNS:
         r = results["server_" + _run_name(size, codec)]
         print(f"server side, Produce of one {r['batch_bytes']} B batch of {r['records']} {size} B records, {codec}: "
+              f"{r['ms_per_request']} ms CPU median, {r['records_s']} rec/s")
+    for mode in PRODUCER_MODES:
+        r = results[f"server_{mode}_1000x100b"]
+        print(f"server side, {mode} Produce of one batch of {r['records']} 100 B records"
+              f"{' + its commit marker' if mode == 'transactional' else ''}: "
               f"{r['ms_per_request']} ms CPU median, {r['records_s']} rec/s")
     return 0
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import socket
 import statistics
+import struct
 import sys
 import threading
 import time

@@ -33,6 +33,11 @@ CASES = [
     "commit-and-resume",
     "static-membership",
     "deprecated-offset-fetching",
+    "transactions-commit-abort",
+    "transactions-consume-transform-produce",
+    "transactions-fencing",
+    "transactions-admin",
+    "transactions-abort-hanging",
 ]
 # KIP-848 cases run against an emulator with a short consumer-group heartbeat interval and session.
 KIP848_CASES = ["group-consumer-protocol", "group-consumer-protocol-static-regex"]

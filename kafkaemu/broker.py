@@ -9,11 +9,19 @@ import structlog
 from .config import BrokerConfig
 from .control.intercept import RequestInterceptor
 from .core.coordinator import CoordinatorSettings, GroupCoordinator
-from .storage.offsets_topic import log_sink, prepare_offsets_topic, read_records
+from .core.settings import TransactionSettings
+from .core.transactions.context import WriteMarkers
+from .core.transactions.coordinator import TransactionCoordinator
+from .storage import transaction_state_topic
+from .storage.offsets_topic import log_sink, prepare_offsets_topic, read_entries
 from .core.timers import Timers
 from .faults import Faults
+from .protocol.errors import ErrorCode
+from .storage.record_batch import InvalidBatch
 from .storage.data_dir import DataDir
 from .storage.log_store import OFFSETS_TOPIC, LogStore, Topic
+from .core.transactions.requests import AddPartitions
+from .core.transactions.verification import verification_error
 
 log = structlog.get_logger("kafkaemu.broker")
 NO_LEADER = -1
@@ -36,6 +44,10 @@ class Broker:
             n: (config.advertised, config.port + i if config.port else 0) for i, n in enumerate(self.node_ids)}
         self._moved_leaders: dict[tuple[str, int], int] = {}
         self.stopped_nodes: set[int] = set()   # nodes whose listener the control API stopped
+        # KIP-890 part 1: (transactional id | None, producer id, epoch, topic, partition) -> error
+        # code or 0, asked before a transactional batch starts a transaction on a partition; the
+        # transaction coordinator installs it (None: accept)
+        self.txn_partition_verifier = None
         self.faults = Faults()
         self.timers = Timers()  # broker-level timers (delayed fault replies)
         self.interceptor = RequestInterceptor(self)  # faults, request log, API version caps
@@ -43,6 +55,7 @@ class Broker:
         # groups are placed by the partition count it has (as Kafka, after a setting change too).
         prepare_offsets_topic(self.store, config.offsets_topic_num_partitions, f"data directory {config.data_dir}")
         self.coordinator = self.new_coordinator(now_ms, load=bool(config.data_dir))
+        self._start_transaction_coordinator(config, now_ms)
 
     def new_coordinator(self, now_ms: int, load: bool = True) -> GroupCoordinator:
         """A group coordinator writing to __consumer_offsets; ``load``: with the groups and offsets
@@ -52,7 +65,7 @@ class Broker:
                                        offsets_topic_num_partitions=offsets_partitions)
         coordinator = GroupCoordinator(settings, log_sink(self.store, offsets_partitions), now_ms)
         if load:
-            coordinator.load(read_records(self.store), now_ms)
+            coordinator.load(read_entries(self.store), now_ms)
         return coordinator
 
     # -- topics --------------------------------------------------------------------------
@@ -67,6 +80,31 @@ class Broker:
         self.coordinator.on_topic_deleted(self.now_ms, name)
         log.info("topic_deleted", topic=name)
         return topic
+
+    # -- transactions: the data path ------------------------------------------------------
+    def write_txn_markers(self, producer_id: int, producer_epoch: int, commit: bool, coordinator_epoch: int,
+                          partitions, now_ms: int) -> dict:
+        """Write a commit (``commit``) or abort marker for the producer to each (topic, partition)
+        of a completed transaction, as Kafka's WriteTxnMarkers; partitions that no longer exist are
+        skipped. Returns {(topic, partition): ErrorCode}: NONE when written,
+        UNKNOWN_TOPIC_OR_PARTITION when skipped, INVALID_PRODUCER_EPOCH or
+        TRANSACTION_COORDINATOR_FENCED when the partition has seen a newer producer or coordinator
+        epoch (nothing written there)."""
+        results = {}
+        for topic_name, index in partitions:
+            topic = self.store.get(topic_name)
+            if topic is None or not 0 <= index < len(topic.partitions):
+                results[(topic_name, index)] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            try:
+                topic.partitions[index].append_control_batch(producer_id, producer_epoch, commit, coordinator_epoch,
+                                                             now_ms)
+                results[(topic_name, index)] = ErrorCode.NONE
+            except InvalidBatch as exc:
+                log.warning("txn_marker_rejected", topic=topic_name, partition=index, producer_id=producer_id,
+                            error=exc.code_name, reason=str(exc))
+                results[(topic_name, index)] = ErrorCode[exc.code_name]
+        return results
 
     # -- leadership (several nodes) -------------------------------------------------------
     def partition_leader(self, partition) -> int:
@@ -112,10 +150,95 @@ class Broker:
         self.now_ms = now_ms
         self.store.tick(now_ms)
         self.coordinator.tick(now_ms)
+        self.txn_coordinator.tick(now_ms)
         self.timers.poll(now_ms)
 
     def next_deadline_ms(self) -> int | None:
         """The earliest time ``tick`` has work to do, or None."""
         deadlines = [d for d in (self.store.next_deadline_ms(), self.coordinator.next_deadline_ms(),
-                                 self.timers.next_deadline()) if d is not None]
+                                 self.txn_coordinator.next_deadline_ms(), self.timers.next_deadline())
+                     if d is not None]
         return min(deadlines, default=None)
+
+    # -- transactions: the coordinator -------------------------------------------------------
+    def _start_transaction_coordinator(self, config: BrokerConfig, now_ms: int) -> None:
+        """__transaction_state exists from the start as an internal topic, as __consumer_offsets;
+        transactional ids are placed by its partition count. With a data directory its records are
+        replayed (completing transactions caught mid-commit) and producer ids continue above every
+        id the logs know."""
+        transaction_state_topic.prepare_transaction_state_topic(self.store, config.transaction_state_log_num_partitions)
+        self.txn_coordinator = self.new_transaction_coordinator(now_ms, load=bool(config.data_dir))
+        if self.txn_coordinator.settings.partition_verification_enable:
+            self.txn_partition_verifier = self._verify_txn_partition
+
+    def new_transaction_coordinator(self, now_ms: int, load: bool = True) -> TransactionCoordinator:
+        """A transaction coordinator writing to __transaction_state; ``load``: with the transactions
+        its records hold (a previous run's, or a restored snapshot's)."""
+        txn_topic = self.store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC)
+        settings = dataclasses.replace(TransactionSettings.from_config(self.config),
+                                       state_log_num_partitions=len(txn_topic.partitions))
+        coordinator = TransactionCoordinator(settings, transaction_state_topic.log_sink(self.store),
+                                             self._write_markers, self.store.producer_ids.new_id, now_ms)
+        if load:
+            ids = self.store.producer_ids
+            for topic in self.store.topics.values():
+                for plog in topic.partitions:
+                    ids.ensure_above(max(plog.producers.producers, default=-1))
+            coordinator.load(transaction_state_topic.read_records(self.store), now_ms)
+            ids.ensure_above(coordinator.max_producer_id())
+        return coordinator
+
+    def txn_coordinator_node(self, transactional_id: str) -> int:
+        """The node leading the transactional id's __transaction_state partition."""
+        topic = self.store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC)
+        return self.partition_leader(topic.partitions[self.txn_coordinator.partition_for(transactional_id)])
+
+    def _write_markers(self, req: WriteMarkers) -> None:
+        """The coordinator's marker effect: control batches to the transaction's partitions (with the
+        leader epoch of its __transaction_state partition as coordinator epoch); markers in
+        __consumer_offsets also complete the producer's pending offset commits."""
+        topic = self.store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC)
+        coordinator_epoch = topic.partitions[req.txn_partition].leader_epoch
+        results = self.write_txn_markers(req.producer_id, req.producer_epoch, req.commit, coordinator_epoch,
+                                         list(req.partitions), req.now_ms)
+        if any(t == OFFSETS_TOPIC and code == ErrorCode.NONE for (t, _), code in results.items()):
+            self.coordinator.complete_transaction(req.now_ms, req.producer_id, req.commit)
+
+    def _verify_txn_partition(self, transactional_id, producer_id: int, producer_epoch: int, topic: str,
+                              partition: int) -> int:
+        """KIP-890 part 1 (Broker.txn_partition_verifier): whether a transactional write to the partition
+        belongs to the producer's transaction, as the coordinator answers AddPartitionsToTxn
+        verify_only, with AddPartitionsToTxnManager's translation: PRODUCER_FENCED becomes
+        INVALID_PRODUCER_EPOCH; TRANSACTION_ABORTABLE (not in the transaction) stays, for callers to
+        turn into INVALID_TXN_STATE for clients that predate it."""
+        return int(verification_error(self.txn_coordinator.verify_partitions(
+            self.now_ms, AddPartitions(transactional_id or "", producer_id, producer_epoch,
+                                       [(topic, partition)]))[(topic, partition)]))
+
+    # -- transactions: test hooks ------------------------------------------------------------
+    def transaction_state(self, transactional_id: str) -> dict | None:
+        """A transactional id's state, producer id and epoch, partitions, hold (None when unknown)."""
+        return self.txn_coordinator.state(transactional_id)
+
+    def hold_transaction(self, transactional_id: str) -> None:
+        """Withhold the transactional id's markers (and keep its transaction from timing out) until
+        ``release_transaction``: EndTxn is answered, the transaction stays in PrepareCommit or
+        PrepareAbort and the last stable offset of its partitions stays pinned."""
+        self.txn_coordinator.hold(transactional_id)
+
+    def release_transaction(self, transactional_id: str, now_ms: int | None = None) -> bool:
+        """Write the markers withheld by ``hold_transaction``; True when a transaction completed."""
+        return self.txn_coordinator.release(self.now_ms if now_ms is None else now_ms, transactional_id)
+
+    def abort_transaction(self, transactional_id: str, now_ms: int | None = None) -> str:
+        """Abort the open transaction as the coordinator does on its own (fencing the producer's
+        epoch); returns the error name (NONE, INVALID_TXN_STATE when none is open)."""
+        return self.txn_coordinator.abort(self.now_ms if now_ms is None else now_ms, transactional_id).name
+
+    def time_out_transaction(self, transactional_id: str, now_ms: int | None = None) -> str:
+        """Make the open transaction time out now, whatever the clock; returns the error name."""
+        return self.txn_coordinator.time_out(self.now_ms if now_ms is None else now_ms, transactional_id).name
+
+    def fence_producer(self, transactional_id: str, now_ms: int | None = None) -> dict:
+        """Bump the epoch as a new producer instance would: the current one gets PRODUCER_FENCED."""
+        return self.txn_coordinator.fence(self.now_ms if now_ms is None else now_ms, transactional_id)

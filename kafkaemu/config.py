@@ -89,6 +89,23 @@ class BrokerConfig:
     group_consumer_assignors: tuple[str, ...] = setting(("uniform", "range"), "server-side assignors, the first "
                                                         "is the default", kafka="group.consumer.assignors",
                                                         metavar="LIST")
+    # -- transactions
+    transaction_state_log_num_partitions: int = setting(50, "partitions of __transaction_state",
+                                                        kafka="transaction.state.log.num.partitions", min=1)
+    transaction_max_timeout_ms: int = setting(900000, "largest transaction timeout a producer may ask for",
+                                              kafka="transaction.max.timeout.ms", min=1)
+    transactional_id_expiration_ms: int = setting(604800000, "how long a transactional id without transactions "
+                                                             "is kept", kafka="transactional.id.expiration.ms",
+                                                  min=1)
+    transaction_abort_timed_out_transaction_cleanup_interval_ms: int = setting(
+        10000, "how often transactions open past their timeout are aborted",
+        kafka="transaction.abort.timed.out.transaction.cleanup.interval.ms", min=1)
+    transaction_remove_expired_transaction_cleanup_interval_ms: int = setting(
+        3600000, "how often expired transactional ids are removed",
+        kafka="transaction.remove.expired.transaction.cleanup.interval.ms", min=1)
+    transaction_partition_verification_enable: bool = setting(
+        True, "don't check that a transactional produce or offset commit goes to a partition of the "
+              "transaction (KIP-890)", kafka="transaction.partition.verification.enable")
     # -- security, off by default: SASL when users or mechanisms are given, TLS when a certificate is
     sasl_users: dict[str, str] = setting({}, "enable SASL and add a user (repeatable)", flag="--sasl-user",
                                          metavar="NAME:PASSWORD")

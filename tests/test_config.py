@@ -29,6 +29,10 @@ SAMPLES = {
     "connection_failed_authentication_delay_ms": 0,
     "manual_clock": True, "control_port": 9644, "control_host": "127.0.0.3", "control_token": "t0ken",
     "control_allow_remote": True,
+    "transaction_state_log_num_partitions": 7, "transaction_max_timeout_ms": 60000,
+    "transactional_id_expiration_ms": 86400000, "transaction_abort_timed_out_transaction_cleanup_interval_ms": 1000,
+    "transaction_remove_expired_transaction_cleanup_interval_ms": 60000,
+    "transaction_partition_verification_enable": False,
 }
 
 
@@ -98,6 +102,17 @@ def test_settings_views_are_derived_from_the_config():
     # their defaults are BrokerConfig's
     assert CoordinatorSettings() == CoordinatorSettings.from_config(DEFAULTS)
     assert ConsumerSettings() == ConsumerSettings.from_config(DEFAULTS)
+
+
+def test_transaction_settings_are_derived_from_the_config():
+    from kafkaemu.core.settings import TransactionSettings
+    t = TransactionSettings.from_config(BrokerConfig(**SAMPLES))
+    assert (t.state_log_num_partitions, t.max_timeout_ms, t.transactional_id_expiration_ms,
+            t.abort_timed_out_transactions_interval_ms, t.remove_expired_transactional_ids_interval_ms,
+            t.partition_verification_enable) == (7, 60000, 86400000, 1000, 60000, False)
+    assert TransactionSettings() == TransactionSettings.from_config(DEFAULTS)
+    broker = Broker(BrokerConfig(transaction_state_log_num_partitions=7, transaction_partition_verification_enable=False), 0)
+    assert len(broker.store.get("__transaction_state").partitions) == 7 and broker.txn_partition_verifier is None
 
 
 def test_the_log_store_gets_its_intervals_from_the_config():

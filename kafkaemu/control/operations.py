@@ -702,6 +702,7 @@ class Control:
         with snaps.gc_paused():
             snaps.restore(snapshot, self.broker)
             self.broker.coordinator = snaps.load_groups(snapshot, self.broker, now)
+            self.broker.txn_coordinator = self.broker.new_transaction_coordinator(now)
         self.group_records = snapshot.group_records.copy()
         self._watch(self.broker.coordinator)
         if not keep_members:

@@ -122,7 +122,7 @@ class Snapshot:
     store_schedule: dict = field(default_factory=dict)
 
     def summary(self) -> dict:
-        data = [t for t in self.topics if t.name != OFFSETS_TOPIC]
+        data = [t for t in self.topics if not t.internal]
         return {"name": self.name, "now_ms": self.now_ms, "taken_at": self.taken_at, "topics": len(data),
                 "partitions": sum(len(t.partitions) for t in data),
                 "records": sum(p["high_watermark"] - p["log_start_offset"] for t in data for p in t.partitions),
@@ -143,12 +143,15 @@ def take(name: str, broker, group_records: GroupRecords) -> Snapshot:
 
 
 def empty(broker) -> Snapshot:
-    """What a broker holds when started without data: only an empty __consumer_offsets."""
+    """What a broker holds when started without data: only its empty internal topics
+    (__consumer_offsets, __transaction_state)."""
     from ..storage.producer_ids import ProducerIdManager
-    offsets = broker.store.get(OFFSETS_TOPIC)
-    blank = [capture_partition(PartitionLog(offsets, i)) for i in range(len(offsets.partitions))]
-    image = TopicImage(OFFSETS_TOPIC, offsets.topic_id, dict(offsets.configs), True, blank)
-    return Snapshot("(empty)", broker.now_ms, time.time(), [image], ProducerIdManager(), GroupRecords(), {})
+    images = []
+    for topic in broker.store.topics.values():
+        if topic.internal:
+            blank = [capture_partition(PartitionLog(topic, i)) for i in range(len(topic.partitions))]
+            images.append(TopicImage(topic.name, topic.topic_id, dict(topic.configs), True, blank))
+    return Snapshot("(empty)", broker.now_ms, time.time(), images, ProducerIdManager(), GroupRecords(), {})
 
 
 def load_groups(snapshot: Snapshot, broker, now_ms: int):

@@ -16,7 +16,9 @@ from .placement import partition_for
 from .settings import CoordinatorSettings
 from .timers import Timers
 
-Sink = Callable[[int, list[Record], int], None]   # (partition of __consumer_offsets, records, now_ms)
+# (partition of __consumer_offsets, records, now_ms); a transactional offset commit also passes
+# keyword arguments producer_id and producer_epoch: its records form a transactional batch.
+Sink = Callable[..., None]
 
 
 @dataclass(frozen=True)
@@ -57,11 +59,16 @@ class CoordinatorContext:
     def advance(self, now_ms: int) -> None:
         self.now_ms = max(self.now_ms, now_ms)
 
-    def append(self, group_id: str, records: list[Record]) -> None:
-        """Write ``records`` as one batch to the group's __consumer_offsets partition."""
+    def append(self, group_id: str, records: list[Record], producer_id: int = -1, producer_epoch: int = -1) -> None:
+        """Write ``records`` as one batch to the group's __consumer_offsets partition (a
+        transactional batch of that producer when ``producer_id`` is given)."""
         if records:
             self.appends += 1
-            self.sink(partition_for(group_id, self.settings.offsets_topic_num_partitions), records, self.now_ms)
+            partition = partition_for(group_id, self.settings.offsets_topic_num_partitions)
+            if producer_id < 0:
+                self.sink(partition, records, self.now_ms)
+            else:
+                self.sink(partition, records, self.now_ms, producer_id=producer_id, producer_epoch=producer_epoch)
 
     def schedule(self, key: Hashable, delay_ms: int, callback: Callable[[], None]) -> None:
         self.timers.schedule(key, self.now_ms + delay_ms, callback)

@@ -8,7 +8,9 @@ takes ``now_ms`` first; JoinGroup and SyncGroup take a ``respond`` callable that
 ``next_deadline_ms()`` says when the next one is due.
 
 Records (offset commits, group metadata, tombstones) go to an injected sink
-``sink(partition, [(key, value_or_None)], now_ms)`` for __consumer_offsets; ``load`` replays them.
+``sink(partition, [(key, value_or_None)], now_ms)`` for __consumer_offsets (transactional offset
+commits add ``producer_id=``/``producer_epoch=``: a transactional batch); ``load`` replays them, with
+the end markers of transactions. ``complete_transaction`` applies a marker written now.
 """
 from __future__ import annotations
 
@@ -31,9 +33,9 @@ from .context import CoordinatorContext, Sink, Transition
 from .group_api import Group, GroupError, GroupType
 from .offsets import records as offsets_records
 from .offsets.manager import OffsetManager, PartitionExists
-from .offsets.requests import OffsetCommit
+from .offsets.requests import OffsetCommit, TxnOffsetCommit
 from .placement import partition_for
-from .record_format import UnknownRecordType, split
+from .record_format import EndTransactionMarker, UnknownRecordType, split
 from .settings import CoordinatorSettings
 
 log = structlog.get_logger("kafkaemu.coordinator")
@@ -63,6 +65,7 @@ class GroupCoordinator:
         replayers = {offsets_records: self.offsets, classic_records: self.classic, consumer_records: self.consumer}
         self._replayers = {version: replayers[records].replay
                            for records in RECORD_MODULES for version in records.KEY_VERSIONS}
+        self._offset_key_versions = frozenset(offsets_records.KEY_VERSIONS)
         self._schedule_retention_check()
 
     @property
@@ -152,12 +155,26 @@ class GroupCoordinator:
         with self._request(now_ms):
             return self.offsets.commit(req, partition_exists)
 
-    def fetch_offsets(self, now_ms: int, group_id: str, topics: list[tuple[str, list[int]]] | None,
-                      member_id: str | None = None, member_epoch: int = -1) -> dict:
-        """One group's answer in the OffsetFetch v8 group shape; ``topics=None`` means every committed one.
-        ``member_id``/``member_epoch`` (v9) are checked against a consumer group's member."""
+    def commit_transactional_offsets(self, now_ms: int, req: TxnOffsetCommit,
+                                     partition_exists: PartitionExists | None = None) -> dict:
+        """TxnOffsetCommit: the response topics in request order; the offsets stay pending until
+        ``complete_transaction`` for the producer."""
         with self._request(now_ms):
-            return self.offsets.fetch(group_id, topics, member_id, member_epoch)
+            return self.offsets.commit_transactional(req, partition_exists)
+
+    def complete_transaction(self, now_ms: int, producer_id: int, commit: bool) -> int:
+        """A commit or abort marker of ``producer_id`` was written to __consumer_offsets: its pending
+        offsets apply or vanish (Kafka's replayEndTransactionMarker); returns how many applied."""
+        with self._request(now_ms):
+            return self.offsets.complete_transaction(producer_id, commit)
+
+    def fetch_offsets(self, now_ms: int, group_id: str, topics: list[tuple[str, list[int]]] | None,
+                      member_id: str | None = None, member_epoch: int = -1, require_stable: bool = False) -> dict:
+        """One group's answer in the OffsetFetch v8 group shape; ``topics=None`` means every committed one.
+        ``member_id``/``member_epoch`` (v9) are checked against a consumer group's member;
+        ``require_stable`` (v7+) answers UNSTABLE_OFFSET_COMMIT where a transactional commit is pending."""
+        with self._request(now_ms):
+            return self.offsets.fetch(group_id, topics, member_id, member_epoch, require_stable)
 
     def delete_offsets(self, now_ms: int, group_id: str, topics: list[tuple[str, list[int]]],
                        partition_exists: PartitionExists | None = None) -> dict:
@@ -227,16 +244,22 @@ class GroupCoordinator:
         return self.offsets.on_topic_deleted(topic)
 
     # ============================================================ replay of __consumer_offsets
-    def replay(self, key: bytes, value: bytes | None) -> None:
-        """Apply one __consumer_offsets record, as on loading the partition."""
+    def replay(self, key: bytes, value: bytes | None, producer_id: int = -1) -> None:
+        """Apply one __consumer_offsets record, as on loading the partition (``producer_id``: the
+        record is in that producer's transactional batch)."""
         version = split(key)[0]
         replay = self._replayers.get(version)
         if replay is None:
             raise UnknownRecordType(version)
-        replay(key, value)
+        if producer_id >= 0 and version in self._offset_key_versions:
+            self.offsets.replay(key, value, producer_id)
+        else:
+            replay(key, value)
 
-    def load(self, records: Iterable[tuple[bytes, bytes | None]], now_ms: int) -> None:
+    def load(self, records: Iterable, now_ms: int) -> None:
         """Rebuild state from __consumer_offsets records in log order; members' sessions restart now.
+        Each entry is ``(key, value)``, ``(key, value, producer_id)`` for a record of a transactional
+        batch, or an ``EndTransactionMarker`` (a control batch) completing that producer's offsets.
 
         A record of an unknown type is logged and skipped, as Kafka's CoordinatorLoaderImpl does (a
         client with client.id ``__admin_client`` may write anything there). A record that does not
@@ -245,9 +268,13 @@ class GroupCoordinator:
         """
         self.ctx.advance(now_ms)
         skipped = 0
-        for key, value in records:
+        for entry in records:
+            if isinstance(entry, EndTransactionMarker):
+                self.offsets.complete_transaction(entry.producer_id, entry.commit)
+                continue
+            key, value = entry[0], entry[1]
             try:
-                self.replay(key, value)
+                self.replay(key, value, entry[2] if len(entry) > 2 else -1)
             except UnknownRecordType as exc:
                 skipped += 1
                 log.warning("offsets_record_skipped", reason="unknown record type", key_version=exc.version)

@@ -54,8 +54,9 @@ class Group(ABC):
 
     @abstractmethod
     def validate_offset_commit(self, member_id: str, instance_id: str | None, generation_or_epoch: int,
-                               api_version: int) -> None:
-        """Raise GroupError unless this member (generation id or member epoch) may commit offsets."""
+                               api_version: int, is_transactional: bool = False) -> None:
+        """Raise GroupError unless this member (generation id or member epoch) may commit offsets
+        (``is_transactional``: with TxnOffsetCommit, which older clients send without a member)."""
 
     @abstractmethod
     def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:

@@ -7,6 +7,7 @@ CoordinatorRecordType): 0-1 offset commit (offsets/records.py), 2 classic group 
 from __future__ import annotations
 
 import struct
+from dataclasses import dataclass
 
 _I16 = struct.Struct(">h")
 MAX_KEY_STRING_BYTES = 32767   # record keys are not flexible: their strings have an int16 length
@@ -36,3 +37,11 @@ def split(data: bytes) -> tuple[int, bytes]:
     if len(data) < 2:
         raise ValueError("record too short for a version prefix")
     return _I16.unpack_from(data)[0], data[2:]
+
+
+@dataclass(frozen=True)
+class EndTransactionMarker:
+    """A commit or abort marker read back from __consumer_offsets (a control batch): it ends the
+    producer's transaction, so its pending transactional offset commits apply or vanish."""
+    producer_id: int
+    commit: bool

@@ -50,3 +50,26 @@ class CoordinatorSettings:
             offsets_retention_check_interval_ms=config.offsets_retention_check_interval_ms,
             consumer=ConsumerSettings.from_config(config),
         )
+
+
+@dataclass(frozen=True)
+class TransactionSettings:
+    """The transaction coordinator's settings (transaction.*, transactional.id.*)."""
+    state_log_num_partitions: int = DEFAULTS.transaction_state_log_num_partitions
+    max_timeout_ms: int = DEFAULTS.transaction_max_timeout_ms
+    transactional_id_expiration_ms: int = DEFAULTS.transactional_id_expiration_ms
+    abort_timed_out_transactions_interval_ms: int = DEFAULTS.transaction_abort_timed_out_transaction_cleanup_interval_ms
+    remove_expired_transactional_ids_interval_ms: int = \
+        DEFAULTS.transaction_remove_expired_transaction_cleanup_interval_ms
+    partition_verification_enable: bool = DEFAULTS.transaction_partition_verification_enable
+
+    @classmethod
+    def from_config(cls, config) -> "TransactionSettings":
+        return cls(
+            state_log_num_partitions=config.transaction_state_log_num_partitions,
+            max_timeout_ms=config.transaction_max_timeout_ms,
+            transactional_id_expiration_ms=config.transactional_id_expiration_ms,
+            abort_timed_out_transactions_interval_ms=config.transaction_abort_timed_out_transaction_cleanup_interval_ms,
+            remove_expired_transactional_ids_interval_ms=config.transaction_remove_expired_transaction_cleanup_interval_ms,
+            partition_verification_enable=config.transaction_partition_verification_enable,
+        )

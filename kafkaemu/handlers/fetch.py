@@ -31,8 +31,12 @@ OFFSET_OUT_OF_RANGE (below log start or past the high watermark), FENCED_LEADER_
 UNKNOWN_LEADER_EPOCH (v9+ current_leader_epoch), NOT_LEADER_OR_FOLLOWER when another emulated
 node leads the partition (with KIP-951's current_leader, v12+, and node_endpoints, v16+),
 diverging_epoch for v12+ last_fetched_epoch.
-Isolation: read_committed reads up to the last stable offset, which equals the high watermark
-since transactions are not implemented (aborted_transactions is always empty).
+Isolation (v4+): read_committed returns only whole batches below the last stable offset (the
+first offset of the earliest open transaction, else the high watermark) with the aborted
+transactions (producer id, first offset) overlapping the batches returned, from the partition's
+aborted-transaction index, as Kafka's LocalLog.read/collectAbortedTransactions; clients drop the
+aborted records. read_uncommitted reads to the high watermark, aborted_transactions null.
+last_stable_offset is the real LSO for both; a read_committed long poll waits for bytes below it.
 preferred_read_replica is -1. Follower fetches (replica_id >= 0) are served like consumers.
 """
 from ..protocol.errors import ErrorCode
@@ -40,6 +44,7 @@ from ..storage import topic_config
 from ..storage.fetch_purgatory import FetchWaiter
 from ..storage.fetch_sessions import SessionPartition
 from ..storage.legacy_records import down_convert
+from ..storage.record_batch import parse_header
 from .partition_access import current_leader, node_endpoints, serve_partition
 from .registry import DEFERRED, handler
 
@@ -87,8 +92,9 @@ def fetch(ctx, req):
         sent()
         ctx.respond(response)
 
-    store.fetches.park(FetchWaiter(watched, min_bytes, ctx.now_ms + req.max_wait_ms, available, complete),
-                       req.max_wait_ms)
+    committed = v >= 4 and req.isolation_level == READ_COMMITTED
+    store.fetches.park(FetchWaiter(watched, min_bytes, ctx.now_ms + req.max_wait_ms, available, complete,
+                                   committed), req.max_wait_ms)
     return DEFERRED
 
 
@@ -163,7 +169,8 @@ def _read(ctx, req, plan, session=None, incremental=False):
     topics = []
     for t, plog, error in plan:
         if error == ErrorCode.NONE:
-            error, entry = _read_partition(t, plog, remaining, min_one and total == 0, legacy_magic, v, limit)
+            error, entry = _read_partition(t, plog, remaining, min_one and total == 0, legacy_magic, v, limit,
+                                           committed)
         else:
             entry = None
         if entry is None:
@@ -178,8 +185,6 @@ def _read(ctx, req, plan, session=None, incremental=False):
             size = len(entry["records"])
             total += size
             remaining -= size
-            if committed:
-                entry["aborted_transactions"] = []
             if "diverging_epoch" in entry:
                 has_error = True
         if session is not None:
@@ -205,9 +210,10 @@ def _read(ctx, req, plan, session=None, incremental=False):
             "node_endpoints": node_endpoints(ctx, leaders)}, total, has_error, mark_sent
 
 
-def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit):
+def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit, committed=False):
     offset = fp.fetch_offset
     hw = plog.high_watermark
+    lso = plog.last_stable_offset
     if legacy_magic is not None or v < 10:
         configs = plog.configs
         if v < 10 and topic_config.effective(configs, "compression.type") == "zstd":
@@ -215,8 +221,8 @@ def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit):
         if legacy_magic is not None and topic_config.effective(configs, "message.downconversion.enable") == "false":
             return ErrorCode.UNSUPPORTED_VERSION, None
     entry = {"partition_index": fp.partition, "error_code": ErrorCode.NONE, "high_watermark": hw,
-             "last_stable_offset": plog.last_stable_offset, "log_start_offset": plog.log_start_offset,
-             "aborted_transactions": None, "preferred_read_replica": -1, "records": b""}
+             "last_stable_offset": lso, "log_start_offset": plog.log_start_offset,
+             "aborted_transactions": [] if committed else None, "preferred_read_replica": -1, "records": b""}
     if v >= 12 and fp.last_fetched_epoch >= 0:
         epoch, end = plog.end_offset_for_epoch(fp.last_fetched_epoch)
         if end < offset or epoch < fp.last_fetched_epoch:
@@ -224,9 +230,17 @@ def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit):
             return ErrorCode.NONE, entry
     if offset < plog.log_start_offset or offset > hw:
         return ErrorCode.OFFSET_OUT_OF_RANGE, None
-    if offset < hw and remaining > 0:
+    end = lso if committed else hw
+    if offset < end and remaining > 0:
         max_bytes = min(fp.partition_max_bytes, remaining)
-        batches = plog.read(offset, max_bytes, min_one)
+        if committed:
+            batches = plog.read(offset, max_bytes, min_one, max_offset=end)
+            if batches:
+                upper = parse_header(batches[-1]).last_offset + 1
+                entry["aborted_transactions"] = [{"producer_id": a.producer_id, "first_offset": a.first_offset}
+                                                 for a in plog.aborted_transactions(offset, upper)]
+        else:
+            batches = plog.read(offset, max_bytes, min_one)
         if legacy_magic is None:
             entry["records"] = b"".join(batches)
         else:

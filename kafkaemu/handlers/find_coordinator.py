@@ -3,8 +3,10 @@
 Key type 0 (group) and 1 (transaction); v4+ batches several keys (``coordinator_keys``). A
 group's coordinator is the leader of its ``__consumer_offsets`` partition (with one node, this
 node); ``__consumer_offsets`` exists from the broker's start (Kafka creates it on the first
-group lookup). Transactions are coordinated by the node asked. Any other key type gets
-INVALID_REQUEST. Not implemented: key type 2 (share groups), authorization.
+group lookup). A transactional id's coordinator is the leader of its ``__transaction_state``
+partition (``abs(javaStringHashCode(id)) % transaction.state.log.num.partitions``), which also
+exists from the start. Any other key type gets INVALID_REQUEST. Not implemented: key type 2
+(share groups), authorization.
 """
 from ..protocol.errors import ErrorCode
 from .group_common import coordinator_node
@@ -27,7 +29,7 @@ def _lookup(ctx, key: str, key_type: int) -> dict:
         return {"key": key, "node_id": -1, "host": "", "port": -1,
                 "error_code": ErrorCode.INVALID_REQUEST, "error_message": f"Unknown coordinator type {key_type}"}
     broker = ctx.broker
-    node = coordinator_node(broker, key) if key_type == GROUP else broker.node_id
+    node = coordinator_node(broker, key) if key_type == GROUP else broker.txn_coordinator_node(key)
     if node < 0 or node in broker.stopped_nodes:  # its __consumer_offsets partition is offline
         return {"key": key, "node_id": -1, "host": "", "port": -1,
                 "error_code": ErrorCode.COORDINATOR_NOT_AVAILABLE, "error_message": None}

@@ -1,35 +1,36 @@
 """InitProducerId (key 22), v0-v5.
 
-Without a transactional id (idempotent producers): always a fresh producer id with epoch 0,
-as Kafka's TransactionCoordinator does (the v3+ producer_id/epoch of a KIP-360 reset are
-accepted and a new id is issued). With a transactional id: a stable producer id per
-transactional id whose epoch is bumped on each call (a new id when the epoch would overflow);
-an empty transactional id is INVALID_REQUEST; transaction_timeout_ms outside
-(0, transaction.max.timeout.ms = 900000] is INVALID_TRANSACTION_TIMEOUT.
-
-Not implemented: transactions themselves (AddPartitionsToTxn, EndTxn, markers) — a
-transactional producer gets its id here and then finds those APIs missing; producer-epoch
-fencing checks of the v3+ fields against the stored epoch (PRODUCER_FENCED).
+Without a transactional id (idempotent producers): always a fresh producer id with epoch 0, as
+Kafka's TransactionCoordinator does (the v3+ producer_id/epoch of a KIP-360 reset are accepted and
+a new id is issued). With a transactional id the transaction coordinator answers (see
+core/transactions/coordinator.py): the id's producer id with its epoch bumped, a new producer id
+once the epoch is exhausted, an open transaction aborted first (CONCURRENT_TRANSACTIONS, the
+client retries), KIP-360 recovery with the v3+ producer_id/producer_epoch (PRODUCER_FENCED for a
+stale one). Errors as Kafka: one of producer_id/epoch without the other or an empty transactional
+id INVALID_REQUEST; a timeout outside (0, transaction.max.timeout.ms] INVALID_TRANSACTION_TIMEOUT;
+a node not leading the id's __transaction_state partition NOT_COORDINATOR; PRODUCER_FENCED is
+INVALID_PRODUCER_EPOCH before v4. Not implemented: authorization, KIP-939 (v6, two-phase commit).
 """
+from ..core.transactions.requests import InitProducerId
 from ..protocol.errors import ErrorCode
 from .registry import handler
-
-TRANSACTION_MAX_TIMEOUT_MS = 900000
+from .txn_common import fenced_for, is_txn_coordinator
 
 
 @handler(22, 0, 5)
 def init_producer_id(ctx, req):
-    ids = ctx.broker.store.producer_ids
-    txn = req.transactional_id
-    if txn is None:
-        return {"throttle_time_ms": 0, "error_code": ErrorCode.NONE, "producer_id": ids.new_id(), "producer_epoch": 0}
-    if txn == "":
-        return _error(ErrorCode.INVALID_REQUEST)
-    if not 0 < req.transaction_timeout_ms <= TRANSACTION_MAX_TIMEOUT_MS:
-        return _error(ErrorCode.INVALID_TRANSACTION_TIMEOUT)
-    pid, epoch = ids.for_transactional_id(txn)
-    return {"throttle_time_ms": 0, "error_code": ErrorCode.NONE, "producer_id": pid, "producer_epoch": epoch}
+    tid = req.transactional_id
+    coordinator = ctx.broker.txn_coordinator
+    # Kafka's order: the request's own errors (answered by the coordinator below), then ownership
+    well_formed = (req.producer_id == -1) == (req.producer_epoch == -1) \
+        and coordinator.txns.validate_timeout(req.transaction_timeout_ms)
+    if tid and well_formed and not is_txn_coordinator(ctx, tid):
+        return _response(ErrorCode.NOT_COORDINATOR)
+    result = coordinator.init_producer_id(ctx.now_ms, InitProducerId(tid, req.transaction_timeout_ms,
+                                                                     req.producer_id, req.producer_epoch))
+    return _response(fenced_for(ctx.api_version, 4, result["error_code"]), result["producer_id"],
+                     result["producer_epoch"])
 
 
-def _error(code):
-    return {"throttle_time_ms": 0, "error_code": code, "producer_id": -1, "producer_epoch": -1}
+def _response(code, producer_id: int = -1, producer_epoch: int = -1) -> dict:
+    return {"throttle_time_ms": 0, "error_code": code, "producer_id": producer_id, "producer_epoch": producer_epoch}

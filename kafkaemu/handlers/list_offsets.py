@@ -1,11 +1,12 @@
 """ListOffsets (key 2), v0-v10.
 
-Timestamps: -1 latest (the high watermark, or the last stable offset for read_committed, which
-is the same here: no transactions), -2 earliest (log start), -3 max timestamp (v7+: the first
+Timestamps: -1 latest (the high watermark, or for read_committed, v2+, the last stable offset:
+the first offset of the earliest open transaction), -2 earliest (log start), -3 max timestamp (v7+: the first
 record carrying the largest timestamp, as Kafka 3.9 after KAFKA-16310), -4 earliest local (v8+;
 no tiered storage, so the log start), -5 latest tiered (v9+; no tiered storage, so offset -1,
 as Kafka answers when remote storage is off). Any other timestamp finds the first record (not batch) at or after it, decompressing
-batches as needed; none found answers offset -1 and timestamp -1.
+batches as needed; none found answers offset -1 and timestamp -1, as does a record found at or
+past the last fetchable offset (the LSO under read_committed), as in Kafka.
 
 v0 answers the legacy offsets list as Kafka's legacyFetchOffsetsBefore does for a log of one
 segment (starting at the log start, last modified at the last append): latest
@@ -19,12 +20,14 @@ from .partition_access import serve_partition
 from .registry import handler
 
 LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
+READ_COMMITTED = 1
 
 
 @handler(2, 0, 10)
 def list_offsets(ctx, req):
     store = ctx.broker.store
     v = ctx.api_version
+    committed = v >= 2 and req.isolation_level == READ_COMMITTED
     topics = []
     for t in req.topics:
         topic = store.get(t.name)
@@ -36,22 +39,26 @@ def list_offsets(ctx, req):
             if error == ErrorCode.NONE and v == 0:
                 out["old_style_offsets"] = _legacy_offsets(plog, p.timestamp, p.max_num_offsets, ctx.now_ms)
             elif error == ErrorCode.NONE:
-                out["timestamp"], out["offset"], out["leader_epoch"] = _lookup(plog, p.timestamp)
+                out["timestamp"], out["offset"], out["leader_epoch"] = _lookup(plog, p.timestamp, committed)
             parts.append(out)
         topics.append({"name": t.name, "partitions": parts})
     return {"throttle_time_ms": 0, "topics": topics}
 
 
-def _lookup(plog, ts):
+def _lookup(plog, ts, committed):
+    """(timestamp, offset, leader epoch), as Kafka's Partition.fetchOffsetForTimestamp: the last
+    fetchable offset is the LSO under read_committed, else the high watermark; a record found
+    at or past it is not answered."""
+    last_fetchable = plog.last_stable_offset if committed else plog.high_watermark
     if ts == LATEST:
-        return -1, plog.high_watermark, plog.leader_epoch
+        return -1, last_fetchable, plog.leader_epoch
     if ts in (EARLIEST, EARLIEST_LOCAL):
         start = plog.log_start_offset
         return -1, start, plog.epoch_for_offset(start)
     if ts == LATEST_TIERED:
         return -1, -1, -1
     found = plog.max_timestamp_offset() if ts == MAX_TIMESTAMP else plog.offset_for_timestamp(ts)
-    return found if found is not None else (-1, -1, -1)
+    return found if found is not None and found[1] < last_fetchable else (-1, -1, -1)
 
 
 def _legacy_offsets(plog, ts, max_num, now_ms):

@@ -3,7 +3,9 @@
 Committed offsets of one group (v0-7) or several (v8+); -1 with empty metadata for partitions
 without a commit; a null topic list (v2+) returns every committed partition. Works in every group
 state (an Empty group may hold offsets). v0-1 have no top-level error, so a group-level error is
-put on every partition. require_stable needs nothing: commits apply at once (no transactions).
+put on every partition. v7+ require_stable: a partition with a pending transactional offset
+commit answers UNSTABLE_OFFSET_COMMIT (older versions, and require_stable false, read the
+committed offset, as Kafka).
 v9's member_id/member_epoch are checked against a KIP-848 consumer group's member
 (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH); null/-1 (admin clients) are always accepted.
 Not implemented: authorization.
@@ -18,9 +20,9 @@ def offset_fetch(ctx, req):
     version = ctx.api_version
     if version >= 8:
         return {"groups": [_fetch(ctx, g.group_id, _topics(g.topics), g.member_id if version >= 9 else None,
-                                  g.member_epoch if version >= 9 else -1) for g in req.groups]}
+                                  g.member_epoch if version >= 9 else -1, req.require_stable) for g in req.groups]}
     topics = _topics(req.topics)
-    group = _fetch(ctx, req.group_id, topics)
+    group = _fetch(ctx, req.group_id, topics, require_stable=version >= 7 and req.require_stable)
     error = group["error_code"]
     out_topics = [{"name": t["name"], "partitions": [
         dict(p, error_code=p["error_code"] or (error if version < 2 else 0)) for p in t["partitions"]]}
@@ -34,10 +36,10 @@ def _topics(topics):
     return [(t.name, list(t.partition_indexes)) for t in topics]
 
 
-def _fetch(ctx, group_id, topics, member_id=None, member_epoch=-1) -> dict:
+def _fetch(ctx, group_id, topics, member_id=None, member_epoch=-1, require_stable=False) -> dict:
     if not is_coordinator(ctx, group_id):
         return {"group_id": group_id, "error_code": ErrorCode.NOT_COORDINATOR, "topics": [
             {"name": name, "partitions": [{"partition_index": p, "committed_offset": -1, "committed_leader_epoch": -1,
                                            "metadata": "", "error_code": ErrorCode.NOT_COORDINATOR}
                                           for p in parts]} for name, parts in (topics or [])]}
-    return ctx.broker.coordinator.fetch_offsets(ctx.now_ms, group_id, topics, member_id, member_epoch)
+    return ctx.broker.coordinator.fetch_offsets(ctx.now_ms, group_id, topics, member_id, member_epoch, require_stable)

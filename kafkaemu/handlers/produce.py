@@ -25,11 +25,22 @@ by clients (INVALID_TOPIC_EXCEPTION).
 With several emulated nodes, a partition led by another node answers NOT_LEADER_OR_FOLLOWER
 with KIP-951's current_leader and node_endpoints (v10+).
 
-Not implemented: transactions (transactional batches are appended like idempotent ones and
-the transactional_id is not verified), throttling.
+Transactions: a transactional batch starts (or continues) its producer's open transaction on
+the partition, pinning the last stable offset until the coordinator writes the commit/abort
+marker; a plain batch from a producer with an open transaction is INVALID_TXN_STATE. Transactional
+records without a transactional_id answer TRANSACTIONAL_ID_AUTHORIZATION_FAILED and transactional
+batches of two producers in one request INVALID_PRODUCER_ID_MAPPING, for every partition, as
+Kafka. KIP-890 part 1: a transactional batch that would start a transaction on a partition is
+first checked by ``Broker.txn_partition_verifier`` when one is installed (the transaction
+coordinator's answer: INVALID_TXN_STATE "Partition was not added to the transaction"; its
+retriable errors become NOT_ENOUGH_REPLICAS, as Kafka's ReplicaManager maps them).
+
+Not implemented: throttling.
 """
+from ..core.transactions.verification import for_client
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
+from ..storage.record_batch import transactional_producer
 from .partition_access import current_leader, node_endpoints, serve_partition
 from .registry import NO_RESPONSE, handler
 
@@ -46,8 +57,24 @@ def produce(ctx, req):
     responses = []
     leaders = set()   # nodes named in current_leader hints, described in node_endpoints (v10+)
     inflatable = broker.config.socket_request_max_bytes   # what the request's batches may decompress to
+    # one pass over the decoded request (its fields are costly to read), finding transactional batches
+    topic_data = []
+    txn = None
     for td in req.topic_data:
-        name = td.name
+        partitions = [(pd.index, pd.records) for pd in td.partition_data]
+        topic_data.append((td.name, partitions))
+        if txn is None:
+            for _, records in partitions:
+                txn = transactional_producer(records)
+                if txn is not None:
+                    break
+    verifier = None   # KIP-890 verification of partitions a transactional request starts a transaction on
+    if txn is not None:
+        request_error = _transactional_request_error(req, topic_data)
+        if request_error is not None:
+            return NO_RESPONSE if acks == 0 else _request_error(topic_data, request_error)
+        verifier = broker.txn_partition_verifier
+    for name, partitions in topic_data:
         topic = store.get(name)
         topic_error = None
         if topic is None:
@@ -62,45 +89,97 @@ def produce(ctx, req):
         elif topic.internal and ctx.client_id != _ADMIN_CLIENT_ID:
             topic_error = ErrorCode.INVALID_TOPIC_EXCEPTION
         parts = []
-        for pd in td.partition_data:
+        for index, records in partitions:
             if acks not in (0, 1, -1):
-                parts.append(_error(pd.index, ErrorCode.INVALID_REQUIRED_ACKS))
+                parts.append(_error(index, ErrorCode.INVALID_REQUIRED_ACKS))
                 continue
             if topic_error is not None:
                 msg = f"Cannot append to internal topic {name}" if topic_error == ErrorCode.INVALID_TOPIC_EXCEPTION \
                     and topic is not None else None
-                parts.append(_error(pd.index, topic_error, msg))
+                parts.append(_error(index, topic_error, msg))
                 continue
-            plog, error = serve_partition(ctx, topic, pd.index)
+            plog, error = serve_partition(ctx, topic, index)
             if plog is None:
-                parts.append(_error(pd.index, error))
+                parts.append(_error(index, error))
                 continue
             if error != ErrorCode.NONE:
-                out = _error(pd.index, error)
+                out = _error(index, error)
                 out["current_leader"] = current_leader(ctx, plog)
                 leaders.add(out["current_leader"]["leader_id"])
                 parts.append(out)
                 continue
-            res = plog.append(pd.records, now, produce_version=version,
+            if verifier is not None:
+                out = _verify(verifier, req.transactional_id, plog, index, records, version)
+                if out is not None:
+                    parts.append(out)
+                    continue
+            res = plog.append(records, now, produce_version=version,
                               max_message_bytes=int(topic.configs.get("max.message.bytes",
                                                                       broker.config.message_max_bytes)),
                               max_uncompressed_bytes=inflatable)
             inflatable = max(0, inflatable - res.uncompressed_bytes)
             if res.error != "NONE":
-                out = _error(pd.index, ErrorCode[res.error], res.message)
+                out = _error(index, ErrorCode[res.error], res.message)
                 out["log_start_offset"] = -1
                 if res.record_errors:
                     out["record_errors"] = [{"batch_index": i, "batch_index_error_message": m}
                                             for i, m in res.record_errors]
                 parts.append(out)
                 continue
-            parts.append({"index": pd.index, "error_code": ErrorCode.NONE, "base_offset": res.base_offset,
+            parts.append({"index": index, "error_code": ErrorCode.NONE, "base_offset": res.base_offset,
                           "log_append_time_ms": res.log_append_time, "log_start_offset": res.log_start_offset,
                           "record_errors": [], "error_message": None})
         responses.append({"name": name, "partition_responses": parts})
     if acks == 0:
         return NO_RESPONSE
     return {"responses": responses, "throttle_time_ms": 0, "node_endpoints": node_endpoints(ctx, leaders)}
+
+
+def _transactional_request_error(req, topic_data):
+    """Kafka's whole-request errors for transactional records: no transactional id
+    (TRANSACTIONAL_ID_AUTHORIZATION_FAILED, KafkaApis.handleProduceRequest), transactional
+    batches of more than one producer (INVALID_PRODUCER_ID_MAPPING, ReplicaManager)."""
+    if req.transactional_id is None:
+        return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+    producers = set()
+    for _, partitions in topic_data:
+        for _, records in partitions:
+            found = transactional_producer(records)
+            if found is not None and found[0] >= 0:
+                producers.add(found)
+    return ErrorCode.INVALID_PRODUCER_ID_MAPPING if len(producers) > 1 else None
+
+
+def _request_error(topic_data, code):
+    return {"responses": [{"name": name, "partition_responses": [_error(index, code) for index, _ in partitions]}
+                          for name, partitions in topic_data], "throttle_time_ms": 0, "node_endpoints": []}
+
+
+# coordinator errors a verification may answer that older clients would not retry: answered as
+# NOT_ENOUGH_REPLICAS (retriable, no metadata refresh), as ReplicaManager does
+_RETRIABLE_VERIFICATION_ERRORS = {ErrorCode.CONCURRENT_TRANSACTIONS, ErrorCode.NETWORK_EXCEPTION,
+                                  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                                  ErrorCode.NOT_COORDINATOR}
+
+
+def _verify(verifier, transactional_id, plog, index, records, version: int):
+    """KIP-890 part 1: a transactional batch starting a transaction on this partition is checked
+    with the transaction coordinator (``Broker.txn_partition_verifier``); an error response for
+    the partition, or None to append."""
+    producer = transactional_producer(records)
+    if producer is None or producer[0] < 0 or plog.producers.has_ongoing(producer[0]):
+        return None
+    code = verifier(transactional_id, producer[0], producer[1], plog.topic.name, plog.index)
+    if not code:
+        return None
+    # TRANSACTION_ABORTABLE only for clients that know it (Produce v11+), as ReplicaManager
+    code = for_client(ErrorCode(code), knows_abortable=version > 10)
+    if code == ErrorCode.INVALID_TXN_STATE:
+        return _error(index, code, "Partition was not added to the transaction")
+    if code in _RETRIABLE_VERIFICATION_ERRORS:
+        return _error(index, ErrorCode.NOT_ENOUGH_REPLICAS, "Unable to verify the partition has been added to "
+                      f"the transaction. Underlying error: {code.name}")
+    return _error(index, code)
 
 
 def _error(index, code, message=None):

@@ -6,6 +6,9 @@ Layout (close to Kafka's, so its tools can read the logs)::
     <data dir>/<topic>-<partition>/00000000000000000000.log   the stored batches, byte for byte
     <data dir>/<topic>-<partition>/log-start-offset           the log start offset
 
+Transaction markers are ordinary (control) batches in the segment file; producer and transaction
+state (open transactions, the aborted index) is rebuilt on load by replaying the batches.
+
 Appends are written to the partition's file at once (unbuffered, so a killed process loses
 nothing the broker acknowledged; there is no fsync, so a power loss can). Moving the log start
 (DeleteRecords, retention) and compaction rewrite the partition's files through a temporary

@@ -1,5 +1,7 @@
 """Fetches parked until enough data arrives or their max_wait deadline passes (Kafka's
-DelayedFetch purgatory). Appends wake waiters through the partitions they watch; deadlines fire
+DelayedFetch purgatory). Appends wake waiters through the partitions they watch (a
+read_committed waiter counts only bytes below the last stable offset, so a transaction's data
+wakes it when its marker is written); deadlines fire
 from ``expire(now_ms)``, which the broker's tick calls. No polling: a waiter does nothing until
 an append or its deadline.
 """
@@ -11,20 +13,24 @@ from typing import Callable
 
 
 class FetchWaiter:
-    __slots__ = ("partitions", "min_bytes", "deadline_ms", "accumulated", "done", "_complete", "_purgatory")
+    __slots__ = ("partitions", "min_bytes", "deadline_ms", "accumulated", "done", "committed", "_complete",
+                 "_purgatory")
 
     def __init__(self, partitions, min_bytes: int, deadline_ms: int, accumulated: int,
-                 complete: Callable[[], None]) -> None:
+                 complete: Callable[[], None], committed: bool = False) -> None:
         self.partitions = list(partitions)
         self.min_bytes = min_bytes
         self.deadline_ms = deadline_ms
         self.accumulated = accumulated
         self.done = False
+        self.committed = committed     # read_committed: only bytes below the last stable offset count
         self._complete = complete
         self._purgatory: FetchPurgatory | None = None
 
-    def on_append(self, partition, nbytes: int) -> None:
-        self.accumulated += nbytes
+    def on_append(self, partition, nbytes: int, stable: int | None = None) -> None:
+        """``nbytes`` were appended to ``partition``; ``stable``: the bytes that became readable
+        below its last stable offset (all of them when None)."""
+        self.accumulated += stable if self.committed and stable is not None else nbytes
         if self.accumulated >= self.min_bytes and self._purgatory is not None:
             self._purgatory.complete(self)
 

@@ -6,8 +6,11 @@ from typing import Iterator
 
 import structlog
 
+import struct
+
 from ..core.coordinator import record_group_id
 from ..core.placement import partition_for
+from ..core.record_format import EndTransactionMarker
 from .log_store import OFFSETS_TOPIC
 from .record_batch import build_batch, iter_records, parse_header
 
@@ -74,36 +77,68 @@ def prepare_offsets_topic(store, num_partitions: int, where: str = "the data dir
 
 def log_sink(store, num_partitions: int):
     """A coordinator sink appending each call's records as one batch to the group's partition
-    (creating the topic on first use when nothing created it before)."""
-    def append(partition: int, records: list[tuple[bytes, bytes | None]], now_ms: int) -> None:
+    (creating the topic on first use when nothing created it before); a transactional offset
+    commit's records form a transactional batch of its producer (no sequence, as Kafka's
+    coordinator writes them), which opens the producer's transaction on the partition."""
+    def append(partition: int, records: list[tuple[bytes, bytes | None]], now_ms: int, *,
+               producer_id: int = -1, producer_epoch: int = -1) -> None:
         if not records:
             return
         topic = ensure_offsets_topic(store, num_partitions)
-        batch = build_batch([(key, value, (), now_ms) for key, value in records])
-        topic.partitions[partition].append_batch(batch, now_ms)
+        batch = build_batch([(key, value, (), now_ms) for key, value in records], producer_id=producer_id,
+                            producer_epoch=producer_epoch, transactional=producer_id >= 0)
+        result = topic.partitions[partition].append_batch(batch, now_ms)
+        if result.error != "NONE":
+            raise RuntimeError(f"{OFFSETS_TOPIC}-{partition} refused the coordinator's batch: {result.error} "
+                               f"{result.message or ''}")
     return append
 
 
 def read_records(store) -> Iterator[tuple[bytes, bytes | None]]:
     """Every (key, value) of __consumer_offsets, partition by partition in offset order."""
+    for entry in read_entries(store):
+        if not isinstance(entry, EndTransactionMarker):
+            yield entry[0], entry[1]
+
+
+def read_entries(store) -> Iterator:
+    """What the group coordinator replays, partition by partition in offset order: ``(key, value)``,
+    ``(key, value, producer_id)`` for the records of a transactional batch, and an
+    ``EndTransactionMarker`` for each commit/abort control batch."""
     topic = store.get(OFFSETS_TOPIC)
     if topic is None:
         return
     for plog in topic.partitions:
-        yield from _partition_records(plog)
+        yield from _partition_entries(plog)
+
+
+_CONTROL_KEY = struct.Struct(">hh")   # version 0, type: 0 abort, 1 commit
 
 
 def _partition_records(plog) -> Iterator[tuple[bytes, bytes | None]]:
-    """One partition's keyed records. Control batches carry no group records; a batch whose
-    records cannot be read is logged and skipped."""
+    for entry in _partition_entries(plog):
+        if not isinstance(entry, EndTransactionMarker):
+            yield entry[0], entry[1]
+
+
+def _partition_entries(plog) -> Iterator:
+    """One partition's keyed records and end markers; a batch whose records cannot be read is
+    logged and skipped."""
     for batch in plog.batches():
         try:
-            if parse_header(batch).is_control:
-                continue
+            header = parse_header(batch)
             records = list(iter_records(batch))
         except Exception as exc:
             log.error("offsets_batch_skipped", partition=plog.index, error=str(exc)[:200])
             continue
+        if header.is_control:
+            for record in records:
+                if record.key is not None and len(record.key) >= 4:
+                    version, kind = _CONTROL_KEY.unpack_from(record.key)
+                    if kind in (0, 1):
+                        yield EndTransactionMarker(header.producer_id, kind == 1)
+            continue
+        pid = header.producer_id if header.is_transactional else -1
         for record in records:
             if record.key is not None:
-                yield record.key, record.value
+                yield (record.key, record.value) if pid < 0 else (record.key, record.value, pid)

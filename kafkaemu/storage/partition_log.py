@@ -7,8 +7,12 @@ epoch in place, set the max timestamp Kafka recomputes from the records (LogAppe
 append time), and wake fetches waiting for data. As in Kafka, a batch is re-encoded only when it
 cannot be kept: a compressed batch whose offset deltas are not 0, 1, 2, ... or whose codec is not
 the topic's ``compression.type``, and legacy (v0/v1) message sets. Reads return whole stored
-batches, so a fetch is a concatenation. Single replica: the high watermark is the log end offset,
-and with no transactions the last stable offset is the high watermark.
+batches, so a fetch is a concatenation. Single replica: the high watermark is the log end offset.
+
+Transactions (``producer_state``): transactional batches open a transaction per producer,
+``append_control_batch`` writes the coordinator's commit/abort marker and completes it; the last
+stable offset is the first open transaction's first offset (at least the log start), else the
+high watermark; aborted transactions are indexed for read_committed fetches.
 """
 from __future__ import annotations
 
@@ -20,8 +24,9 @@ import structlog
 
 from . import compression, legacy_records, topic_config
 from .producer_state import ProducerStateTable
-from .record_batch import (HEADER_SIZE, NO_TIMESTAMP, InvalidBatch, build_batch, crc_ok, iter_records,
-                           parse_header, rewrite_offsets, set_max_timestamp, split_batches)
+from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, HEADER_SIZE, NO_TIMESTAMP, InvalidBatch, build_batch, control_record, crc_ok,
+                           end_txn_marker, iter_records, parse_header, rewrite_offsets, set_max_timestamp,
+                           split_batches)
 from .record_validation import check_records
 
 log = structlog.get_logger("kafkaemu.storage")
@@ -54,7 +59,7 @@ class PartitionLog:
         self._ts_prefix: list[int] = []   # running max of _max_ts, for bisecting timestamp lookups
         self.epochs: list[tuple[int, int]] = [(0, 0)]   # (leader epoch, start offset)
         self.producers = ProducerStateTable()
-        self.waiters: set = set()          # long-polling fetches; each has on_append(partition, nbytes)
+        self.waiters: set = set()          # long-polling fetches; each has on_append(partition, nbytes, stable)
         self.duplicate_batches = 0         # idempotent retries answered from the producer state
         self.last_append_ms = 0            # the "segment file time" ListOffsets v0 compares against
         self._clean_bytes = 0              # log size right after the last compaction
@@ -68,7 +73,12 @@ class PartitionLog:
 
     @property
     def last_stable_offset(self) -> int:
-        return self.high_watermark
+        """Kafka's UnifiedLog.lastStableOffset: the first offset of the earliest open transaction
+        (at least the log start), else the high watermark."""
+        first = self.producers.first_unstable_offset()
+        if first is None:
+            return self.high_watermark
+        return min(max(first, self.log_start_offset), self.high_watermark)
 
     @property
     def configs(self) -> dict[str, str]:
@@ -108,9 +118,11 @@ class PartitionLog:
         return res
 
     def append_batch(self, batch: bytes, now_ms: int) -> AppendResult:
-        """Append a broker-built, trusted v2 batch (e.g. ``__consumer_offsets`` records)."""
+        """Append a broker-built, trusted v2 batch (e.g. ``__consumer_offsets`` records; a
+        transactional one, such as a TxnOffsetCommit's, joins its producer's transaction). Its
+        producer epoch is checked, not its sequence, as Kafka's coordinator appends."""
         h = parse_header(batch)
-        return self._append_validated([(bytearray(batch), h, h.max_timestamp)], now_ms, False)
+        return self._append_validated([(bytearray(batch), h, h.max_timestamp)], now_ms, False, client=False)
 
     def _validate(self, records, produce_version: int, max_message_bytes: int, configs, now_ms: int,
                   limit: int, inflated: list) -> list:
@@ -245,19 +257,26 @@ class PartitionLog:
                                f"size of {max_message_bytes}.")
         return bytearray(converted), source
 
-    def _append_validated(self, batches: list, now_ms: int, log_append_time: bool) -> AppendResult:
-        # Idempotent producers: a duplicate is answered with its original offsets, not appended.
+    def _append_validated(self, batches: list, now_ms: int, log_append_time: bool, client: bool = True) -> AppendResult:
+        """Append validated batches. ``client``: a producer's (duplicates answered from the
+        producer state, sequences checked); otherwise the broker's own (Kafka's COORDINATOR
+        origin: the producer epoch is checked, not sequences)."""
+        producers = self.producers
         for batch, h, _ in batches:
             if h.producer_id >= 0:
-                dup = self.producers.find_duplicate(h)
-                if dup is not None:
-                    self.duplicate_batches += 1
-                    log.info("duplicate_batch", topic=self.topic.name, partition=self.index,
-                             producer_id=h.producer_id, sequence=h.base_sequence, offset=dup.first_offset)
-                    return AppendResult(base_offset=dup.first_offset, log_append_time=dup.timestamp,
-                                        log_start_offset=self.log_start_offset)
+                if client:
+                    dup = producers.find_duplicate(h)
+                    if dup is not None:
+                        self.duplicate_batches += 1
+                        log.info("duplicate_batch", topic=self.topic.name, partition=self.index,
+                                 producer_id=h.producer_id, sequence=h.base_sequence, offset=dup.first_offset)
+                        return AppendResult(base_offset=dup.first_offset, log_append_time=dup.timestamp,
+                                            log_start_offset=self.log_start_offset)
                 try:
-                    self.producers.check(h)
+                    if client:
+                        producers.check(h)
+                    else:
+                        producers.check_epoch(h)
                 except InvalidBatch as exc:
                     log.info("produce_rejected", topic=self.topic.name, partition=self.index,
                              error=exc.code_name, reason=str(exc))
@@ -271,29 +290,83 @@ class PartitionLog:
             if log_append_time:
                 max_ts = now_ms
             set_max_timestamp(batch, log_append_time, max_ts)
-            last = base + h.last_offset_delta
-            data = batch  # the validated copy is kept as is (a bytearray only this log holds)
-            self._bases.append(base)
-            self._lasts.append(last)
-            self._batches.append(data)
-            self._max_ts.append(max_ts)
-            self._ts_prefix.append(max(max_ts, self._ts_prefix[-1]) if self._ts_prefix else max_ts)
-            self.size_bytes += len(data)
-            total += len(data)
-            self.high_watermark = last + 1
+            self._store(batch, base, base + h.last_offset_delta, max_ts)
+            total += len(batch)
             if h.producer_id >= 0:
-                self.producers.record(h, base, max_ts)
+                producers.record(h, base, max_ts)
         if self.persistence is not None:
             self.persistence.appended(self, self._batches[-len(batches):])
-        for waiter in list(self.waiters):
-            waiter.on_append(self, total)
+        if self.waiters:
+            # read_committed fetches count only what lies below the last stable offset
+            stable = total if not producers.ongoing else self._bytes_between(first, self.last_stable_offset)
+            for waiter in list(self.waiters):
+                waiter.on_append(self, total, stable)
         return AppendResult(base_offset=first, log_append_time=now_ms if log_append_time else -1,
                             log_start_offset=self.log_start_offset, appended_bytes=total)
 
+    def _store(self, batch, base: int, last: int, max_ts: int) -> None:
+        """Index a batch (offsets already assigned) at the log end."""
+        self._bases.append(base)
+        self._lasts.append(last)
+        self._batches.append(batch)   # the validated copy is kept as is (a bytearray only this log holds)
+        self._max_ts.append(max_ts)
+        self._ts_prefix.append(max(max_ts, self._ts_prefix[-1]) if self._ts_prefix else max_ts)
+        self.size_bytes += len(batch)
+        self.high_watermark = last + 1
+
+    def _bytes_between(self, start: int, end: int) -> int:
+        """Stored bytes of the batches whose offsets lie in [start, end)."""
+        lo = bisect_left(self._lasts, start)
+        hi = bisect_left(self._lasts, end)
+        return sum(len(b) for b in self._batches[lo:hi])
+
+    # -- transactions ----------------------------------------------------------------------
+    def append_control_batch(self, producer_id: int, producer_epoch: int, commit: bool, coordinator_epoch: int,
+                             now_ms: int) -> int:
+        """Write a transaction marker (Kafka's WriteTxnMarkers append): a control batch completing
+        the producer's open transaction here (if any), which advances the last stable offset.
+        Returns the marker's offset. Raises InvalidBatch (``code_name``) without appending when
+        the producer epoch is older than the partition's (INVALID_PRODUCER_EPOCH) or the
+        coordinator epoch older than one seen (TRANSACTION_COORDINATOR_FENCED)."""
+        producers = self.producers
+        producers.check_marker(producer_id, producer_epoch, coordinator_epoch)
+        lso_before = self.last_stable_offset
+        batch = bytearray(end_txn_marker(producer_id, producer_epoch, commit, coordinator_epoch, now_ms))
+        offset = self.high_watermark
+        rewrite_offsets(batch, offset, self.leader_epoch)
+        self.last_append_ms = now_ms
+        self._store(batch, offset, offset, now_ms)
+        aborted = producers.complete(producer_id, producer_epoch, commit, coordinator_epoch, offset, now_ms)
+        log.debug("txn_marker", topic=self.topic.name, partition=self.index, producer_id=producer_id,
+                  commit=commit, offset=offset, aborted_from=aborted.first_offset if aborted else None)
+        if self.persistence is not None:
+            self.persistence.appended(self, [batch])
+        if self.waiters:
+            stable = self._bytes_between(lso_before, self.last_stable_offset)
+            for waiter in list(self.waiters):
+                waiter.on_append(self, len(batch), stable)
+        return offset
+
+    def open_transactions(self) -> dict[int, int]:
+        """Producer id -> first offset of each transaction open on this partition, oldest first."""
+        return dict(self.producers.ongoing)
+
+    def aborted_transactions(self, fetch_offset: int, upper_bound: int) -> list:
+        """AbortedTxn entries (producer_id, first_offset, ...) overlapping [fetch_offset, upper_bound)."""
+        return self.producers.collect_aborted(fetch_offset, upper_bound)
+
+    def active_producers(self) -> list[dict]:
+        """DescribeProducers' ProducerState of every producer this partition knows."""
+        return [{"producer_id": pid, "producer_epoch": e.epoch, "last_sequence": e.last_seq,
+                 "last_timestamp": e.last_timestamp, "coordinator_epoch": e.coordinator_epoch,
+                 "current_txn_start_offset": e.txn_first_offset}
+                for pid, e in self.producers.producers.items()]
+
     # -- read ------------------------------------------------------------------------------
-    def read(self, offset: int, max_bytes: int, min_one: bool = True) -> list[bytes]:
+    def read(self, offset: int, max_bytes: int, min_one: bool = True, max_offset: int | None = None) -> list[bytes]:
         """Whole batches from the one holding ``offset``, up to ``max_bytes`` (the first batch is
-        returned even when larger if ``min_one``). ``offset`` must lie in [log start, HW]."""
+        returned even when larger if ``min_one``). ``offset`` must lie in [log start, HW].
+        ``max_offset``: only batches wholly below it (read_committed reads to the last stable offset)."""
         bases = self._bases
         i = bisect_right(bases, offset) - 1
         if i < 0:
@@ -303,7 +376,7 @@ class PartitionLog:
         out: list[bytes] = []
         total = 0
         batches = self._batches
-        n = len(batches)
+        n = len(batches) if max_offset is None else bisect_left(self._lasts, max_offset)
         while i < n:
             b = batches[i]
             total += len(b)
@@ -441,6 +514,8 @@ class PartitionLog:
         per key in every batch but the last (Kafka never cleans the active segment), rewriting
         batches with their original offsets. Tombstones (null values) that are the latest for
         their key are dropped once their batch is older than delete.retention.ms at ``now_ms``.
+        Transactions: nothing from the last stable offset on is read or cleaned; records of
+        aborted transactions neither count as a key's latest nor are kept; markers are kept.
         Returns how many records were removed."""
         configs = self.configs
         if not topic_config.is_compacted(configs) or len(self._batches) < 2:
@@ -450,13 +525,22 @@ class PartitionLog:
         if not force and (self.size_bytes == 0 or dirty / self.size_bytes < ratio):
             return 0
         horizon = None if now_ms is None else now_ms - topic_config.int_config(configs, "delete.retention.ms")
+        stable = self.last_stable_offset      # open transactions are never looked at (Kafka's first uncleanable offset)
+        aborted = self._aborted_ranges()
         latest: dict[bytes, int] = {}
         for batch in self._batches:
+            h = parse_header(batch)
+            if h.last_offset >= stable:
+                break
+            if h.is_control or _in_aborted(h, aborted):
+                continue
             for rec in _decodable(batch, self.max_uncompressed_bytes):
                 latest[rec.key] = rec.offset
         removed = 0
         n = len(self._batches)
         for j in range(n - 1):
+            if self._lasts[j] >= stable:
+                break
             batch = self._batches[j]
             h = parse_header(batch)
             if h.is_control:
@@ -465,7 +549,10 @@ class PartitionLog:
             recs = _decodable(batch, self.max_uncompressed_bytes)
             if not recs:
                 continue
-            kept = [r for r in recs if latest.get(r.key) == r.offset and not (expired and r.value is None)]
+            if _in_aborted(h, aborted):   # records of aborted transactions are discarded, as Kafka's cleaner does
+                kept = []
+            else:
+                kept = [r for r in recs if latest.get(r.key) == r.offset and not (expired and r.value is None)]
             if len(kept) == len(recs):
                 continue
             removed += len(recs) - len(kept)
@@ -498,6 +585,13 @@ class PartitionLog:
             self.persistence.rewritten(self)
         return removed
 
+    def _aborted_ranges(self) -> dict[int, list[tuple[int, int]]]:
+        """Producer id -> [(first offset, abort marker offset)] of its aborted transactions."""
+        out: dict[int, list[tuple[int, int]]] = {}
+        for txn in self.producers.aborted:
+            out.setdefault(txn.producer_id, []).append((txn.first_offset, txn.last_offset))
+        return out
+
     def restore(self, batches: list, log_start: int, high_watermark: int = 0) -> int:
         """Rebuild this (empty) log from stored batches (data directory load): indexes, producer
         state, leader epochs. A batch stored before kafkaemu recomputed max timestamps (header -1,
@@ -517,7 +611,7 @@ class PartitionLog:
             self._ts_prefix.append(max(h.max_timestamp, self._ts_prefix[-1]) if self._ts_prefix else h.max_timestamp)
             self.size_bytes += len(batch)
             if h.producer_id >= 0:
-                self.producers.record(h, h.base_offset, h.max_timestamp)
+                self._replay_producer_state(batch, h)
             if h.partition_leader_epoch > self.leader_epoch:
                 self.leader_epoch = h.partition_leader_epoch
                 self.epochs.append((h.partition_leader_epoch, h.base_offset))
@@ -526,6 +620,22 @@ class PartitionLog:
         self.log_start_offset = log_start
         self._clean_bytes = self.size_bytes
         return repaired
+
+    def _replay_producer_state(self, batch, h) -> None:
+        """Producer and transaction state from a stored batch, as Kafka rebuilds it on load
+        (markers complete transactions; nothing is rejected)."""
+        if not h.is_control:
+            self.producers.record(h, h.base_offset, h.max_timestamp)
+            return
+        try:
+            marker = control_record(batch)
+        except (InvalidBatch, struct.error, IndexError, ValueError) as exc:
+            log.warning("undecodable_control_batch", topic=self.topic.name, partition=self.index,
+                        offset=h.base_offset, reason=str(exc))
+            return
+        if marker is not None and marker[0] in (CONTROL_ABORT, CONTROL_COMMIT):
+            self.producers.complete(h.producer_id, h.producer_epoch, marker[0] == CONTROL_COMMIT, marker[1],
+                                    h.base_offset, h.max_timestamp)
 
     def _repair_max_timestamp(self, batch, h):
         try:
@@ -546,6 +656,13 @@ def _records(batch, limit: int):
         yield from iter_records(batch, limit)
     except (InvalidBatch, struct.error, IndexError, ValueError) as exc:
         log.warning("undecodable_batch", base_offset=parse_header(batch).base_offset, reason=str(exc))
+
+
+def _in_aborted(h, aborted: dict) -> bool:
+    """Whether a transactional data batch belongs to one of its producer's aborted transactions."""
+    if not h.is_transactional or h.producer_id not in aborted:
+        return False
+    return any(first <= h.base_offset <= last for first, last in aborted[h.producer_id])
 
 
 def _decodable(batch, limit: int) -> list:

@@ -310,3 +310,56 @@ def build_batch(records, *, base_offset: int = 0, codec: int = compression.NONE,
     buf += payload
     struct.pack_into(">I", buf, CRC_OFFSET, crc32c.crc32c(memoryview(buf)[ATTRIBUTES_OFFSET:]))
     return bytes(buf)
+
+
+# -- transaction markers (control batches) --------------------------------------------------------
+
+CONTROL_ABORT, CONTROL_COMMIT = 0, 1
+_CONTROL_KEY = struct.Struct(">hh")        # version 0, type (ControlRecordType)
+_END_TXN_VALUE = struct.Struct(">hi")      # version 0, coordinator epoch (EndTransactionMarker)
+
+
+def end_txn_marker(producer_id: int, producer_epoch: int, commit: bool, coordinator_epoch: int,
+                   timestamp: int) -> bytes:
+    """Kafka's MemoryRecords.withEndTransactionMarker: one uncompressed control batch (control
+    and transactional bits, no sequence) holding one record, key (version 0, type 1 commit / 0
+    abort), value EndTransactionMarker v0 (version 0, coordinator epoch)."""
+    # the record: length 16, attributes 0, timestamp delta 0, offset delta 0, key of 4 bytes,
+    # value of 6 bytes, no headers (varints zigzag-encoded), as build_batch would encode it
+    record = b"\x20\x00\x00\x00\x08" + _CONTROL_KEY.pack(0, CONTROL_COMMIT if commit else CONTROL_ABORT) \
+        + b"\x0c" + _END_TXN_VALUE.pack(0, coordinator_epoch) + b"\x00"
+    buf = bytearray(_HEADER.pack(0, HEADER_SIZE - LOG_OVERHEAD + len(record), -1, 2, 0,
+                                 TRANSACTIONAL_BIT | CONTROL_BIT, 0, timestamp, timestamp, producer_id,
+                                 producer_epoch, -1, 1))
+    buf += record
+    struct.pack_into(">I", buf, CRC_OFFSET, crc32c.crc32c(memoryview(buf)[ATTRIBUTES_OFFSET:]))
+    return bytes(buf)
+
+
+def control_record(batch) -> tuple[int, int] | None:
+    """(control type, coordinator epoch) of a control batch's first record; the coordinator
+    epoch is -1 when the type is not a transaction marker; None for an empty batch."""
+    for rec in iter_records(batch):
+        if rec.key is None or len(rec.key) < 4:
+            raise InvalidBatch("CORRUPT_MESSAGE", "control record key shorter than 4 bytes")
+        _, kind = _CONTROL_KEY.unpack_from(rec.key)
+        if kind in (CONTROL_ABORT, CONTROL_COMMIT):
+            if rec.value is None or len(rec.value) < 6:
+                raise InvalidBatch("CORRUPT_MESSAGE", "end transaction marker value shorter than 6 bytes")
+            return kind, _END_TXN_VALUE.unpack_from(rec.value)[1]
+        return kind, -1
+    return None
+
+
+def transactional_producer(records) -> tuple[int, int] | None:
+    """(producer id, epoch) when the first batch of a produce request's records is a v2
+    transactional batch (Kafka's RequestUtils.hasTransactionalRecords looks at the first batch;
+    the producer id may be -1), else None. Reads the header only."""
+    if records is None or len(records) < HEADER_SIZE or records[MAGIC_OFFSET] != 2:
+        return None
+    if not records[ATTRIBUTES_OFFSET + 1] & TRANSACTIONAL_BIT:
+        return None
+    return _PID_EPOCH.unpack_from(records, 43)
+
+
+_PID_EPOCH = struct.Struct(">qh")

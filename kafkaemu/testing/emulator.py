@@ -318,6 +318,43 @@ class KafkaEmulator:
         """Back to an empty broker: no topics, groups, offsets, faults or caps (snapshots stay)."""
         return self.control("reset")
 
+    # -- transactions (see docs/transactions.md) ------------------------------------------
+    def transaction_state(self, transactional_id: str) -> dict | None:
+        """The transactional id's state (Kafka's name, e.g. "Ongoing"), pending state, producer id and
+        epoch, partitions, timeout, start time, whether held; None for an unknown id."""
+        return self.call(lambda broker: broker.transaction_state(transactional_id))
+
+    def hold_transaction(self, transactional_id: str) -> None:
+        """Withhold the id's commit/abort markers until ``release_transaction``: EndTxn is answered,
+        the transaction stays in PrepareCommit/PrepareAbort and the last stable offset of its
+        partitions stays pinned (read_committed consumers wait). A held transaction never times out."""
+        self.call(lambda broker: broker.hold_transaction(transactional_id))
+
+    def release_transaction(self, transactional_id: str) -> bool:
+        """Stop holding; write withheld markers. True when a transaction completed."""
+        return self.call(lambda broker: broker.release_transaction(transactional_id, self.clock.now_ms()))
+
+    def abort_transaction(self, transactional_id: str) -> str:
+        """Abort the id's open transaction as the coordinator does on its own, fencing the producer's
+        epoch; returns "NONE" or the error name (INVALID_TXN_STATE when none is open)."""
+        return self.call(lambda broker: broker.abort_transaction(transactional_id, self.clock.now_ms()))
+
+    def time_out_transaction(self, transactional_id: str) -> str:
+        """Make the id's open transaction time out now, whatever the clock; returns the error name."""
+        return self.call(lambda broker: broker.time_out_transaction(transactional_id, self.clock.now_ms()))
+
+    def fence_producer(self, transactional_id: str) -> dict:
+        """Bump the id's epoch as a new producer instance's InitProducerId would: the running producer
+        gets PRODUCER_FENCED. Returns error_code, producer_id, producer_epoch."""
+        return self.call(lambda broker: broker.fence_producer(transactional_id, self.clock.now_ms()))
+
+    def transaction_transitions(self, transactional_id: str | None = None) -> list:
+        """Every transaction state transition so far (time, id, from, to, producer id, epoch), oldest
+        first, optionally for one transactional id."""
+        return self.call(lambda broker: [t for t in broker.txn_coordinator.transitions
+                                         if transactional_id is None or t.transactional_id == transactional_id])
+
+
     # -- starting -------------------------------------------------------------------------
     def _start_in_process(self) -> None:
         import uvloop

@@ -327,6 +327,6 @@ def test_a_restore_is_written_to_the_data_directory(tmp_path):
     env.broker.create_topic("dropped", 1, {})
     env.op("snapshot_restore", name="s")
     reloaded = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
-    assert sorted(reloaded.store.topics) == ["__consumer_offsets", "kept"]
+    assert sorted(reloaded.store.topics) == ["__consumer_offsets", "__transaction_state", "kept"]
     assert reloaded.store.get("kept").partitions[0].high_watermark == 2
     assert reloaded.coordinator.offsets.store.get("simple", "kept", 0).offset == 2

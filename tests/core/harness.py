@@ -35,14 +35,16 @@ class Reply:
 class Harness:
     def __init__(self, **settings) -> None:
         self.records: list[tuple[int, list[tuple[bytes, bytes | None]], int]] = []
+        self.producers: list[int] = []
         self.now = 1_000_000
         # Joins complete at once unless a test asks for the initial delay (the broker's default,
         # 150 ms, has its own tests in classic/test_timeouts.py).
         settings.setdefault("initial_rebalance_delay_ms", 0)
         self.c = GroupCoordinator(CoordinatorSettings(**settings), sink=self._sink, now_ms=self.now)
 
-    def _sink(self, partition, records, now_ms) -> None:
+    def _sink(self, partition, records, now_ms, producer_id: int = -1, producer_epoch: int = -1) -> None:
         self.records.append((partition, list(records), now_ms))
+        self.producers.append(producer_id)   # the producer of each transactional batch, -1 otherwise
 
     def all_records(self) -> list[tuple[bytes, bytes | None]]:
         return [r for _, recs, _ in self.records for r in recs]

@@ -8,7 +8,7 @@ import pytest
 import kafkaemu.core
 
 CORE = Path(kafkaemu.core.__file__).parent
-PACKAGES = ("classic", "consumer", "offsets")
+PACKAGES = ("classic", "consumer", "offsets", "transactions")
 OUTSIDE_THE_CORE = ("kafkaemu.storage", "kafkaemu.wire", "kafkaemu.server", "kafkaemu.handlers",
                     "kafkaemu.broker", "kafkaemu.testing")
 

@@ -16,7 +16,8 @@ API = 75
 @pytest.fixture
 def broker():
     b = Broker(BrokerConfig(), now_ms=0)
-    b.store.delete_topic("__consumer_offsets")   # created at start; these tests page over their own topics
+    for internal in ("__consumer_offsets", "__transaction_state"):
+        b.store.delete_topic(internal)   # created at start; these tests page over their own topics
     b.create_topic("alpha", 3, {})
     b.create_topic("beta", 5, {})
     b.create_topic("gamma", 1, {})

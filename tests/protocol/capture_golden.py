@@ -88,6 +88,21 @@ def kafka_python_full(bootstrap: str) -> None:
         consumer.committed(TopicPartition(TOPIC, 0))
     with step("kafka-python close"):
         consumer.close()
+    with step("kafka-python transaction"):
+        producer = KafkaProducer(bootstrap_servers=bootstrap, client_id="golden-kp", transactional_id="golden-kp-tx",
+                                 max_block_ms=3000, request_timeout_ms=3000)
+        producer.init_transactions()
+        producer.begin_transaction()
+        producer.send(TOPIC, key=b"k", value=b"v", partition=0)
+        producer.send_offsets_to_transaction({TopicPartition(TOPIC, 0): OffsetAndMetadata(1, "", -1)},
+                                             "golden-kp-group")
+        producer.commit_transaction()
+        producer.close(timeout=2)
+    with step("kafka-python transaction admin"):
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="golden-kp")
+        admin.list_transactions()
+        admin.describe_transactions(["golden-kp-tx"])
+        admin.close()
     kafka_python_admin_after(bootstrap)
 
 
@@ -147,6 +162,15 @@ def confluent_full(bootstrap: str) -> None:
             consumer.commit(offsets=[TopicPartition(TOPIC, 0, 1)], asynchronous=False)
         with contextlib.suppress(Exception):
             consumer.committed([TopicPartition(TOPIC, 0)], timeout=3)
+        consumer.close()
+    with step("confluent-kafka transaction"):
+        consumer = Consumer({**conf, "group.id": "golden-rd-group", "isolation.level": "read_committed"})
+        producer = Producer({**conf, "transactional.id": "golden-rd-tx"})
+        producer.init_transactions(5)
+        producer.begin_transaction()
+        producer.produce(TOPIC, key=b"k", value=b"v", partition=0)
+        producer.send_offsets_to_transaction([TopicPartition(TOPIC, 0, 1)], consumer.consumer_group_metadata(), 5)
+        producer.commit_transaction(5)
         consumer.close()
     confluent_admin_after(conf)
     with step("confluent-kafka KIP-848 consumer"):
@@ -233,6 +257,15 @@ def aiokafka_full(bootstrap: str) -> None:
             await asyncio.wait_for(consumer.committed(TopicPartition(TOPIC, 0)), 5)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(consumer.stop(), 5)
+        producer = AIOKafkaProducer(bootstrap_servers=bootstrap, client_id="golden-aiokafka",
+                                    transactional_id="golden-aio-tx", request_timeout_ms=3000)
+        with step("aiokafka transaction"):
+            await asyncio.wait_for(producer.start(), 5)
+            async with producer.transaction():
+                await producer.send(TOPIC, b"v", key=b"k", partition=0)
+                await producer.send_offsets_to_transaction({TopicPartition(TOPIC, 0): 1}, "golden-aio-group")
+        with contextlib.suppress(Exception):
+            await producer.stop()
         await aiokafka_admin_after(bootstrap)
     asyncio.run(run())
 
@@ -260,7 +293,8 @@ async def aiokafka_admin_after(bootstrap: str) -> None:
 
 
 JAVA_DIR = Path(__file__).resolve().parents[2] / "integration" / "java"
-JAVA_CASES = ["admin-topics", "admin-consumer-groups", "idempotent-producer", "group-range", "commit-and-resume"]
+JAVA_CASES = ["admin-topics", "admin-consumer-groups", "idempotent-producer", "group-range", "commit-and-resume",
+              "transactions-admin", "transactions-consume-transform-produce", "transactions-abort-hanging"]
 
 
 def java_bootstrap(bootstrap: str) -> None:

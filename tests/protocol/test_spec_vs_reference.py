@@ -19,6 +19,9 @@ from tests.protocol.samples import all_messages, default_of
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO.parent / "shared" / "reference" / "kafka-message-specs"
+# Apache Kafka's JSON for records the shared reference lacks (the transaction coordinator's), copied
+# verbatim from apache/kafka.
+REFERENCE_EXTRA = Path(__file__).resolve().parent / "reference_extra"
 MESSAGES = all_messages()
 
 
@@ -29,8 +32,8 @@ def snake(name: str) -> str:
 def _load(name: str) -> dict:
     if not REFERENCE.is_dir():
         pytest.skip(f"reference message specs not found at {REFERENCE} (../shared is absent)")
-    paths = sorted(REFERENCE.rglob(f"{name}.json"))
-    assert paths, f"no reference JSON for {name} under {REFERENCE}"
+    paths = sorted(REFERENCE.rglob(f"{name}.json")) or sorted(REFERENCE_EXTRA.glob(f"{name}.json"))
+    assert paths, f"no reference JSON for {name} under {REFERENCE} or {REFERENCE_EXTRA}"
     text = "\n".join(line for line in paths[0].read_text().splitlines()
                      if not line.lstrip().startswith("//"))
     return json.loads(text)
@@ -52,7 +55,8 @@ def _ref_fields(fields: list[dict], common: dict) -> list[FieldSpec]:
             children = common[f["type"].lstrip("[]")]
         out.append(FieldSpec(
             name=snake(f["name"]), type=f["type"],
-            versions=VersionRange.parse(f["versions"]),
+            # as Kafka's generator: a tagged field without versions exists in its tagged versions
+            versions=VersionRange.parse(f.get("versions", f.get("taggedVersions"))),
             nullable=VersionRange.parse(f.get("nullableVersions", "none")),
             default=_default_text(f.get("default")),
             tag=f.get("tag"),

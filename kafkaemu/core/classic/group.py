@@ -238,7 +238,7 @@ class ClassicGroup(Group):
 
     # --- the Group interface: offsets and deletion --------------------------------------------
     def validate_offset_commit(self, member_id: str, instance_id: str | None, generation_id: int,
-                               api_version: int) -> None:
+                               api_version: int, is_transactional: bool = False) -> None:
         if self.is_in(S.DEAD):
             raise GroupError(E.COORDINATOR_NOT_AVAILABLE)
         if generation_id < 0 and self.is_in(S.EMPTY):
@@ -247,10 +247,10 @@ class ClassicGroup(Group):
             self.validate_member(member_id, instance_id)
             if generation_id != self.generation_id:
                 raise GroupError(E.ILLEGAL_GENERATION)
-        elif not self.is_in(S.EMPTY):
-            raise GroupError(E.UNKNOWN_MEMBER_ID)
-        if self.is_in(S.COMPLETING_REBALANCE):
-            raise GroupError(E.REBALANCE_IN_PROGRESS)
+        elif not is_transactional and not self.is_in(S.EMPTY):
+            raise GroupError(E.UNKNOWN_MEMBER_ID)   # TxnOffsetCommit before v3 carries no member
+        if not is_transactional and self.is_in(S.COMPLETING_REBALANCE):
+            raise GroupError(E.REBALANCE_IN_PROGRESS)   # not enforced for transactional commits
 
     def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:
         if self.is_in(S.DEAD):

@@ -139,13 +139,13 @@ class ConsumerGroup(Group):
         return self.state is ConsumerGroupState.EMPTY
 
     def validate_offset_commit(self, member_id: str, instance_id: str | None, member_epoch: int,
-                               api_version: int) -> None:
+                               api_version: int, is_transactional: bool = False) -> None:
         if member_epoch < 0 and not self.members:
             return  # admin client or a consumer without group management
         member = self.members.get(member_id)
         if member is None:
             raise GroupError(E.UNKNOWN_MEMBER_ID)
-        if api_version < 9:
+        if not is_transactional and api_version < 9:
             raise GroupError(E.UNSUPPORTED_VERSION)   # members of consumer groups commit with v9+
         _validate_member_epoch(member_epoch, member)
 

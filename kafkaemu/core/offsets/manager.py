@@ -1,13 +1,17 @@
-"""Committed offsets: OffsetCommit, OffsetFetch, OffsetDelete, retention, deleted topics, replay.
+"""Committed offsets: OffsetCommit, TxnOffsetCommit, OffsetFetch, OffsetDelete, retention, deleted
+topics, replay.
 
 Follows Apache Kafka's OffsetMetadataManager, written once for every kind of group: each check that
 depends on the group goes through the Group interface (group_api.py), and the coordinator, as a
 GroupDirectory, makes the simple group an accepted commit needs and keeps a committing member alive.
 Every change is written to __consumer_offsets (OffsetCommit records, tombstones) through the
-shared context.
+shared context. Transactional commits are written as a transactional batch of the producer and
+kept pending (pending.py) until the marker of its transaction completes them.
 """
 from __future__ import annotations
 
+import dataclasses
+import itertools
 from typing import Callable
 
 import structlog
@@ -15,8 +19,9 @@ import structlog
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import Group, GroupDirectory, GroupError, Record, by_commit_timestamp
+from .pending import PendingOffsets
 from .records import decode_key, decode_offset_value, encode_offset_key, encode_offset_value, tombstone
-from .requests import OffsetCommit
+from .requests import OffsetCommit, TxnOffsetCommit
 from .store import CommittedOffset, OffsetStore, is_expired
 
 log = structlog.get_logger("kafkaemu.coordinator")
@@ -29,7 +34,10 @@ def _int64(n: int) -> int:
     return (n + (1 << 63)) % (1 << 64) - (1 << 63)
 
 
-def _fetched(partition: int, c: CommittedOffset | None) -> dict:
+def _fetched(partition: int, c: CommittedOffset | None, unstable: bool = False) -> dict:
+    if unstable:
+        return {"partition_index": partition, "committed_offset": -1, "committed_leader_epoch": -1,
+                "metadata": "", "error_code": int(E.UNSTABLE_OFFSET_COMMIT)}
     if c is None:
         return {"partition_index": partition, "committed_offset": -1, "committed_leader_epoch": -1,
                 "metadata": "", "error_code": 0}
@@ -42,9 +50,15 @@ class OffsetManager:
         self.ctx = ctx
         self.groups = groups
         self.store = OffsetStore()
+        self.pending = PendingOffsets()
+        self._record_seq = itertools.count()   # orders records as their offsets in the log would
 
     def has_offsets(self, group_id: str) -> bool:
-        return self.store.has_group(group_id)
+        """Whether the group holds committed offsets or has transactions with offsets open."""
+        return self.store.has_group(group_id) or self.pending.has_open_transactions(group_id)
+
+    def _sequenced(self, committed: CommittedOffset) -> CommittedOffset:
+        return dataclasses.replace(committed, record_seq=next(self._record_seq))
 
     # ============================================================ OffsetCommit
     def commit(self, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
@@ -98,13 +112,84 @@ class OffsetManager:
             self.groups.create_simple_group(req.group_id)
         self.ctx.append(req.group_id, records)
         for topic, partition, committed in commits:
-            self.store.put(req.group_id, topic, partition, committed)
+            self.store.put(req.group_id, topic, partition, self._sequenced(committed))
         return {"topics": topics_out}
+
+    # ============================================================ TxnOffsetCommit
+    def commit_transactional(self, req: TxnOffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
+        """Kafka's commitTransactionalOffset: the response topics in request order. Unknown partitions
+        answer UNKNOWN_TOPIC_OR_PARTITION (KafkaApis filters them out first, and when none is known
+        the group is not looked at); a group-level error answers every other partition."""
+        known = [[partition_exists is None or partition_exists(t, p.partition) for p in parts]
+                 for t, parts in req.topics]
+
+        def answer(codes: list[list[ErrorCode]]) -> dict:
+            return {"topics": [{"name": t, "partitions": [{"partition_index": p.partition, "error_code": int(c)}
+                                                          for p, c in zip(parts, row)]}
+                               for (t, parts), row in zip(req.topics, codes)]}
+
+        def every(code: ErrorCode) -> list[list[ErrorCode]]:
+            return [[code if ok else E.UNKNOWN_TOPIC_OR_PARTITION for ok in row] for row in known]
+
+        if not any(any(row) for row in known):
+            return answer(every(E.UNKNOWN_TOPIC_OR_PARTITION))
+        group = self.ctx.groups.get(req.group_id)
+        try:
+            if group is not None:
+                group.validate_offset_commit(req.member_id, req.group_instance_id, req.generation_id,
+                                             req.api_version, is_transactional=True)
+            elif req.generation_id >= 0:
+                raise GroupError(E.ILLEGAL_GENERATION)
+        except GroupError as exc:
+            return answer(every(E.ILLEGAL_GENERATION if exc.code == E.STALE_MEMBER_EPOCH else exc.code))
+        limit = self.ctx.settings.offset_metadata_max_bytes
+        now = self.ctx.now_ms
+        codes, commits = [], []
+        for (topic, parts), exists in zip(req.topics, known):
+            row = []
+            for p, ok in zip(parts, exists):
+                if not ok:
+                    row.append(E.UNKNOWN_TOPIC_OR_PARTITION)
+                elif p.metadata is not None and len(p.metadata) > limit:
+                    row.append(E.OFFSET_METADATA_TOO_LARGE)
+                else:
+                    row.append(E.NONE)
+                    commits.append((topic, p.partition, CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", now)))
+            codes.append(row)
+        try:
+            records = [(encode_offset_key(req.group_id, topic, partition), encode_offset_value(committed))
+                       for topic, partition, committed in commits]
+        except Exception:
+            log.exception("txn_offset_commit_record_failed", group=req.group_id[:256])
+            return answer([[c if c == E.UNKNOWN_TOPIC_OR_PARTITION else E.UNKNOWN_SERVER_ERROR for c in row]
+                           for row in codes])
+        if group is None:
+            self.groups.create_simple_group(req.group_id)
+        self.ctx.append(req.group_id, records, producer_id=req.producer_id, producer_epoch=req.producer_epoch)
+        for topic, partition, committed in commits:
+            self.pending.put(req.producer_id, req.group_id, topic, partition, self._sequenced(committed))
+        return answer(codes)
+
+    def complete_transaction(self, producer_id: int, commit: bool) -> int:
+        """Kafka's replayEndTransactionMarker: the producer's pending offsets become the committed ones
+        (each only if written after the one committed now) or vanish; returns how many applied."""
+        applied = 0
+        for group_id, topics in self.pending.take(producer_id).items():
+            if not commit:
+                continue
+            for topic, parts in topics.items():
+                for partition, committed in parts.items():
+                    existing = self.store.get(group_id, topic, partition)
+                    if existing is None or committed.record_seq > existing.record_seq:
+                        self.store.put(group_id, topic, partition, committed)
+                        applied += 1
+        return applied
 
     # ============================================================ OffsetFetch
     def fetch(self, group_id: str, topics: list[tuple[str, list[int]]] | None, member_id: str | None = None,
-              member_epoch: int = -1) -> dict:
-        """One group's answer in the OffsetFetch v8 group shape; ``topics=None`` means every committed one."""
+              member_epoch: int = -1, require_stable: bool = False) -> dict:
+        """One group's answer in the OffsetFetch v8 group shape; ``topics=None`` means every committed one.
+        ``require_stable``: a partition with a pending transactional commit answers UNSTABLE_OFFSET_COMMIT."""
         group = self.ctx.groups.get(group_id)
         stored = self.store.group(group_id)
         if group is not None:
@@ -114,11 +199,14 @@ class OffsetManager:
                 if exc.code != E.GROUP_ID_NOT_FOUND:
                     return {"group_id": group_id, "error_code": int(exc.code), "topics": []}
                 stored = {}   # as Kafka: a group gone (Dead) answers every partition without an offset
+        pending = self.pending.partitions(group_id) if require_stable else set()
         if topics is None:
-            out = [{"name": topic, "partitions": [_fetched(p, c) for p, c in sorted(parts.items())]}
+            out = [{"name": topic, "partitions": [_fetched(p, c, (topic, p) in pending)
+                                                  for p, c in sorted(parts.items())]}
                    for topic, parts in stored.items()]
         else:
-            out = [{"name": topic, "partitions": [_fetched(p, stored.get(topic, {}).get(p)) for p in partitions]}
+            out = [{"name": topic, "partitions": [_fetched(p, stored.get(topic, {}).get(p), (topic, p) in pending)
+                                                  for p in partitions]}
                    for topic, partitions in topics]
         return {"group_id": group_id, "topics": out, "error_code": 0}
 
@@ -145,8 +233,10 @@ class OffsetManager:
                     code = E.GROUP_SUBSCRIBED_TO_TOPIC
                 else:
                     code = E.NONE
-                    if self.store.remove(group_id, topic, p):
+                    pending = self.pending.is_pending(group_id, topic, p)
+                    if self.store.remove(group_id, topic, p) or pending:
                         records.append(tombstone(group_id, topic, p))
+                        self.pending.remove(group_id, topic, p)
                 parts_out.append({"partition_index": p, "error_code": int(code)})
             out.append({"name": topic, "partitions": parts_out})
         self.ctx.append(group_id, records)
@@ -154,8 +244,12 @@ class OffsetManager:
 
     # ============================================================ removal
     def delete_all(self, group_id: str) -> list[Record]:
-        """Drop a deleted group's offsets; returns their tombstones for the caller to write."""
-        return [tombstone(group_id, t, p) for t, p in self.store.remove_group(group_id)]
+        """Drop a deleted group's offsets, pending ones too; returns their tombstones for the caller to write."""
+        committed = self.store.remove_group(group_id)
+        pending_only = sorted(self.pending.partitions(group_id) - set(committed))
+        for t, p in committed + pending_only:
+            self.pending.remove(group_id, t, p)
+        return [tombstone(group_id, t, p) for t, p in committed + pending_only]
 
     def expire(self, group_id: str, group: Group | None) -> int:
         """Kafka's cleanupExpiredOffsets: tombstone the group's offsets past retention that it does
@@ -169,7 +263,7 @@ class OffsetManager:
             if group is not None and group.is_subscribed_to_topic(topic):
                 continue
             for p, c in list(parts.items()):
-                if is_expired(c, base_of(c), now, retention):
+                if is_expired(c, base_of(c), now, retention) and not self.pending.is_pending(group_id, topic, p):
                     self.store.remove(group_id, topic, p)
                     records.append(tombstone(group_id, topic, p))
         self.ctx.append(group_id, records)
@@ -185,17 +279,24 @@ class OffsetManager:
                 self.store.remove(gid, topic, p)
             self.ctx.append(gid, [tombstone(gid, topic, p) for p in partitions])
             removed += len(partitions)
+        self.pending.remove_topic(topic)
         if removed:
             log.info("offsets_of_deleted_topic_removed", topic=topic, offsets=removed)
         return removed
 
     # ============================================================ replay of __consumer_offsets
-    def replay(self, key: bytes, value: bytes | None) -> None:
-        """Apply one OffsetCommit record; offsets of a group not (yet) known make a simple group hold them."""
+    def replay(self, key: bytes, value: bytes | None, producer_id: int = -1) -> None:
+        """Apply one OffsetCommit record (of a transactional batch of ``producer_id``: pending until
+        its marker); offsets of a group not (yet) known make a simple group hold them."""
         k = decode_key(key)
         if value is None:
             self.store.remove(k.group_id, k.topic, k.partition)
+            self.pending.remove(k.group_id, k.topic, k.partition)
             return
-        self.store.put(k.group_id, k.topic, k.partition, decode_offset_value(value))
+        committed = self._sequenced(decode_offset_value(value))
+        if producer_id < 0:
+            self.store.put(k.group_id, k.topic, k.partition, committed)
+        else:
+            self.pending.put(producer_id, k.group_id, k.topic, k.partition, committed)
         if k.group_id not in self.ctx.groups:
             self.groups.create_simple_group(k.group_id)

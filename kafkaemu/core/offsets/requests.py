@@ -25,3 +25,17 @@ class OffsetCommit:
     group_instance_id: str | None = None
     retention_time_ms: int = -1
     api_version: int = 9
+
+
+@dataclass
+class TxnOffsetCommit:
+    """TxnOffsetCommit: offsets pending in a transaction until its marker commits or aborts them."""
+    transactional_id: str
+    group_id: str
+    producer_id: int
+    producer_epoch: int
+    topics: list[tuple[str, list[CommitPartition]]]
+    generation_id: int = -1          # v3+ (KIP-447); older versions carry no member
+    member_id: str = ""
+    group_instance_id: str | None = None
+    api_version: int = 4

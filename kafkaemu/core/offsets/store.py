@@ -1,7 +1,7 @@
 """Committed offsets per group/topic/partition, and their retention rule."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -11,6 +11,9 @@ class CommittedOffset:
     metadata: str
     commit_timestamp_ms: int
     expire_timestamp_ms: int | None = None   # only from OffsetCommit v2-4 retention_time_ms / value v1
+    # Where its record sits in __consumer_offsets relative to others (Kafka's recordOffset): a
+    # committed transaction's offset replaces a plain commit only when written after it.
+    record_seq: int = field(default=-1, compare=False)
 
 
 class OffsetStore:

@@ -27,6 +27,11 @@ public final class Main {
         c.put("commit-and-resume", ConsumerCases::commitAndResume);
         c.put("static-membership", GroupCases::staticMembership);
         c.put("deprecated-offset-fetching", ConsumerCases::deprecatedOffsetFetching);
+        c.put("transactions-commit-abort", TransactionCases::commitAndAbort);
+        c.put("transactions-consume-transform-produce", TransactionCases::consumeTransformProduce);
+        c.put("transactions-fencing", TransactionCases::fencing);
+        c.put("transactions-admin", TransactionCases::adminApis);
+        c.put("transactions-abort-hanging", TransactionCases::abortHanging);
         c.put("group-consumer-protocol", Kip848Cases::consumerProtocol);
         c.put("group-consumer-protocol-static-regex", Kip848Cases::staticRegex);
         return c;

@@ -1,0 +1,252 @@
+package kafkaemu.jvm;
+
+import static kafkaemu.jvm.Support.*;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.clients.admin.AbortTransactionSpec;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeProducersResult;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.ProducerState;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ProducerFencedException;
+
+/** KafkaProducer with transactional.id, read_committed KafkaConsumer, the transaction admin APIs. */
+final class TransactionCases {
+    private TransactionCases() {}
+
+    static KafkaProducer<String, String> transactional(String bootstrap, String transactionalId) {
+        Properties p = producerProps(bootstrap);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        KafkaProducer<String, String> producer = new KafkaProducer<>(p);
+        producer.initTransactions();
+        return producer;
+    }
+
+    /** Every record a consumer with this isolation level sees, read until its position reaches the end
+     *  offsets it is told (the last stable offset under read_committed). */
+    static List<ConsumerRecord<String, String>> readAll(String bootstrap, String topic, int partitions,
+                                                        String isolation) throws Exception {
+        Properties props = consumerProps(bootstrap, null, null);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+        List<ConsumerRecord<String, String>> out = new ArrayList<>();
+        try (KafkaConsumer<String, String> c = consumer(props)) {
+            List<TopicPartition> tps = new ArrayList<>();
+            for (int i = 0; i < partitions; i++) tps.add(new TopicPartition(topic, i));
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            Map<TopicPartition, Long> end = c.endOffsets(tps);
+            waitUntil(30_000, "reading " + topic + " to " + end, () -> {
+                for (ConsumerRecord<String, String> r : c.poll(ms(200))) out.add(r);
+                return tps.stream().allMatch(tp -> c.position(tp) >= end.get(tp));
+            });
+        }
+        return out;
+    }
+
+    static List<String> values(Collection<ConsumerRecord<String, String>> records) {
+        return records.stream().map(ConsumerRecord::value).sorted().collect(Collectors.toList());
+    }
+
+    static void commitAndAbort(String bootstrap) throws Exception {
+        String topic = unique("jvm-txn");
+        try (Admin admin = admin(bootstrap)) {
+            createTopic(admin, topic, 2);
+        }
+        List<String> committed = new ArrayList<>();
+        List<String> all = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = transactional(bootstrap, unique("jvm-tid"))) {
+            producer.beginTransaction();
+            for (int i = 0; i < 10; i++) {
+                producer.send(new ProducerRecord<>(topic, i % 2, "k" + i, "committed-" + i));
+                committed.add("committed-" + i);
+            }
+            producer.commitTransaction();
+            producer.beginTransaction();
+            for (int i = 0; i < 10; i++) {
+                producer.send(new ProducerRecord<>(topic, i % 2, "k" + i, "aborted-" + i));
+                all.add("aborted-" + i);
+            }
+            producer.flush();
+            producer.abortTransaction();
+        }
+        all.addAll(committed);
+        checkEquals(committed.stream().sorted().collect(Collectors.toList()),
+                values(readAll(bootstrap, topic, 2, "read_committed")), "read_committed values");
+        List<ConsumerRecord<String, String>> uncommitted = readAll(bootstrap, topic, 2, "read_uncommitted");
+        checkEquals(all.stream().sorted().collect(Collectors.toList()), values(uncommitted), "read_uncommitted values");
+        // offsets 0-4 committed, marker 5, 6-10 aborted, marker 11: the markers leave gaps
+        List<Long> offsets = uncommitted.stream().filter(r -> r.partition() == 0).map(ConsumerRecord::offset)
+                .collect(Collectors.toList());
+        checkEquals(List.of(0L, 1L, 2L, 3L, 4L, 6L, 7L, 8L, 9L, 10L), offsets, "partition 0 offsets");
+    }
+
+    static void consumeTransformProduce(String bootstrap) throws Exception {
+        String source = unique("jvm-ctp-in");
+        String sink = unique("jvm-ctp-out");
+        String group = unique("jvm-ctp-group");
+        int total = 300;
+        try (Admin admin = admin(bootstrap)) {
+            createTopic(admin, source, 3);
+            createTopic(admin, sink, 3);
+        }
+        produce(bootstrap, source, 3, total);
+        Properties cp = consumerProps(bootstrap, group, "ctp");
+        cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        cp.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "40");
+        Set<TopicPartition> inputs = Set.of(new TopicPartition(source, 0), new TopicPartition(source, 1),
+                new TopicPartition(source, 2));
+        try (KafkaConsumer<String, String> consumer = consumer(cp);
+             KafkaProducer<String, String> producer = transactional(bootstrap, unique("jvm-ctp-tid"))) {
+            consumer.subscribe(List.of(source));
+            Map<TopicPartition, Long> ends = consumer.endOffsets(inputs);
+            int[] batches = {0};
+            boolean[] aborted = {false};
+            waitUntil(60_000, "all input committed", () -> {
+                var records = consumer.poll(ms(200));
+                if (!records.isEmpty()) {
+                    // read before the transaction: a read_committed consumer's committed() waits while
+                    // offsets are pending in one (UNSTABLE_OFFSET_COMMIT)
+                    Map<TopicPartition, OffsetAndMetadata> before = consumer.committed(inputs);
+                    producer.beginTransaction();
+                    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+                    for (ConsumerRecord<String, String> r : records) {
+                        producer.send(new ProducerRecord<>(sink, r.partition(), r.key(), "out-" + r.value()));
+                        offsets.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+                    }
+                    producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+                    batches[0]++;
+                    if (batches[0] == 2 && !aborted[0]) {
+                        producer.flush();   // the attempt's records reach the log before the abort
+                        producer.abortTransaction();
+                        aborted[0] = true;
+                        check(before.equals(consumer.committed(inputs)), "offsets of the aborted transaction visible");
+                        for (TopicPartition tp : inputs) {
+                            OffsetAndMetadata c = before.get(tp);
+                            consumer.seek(tp, c == null ? 0 : c.offset());
+                        }
+                    } else {
+                        producer.commitTransaction();
+                    }
+                }
+                Map<TopicPartition, OffsetAndMetadata> now = consumer.committed(inputs);
+                return inputs.stream().allMatch(tp -> now.get(tp) != null && now.get(tp).offset() == ends.get(tp));
+            });
+            check(aborted[0], "no transaction was aborted");
+        }
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < total; i++) expected.add("out-v" + i);
+        expected.sort(null);
+        checkEquals(expected, values(readAll(bootstrap, sink, 3, "read_committed")), "output exactly once");
+    }
+
+    static void fencing(String bootstrap) throws Exception {
+        String topic = unique("jvm-fence");
+        String tid = unique("jvm-fence-tid");
+        try (Admin admin = admin(bootstrap)) {
+            createTopic(admin, topic, 1);
+        }
+        KafkaProducer<String, String> zombie = transactional(bootstrap, tid);
+        zombie.beginTransaction();
+        zombie.send(new ProducerRecord<>(topic, 0, "k", "zombie")).get();
+        try (KafkaProducer<String, String> live = transactional(bootstrap, tid)) {
+            boolean fenced = false;
+            try {
+                zombie.commitTransaction();
+            } catch (ProducerFencedException e) {
+                fenced = true;
+            }
+            check(fenced, "the first producer was not fenced");
+            live.beginTransaction();
+            live.send(new ProducerRecord<>(topic, 0, "k", "live"));
+            live.commitTransaction();
+        } finally {
+            zombie.close(ms(1000));
+        }
+        checkEquals(List.of("live"), values(readAll(bootstrap, topic, 1, "read_committed")), "visible records");
+    }
+
+    static void adminApis(String bootstrap) throws Exception {
+        String topic = unique("jvm-txn-admin");
+        String tid = unique("jvm-admin-tid");
+        try (Admin admin = admin(bootstrap)) {
+            createTopic(admin, topic, 2);
+            try (KafkaProducer<String, String> producer = transactional(bootstrap, tid)) {
+                producer.beginTransaction();
+                producer.send(new ProducerRecord<>(topic, 1, "k", "open")).get();
+
+                Collection<TransactionListing> listed = admin.listTransactions().all().get();
+                TransactionListing mine = listed.stream().filter(l -> l.transactionalId().equals(tid)).findFirst()
+                        .orElseThrow(() -> new CheckFailed(tid + " not listed in " + listed));
+                checkEquals("ONGOING", mine.state().name(), "listed state");
+                Collection<TransactionListing> completed = admin.listTransactions(new ListTransactionsOptions()
+                        .filterStates(List.of(org.apache.kafka.clients.admin.TransactionState.COMPLETE_COMMIT)))
+                        .all().get();
+                check(completed.stream().noneMatch(l -> l.transactionalId().equals(tid)), "state filter ignored");
+
+                TransactionDescription d = admin.describeTransactions(List.of(tid)).description(tid).get();
+                checkEquals("ONGOING", d.state().name(), "described state");
+                checkEquals(mine.producerId(), d.producerId(), "described producer id");
+                checkEquals(Set.of(new TopicPartition(topic, 1)), d.topicPartitions(), "described partitions");
+
+                TopicPartition tp = new TopicPartition(topic, 1);
+                DescribeProducersResult.PartitionProducerState producers =
+                        admin.describeProducers(List.of(tp)).partitionResult(tp).get();
+                List<ProducerState> active = producers.activeProducers();
+                checkEquals(1, active.size(), "active producers");
+                checkEquals(d.producerId(), active.get(0).producerId(), "active producer id");
+                check(active.get(0).currentTransactionStartOffset().isPresent()
+                        && active.get(0).currentTransactionStartOffset().getAsLong() == 0L,
+                        "open transaction start offset: " + active.get(0));
+
+                producer.commitTransaction();
+                TransactionDescription after = admin.describeTransactions(List.of(tid)).description(tid).get();
+                checkEquals("COMPLETE_COMMIT", after.state().name(), "state after commit");
+                ProducerState done = admin.describeProducers(List.of(tp)).partitionResult(tp).get()
+                        .activeProducers().get(0);
+                check(done.currentTransactionStartOffset().isEmpty(), "transaction still open: " + done);
+            }
+        }
+    }
+
+    /** Admin.abortTransaction (kafka-transactions.sh abort): WriteTxnMarkers ends a transaction on a
+     *  partition from what DescribeProducers shows, without the coordinator. */
+    static void abortHanging(String bootstrap) throws Exception {
+        String topic = unique("jvm-hanging");
+        try (Admin admin = admin(bootstrap)) {
+            createTopic(admin, topic, 1);
+            TopicPartition tp = new TopicPartition(topic, 0);
+            try (KafkaProducer<String, String> producer = transactional(bootstrap, unique("jvm-hanging-tid"))) {
+                producer.beginTransaction();
+                producer.send(new ProducerRecord<>(topic, 0, "k", "hanging")).get();
+                ProducerState open = admin.describeProducers(List.of(tp)).partitionResult(tp).get()
+                        .activeProducers().get(0);
+                check(open.currentTransactionStartOffset().isPresent(), "no open transaction: " + open);
+                admin.abortTransaction(new AbortTransactionSpec(tp, open.producerId(), (short) open.producerEpoch(),
+                        open.coordinatorEpoch().orElse(-1))).all().get();
+                ProducerState after = admin.describeProducers(List.of(tp)).partitionResult(tp).get()
+                        .activeProducers().get(0);
+                check(after.currentTransactionStartOffset().isEmpty(), "still open after abortTransaction: " + after);
+                checkEquals(List.of(), values(readAll(bootstrap, topic, 1, "read_committed")), "visible records");
+                producer.abortTransaction();
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+"""AddOffsetsToTxn (key 25), v0-v4.
+
+Adds the group's __consumer_offsets partition to the transaction, so TxnOffsetCommit may write
+there and the transaction's marker completes the offsets. Errors as AddPartitionsToTxn:
+NOT_COORDINATOR, INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED (INVALID_PRODUCER_EPOCH before v2),
+CONCURRENT_TRANSACTIONS, INVALID_REQUEST for an empty transactional id. Not implemented:
+authorization.
+"""
+from ..core.transactions.requests import AddPartitions
+from ..protocol.errors import ErrorCode
+from ..storage.log_store import OFFSETS_TOPIC
+from .registry import handler
+from .txn_common import fenced_for, is_txn_coordinator
+
+
+@handler(25, 0, 4)
+def add_offsets_to_txn(ctx, req):
+    broker = ctx.broker
+    tid = req.transactional_id
+    if tid and not is_txn_coordinator(ctx, tid):
+        return {"throttle_time_ms": 0, "error_code": ErrorCode.NOT_COORDINATOR}
+    partition = (OFFSETS_TOPIC, broker.coordinator.partition_for(req.group_id))
+    code = broker.txn_coordinator.add_partitions(ctx.now_ms, AddPartitions(tid, req.producer_id, req.producer_epoch,
+                                                                          [partition]))
+    return {"throttle_time_ms": 0, "error_code": fenced_for(ctx.api_version, 2, code)}

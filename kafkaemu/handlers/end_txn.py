@@ -1,0 +1,26 @@
+"""EndTxn (key 26), v0-v4.
+
+Commits or aborts the producer's transaction: the coordinator writes PrepareCommit/PrepareAbort
+to __transaction_state, answers, writes the commit/abort markers to every partition of the
+transaction (with __consumer_offsets: its transactional offset commits apply or vanish) and then
+CompleteCommit/CompleteAbort. A retry after completion answers NONE; the other outcome, or no
+transaction, INVALID_TXN_STATE; while completing, CONCURRENT_TRANSACTIONS; NOT_COORDINATOR,
+INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED (INVALID_PRODUCER_EPOCH before v2) as Kafka.
+v5 (transactions V2, an epoch bump at every EndTxn) is not served: kafkaemu does not offer the
+``transaction.version`` feature, so clients use V1 (docs/transactions.md). Not implemented:
+authorization.
+"""
+from ..core.transactions.requests import EndTxn
+from ..protocol.errors import ErrorCode
+from .registry import handler
+from .txn_common import fenced_for, is_txn_coordinator
+
+
+@handler(26, 0, 4)
+def end_txn(ctx, req):
+    tid = req.transactional_id
+    if tid and not is_txn_coordinator(ctx, tid):
+        return {"throttle_time_ms": 0, "error_code": ErrorCode.NOT_COORDINATOR}
+    result = ctx.broker.txn_coordinator.end_transaction(ctx.now_ms, EndTxn(tid, req.producer_id, req.producer_epoch,
+                                                                           req.committed))
+    return {"throttle_time_ms": 0, "error_code": fenced_for(ctx.api_version, 2, result["error_code"])}

@@ -1,0 +1,19 @@
+"""ListTransactions (key 66), v0-v1.
+
+The transactions this node coordinates (with several nodes each lists its own, as Kafka), filtered
+by state names (unknown names are echoed in unknown_state_filters), producer ids and, v1+
+(KIP-994), a duration: only transactions open longer than it. Not implemented: authorization.
+"""
+from ..core.transactions.requests import ListTransactions
+from .registry import handler
+from .txn_common import is_txn_coordinator
+
+
+@handler(66, 0, 1)
+def list_transactions(ctx, req):
+    result = ctx.broker.txn_coordinator.list_transactions(ctx.now_ms, ListTransactions(
+        list(req.state_filters), list(req.producer_id_filters),
+        req.duration_filter if ctx.api_version >= 1 else -1))
+    result["transaction_states"] = [s for s in result["transaction_states"]
+                                    if is_txn_coordinator(ctx, s["transactional_id"])]
+    return dict(result, throttle_time_ms=0)

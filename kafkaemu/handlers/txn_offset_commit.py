@@ -1,0 +1,82 @@
+"""TxnOffsetCommit (key 28), v0-v4.
+
+Offsets committed inside a transaction: written to the group's __consumer_offsets partition as a
+transactional batch of the producer and kept pending until the transaction's marker — visible to
+OffsetFetch on commit, gone on abort (OffsetFetch with require_stable answers
+UNSTABLE_OFFSET_COMMIT meanwhile). As Kafka: unknown topics or partitions
+UNKNOWN_TOPIC_OR_PARTITION (the others go on); an empty group id INVALID_GROUP_ID; a node not
+leading the group's partition NOT_COORDINATOR; KIP-890 verification (when the partition has no
+open transaction of the producer and transaction.partition.verification.enable) — the group's
+partition not added with AddOffsetsToTxn TRANSACTION_ABORTABLE (INVALID_TXN_STATE before v4), a
+fenced producer INVALID_PRODUCER_EPOCH, an unknown one INVALID_PRODUCER_ID_MAPPING,
+CONCURRENT_TRANSACTIONS while it completes; then the group's checks: v3+ member and generation
+(UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, FENCED_INSTANCE_ID; a KIP-848 member's stale epoch is
+ILLEGAL_GENERATION), an unknown group with a generation ILLEGAL_GENERATION, older versions no
+member at all; OFFSET_METADATA_TOO_LARGE per partition. v0-1 get COORDINATOR_NOT_AVAILABLE for
+COORDINATOR_LOAD_IN_PROGRESS. Not implemented: authorization.
+"""
+from ..core.offsets.requests import CommitPartition, TxnOffsetCommit
+from ..core.transactions.verification import for_client
+from ..protocol.errors import ErrorCode
+from ..storage.log_store import OFFSETS_TOPIC
+from .group_common import is_coordinator, partition_exists
+from .registry import handler
+
+E = ErrorCode
+
+
+@handler(28, 0, 4)
+def txn_offset_commit(ctx, req):
+    version = ctx.api_version
+    broker = ctx.broker
+    exists = partition_exists(broker)
+    error = None
+    if not req.group_id:
+        error = E.INVALID_GROUP_ID
+    elif not is_coordinator(ctx, req.group_id):
+        error = E.NOT_COORDINATOR
+    else:
+        error = _verification_error(ctx, req)
+    if error is not None:
+        response = {"topics": [{"name": t.name, "partitions": [
+            {"partition_index": p.partition_index,
+             "error_code": error if exists(t.name, p.partition_index) else E.UNKNOWN_TOPIC_OR_PARTITION}
+            for p in t.partitions]} for t in req.topics]}
+    else:
+        commit = TxnOffsetCommit(
+            transactional_id=req.transactional_id, group_id=req.group_id, producer_id=req.producer_id,
+            producer_epoch=req.producer_epoch,
+            topics=[(t.name, [CommitPartition(p.partition_index, p.committed_offset,
+                                              p.committed_leader_epoch if version >= 2 else -1,
+                                              p.committed_metadata) for p in t.partitions])
+                    for t in req.topics],
+            generation_id=req.generation_id if version >= 3 else -1,
+            member_id=req.member_id if version >= 3 else "",
+            group_instance_id=req.group_instance_id if version >= 3 else None,
+            api_version=version)
+        response = broker.coordinator.commit_transactional_offsets(ctx.now_ms, commit, exists)
+    if version < 2:
+        for t in response["topics"]:
+            for p in t["partitions"]:
+                if p["error_code"] == E.COORDINATOR_LOAD_IN_PROGRESS:
+                    p["error_code"] = E.COORDINATOR_NOT_AVAILABLE
+    return dict(response, throttle_time_ms=0)
+
+
+def _verification_error(ctx, req):
+    """KIP-890: the group's partition must be in the producer's transaction before the producer's
+    first transactional write there (Kafka verifies through CoordinatorPartitionWriter)."""
+    broker = ctx.broker
+    verifier = getattr(broker, "txn_partition_verifier", None)
+    if verifier is None:
+        return None
+    index = broker.coordinator.partition_for(req.group_id)
+    plog = broker.store.get(OFFSETS_TOPIC).partitions[index]
+    if req.producer_id in plog.open_transactions():
+        return None
+    code = E(verifier(req.transactional_id, req.producer_id, req.producer_epoch, OFFSETS_TOPIC, index))
+    if code == E.NONE:
+        return None
+    if code == E.NETWORK_EXCEPTION:
+        return E.COORDINATOR_LOAD_IN_PROGRESS
+    return for_client(code, knows_abortable=ctx.api_version >= 4)
