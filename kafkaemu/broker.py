@@ -16,6 +16,7 @@ from .storage import transaction_state_topic
 from .storage.offsets_topic import log_sink, prepare_offsets_topic, read_entries
 from .core.timers import Timers
 from .faults import Faults
+from .handlers.registry import DEFERRED, NO_RESPONSE, RequestContext
 from .protocol.errors import ErrorCode
 from .storage.record_batch import InvalidBatch
 from .storage.data_dir import DataDir
@@ -67,6 +68,39 @@ class Broker:
         if load:
             coordinator.load(read_entries(self.store), now_ms)
         return coordinator
+
+    # -- requests --------------------------------------------------------------------------
+    def observe_time(self, now_ms: int) -> None:
+        """A connection received bytes at ``now_ms``: the broker's clock never goes back."""
+        if now_ms > self.now_ms:
+            self.now_ms = now_ms
+
+    def handle_request(self, conn, api, header, body, respond, now_ms: int):
+        """Handle one decoded request from ``conn``: fault rules, the request log and version caps
+        first (``interceptor``, which may wrap ``respond``), then the API's handler. The answer goes
+        to ``respond`` (now or later); returns NO_RESPONSE when there is none to send (acks=0), else
+        DEFERRED. A black-holed request is never answered."""
+        self.observe_time(now_ms)
+        respond = self.interceptor.intercept(conn, api.api_key, header.request_api_version, header.correlation_id,
+                                             header.client_id, body, respond, now_ms)
+        if respond is None:
+            return DEFERRED
+        ctx = RequestContext(broker=self, api_key=api.api_key, api_version=header.request_api_version,
+                             correlation_id=header.correlation_id, client_id=header.client_id,
+                             client_host=conn.client_host, connection_id=conn.connection_id, now_ms=now_ms,
+                             node_id=conn.node_id, respond=respond)
+        result = api.func(ctx, body)
+        if result is NO_RESPONSE or result is DEFERRED:
+            return result
+        respond(result)
+        return DEFERRED
+
+    def use_real_time_for_fetch_waits(self, call_later) -> None:
+        """Under a manual clock, clients still time their long polls in real time: ``call_later(s, fn)``
+        (the IO layer's timer) ends each parked Fetch after its max_wait_ms of real time, or it
+        would hold back its connection until the test advanced the clock."""
+        fetches = self.store.fetches
+        fetches.on_park = lambda waiter, ms: call_later(ms / 1000, fetches.complete, waiter)
 
     # -- topics --------------------------------------------------------------------------
     def create_topic(self, name: str, num_partitions: int, configs: dict[str, str]) -> Topic:

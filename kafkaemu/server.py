@@ -50,10 +50,7 @@ class KafkaServer:
             self.control_server = ControlServer(self.control, self.config)
             await self.control_server.start()
         if self.clock.manual:
-            # Clients time their own fetches in real time: under a manual clock a long poll
-            # still ends after max_wait_ms of real time, or it would hold back the connection.
-            fetches = self.broker.store.fetches
-            fetches.on_park = lambda waiter, ms: self._loop.call_later(ms / 1000, fetches.complete, waiter)
+            self.broker.use_real_time_for_fetch_waits(self._loop.call_later)
         self.schedule_tick()
 
     async def start_listener(self, node_id: int) -> None:

@@ -38,6 +38,11 @@ def frame(*parts: bytes) -> bytes:
     return _SIZE.pack(sum(len(p) for p in parts)) + b"".join(parts)
 
 
+def api_name(api_key: int) -> str:
+    """Kafka's name of an API ("JoinGroup")."""
+    return catalog().api_name(api_key)
+
+
 def request_header_version(api_key: int, api_version: int) -> int:
     return 2 if catalog().is_flexible_request(api_key, api_version) else 1
 
@@ -82,6 +87,11 @@ def response_head(api_key: int, api_version: int, correlation_id: int) -> bytes:
     """The response header's bytes (v0: the correlation id; v1: and an empty tag buffer)."""
     head = _CORRELATION.pack(correlation_id)
     return head + b"\x00" if response_header_version(api_key, api_version) else head
+
+
+def response_codec(api_key: int, api_version: int):
+    """The codec of a response body (the header is ``response_head``)."""
+    return catalog().response(api_key, api_version)
 
 
 def encode_response(api_key: int, api_version: int, correlation_id: int, body: dict) -> bytes:

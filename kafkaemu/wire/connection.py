@@ -2,11 +2,11 @@
 
 Requests are dispatched through the registry as they arrive; replies may complete out of
 order (parked JoinGroup, long-poll Fetch) but are written in request order, as Kafka clients
-require. Every protocol quirk of framing and headers lives here:
-- the ApiVersions response header is always v0;
-- an ApiVersions request above the supported version is answered in v0 with UNSUPPORTED_VERSION;
-- the request header's client id is never compact (see ``headers.spec``);
-- acks=0 produce gets no reply (the handler returns NO_RESPONSE).
+require. The protocol's header and framing rules live in ``kafkaemu.protocol.envelope``; the
+broker handles each decoded request (``Broker.handle_request``: its clock, fault rules, request log,
+then the handler), so the connection only frames, orders and bounds. An acks=0 produce gets no
+reply (the handler returns NO_RESPONSE). Each request is handled with its connection, client id,
+api and correlation id bound to structlog's context, so every event logged on its way carries them.
 On a SASL listener a ``SaslAuthenticator`` (kafkaemu.auth) sees every frame until the client
 has authenticated; only the ApiVersions it lets through reach the handlers before that.
 
@@ -25,30 +25,38 @@ so it follows the injected clock.
 """
 from __future__ import annotations
 
-import io
 import itertools
-import struct
 from collections import deque
 from typing import TYPE_CHECKING, Callable
 
 import structlog
 
-from ..handlers.registry import DEFERRED, NO_RESPONSE, ApiRegistry, RequestContext
-from ..protocol.catalog import catalog
-from ..protocol.errors import ErrorCode
-from .framing import FrameDecoder, FrameError, frame
+from ..handlers.registry import NO_RESPONSE, ApiRegistry
+from ..protocol import envelope
+from ..protocol.envelope import API_VERSIONS, frame
+from .framing import FrameDecoder, FrameError
 
 if TYPE_CHECKING:
     from ..auth.authenticator import SaslAuthenticator
     from ..broker import Broker
 
-API_VERSIONS = 18
 MAX_SASL_RECEIVE_BYTES = 524288  # Kafka's sasl.server.max.receive.size, until authenticated
 MAX_UNSENT_REPLY_BYTES = 1 << 20    # completed replies not yet taken by the transport
 MAX_IN_FLIGHT = 100                 # requests handled whose replies are not all sent
 _timer_serial = itertools.count(1)
-_KEY_VERSION = struct.Struct(">hhi")
 log = structlog.get_logger("kafkaemu.wire")
+
+
+def _log_context(connection_id: int, header, api_name: str, body) -> dict:
+    """What every event logged while a request is handled carries: the connection, client, api,
+    version and correlation id, and the group, member and transactional id the request names."""
+    context = {"conn": connection_id, "client_id": header.client_id, "api": api_name,
+               "version": header.request_api_version, "correlation_id": header.correlation_id}
+    for field, key in (("group_id", "group"), ("member_id", "member"), ("transactional_id", "transactional_id")):
+        value = getattr(body, field, None)
+        if isinstance(value, str) and value:
+            context[key] = value
+    return context
 
 
 class ProtocolViolation(Exception):
@@ -120,8 +128,7 @@ class Connection:
         ProtocolViolation when the connection must close."""
         if self._processing:  # a reply completed while a request of ours is being handled
             return
-        if now_ms > self.broker.now_ms:
-            self.broker.now_ms = now_ms
+        self.broker.observe_time(now_ms)
         self._processing = True
         try:
             queued = self._queued
@@ -163,33 +170,29 @@ class Connection:
         auth = self.authenticator
         if auth is not None and not auth.complete and not self._authenticate(auth, data):
             return
-        if len(data) < 8:
-            raise ProtocolViolation(f"request of {len(data)} bytes is shorter than a header")
-        api_key, api_version, correlation_id = _KEY_VERSION.unpack_from(data)
+        try:
+            api_key, api_version, correlation_id = envelope.peek_request(data)
+        except envelope.RequestDecodeError as exc:
+            raise ProtocolViolation(str(exc)) from None
         api = self.registry.get(api_key)
         if api is None or not api.supports(api_version):
             if api_key == API_VERSIONS and api is not None and api_version > api.max_version:
-                self._unsupported_api_versions(correlation_id)
+                self._send(envelope.unsupported_api_versions(correlation_id, self.registry.api_keys()))
                 return
             raise ProtocolViolation(f"unsupported api key {api_key} version {api_version}")
-        cat = catalog()
-        flexible = cat.is_flexible_request(api_key, api_version)
-        stream = io.BytesIO(data)
         try:
-            header = cat.data("RequestHeader", 2 if flexible else 1).decode_prefix(stream)
-            body = cat.request(api_key, api_version).decode(data[stream.tell():], strict=False)
-        except Exception as exc:  # DecodeError and the other errors construct raises
-            raise ProtocolViolation(f"cannot decode {api.name} v{api_version}: {exc}") from None
+            header, body = envelope.decode_request(data)
+        except envelope.RequestDecodeError as exc:
+            raise ProtocolViolation(str(exc)) from None
 
         slot = _Slot()
         self._slots.append(slot)
-        respond_header = (api_key != API_VERSIONS) and flexible
-        resp_codec = cat.response(api_key, api_version)
+        head = envelope.response_head(api_key, api_version, correlation_id)
+        resp_codec = envelope.response_codec(api_key, api_version)
 
         def respond(response: dict) -> None:
             if slot.done or self.closed:
                 return
-            head = struct.pack(">i", correlation_id) + (b"\x00" if respond_header else b"")
             try:
                 body_bytes = resp_codec.encode(response)
             except Exception:  # a handler bug; parked replies arrive from timers, so never raise
@@ -201,27 +204,15 @@ class Connection:
             self._unsent += len(slot.data)
             self._flush()
 
-        # Fault rules, the request log and version caps (kafkaemu.control.intercept).
-        respond = self.broker.interceptor.intercept(self, api_key, api_version, correlation_id, header.client_id,
-                                                    body, respond, now_ms)
-        if respond is None:  # black-holed by a fault: never handled nor answered
-            return
-
-        ctx = RequestContext(
-            broker=self.broker, api_key=api_key, api_version=api_version, correlation_id=correlation_id,
-            client_id=header.client_id, client_host=self.client_host, connection_id=self.connection_id,
-            now_ms=now_ms, node_id=self.node_id, respond=respond,
-        )
-        try:
-            result = api.func(ctx, body)
-        except Exception:
-            self.log.exception("handler_failed", api=api.name, version=api_version, client_id=header.client_id)
-            raise ProtocolViolation(f"handler {api.name} failed") from None
+        with structlog.contextvars.bound_contextvars(**_log_context(self.connection_id, header, envelope.api_name(api_key), body)):
+            try:
+                result = self.broker.handle_request(self, api, header, body, respond, now_ms)
+            except Exception:
+                self.log.exception("handler_failed", api=api.name, version=api_version, client_id=header.client_id)
+                raise ProtocolViolation(f"handler {api.name} failed") from None
         if result is NO_RESPONSE:
             slot.done = True
             self._flush()
-        elif result is not DEFERRED:
-            respond(result)
 
     def _authenticate(self, auth: "SaslAuthenticator", data: bytes) -> bool:
         """Pass a frame to the authenticator; True when the ordinary handlers should answer it."""
@@ -236,13 +227,6 @@ class Connection:
             self._decoder.max_frame_bytes = self.broker.config.socket_request_max_bytes
             self.log = self.log.bind(user=auth.username)
         return False
-
-    def _unsupported_api_versions(self, correlation_id: int) -> None:
-        body = catalog().response(API_VERSIONS, 0).encode({
-            "error_code": ErrorCode.UNSUPPORTED_VERSION,
-            "api_keys": self.registry.api_keys(),
-        })
-        self._send(frame(struct.pack(">i", correlation_id), body))
 
     def _send(self, data: bytes) -> None:
         """Queue a reply that is complete already (behind any still parked)."""
