@@ -19,7 +19,7 @@ pytestmark = pytest.mark.timeout(300)
 
 
 def classic_group(emulator, group_id):
-    return emulator.call(lambda broker: broker.coordinator.groups.get(group_id))
+    return emulator.call(lambda broker: broker.coordinator.classic.groups.get(group_id))
 
 
 def split_held(emulator, group_id, cs, universe) -> bool:
