@@ -75,7 +75,7 @@ def emulator():
 
 def committing_consumer(bootstrap: str, client_id: str) -> ConsumerThread:
     """A kafka-python consumer of TOPIC in GROUP on its own thread, committing as it goes (polls of
-    POLL_MS: shorter ones can hang kafka-python 3.0.12, see group_clients)."""
+    POLL_MS, as the group tests and users write them)."""
     from kafka import KafkaConsumer
     settings = dict(bootstrap_servers=bootstrap, group_id=GROUP, client_id=client_id, session_timeout_ms=SESSION_MS,
                     heartbeat_interval_ms=500, auto_offset_reset="earliest", enable_auto_commit=True,
