@@ -20,6 +20,7 @@ import structlog
 from ..faults import FaultRule
 from ..protocol.catalog import catalog
 from ..storage.log_store import OFFSETS_TOPIC
+from ..storage.transaction_state_topic import TRANSACTION_STATE_TOPIC
 from . import snapshots as snaps
 from .intercept import error_name
 from .params import (AwaitTimeout, ControlError, Param, api_key, bad, boolean, choice, duration_ms, error_code, integer,
@@ -413,6 +414,76 @@ class Control:
         return {"group": group, "coordinator": node, "offsets_partition": index, "leader_epoch": epoch,
                 "groups_on_partition": sharing}
 
+    @op("POST", "/api/transactions/{transactional_id}/coordinator", transactional_id=P(text, required=True),
+        node=P(integer(min=0), required=True))
+    def txn_coordinator_move(self, transactional_id: str, node: int) -> dict:
+        """Move a transactional id's coordinator: its __transaction_state partition gets a new
+        leader; producers get NOT_COORDINATOR from the old node and find the new one."""
+        self._live_target(node)
+        index = self.broker.txn_coordinator.partition_for(transactional_id)
+        epoch = self.broker.move_leader(TRANSACTION_STATE_TOPIC, index, node)
+        return {"transactional_id": transactional_id, "coordinator": node, "state_partition": index,
+                "leader_epoch": epoch}
+
+    # -- transactions -----------------------------------------------------------------------
+    def _transaction(self, transactional_id: str) -> dict:
+        state = self.broker.transaction_state(transactional_id)
+        if state is None:
+            raise ControlError(404, f"no transactional id {transactional_id!r}")
+        return _json_transaction(state)
+
+    @op("GET", "/api/transactions/{transactional_id}", transactional_id=P(text, required=True))
+    def transaction(self, transactional_id: str) -> dict:
+        """A transactional id's state (Kafka's names), pending state, producer id and epoch,
+        partitions, timeout, whether its markers are held."""
+        return self._transaction(transactional_id)
+
+    @op("POST", "/api/transactions/{transactional_id}/hold", transactional_id=P(text, required=True))
+    def transaction_hold(self, transactional_id: str) -> dict:
+        """Withhold the id's commit/abort markers until released: EndTxn is answered, the transaction
+        stays in PrepareCommit/PrepareAbort and the last stable offset of its partitions stays pinned."""
+        self._transaction(transactional_id)
+        self.broker.hold_transaction(transactional_id)
+        return self._transaction(transactional_id)
+
+    @op("POST", "/api/transactions/{transactional_id}/release", transactional_id=P(text, required=True))
+    def transaction_release(self, transactional_id: str) -> dict:
+        """Write the markers withheld by hold; ``completed`` says whether a transaction completed."""
+        self._transaction(transactional_id)
+        completed = self.broker.release_transaction(transactional_id, self._now())
+        self._tick()
+        return {"completed": completed, **self._transaction(transactional_id)}
+
+    @op("POST", "/api/transactions/{transactional_id}/abort", transactional_id=P(text, required=True))
+    def transaction_abort(self, transactional_id: str) -> dict:
+        """Abort the id's open transaction as the coordinator does on its own (fencing the epoch)."""
+        self._transaction(transactional_id)
+        error = self.broker.abort_transaction(transactional_id, self._now())
+        self._tick()
+        return self._transaction_result(transactional_id, error)
+
+    @op("POST", "/api/transactions/{transactional_id}/time-out", transactional_id=P(text, required=True))
+    def transaction_time_out(self, transactional_id: str) -> dict:
+        """Make the id's open transaction time out now, whatever the clock."""
+        self._transaction(transactional_id)
+        error = self.broker.time_out_transaction(transactional_id, self._now())
+        self._tick()
+        return self._transaction_result(transactional_id, error)
+
+    @op("POST", "/api/transactions/{transactional_id}/fence", transactional_id=P(text, required=True))
+    def transaction_fence(self, transactional_id: str) -> dict:
+        """Bump the id's epoch as a new producer instance would: the running producer is fenced."""
+        self._transaction(transactional_id)
+        result = self.broker.fence_producer(transactional_id, self._now())
+        self._tick()
+        return {"error": error_name(result["error_code"]), **self._transaction(transactional_id)}
+
+    def _transaction_result(self, transactional_id: str, error: str) -> dict:
+        if error != "NONE":
+            raise ControlError(409, f"transactional id {transactional_id!r}: {error}", txn_error=error,
+                               current=self._transaction(transactional_id))
+        return {"error": error, **self._transaction(transactional_id)}
+
     # -- API version caps -----------------------------------------------------------------
     @op("GET", "/api/api-versions")
     def api_version_caps(self) -> dict:
@@ -748,3 +819,7 @@ class Control:
         result = self._restore(snaps.empty(self.broker), clock=False)
         return {"connections_closed": result["connections_closed"],
                 "took_ms": round((time.perf_counter() - started) * 1000, 3)}
+
+
+def _json_transaction(state: dict) -> dict:
+    return {**state, "partitions": [{"topic": t, "partition": p} for t, p in state["partitions"]]}

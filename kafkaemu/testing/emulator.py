@@ -258,6 +258,9 @@ class KafkaEmulator:
     def topics(self, internal: bool = False) -> list[dict]:
         return self.control("topics", internal=internal or None)["topics"]
 
+    def create_topic(self, name: str, partitions: int = 1, configs: dict | None = None) -> dict:
+        return self.control("topic_create", name=name, partitions=partitions, configs=configs)
+
     def topic(self, name: str) -> dict:
         return self.control("topic", topic=name)
 
@@ -322,31 +325,52 @@ class KafkaEmulator:
     def transaction_state(self, transactional_id: str) -> dict | None:
         """The transactional id's state (Kafka's name, e.g. "Ongoing"), pending state, producer id and
         epoch, partitions, timeout, start time, whether held; None for an unknown id."""
-        return self.call(lambda broker: broker.transaction_state(transactional_id))
+        from ..control.params import ControlError
+        try:
+            return self.control("transaction", transactional_id=transactional_id)
+        except ControlError as exc:
+            if exc.status == 404:
+                return None
+            raise
 
     def hold_transaction(self, transactional_id: str) -> None:
         """Withhold the id's commit/abort markers until ``release_transaction``: EndTxn is answered,
         the transaction stays in PrepareCommit/PrepareAbort and the last stable offset of its
         partitions stays pinned (read_committed consumers wait). A held transaction never times out."""
-        self.call(lambda broker: broker.hold_transaction(transactional_id))
+        self.control("transaction_hold", transactional_id=transactional_id)
 
     def release_transaction(self, transactional_id: str) -> bool:
         """Stop holding; write withheld markers. True when a transaction completed."""
-        return self.call(lambda broker: broker.release_transaction(transactional_id, self.clock.now_ms()))
+        return self.control("transaction_release", transactional_id=transactional_id)["completed"]
 
     def abort_transaction(self, transactional_id: str) -> str:
         """Abort the id's open transaction as the coordinator does on its own, fencing the producer's
         epoch; returns "NONE" or the error name (INVALID_TXN_STATE when none is open)."""
-        return self.call(lambda broker: broker.abort_transaction(transactional_id, self.clock.now_ms()))
+        return self._transaction_call("transaction_abort", transactional_id)
 
     def time_out_transaction(self, transactional_id: str) -> str:
         """Make the id's open transaction time out now, whatever the clock; returns the error name."""
-        return self.call(lambda broker: broker.time_out_transaction(transactional_id, self.clock.now_ms()))
+        return self._transaction_call("transaction_time_out", transactional_id)
 
     def fence_producer(self, transactional_id: str) -> dict:
         """Bump the id's epoch as a new producer instance's InitProducerId would: the running producer
         gets PRODUCER_FENCED. Returns error_code, producer_id, producer_epoch."""
-        return self.call(lambda broker: broker.fence_producer(transactional_id, self.clock.now_ms()))
+        from ..protocol.errors import ErrorCode
+        got = self.control("transaction_fence", transactional_id=transactional_id)
+        return {"error_code": int(ErrorCode[got["error"]]), "producer_id": got["producer_id"],
+                "producer_epoch": got["producer_epoch"]}
+
+    def move_transaction_coordinator(self, transactional_id: str, node_id: int) -> dict:
+        return self.control("txn_coordinator_move", transactional_id=transactional_id, node=node_id)
+
+    def _transaction_call(self, op: str, transactional_id: str) -> str:
+        from ..control.params import ControlError
+        try:
+            return self.control(op, transactional_id=transactional_id)["error"]
+        except ControlError as exc:
+            if exc.status == 409 and "txn_error" in exc.details:
+                return exc.details["txn_error"]
+            raise
 
     def transaction_transitions(self, transactional_id: str | None = None) -> list:
         """Every transaction state transition so far (time, id, from, to, producer id, epoch), oldest
