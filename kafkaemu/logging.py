@@ -10,8 +10,39 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Callable, Iterator
 
 import structlog
+
+# The request being handled, as a function building its log fields: set once per request (one
+# context-variable write, not one per field) and only called when an event is actually logged.
+_request_context: ContextVar[Callable[[], dict] | None] = ContextVar("kafkaemu_request_context", default=None)
+
+
+@contextmanager
+def request_context(fields: Callable[[], dict]) -> Iterator[None]:
+    """Every event logged inside carries ``fields()`` (connection, client, api, group, ...)."""
+    token = _request_context.set(fields)
+    try:
+        yield
+    finally:
+        _request_context.reset(token)
+
+
+def current_request_context() -> dict:
+    fields = _request_context.get()
+    return fields() if fields is not None else {}
+
+
+def merge_request_context(logger, method, event_dict):
+    """structlog processor: the fields of the request being handled, unless the event sets them."""
+    fields = _request_context.get()
+    if fields is not None:
+        for key, value in fields().items():
+            event_dict.setdefault(key, value)
+    return event_dict
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 
@@ -37,6 +68,7 @@ def configure_logging(fmt: str = "console", level: str = "info", stream=None, *,
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
+            merge_request_context,
             structlog.processors.add_log_level,
             timestamper,
             exceptions,

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Callable
 import structlog
 
 from ..handlers.registry import NO_RESPONSE, ApiRegistry
+from ..logging import request_context
 from ..protocol import envelope
 from ..protocol.envelope import API_VERSIONS, frame
 from .framing import FrameDecoder, FrameError
@@ -204,7 +205,7 @@ class Connection:
             self._unsent += len(slot.data)
             self._flush()
 
-        with structlog.contextvars.bound_contextvars(**_log_context(self.connection_id, header, envelope.api_name(api_key), body)):
+        with request_context(lambda: _log_context(self.connection_id, header, envelope.api_name(api_key), body)):
             try:
                 result = self.broker.handle_request(self, api, header, body, respond, now_ms)
             except Exception:

@@ -9,7 +9,7 @@ import structlog
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
-from kafkaemu.logging import configure_logging
+from kafkaemu.logging import configure_logging, current_request_context, request_context
 from kafkaemu.protocol import envelope
 from kafkaemu.wire.connection import Connection
 
@@ -24,7 +24,7 @@ def test_a_request_is_handled_with_its_context_bound():
     join_group = broker.coordinator.join_group
 
     def recording(*args, **kwargs):
-        seen.append(structlog.contextvars.get_contextvars())
+        seen.append(current_request_context())
         return join_group(*args, **kwargs)
     broker.coordinator.join_group = recording
     conn = Connection(broker, REGISTRY, 42, "127.0.0.1")
@@ -32,7 +32,7 @@ def test_a_request_is_handled_with_its_context_bound():
     assert conn.take_output()
     assert seen == [{"conn": 42, "client_id": "app-1", "api": "JoinGroup", "version": 9, "correlation_id": 7,
                      "group": "orders", "member": "m-1"}]
-    assert structlog.contextvars.get_contextvars() == {}   # nothing stays bound after the request
+    assert current_request_context() == {}   # nothing stays bound after the request
 
 
 def test_configured_logging_merges_the_bound_context_into_each_event():
@@ -40,7 +40,7 @@ def test_configured_logging_merges_the_bound_context_into_each_event():
     previous = structlog.get_config()
     configure_logging("json", "info", stream=stream)
     try:
-        with structlog.contextvars.bound_contextvars(conn=3, group="orders"):
+        with request_context(lambda: {"conn": 3, "group": "orders"}):
             structlog.get_logger("kafkaemu.test").info("something_happened")
     finally:
         structlog.configure(**previous)
