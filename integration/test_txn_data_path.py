@@ -144,3 +144,31 @@ def test_kafka_python_read_committed(kafka_emulator):
     assert [v for _, _, v in out["read_committed"]] == [b"c0", b"c1", b"c2", b"a0", b"a1", b"a2", b"c3", b"c4",
                                                         b"a3", b"a4"]
     assert len(out["read_uncommitted"]) == 15
+
+
+@pytest.mark.timeout(120)
+def test_markers_and_open_transactions_survive_a_restart(tmp_path):
+    """With a data directory, a restarted emulator rebuilds the transactions from the log: the
+    committed one stays visible, the open one still pins the LSO, and its abort marker written
+    after the restart hides its records from read_committed consumers."""
+    pytest.importorskip("confluent_kafka", reason="confluent-kafka is not installed")
+    from kafkaemu.testing import KafkaEmulator
+    topic = unique_topic("txn-restart")
+    with KafkaEmulator(data_dir=str(tmp_path)) as first:
+        _fill(first, topic)
+        first.call(lambda b: b.write_txn_markers(A, 0, True, 0, [(topic, 0), (topic, 1)], b.now_ms))
+        assert first.call(lambda b: b.store.get(topic).partitions[0].last_stable_offset) == 6   # B opened at 6
+    with KafkaEmulator(data_dir=str(tmp_path)) as second:
+        assert second.call(lambda b: (b.store.get(topic).partitions[0].open_transactions(),
+                                      b.store.get(topic).partitions[1].open_transactions())) == ({B: 6}, {B: 0})
+        committed = _consumer(second, topic, "read_committed")
+        try:
+            assert committed.get_watermark_offsets(_tp(topic, 0), timeout=10, cached=False) == (0, 6)
+            assert sorted(_consume(committed, 6)) == [(0, 0, b"c0"), (0, 1, b"c1"), (0, 2, b"c2"), (0, 3, b"a0"),
+                                                      (0, 4, b"a1"), (0, 5, b"a2")]
+            assert _settle(committed) == []
+            second.call(lambda b: b.write_txn_markers(B, 0, False, 0, [(topic, 0), (topic, 1)], b.now_ms))
+            rest = _consume(committed, 4) + _settle(committed)
+            assert sorted(rest) == [(0, 9, b"c3"), (0, 10, b"c4"), (0, 11, b"a3"), (1, 2, b"a4")]
+        finally:
+            committed.close()

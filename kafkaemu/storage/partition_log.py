@@ -24,9 +24,9 @@ import structlog
 
 from . import compression, legacy_records, topic_config
 from .producer_state import ProducerStateTable
-from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, HEADER_SIZE, NO_TIMESTAMP, InvalidBatch, build_batch, control_record, crc_ok,
-                           end_txn_marker, iter_records, parse_header, rewrite_offsets, set_max_timestamp,
-                           split_batches)
+from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, HEADER_SIZE, NO_TIMESTAMP, InvalidBatch, build_batch,
+                           control_record, crc_ok, end_txn_marker, iter_records, parse_header, rewrite_offsets,
+                           set_max_timestamp, split_batches)
 from .record_validation import check_records
 
 log = structlog.get_logger("kafkaemu.storage")
@@ -618,6 +618,7 @@ class PartitionLog:
         end = self._lasts[-1] + 1 if self._lasts else 0
         self.high_watermark = max(end, high_watermark, log_start)
         self.log_start_offset = log_start
+        self.producers.remove_before(log_start)   # as the live log forgot them when the log start moved
         self._clean_bytes = self.size_bytes
         return repaired
 

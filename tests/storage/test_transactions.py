@@ -285,3 +285,24 @@ def test_transactions_survive_a_restart(tmp_path):
     again.append_control_batch(2, 0, False, 4, NOW)
     assert again.last_stable_offset == again.high_watermark == 8
     assert [t.producer_id for t in again.aborted_transactions(0, 8)] == [1, 2]
+
+
+def test_a_restart_after_delete_records_rebuilds_what_the_live_log_had(tmp_path):
+    def open_store():
+        s = LogStore()
+        DataDir(str(tmp_path)).attach(s)
+        return s
+
+    plog = open_store().create_topic("t", 1).partitions[0]
+    a, b, idem = Producer(1), Producer(2), Producer(3, transactional=False)
+    ok(plog.append(idem.batch(2), NOW))                       # 0-1
+    ok(plog.append(b.batch(1), NOW))                          # 2
+    plog.append_control_batch(2, 0, False, 0, NOW)            # 3: aborted, wholly below the new start
+    ok(plog.append(a.batch(3), NOW))                          # 4-6 open
+    plog.delete_records(5)                                    # into the open transaction's batch
+    live = (plog.log_start_offset, plog.last_stable_offset, plog.open_transactions(),
+            sorted(plog.producers.producers), list(plog.producers.aborted))
+    assert live == (5, 5, {1: 4}, [1], [])
+    again = open_store().get("t").partitions[0]
+    assert (again.log_start_offset, again.last_stable_offset, again.open_transactions(),
+            sorted(again.producers.producers), list(again.producers.aborted)) == live
