@@ -21,14 +21,24 @@ import structlog
 _request_context: ContextVar[Callable[[], dict] | None] = ContextVar("kafkaemu_request_context", default=None)
 
 
+def bind_request_context(fields: Callable[[], dict]):
+    """Until ``unbind_request_context(token)``, every event logged carries ``fields()``
+    (connection, client, api, group, ...); returns the token."""
+    return _request_context.set(fields)
+
+
+def unbind_request_context(token) -> None:
+    _request_context.reset(token)
+
+
 @contextmanager
 def request_context(fields: Callable[[], dict]) -> Iterator[None]:
     """Every event logged inside carries ``fields()`` (connection, client, api, group, ...)."""
-    token = _request_context.set(fields)
+    token = bind_request_context(fields)
     try:
         yield
     finally:
-        _request_context.reset(token)
+        unbind_request_context(token)
 
 
 def current_request_context() -> dict:

@@ -14,8 +14,7 @@ the end markers of transactions. ``complete_transaction`` applies a marker writt
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
 import structlog
 
@@ -58,6 +57,7 @@ class GroupCoordinator:
     def __init__(self, settings: CoordinatorSettings | None = None, sink: Sink | None = None, now_ms: int = 0,
                  transition_log_size: int = 100000) -> None:
         self.ctx = CoordinatorContext(settings or CoordinatorSettings(), sink, now_ms, transition_log_size)
+        self._scope = _RequestScope(self.ctx)
         self.classic = ClassicGroupManager(self.ctx)
         self.consumer = ConsumerGroupManager(self.ctx)
         self.offsets = OffsetManager(self.ctx, self)
@@ -93,14 +93,11 @@ class GroupCoordinator:
     def next_deadline_ms(self) -> int | None:
         return self.ctx.timers.next_deadline()
 
-    @contextmanager
-    def _request(self, now_ms: int) -> Iterator[None]:
+    def _request(self, now_ms: int) -> "_RequestScope":
+        """``with self._request(now_ms):`` around each request: timers due by ``now_ms`` fire first,
+        and timers due now (a zero initial rebalance delay) complete within the request that set them."""
         self.tick(now_ms)
-        try:
-            yield
-        finally:
-            # Timers due now (a zero initial rebalance delay) complete within the request that set them.
-            self.ctx.timers.poll(self.ctx.now_ms)
+        return self._scope
 
     # ============================================================ which group, which manager
     def partition_for(self, group_id: str) -> int:
@@ -286,3 +283,18 @@ class GroupCoordinator:
             log.warning("offsets_records_skipped", count=skipped)
         self.classic.after_load()
         self.consumer.after_load()
+
+
+class _RequestScope:
+    """The context manager ``GroupCoordinator._request`` returns (a class: a generator-based one
+    cost more than a heartbeat's own work)."""
+    __slots__ = ("_ctx",)
+
+    def __init__(self, ctx) -> None:
+        self._ctx = ctx
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> None:
+        self._ctx.timers.poll(self._ctx.now_ms)

@@ -1,7 +1,10 @@
 """Which __consumer_offsets partition (and so which coordinator) owns a group: Kafka's exact hash."""
 from __future__ import annotations
 
+from functools import lru_cache
 
+
+@lru_cache(maxsize=65536)   # asked on every group request; group ids repeat
 def java_string_hash(s: str) -> int:
     """Java's ``String.hashCode`` (over UTF-16 code units, wrapping at 32 bits, signed)."""
     h = 0

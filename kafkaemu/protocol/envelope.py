@@ -60,9 +60,11 @@ def peek_request(data: bytes) -> tuple[int, int, int]:
     return _KEY_VERSION_CORRELATION.unpack_from(data)
 
 
-def decode_request(data: bytes) -> tuple[Any, Any]:
-    """``(header, body)`` of a request frame body (without its size). Raises RequestDecodeError."""
-    api_key, api_version, _ = peek_request(data)
+def decode_request(data: bytes, api_key: int | None = None, api_version: int | None = None) -> tuple[Any, Any]:
+    """``(header, body)`` of a request frame body (without its size); ``api_key``/``api_version``
+    when the caller has peeked them already. Raises RequestDecodeError."""
+    if api_key is None or api_version is None:
+        api_key, api_version, _ = peek_request(data)
     cat = catalog()
     stream = io.BytesIO(data)
     try:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Callable
 import structlog
 
 from ..handlers.registry import NO_RESPONSE, ApiRegistry
-from ..logging import request_context
+from ..logging import bind_request_context, unbind_request_context
 from ..protocol import envelope
 from ..protocol.envelope import API_VERSIONS, frame
 from .framing import FrameDecoder, FrameError
@@ -182,7 +182,7 @@ class Connection:
                 return
             raise ProtocolViolation(f"unsupported api key {api_key} version {api_version}")
         try:
-            header, body = envelope.decode_request(data)
+            header, body = envelope.decode_request(data, api_key, api_version)
         except envelope.RequestDecodeError as exc:
             raise ProtocolViolation(str(exc)) from None
 
@@ -205,12 +205,14 @@ class Connection:
             self._unsent += len(slot.data)
             self._flush()
 
-        with request_context(lambda: _log_context(self.connection_id, header, envelope.api_name(api_key), body)):
-            try:
-                result = self.broker.handle_request(self, api, header, body, respond, now_ms)
-            except Exception:
-                self.log.exception("handler_failed", api=api.name, version=api_version, client_id=header.client_id)
-                raise ProtocolViolation(f"handler {api.name} failed") from None
+        token = bind_request_context(lambda: _log_context(self.connection_id, header, envelope.api_name(api_key), body))
+        try:
+            result = self.broker.handle_request(self, api, header, body, respond, now_ms)
+        except Exception:
+            self.log.exception("handler_failed", api=api.name, version=api_version, client_id=header.client_id)
+            raise ProtocolViolation(f"handler {api.name} failed") from None
+        finally:
+            unbind_request_context(token)
         if result is NO_RESPONSE:
             slot.done = True
             self._flush()
