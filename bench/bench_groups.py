@@ -35,7 +35,7 @@ SUBSCRIPTION = b"\x00\x01" + b"\x00\x00\x00\x01\x00\x06orders" + b"\xff\xff\xff\
 
 def core_round(members: int, rounds: int) -> list[float]:
     """ms of coordinator time for a full rebalance round (every JoinGroup, every SyncGroup)."""
-    c = GroupCoordinator(CoordinatorSettings(), now_ms=0)
+    c = GroupCoordinator(CoordinatorSettings(initial_rebalance_delay_ms=0), now_ms=0)
     sink = []
     ids = []
     for i in range(members):       # MEMBER_ID_REQUIRED first, then the real join
