@@ -175,3 +175,26 @@ def test_a_non_loopback_peer_is_refused_unless_allowed(allow):
             assert "loopback peers only" in json.loads(exc.read())["error"]
         assert status == (200 if allow else 403)
         assert call(e, "GET", "/api/clock")[0] == 200   # loopback is always served
+
+
+@pytest.mark.parametrize("headers,reason", [
+    ({"Origin": "http://evil.example"}, "cross-origin"),
+    ({"Origin": "null"}, "cross-origin"),
+    ({"Host": "evil.example"}, "is not this machine"),
+])
+def test_a_page_elsewhere_cannot_drive_the_api_through_a_local_browser(emulator, headers, reason):
+    """A text/plain POST from another site's page (no CORS preflight) or a DNS-rebound name: 403,
+    and the clock did not move."""
+    before = call(emulator, "GET", "/api/clock")[1]["now_ms"]
+    status, got = call(emulator, "POST", "/api/clock/advance", raw=b'{"ms": 60000}',
+                       headers={"Content-Type": "text/plain", **headers})
+    assert status == 403 and reason in got["error"]
+    assert call(emulator, "GET", "/api/clock")[1]["now_ms"] == before
+
+
+def test_the_page_on_the_control_port_may_call_it(emulator):
+    origin = emulator.control_url.rstrip("/")
+    before = call(emulator, "GET", "/api/clock")[1]["now_ms"]
+    status, got = call(emulator, "POST", "/api/clock/advance", {"ms": 1000}, headers={"Origin": origin})
+    assert status == 200 and got["now_ms"] == before + 1000
+    assert call(emulator, "GET", "/api/clock", headers={"Host": "localhost"})[0] == 200

@@ -57,6 +57,10 @@ class _Route:
 ROUTES = [_Route(o) for o in OPS.values()]
 
 
+def _is_local_name(name: str) -> bool:
+    return name.lower() in ("localhost", "localhost.localdomain") or is_loopback(name)
+
+
 def is_loopback(host: str) -> bool:
     try:
         addr = ipaddress.ip_address(host.split("%", 1)[0])
@@ -161,6 +165,20 @@ class ControlServer:
         await self._write(writer, status, result, keep_alive, content_type, *extra)
         return keep_alive
 
+    def _foreign(self, headers: dict) -> str | None:
+        """Why a request that reached the loopback port may still come from elsewhere: a Host that
+        is not this machine (a DNS-rebinding page) or an Origin that is not the control port's own
+        (a page in a local browser posting to it). None when it is the emulator's own."""
+        if self.allow_remote:
+            return None
+        host = headers.get("host")
+        if host is not None and not _is_local_name(urlsplit("//" + host).hostname or ""):
+            return f"Host {host!r} is not this machine; the control API answers local names only"
+        origin = headers.get("origin")
+        if origin is not None and urlsplit(origin).netloc != host:
+            return f"cross-origin request from {origin!r} refused"
+        return None
+
     def _authorized(self, headers: dict, query_token: str | None = None) -> bool:
         if self.token is None:
             return True
@@ -176,6 +194,10 @@ class ControlServer:
             return 200, data, content_type, {"X-Content-Type-Options": "nosniff"}
         if method == "GET" and url.path in WEB_PAGE_PATHS:
             return self._web_page(url, headers)
+        refused = self._foreign(headers)
+        if refused is not None:
+            log.warning("control_request_refused", method=method, path=url.path, reason=refused)
+            return 403, {"error": refused, "status": 403}, None
         if not self._authorized(headers):
             return 401, {"error": "this control API needs Authorization: Bearer <token>", "status": 401}, None
         try:
