@@ -4,11 +4,10 @@ Parks the reply until the group's join phase completes (or answers at once on er
 MEMBER_ID_REQUIRED for v4+ dynamic members with an empty member id, or a rejoin in a settled
 state). v0 has no rebalance timeout: the session timeout stands in, as in Kafka. Before v7 the
 protocol name is not nullable; the codec writes a null one as "". The empty group id gets
-INVALID_GROUP_ID; a protocol listed twice counts once (its first listing). A JoinGroup for a KIP-848
-consumer group gets INCONSISTENT_GROUP_PROTOCOL. Not implemented: classic members joining a
-consumer group (Kafka's group.consumer.migration.policy), authorization. A protocol named twice
-counts once (the first), as the protocols are a collection keyed by name (``mapKey`` in Kafka's
-JoinGroupRequest.json); counted twice, no protocol could be chosen for the group.
+INVALID_GROUP_ID; a protocol listed twice counts once (the coordinator keeps its first listing, see
+``core.classic.requests.distinct_protocols``). A JoinGroup for a KIP-848 consumer group gets
+INCONSISTENT_GROUP_PROTOCOL. Not implemented: classic members joining a consumer group (Kafka's
+group.consumer.migration.policy), authorization.
 """
 from ..core.classic.requests import JoinGroup
 from ..protocol.errors import ErrorCode
@@ -26,7 +25,7 @@ def join_group(ctx, req):
         group_id=req.group_id,
         member_id=req.member_id,
         protocol_type=req.protocol_type,
-        protocols=_distinct_protocols(req.protocols),
+        protocols=[(p.name, bytes(p.metadata)) for p in req.protocols],
         session_timeout_ms=req.session_timeout_ms,
         rebalance_timeout_ms=rebalance_timeout,
         group_instance_id=req.group_instance_id if version >= 5 else None,
@@ -36,11 +35,3 @@ def join_group(ctx, req):
         reason=req.reason if version >= 8 else None,
     ), ctx.respond)
     return DEFERRED
-
-
-
-def _distinct_protocols(protocols) -> list[tuple[str, bytes]]:
-    first: dict[str, bytes] = {}
-    for p in protocols:
-        first.setdefault(p.name, bytes(p.metadata))
-    return list(first.items())
