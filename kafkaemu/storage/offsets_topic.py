@@ -84,14 +84,21 @@ def log_sink(store, num_partitions: int):
                producer_id: int = -1, producer_epoch: int = -1) -> None:
         if not records:
             return
-        topic = ensure_offsets_topic(store, num_partitions)
-        batch = build_batch([(key, value, (), now_ms) for key, value in records], producer_id=producer_id,
-                            producer_epoch=producer_epoch, transactional=producer_id >= 0)
-        result = topic.partitions[partition].append_batch(batch, now_ms)
-        if result.error != "NONE":
-            raise RuntimeError(f"{OFFSETS_TOPIC}-{partition} refused the coordinator's batch: {result.error} "
-                               f"{result.message or ''}")
+        append_coordinator_batch(ensure_offsets_topic(store, num_partitions), partition, records, now_ms,
+                                 producer_id, producer_epoch)
     return append
+
+
+def append_coordinator_batch(topic, partition: int, records: list[tuple[bytes, bytes | None]], now_ms: int,
+                             producer_id: int = -1, producer_epoch: int = -1) -> None:
+    """Append a coordinator's records (of one call) as one batch to a partition of its internal
+    topic; transactional when written for a producer. A refusal is a kafkaemu bug: it raises."""
+    batch = build_batch([(key, value, (), now_ms) for key, value in records], producer_id=producer_id,
+                        producer_epoch=producer_epoch, transactional=producer_id >= 0)
+    result = topic.partitions[partition].append_batch(batch, now_ms)
+    if result.error != "NONE":
+        raise RuntimeError(f"{topic.name}-{partition} refused the coordinator's batch: {result.error} "
+                           f"{result.message or ''}")
 
 
 def read_records(store) -> Iterator[tuple[bytes, bytes | None]]:

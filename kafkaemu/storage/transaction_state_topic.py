@@ -6,7 +6,8 @@ from typing import Iterator
 
 import structlog
 
-from .record_batch import build_batch, iter_records, parse_header
+from .offsets_topic import append_coordinator_batch
+from .record_batch import iter_records, parse_header
 
 log = structlog.get_logger("kafkaemu.transaction_state_topic")
 
@@ -47,12 +48,7 @@ def log_sink(store):
     def append(partition: int, records: list[tuple[bytes, bytes | None]], now_ms: int) -> None:
         if not records:
             return
-        topic = store.get(TRANSACTION_STATE_TOPIC)
-        batch = build_batch([(key, value, (), now_ms) for key, value in records])
-        result = topic.partitions[partition].append_batch(batch, now_ms)
-        if result.error != "NONE":
-            raise RuntimeError(f"{TRANSACTION_STATE_TOPIC}-{partition} refused the coordinator's batch: "
-                               f"{result.error} {result.message or ''}")
+        append_coordinator_batch(store.get(TRANSACTION_STATE_TOPIC), partition, records, now_ms)
     return append
 
 

@@ -129,7 +129,6 @@ class Connection:
         ProtocolViolation when the connection must close."""
         if self._processing:  # a reply completed while a request of ours is being handled
             return
-        self.broker.observe_time(now_ms)
         self._processing = True
         try:
             queued = self._queued
