@@ -34,7 +34,7 @@ from .offsets import records as offsets_records
 from .offsets.manager import OffsetManager, PartitionExists
 from .offsets.requests import OffsetCommit, TxnOffsetCommit
 from .placement import partition_for
-from .record_format import EndTransactionMarker, UnknownRecordType, split
+from .record_format import EndTransactionMarker, UnknownRecordType, replay_or_skip, split
 from .settings import CoordinatorSettings
 
 log = structlog.get_logger("kafkaemu.coordinator")
@@ -269,16 +269,9 @@ class GroupCoordinator:
             if isinstance(entry, EndTransactionMarker):
                 self.offsets.complete_transaction(entry.producer_id, entry.commit)
                 continue
-            key, value = entry[0], entry[1]
-            try:
-                self.replay(key, value, entry[2] if len(entry) > 2 else -1)
-            except UnknownRecordType as exc:
+            if not replay_or_skip(self.replay, entry[0], entry[1], entry[2] if len(entry) > 2 else -1,
+                                  event="offsets_record_skipped"):
                 skipped += 1
-                log.warning("offsets_record_skipped", reason="unknown record type", key_version=exc.version)
-            except Exception as exc:
-                skipped += 1
-                log.error("offsets_record_skipped", reason="undecodable", error=str(exc)[:200],
-                          key=key[:64].hex(), value_bytes=None if value is None else len(value))
         if skipped:
             log.warning("offsets_records_skipped", count=skipped)
         self.classic.after_load()

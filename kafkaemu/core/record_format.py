@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import Callable
+
+import structlog
 
 _I16 = struct.Struct(">h")
 MAX_KEY_STRING_BYTES = 32767   # record keys are not flexible: their strings have an int16 length
@@ -26,6 +29,22 @@ def fits_record_key(group_id: str) -> bool:
     write its record and so answers UNKNOWN_SERVER_ERROR with nothing changed; kafkaemu answers the
     same before changing anything."""
     return len(group_id.encode("utf-8", "surrogatepass")) <= MAX_KEY_STRING_BYTES
+
+
+def replay_or_skip(replay: Callable[..., None], key: bytes, value: bytes | None, *args, event: str,
+                   log=structlog.get_logger("kafkaemu.coordinator")) -> bool:
+    """``replay(key, value, *args)``; False, logged as ``event``, when the record is skipped: an
+    unknown key version (as Kafka's CoordinatorLoaderImpl skips it) or a record that does not decode
+    (Kafka would fail the partition's load; kafkaemu skips it so the rest of the log still loads)."""
+    try:
+        replay(key, value, *args)
+        return True
+    except UnknownRecordType as exc:
+        log.warning(event, reason="unknown record type", key_version=exc.version)
+    except Exception as exc:
+        log.error(event, reason="undecodable", error=str(exc)[:200], key=key[:64].hex() if key else None,
+                  value_bytes=None if value is None else len(value))
+    return False
 
 
 def versioned(version: int, body: bytes) -> bytes:

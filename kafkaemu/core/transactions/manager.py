@@ -14,7 +14,7 @@ import structlog
 
 from ...protocol.errors import ErrorCode
 from ..placement import partition_for
-from ..record_format import UnknownRecordType, split
+from ..record_format import UnknownRecordType, replay_or_skip, split
 from . import records
 from .context import TransactionContext
 from .metadata import TransactionMetadata, TxnTransit
@@ -131,15 +131,5 @@ class TransactionStateManager:
         """Replay records in log order; an unknown key version or an undecodable record is logged and
         skipped (Kafka skips unknown keys and fails the partition on a bad value, which kafkaemu does
         not emulate). Returns how many were skipped."""
-        skipped = 0
-        for key, value in entries:
-            try:
-                self.replay(key, value)
-            except UnknownRecordType as exc:
-                skipped += 1
-                log.warning("transaction_record_skipped", reason="unknown record type", key_version=exc.version)
-            except Exception as exc:
-                skipped += 1
-                log.error("transaction_record_skipped", reason="undecodable", error=str(exc)[:200],
-                          key=key[:64].hex() if key else None)
-        return skipped
+        return sum(not replay_or_skip(self.replay, key, value, event="transaction_record_skipped", log=log)
+                   for key, value in entries)
