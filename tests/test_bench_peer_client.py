@@ -1,0 +1,68 @@
+"""The side-by-side benchmark's raw pipelined client (bench/peer_client.py) counts only real
+answers: every request answered, correlation ids in order, error codes zero. Against an
+in-process kafkaemu, a few hundred requests; no timing is asserted."""
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+import peer_client as pc  # noqa: E402
+from kafkaemu.protocol import envelope  # noqa: E402
+from kafkaemu.testing import KafkaEmulator  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def broker():
+    with KafkaEmulator(group_initial_rebalance_delay_ms=0) as emu:
+        host, port = emu.bootstrap_server.rsplit(":", 1)
+        yield host, int(port)
+
+
+@pytest.fixture(scope="module")
+def group(broker):
+    host, port = broker
+    pc.create_topic(host, port, 7, "peer-test")
+    member = pc.form_group(host, port, 9, 5, "peer-test-group")
+    return member, pc.request_bodies("peer-test", member)
+
+
+def test_api_versions_every_request_answered_cleanly(broker):
+    host, port = broker
+    out = pc.run_pipelined(host, port, pc.API_VERSIONS, 4, pc.request_bodies("t", pc.Member("g", "m", 1, 0))[18],
+                           window=16, count=300)
+    assert out.errors == []
+    assert out.total_answered == out.answered == 300
+
+
+@pytest.mark.parametrize("api_key,version", [(pc.METADATA, 12), (pc.HEARTBEAT, 4), (pc.OFFSET_COMMIT, 9),
+                                             (pc.OFFSET_FETCH, 9), (pc.OFFSET_FETCH, 7)])
+def test_group_requests_over_several_connections(broker, group, api_key, version):
+    host, port = broker
+    member, bodies = group
+    out = pc.run_pipelined(host, port, api_key, version, bodies[api_key], connections=3, window=8, count=120)
+    assert out.errors == []
+    assert out.total_answered == 120
+
+
+def test_answers_with_an_error_code_are_not_counted(broker, group):
+    host, port = broker
+    member, bodies = group
+    stale = dict(bodies[pc.HEARTBEAT], generation_id=member.generation_id + 7)
+    out = pc.run_pipelined(host, port, pc.HEARTBEAT, 4, stale, window=8, count=50)
+    assert any("error_code=22" in e for e in out.errors)     # ILLEGAL_GENERATION
+    assert out.answered == 0
+
+
+def test_an_answer_to_another_correlation_id_is_a_failure():
+    checker = pc._Checker(pc.HEARTBEAT, 4)
+    reply = envelope.encode_response(pc.HEARTBEAT, 4, 5, {"throttle_time_ms": 0, "error_code": 0})[4:]
+    assert checker.check(reply, 5)
+    assert not checker.check(reply, 6)
+    assert checker.errors == ["correlation id 5, expected 6"]
+
+
+def test_error_codes_are_found_at_any_depth():
+    body = {"error_code": 0, "topics": [{"name": "t", "partitions": [{"error_code": 0}, {"error_code": 3}]}]}
+    assert pc.errors_in(body) == ["topics.partitions.error_code=3"]
