@@ -141,7 +141,7 @@ def choose_version(api_key: int, setups: dict[str, GroupSetup], top: int, notes:
     return min(best.values()) if best else None
 
 
-def pipelined_tables(servers: list[Server], reps: int, measure_s: float) -> list[Table]:
+def pipelined_tables(servers: list[Server], reps: int, measure_s: float, join_notes: list[str]) -> list[Table]:
     ranges = {}
     for s in servers:
         ranges[s.name] = pc.api_version_ranges(s.host, s.port)
@@ -156,6 +156,7 @@ def pipelined_tables(servers: list[Server], reps: int, measure_s: float) -> list
             setup_failures[s.name] = f"group setup failed: {_short(exc)}"
     notes = [f"{name}: a new one-member group's JoinGroup (session timeout 10 s) was answered after "
              f"{setup.member.join_seconds:.2f} s" for name, setup in setups.items()]
+    join_notes += notes
     chosen: dict[int, tuple[int | None, dict[str, str]]] = {}
     for api_key, _ in PIPELINED_APIS:
         failures = dict(setup_failures)
@@ -363,20 +364,31 @@ def wakeup_table(servers: list[Server], reps: int) -> Table:
     p95.failures = dict(median.failures)
     for name, runs in got.items():
         p95.values[name] = [r["p95_ms"] for r in runs]
-    return Table(f"Fetch long-poll wake-up: a consumer parked in a 5 s long poll, one record produced, ms until "
-                 f"received ({WAKEUP_ROUNDS} rounds a run)", [median, p95])
+    notes = []
+    if median.values.get("Tansu") and statistics.median(median.values["Tansu"]) > 1000:
+        notes.append("Tansu's median and p95 are close to each other and far from zero: its answer seems to come at "
+                     "a fixed point of the 5 s wait rather than when the record arrives")
+    return Table(f"Fetch long-poll wake-up: a confluent-kafka consumer parked in a 5 s long poll, one record "
+                 f"produced, ms until received ({WAKEUP_ROUNDS} rounds a run)", [median, p95],
+                 notes=notes)
 
 
 # -- output -------------------------------------------------------------------------------------
 
-def _fmt(value: float, unit: str) -> str:
-    if unit in ("s",):
-        return f"{value:.2f} s"
-    if unit == "ms":
-        return f"{value:.2f} ms" if value < 100 else f"{value:,.0f} ms"
-    if unit == "MB/s":
-        return f"{value:,.0f} MB/s" if value >= 100 else f"{value:.1f} MB/s"
+def _num(value: float, unit: str) -> str:
+    if unit in ("s", "ms") and value < 100:
+        return f"{value:.2f}"
+    if unit == "MB/s" and value < 100:
+        return f"{value:.1f}"
     return f"{value:,.0f}"
+
+
+def _fmt(values: list[float], unit: str) -> str:
+    """The median with its unit, and the range of the runs when there were several."""
+    text = _num(statistics.median(values), unit) + ("" if unit == "req/s" else f" {unit}")
+    if len(values) > 1:
+        text += f" ({_num(min(values), unit)}-{_num(max(values), unit)})"
+    return text
 
 
 def _cell(row: Row, broker: str, tansu_skip: str | None) -> str:
@@ -387,7 +399,7 @@ def _cell(row: Row, broker: str, tansu_skip: str | None) -> str:
     vals = row.values.get(broker)
     if not vals:
         return "n/a"
-    text = _fmt(statistics.median(vals), row.unit)
+    text = _fmt(vals, row.unit)
     if broker in row.failures:
         text += f" ({len(vals)} runs; one failed: {row.failures[broker]})"
     return text
@@ -505,15 +517,15 @@ def main(argv=None) -> int:
     servers = [emu] + ([] if tansu_skip else [tansu])
     tables: list[Table] = []
     try:
+        pipelined_join_notes: list[str] = []
         if "pipelined" in only:
-            tables += pipelined_tables(servers, args.reps, args.measure_s)
+            tables += pipelined_tables(servers, args.reps, args.measure_s, pipelined_join_notes)
         if "throughput" in only:
             tables.append(throughput_table(servers, args.reps, args.scale))
         if "formation" in only:
-            join_notes = []
-            if "pipelined" in only:
-                join_notes = [n for n in tables[0].notes if "JoinGroup" in n and "answered after" in n]
-            tables.append(formation_table(servers, args.reps, emu_delay, join_notes))
+            tables.append(formation_table(servers, args.reps, emu_delay, pipelined_join_notes))
+            if pipelined_join_notes:    # said once, under the formation table
+                tables[0].notes = [n for n in tables[0].notes if n not in pipelined_join_notes]
         if "wakeup" in only:
             tables.append(wakeup_table(servers, args.reps))
     finally:
@@ -529,7 +541,8 @@ def main(argv=None) -> int:
         f"kafkaemu {_commit()} ({emu.description}); "
         + (f"{tansu.description}" if not tansu_skip else f"Tansu skipped: {tansu_skip}") + ".",
         f"Clients: {_versions()}. Each broker in its own process on loopback, the client in this one; "
-        f"medians of {args.reps} runs per broker, kafkaemu and Tansu taking turns to go first.",
+        f"medians of {args.reps} runs per broker (in brackets the lowest and highest run; 100 consumers: "
+        f"{max(1, args.reps // 2)}), kafkaemu and Tansu taking turns to go first.",
     ]
     if tansu_skip:
         header.append(f"Tansu column: skipped: {tansu_skip}.")
