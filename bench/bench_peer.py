@@ -25,7 +25,6 @@ import platform
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor

@@ -66,3 +66,15 @@ def test_an_answer_to_another_correlation_id_is_a_failure():
 def test_error_codes_are_found_at_any_depth():
     body = {"error_code": 0, "topics": [{"name": "t", "partitions": [{"error_code": 0}, {"error_code": 3}]}]}
     assert pc.errors_in(body) == ["topics.partitions.error_code=3"]
+
+
+def test_record_replaces_only_its_own_section(tmp_path):
+    import bench_peer
+    path = tmp_path / "BENCHMARKS.md"
+    path.write_text("# Benchmarks\n\nhand-written\n")
+    bench_peer.record("## Side by side\nfirst run\n", path)
+    bench_peer.record("## Side by side\nsecond run\n", path)
+    text = path.read_text()
+    assert text.startswith("# Benchmarks\n\nhand-written\n")
+    assert "second run" in text and "first run" not in text
+    assert text.count(bench_peer.BEGIN) == text.count(bench_peer.END) == 1
