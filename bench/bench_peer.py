@@ -142,12 +142,16 @@ def choose_version(api_key: int, setups: dict[str, GroupSetup], top: int, notes:
 
 def pipelined_tables(servers: list[Server], reps: int, measure_s: float, join_notes: list[str]) -> list[Table]:
     ranges = {}
+    setup_failures: dict[str, str] = {}
     for s in servers:
-        ranges[s.name] = pc.api_version_ranges(s.host, s.port)
+        try:
+            ranges[s.name] = pc.api_version_ranges(s.host, s.port)
+        except Exception as exc:
+            setup_failures[s.name] = f"ApiVersions failed: {_short(exc)}"
+    servers = [s for s in servers if s.name in ranges]
     versions = {k: pc.highest_common(k, *ranges.values()) for k in
                 (pc.CREATE_TOPICS, pc.JOIN_GROUP, pc.SYNC_GROUP, pc.HEARTBEAT) + tuple(k for k, _ in PIPELINED_APIS)}
     setups: dict[str, GroupSetup] = {}
-    setup_failures: dict[str, str] = {}
     for s in servers:
         try:
             setups[s.name] = GroupSetup(s, versions)
