@@ -89,6 +89,8 @@ def produce(ctx, req):
         elif topic.internal and ctx.client_id != _ADMIN_CLIENT_ID:
             topic_error = ErrorCode.INVALID_TOPIC_EXCEPTION
         parts = []
+        max_message_bytes = None if topic is None else \
+            int(topic.configs.get("max.message.bytes", broker.config.message_max_bytes))
         for index, records in partitions:
             if acks not in (0, 1, -1):
                 parts.append(_error(index, ErrorCode.INVALID_REQUIRED_ACKS))
@@ -113,9 +115,7 @@ def produce(ctx, req):
                 if out is not None:
                     parts.append(out)
                     continue
-            res = plog.append(records, now, produce_version=version,
-                              max_message_bytes=int(topic.configs.get("max.message.bytes",
-                                                                      broker.config.message_max_bytes)),
+            res = plog.append(records, now, produce_version=version, max_message_bytes=max_message_bytes,
                               max_uncompressed_bytes=inflatable)
             inflatable = max(0, inflatable - res.uncompressed_bytes)
             if res.error != "NONE":

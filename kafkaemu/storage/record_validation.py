@@ -291,7 +291,12 @@ def _run(buf, pos: int, end: int, left: int, i0: int, acc: list, fields: bool, k
 def _walk_runs(buf, pos: int, end: int, count: int, index: int, acc: list, fields: bool, keys: bool = False):
     """As ``_walk_timestamps`` (``fields`` false) or ``_walk_fields`` (true), by runs of records laid
     out alike; ``acc`` as ``_walk_fields``'. Returns (position, records walked)."""
-    if type(buf) not in (bytes, bytearray):
+    if count < 2 * _MIN_RUN:                     # too few records for runs to pay
+        if fields:
+            return _walk_fields(buf, pos, end, count, index, acc, keys)
+        pos, walked, acc[0] = _walk_timestamps(buf, pos, end, count, acc[0])
+        return pos, walked
+    if type(buf) not in (bytes, bytearray):      # columns are sliced with bytes methods
         buf = bytes(buf)
     walked = 0
     while walked < count:
