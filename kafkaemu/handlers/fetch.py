@@ -1,7 +1,8 @@
 """Fetch (key 1), v0-v17.
 
 Returns whole stored batches from the one holding the fetch offset (clients skip records below
-their position), concatenated as stored. Limits, as Kafka's KafkaApis/ReplicaManager: the
+their position), concatenated as stored: a partition's ``records`` is the list of stored batches,
+which the codec writes one after the other without joining them (``primitives.write_bytes``). Limits, as Kafka's KafkaApis/ReplicaManager: the
 response carries at most min(``max_bytes``, the broker's ``fetch.max.bytes``) (55 MiB by
 default; v0-v2, which have no ``max_bytes``, get fetch.max.bytes), each partition at most its
 ``partition_max_bytes`` of what remains; from v3 the first partition with data returns at least
@@ -182,7 +183,8 @@ def _read(ctx, req, plan, session=None, incremental=False):
                 entry["current_leader"] = current_leader(ctx, plog)
                 leaders.add(entry["current_leader"]["leader_id"])
         else:
-            size = len(entry["records"])
+            records = entry["records"]
+            size = sum(map(len, records)) if type(records) is list else len(records)
             total += size
             remaining -= size
             if "diverging_epoch" in entry:
@@ -242,13 +244,13 @@ def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit, commit
         else:
             batches = plog.read(offset, max_bytes, min_one)
         if legacy_magic is None:
-            entry["records"] = b"".join(batches)
+            entry["records"] = batches or b""     # the stored batches themselves, written as they are
         else:
-            entry["records"] = _down_convert(batches, legacy_magic, max_bytes, limit)
+            entry["records"] = _down_convert(batches, legacy_magic, max_bytes, limit) or b""
     return ErrorCode.NONE, entry
 
 
-def _down_convert(batches, magic: int, max_bytes: int, limit: int) -> bytes:
+def _down_convert(batches, magic: int, max_bytes: int, limit: int) -> list:
     out, size = [], 0
     for b in batches:
         if out and size >= max_bytes:
@@ -256,4 +258,4 @@ def _down_convert(batches, magic: int, max_bytes: int, limit: int) -> bytes:
         part = down_convert(b, magic, max(max_bytes - size, 1), limit)
         out.append(part)
         size += len(part)
-    return b"".join(out)
+    return out
