@@ -40,6 +40,8 @@ aborted records. read_uncommitted reads to the high watermark, aborted_transacti
 last_stable_offset is the real LSO for both; a read_committed long poll waits for bytes below it.
 preferred_read_replica is -1. Follower fetches (replica_id >= 0) are served like consumers.
 """
+from operator import itemgetter
+
 from ..protocol.errors import ErrorCode
 from ..storage import topic_config
 from ..storage.fetch_purgatory import FetchWaiter
@@ -110,12 +112,18 @@ def _top_error(code):
     return {"throttle_time_ms": 0, "error_code": code, "session_id": 0, "responses": []}
 
 
+# a request partition's fields, read as items (decoded bodies are Containers, i.e. dicts): one C call
+_PARTITION_FIELDS = itemgetter("partition", "fetch_offset", "partition_max_bytes", "current_leader_epoch",
+                               "last_fetched_epoch")
+
+
 def _targets(req, v) -> list:
     by_id = v >= 13
-    return [SessionPartition(None if by_id else ft.topic, ft.topic_id if by_id else None, fp.partition,
-                             fp.fetch_offset, fp.partition_max_bytes, fp.current_leader_epoch,
-                             fp.last_fetched_epoch)
-            for ft in req.topics for fp in ft.partitions]
+    out = []
+    for ft in req.topics:
+        name, topic_id = (None, ft["topic_id"]) if by_id else (ft["topic"], None)
+        out += [SessionPartition(name, topic_id, *_PARTITION_FIELDS(fp)) for fp in ft["partitions"]]
+    return out
 
 
 def _key(t) -> tuple:
@@ -145,8 +153,11 @@ def _resolve(ctx, targets):
     """[(target, plog or None, error)] in session/request order."""
     store = ctx.broker.store
     plan = []
+    topic = key = None
     for t in targets:
-        topic = store.by_id(t.topic_id) if t.topic is None else store.get(t.topic)
+        if (t.topic_id if t.topic is None else t.topic) != key or topic is None:   # partitions come by topic
+            key = t.topic_id if t.topic is None else t.topic
+            topic = store.by_id(key) if t.topic is None else store.get(key)
         plog, error = serve_partition(ctx, topic, t.partition, t.current_leader_epoch)
         if topic is None and t.topic is None:
             error = ErrorCode.UNKNOWN_TOPIC_ID  # named by an id nobody has
@@ -170,8 +181,8 @@ def _read(ctx, req, plan, session=None, incremental=False):
     topics = []
     for t, plog, error in plan:
         if error == ErrorCode.NONE:
-            error, entry = _read_partition(t, plog, remaining, min_one and total == 0, legacy_magic, v, limit,
-                                           committed)
+            error, entry, size = _read_partition(t, plog, remaining, min_one and total == 0, legacy_magic, v,
+                                                 limit, committed)
         else:
             entry = None
         if entry is None:
@@ -183,8 +194,6 @@ def _read(ctx, req, plan, session=None, incremental=False):
                 entry["current_leader"] = current_leader(ctx, plog)
                 leaders.add(entry["current_leader"]["leader_id"])
         else:
-            records = entry["records"]
-            size = sum(map(len, records)) if type(records) is list else len(records)
             total += size
             remaining -= size
             if "diverging_epoch" in entry:
@@ -213,15 +222,16 @@ def _read(ctx, req, plan, session=None, incremental=False):
 
 
 def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit, committed=False):
+    """(error, response entry or None on error, bytes of records in it)."""
     offset = fp.fetch_offset
     hw = plog.high_watermark
     lso = plog.last_stable_offset
     if legacy_magic is not None or v < 10:
         configs = plog.configs
         if v < 10 and topic_config.effective(configs, "compression.type") == "zstd":
-            return ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, None
+            return ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, None, 0
         if legacy_magic is not None and topic_config.effective(configs, "message.downconversion.enable") == "false":
-            return ErrorCode.UNSUPPORTED_VERSION, None
+            return ErrorCode.UNSUPPORTED_VERSION, None, 0
     entry = {"partition_index": fp.partition, "error_code": ErrorCode.NONE, "high_watermark": hw,
              "last_stable_offset": lso, "log_start_offset": plog.log_start_offset,
              "aborted_transactions": [] if committed else None, "preferred_read_replica": -1, "records": b""}
@@ -229,10 +239,11 @@ def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit, commit
         epoch, end = plog.end_offset_for_epoch(fp.last_fetched_epoch)
         if end < offset or epoch < fp.last_fetched_epoch:
             entry["diverging_epoch"] = {"epoch": epoch, "end_offset": end}
-            return ErrorCode.NONE, entry
+            return ErrorCode.NONE, entry, 0
     if offset < plog.log_start_offset or offset > hw:
-        return ErrorCode.OFFSET_OUT_OF_RANGE, None
+        return ErrorCode.OFFSET_OUT_OF_RANGE, None, 0
     end = lso if committed else hw
+    size = 0
     if offset < end and remaining > 0:
         max_bytes = min(fp.partition_max_bytes, remaining)
         if committed:
@@ -243,11 +254,12 @@ def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit, commit
                                                  for a in plog.aborted_transactions(offset, upper)]
         else:
             batches = plog.read(offset, max_bytes, min_one)
-        if legacy_magic is None:
-            entry["records"] = batches or b""     # the stored batches themselves, written as they are
-        else:
-            entry["records"] = _down_convert(batches, legacy_magic, max_bytes, limit) or b""
-    return ErrorCode.NONE, entry
+        if legacy_magic is not None:
+            batches = _down_convert(batches, legacy_magic, max_bytes, limit)
+        if batches:
+            entry["records"] = batches            # the stored batches themselves, written as they are
+            size = sum(map(len, batches))
+    return ErrorCode.NONE, entry, size
 
 
 def _down_convert(batches, magic: int, max_bytes: int, limit: int) -> list:
