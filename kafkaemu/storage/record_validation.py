@@ -208,6 +208,20 @@ def _short_varint(buf, p: int):
     return None
 
 
+_UP_TO = [bytes(range(m + 1)) for m in range(256)]
+
+
+def _max_byte(data) -> int:
+    """max(data) of a non-empty bytes-like, without a Python step per byte: keep deleting the bytes up
+    to a candidate (the last byte, usually the largest timestamp) until none is left above it."""
+    m = data[-1]
+    rest = data.translate(None, _UP_TO[m])
+    while len(rest) > 32:
+        m = rest[-1]
+        rest = rest.translate(None, _UP_TO[m])
+    return max(rest) if rest else m
+
+
 def _matching(col, expected) -> int:
     """How many leading bytes of ``col`` equal ``expected``'s (same length)."""
     x = int.from_bytes(col, "big") ^ int.from_bytes(expected, "big")
@@ -275,7 +289,7 @@ def _run(buf, pos: int, end: int, left: int, i0: int, acc: list, fields: bool, k
             return 0, pos
         stop = pos + n * s
         ranks = ranks[:n]
-    raw = (t >> 7 << 7) | _UNRANK[max(ranks)]
+    raw = (t >> 7 << 7) | _UNRANK[_max_byte(ranks)]
     d = (raw >> 1) ^ -(raw & 1)
     if d > acc[0]:
         acc[0] = d

@@ -134,3 +134,8 @@ def test_runs_agree_with_the_per_record_walk(batch, data):
         damaged[data.draw(st.integers(0, len(buf) - 1))] = data.draw(st.integers(0, 255))
     agree(damaged, n)
     agree(buf[:data.draw(st.integers(0, len(buf)))], n)
+
+
+@given(st.binary(min_size=1, max_size=3000))
+def test_max_byte_is_max(data):
+    assert rv._max_byte(data) == max(data) == rv._max_byte(bytearray(data))
