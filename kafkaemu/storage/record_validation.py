@@ -355,7 +355,7 @@ def check_records(batch, h, *, fields: bool = False, limit: int = compression.DE
 def _walk_compressed(batch, h, count: int, acc: list, limit: int, keys: bool) -> int:
     """Inflate piece by piece, walking records as they complete; returns the bytes inflated."""
     source = compression.pieces(h.codec, memoryview(batch)[HEADER_SIZE:], limit)
-    buf = bytearray()
+    buf = b""
     pos = done = total = 0
     try:
         while True:
@@ -373,9 +373,8 @@ def _walk_compressed(batch, h, count: int, acc: list, limit: int, keys: bool) ->
             total += len(part)
             if total > limit:
                 raise compression.TooLarge(limit)
-            del buf[:pos]
+            buf = part if pos >= len(buf) else buf[pos:] + part   # no copy when nothing is left over
             pos = 0
-            buf += part
     except compression.TooLarge as exc:
         raise InvalidBatch("MESSAGE_TOO_LARGE", f"The record batch {exc}, the most this broker inflates "
                            "(max_uncompressed_batch_bytes)") from exc

@@ -139,3 +139,18 @@ def test_runs_agree_with_the_per_record_walk(batch, data):
 @given(st.binary(min_size=1, max_size=3000))
 def test_max_byte_is_max(data):
     assert rv._max_byte(data) == max(data) == rv._max_byte(bytearray(data))
+
+
+@pytest.mark.parametrize("codec", [1, 2, 3, 4])
+def test_compressed_batches_inflating_to_several_pieces_walk_whole(codec):
+    # ~2.6 MB inflated: three pieces, records cut at piece boundaries; a bad delta in the last piece
+    from kafkaemu.storage.record_batch import build_batch, parse_header
+    n = 2600
+    recs = [(b"k%d" % i, b"%07d" % i * 140, [], 5000 + i % 977, i if i != 2500 else 2501) for i in range(n)]
+    batch = build_batch(recs, codec=codec, last_offset_delta=n - 1)
+    check = rv.check_records(batch, parse_header(batch), fields=True)
+    assert check.uncompressed_bytes > 2 * (1 << 20)
+    assert (check.max_timestamp, check.sequential, check.null_keys) == (5976, False, [])
+    good = build_batch([r[:4] for r in recs], codec=codec)
+    check = rv.check_records(good, parse_header(good), fields=True)
+    assert (check.max_timestamp, check.sequential) == (5976, True)
