@@ -146,7 +146,7 @@ class PartitionLog:
         elif not found:
             raise InvalidBatch("CORRUPT_MESSAGE", "no complete message in the message set")
         view = memoryview(records)
-        if any(magic < 2 for _, _, magic in found):
+        if produce_version < 3 and any(magic < 2 for _, _, magic in found):   # v3+: one v2 batch, checked above
             batch, source = self._convert_legacy(view, found, max_message_bytes, limit, inflated)
             return [self._validate_records(batch, parse_header(batch), configs, now_ms, max_message_bytes,
                                            limit, inflated, source)]
