@@ -41,7 +41,19 @@ FETCH_SHAPES = (("fetch_10mb_10kb", 1, 1067, 10_240), ("fetch_1000_partitions", 
 PRODUCER_MODES = ("plain", "idempotent", "transactional")
 
 
-def throughput(bootstrap: str, admin, record_size: int, total_mb: int, compression: str = "none") -> dict:
+def _cpu_s(pid: int | None) -> float:
+    """CPU seconds (user + system) the process has used so far; 0 without a pid."""
+    if pid is None:
+        return 0.0
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def throughput(bootstrap: str, admin, record_size: int, total_mb: int, compression: str = "none",
+               server_pid: int | None = None) -> dict:
+    """MB/s produced and consumed; with ``server_pid``, also the server's CPU ms per MB of each
+    (steadier than MB/s on a shared machine: the client is most of the work)."""
     topic = _topic(admin)
     count = max(1000, total_mb * 1_000_000 // record_size)
     # half hex text, half repeated: compresses about 2:1, as typical payloads do
@@ -49,6 +61,7 @@ def throughput(bootstrap: str, admin, record_size: int, total_mb: int, compressi
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "batch.size": 1_000_000,
                          "queue.buffering.max.kbytes": 1_048_576, "queue.buffering.max.messages": 1_000_000,
                          "acks": 1, "enable.idempotence": False, "compression.type": compression})
+    cpu = _cpu_s(server_pid)
     start = time.perf_counter()
     for _ in range(count):
         while True:
@@ -60,6 +73,7 @@ def throughput(bootstrap: str, admin, record_size: int, total_mb: int, compressi
     if producer.flush(120) != 0:
         raise RuntimeError("producer did not flush")
     produce_s = time.perf_counter() - start
+    produce_cpu = _cpu_s(server_pid) - cpu
 
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": topic, "enable.auto.commit": False,
                          "fetch.max.bytes": 52_428_800, "max.partition.fetch.bytes": 10_485_760,
@@ -68,17 +82,23 @@ def throughput(bootstrap: str, admin, record_size: int, total_mb: int, compressi
                          "fetch.queue.backoff.ms": 10})
     consumer.assign([TopicPartition(topic, 0, 0)])
     got = 0
+    cpu = _cpu_s(server_pid)
     start = time.perf_counter()
     while got < count:
         for m in consumer.consume(min(1000, count - got), 5.0):
             if m.error() is None:
                 got += 1
     consume_s = time.perf_counter() - start
+    consume_cpu = _cpu_s(server_pid) - cpu
     consumer.close()
     mb = count * record_size / 1e6
-    return {"record_bytes": record_size, "compression": compression, "records": count, "megabytes": round(mb, 1),
-            "produce_mb_s": round(mb / produce_s, 1), "produce_records_s": round(count / produce_s),
-            "consume_mb_s": round(mb / consume_s, 1), "consume_records_s": round(count / consume_s)}
+    out = {"record_bytes": record_size, "compression": compression, "records": count, "megabytes": round(mb, 1),
+           "produce_mb_s": round(mb / produce_s, 1), "produce_records_s": round(count / produce_s),
+           "consume_mb_s": round(mb / consume_s, 1), "consume_records_s": round(count / consume_s)}
+    if server_pid is not None:
+        out["server_produce_cpu_ms_per_mb"] = round(produce_cpu * 1000 / mb, 2)
+        out["server_consume_cpu_ms_per_mb"] = round(consume_cpu * 1000 / mb, 2)
+    return out
 
 
 def wakeup_latency(bootstrap: str, admin, rounds: int = 30) -> dict:
@@ -217,9 +237,11 @@ def main(argv=None) -> int:
     if runs:
         with KafkaEmulator(subprocess_mode=True) as emu:
             admin = AdminClient({"bootstrap.servers": emu.bootstrap_server})
+            pid = getattr(getattr(emu, "_proc", None), "pid", None) if os.path.isdir("/proc") else None
             for size, codec in runs:
                 results[_run_name(size, codec)] = throughput(emu.bootstrap_server, admin, size,
-                                                             args.mb if size > 100 else max(args.mb // 4, 1), codec)
+                                                             args.mb if size > 100 else max(args.mb // 4, 1), codec,
+                                                             server_pid=pid)
             if not sizes:
                 results["long_poll_wakeup"] = wakeup_latency(emu.bootstrap_server, admin)
     server_runs = () if args.no_server else RUNS + SERVER_ONLY_RUNS
@@ -238,7 +260,9 @@ def main(argv=None) -> int:
         r = results[_run_name(size, codec)]
         print(f"confluent-kafka {size:>6} B records, {codec:<4} ({r['records']} records, {r['megabytes']} MB): "
               f"produce {r['produce_mb_s']} MB/s {r['produce_records_s']} rec/s; "
-              f"consume {r['consume_mb_s']} MB/s {r['consume_records_s']} rec/s")
+              f"consume {r['consume_mb_s']} MB/s {r['consume_records_s']} rec/s"
+              + (f"; server CPU per MB: produce {r['server_produce_cpu_ms_per_mb']} ms, consume "
+                 f"{r['server_consume_cpu_ms_per_mb']} ms" if "server_produce_cpu_ms_per_mb" in r else ""))
     w = results.get("long_poll_wakeup")
     if w:
         print(f"fetch long-poll wake-up (max_wait {w['long_poll_max_wait_ms']} ms, {w['rounds']} rounds): "
