@@ -245,6 +245,13 @@ def main(argv=None) -> int:
             if not sizes:
                 results["long_poll_wakeup"] = wakeup_latency(emu.bootstrap_server, admin)
     server_runs = () if args.no_server else RUNS + SERVER_ONLY_RUNS
+    if server_runs:   # the server-side costs run in this process: with the allocator as `kafkaemu serve` sets it
+        try:
+            from kafkaemu.allocator import keep_large_buffers
+        except ImportError:   # a tree before it
+            pass
+        else:
+            keep_large_buffers()
     for size, codec in server_runs:
         results["server_" + _run_name(size, codec)] = server_produce_cost(size, codec)
     if not args.no_server:
