@@ -38,7 +38,7 @@ def fetch(broker, version, isolation=0):
     return result
 
 
-@pytest.mark.parametrize("version", range(0, 18))
+@pytest.mark.parametrize("version", range(18))
 def test_fetch_records_are_the_stored_batches_unjoined(broker, version):
     plog = broker.store.get("t").partitions[0]
     stored = plog.read(0, 1 << 20)

@@ -28,7 +28,7 @@ CHUNKS = [
 ]
 
 
-@pytest.mark.parametrize("version", range(0, 18))
+@pytest.mark.parametrize("version", range(18))
 @pytest.mark.parametrize("chunks", CHUNKS, ids=lambda c: f"{type(c).__name__}{len(c)}")
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "plain"])
 def test_fetch_records_as_chunks_encode_as_their_join(version, chunks, compiled):
