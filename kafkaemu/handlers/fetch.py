@@ -132,8 +132,10 @@ def _key(t) -> tuple:
 
 def _update_session(session, targets, req, v, incremental) -> None:
     parts = session.partitions
-    if not incremental:
+    if not incremental:   # a new session: every partition of the request, in its order
         parts.clear()
+        parts.update((_key(t), t) for t in targets)
+        return
     for t in targets:
         old = parts.get(_key(t))
         if old is None:
@@ -141,12 +143,11 @@ def _update_session(session, targets, req, v, incremental) -> None:
         else:
             old.fetch_offset, old.partition_max_bytes = t.fetch_offset, t.partition_max_bytes
             old.current_leader_epoch, old.last_fetched_epoch = t.current_leader_epoch, t.last_fetched_epoch
-    if incremental:
-        for ft in req.forgotten_topics_data or ():
-            topic = ft.topic_id if v >= 13 else ft.topic
-            for p in ft.partitions:
-                parts.pop((topic, p), None)
-        session.epoch = 1 if session.epoch >= 0x7FFFFFFF else session.epoch + 1
+    for ft in req.forgotten_topics_data or ():
+        topic = ft.topic_id if v >= 13 else ft.topic
+        for p in ft.partitions:
+            parts.pop((topic, p), None)
+    session.epoch = 1 if session.epoch >= 0x7FFFFFFF else session.epoch + 1
 
 
 def _resolve(ctx, targets):
