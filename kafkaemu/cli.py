@@ -14,6 +14,7 @@ import signal
 import sys
 from dataclasses import asdict
 
+from .allocator import keep_large_buffers
 from .config import SETTINGS, BrokerConfig, Setting, setting_named
 from .logging import LEVELS, configure_logging
 
@@ -167,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(asdict(config), indent=2))
         return 0
     configure_logging(args.log_format, args.log_level, stdlib=True)
+    keep_large_buffers()
     import uvloop
     from .storage.offsets_topic import OffsetsTopicError
     from .server import KafkaServer

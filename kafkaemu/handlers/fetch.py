@@ -1,7 +1,8 @@
 """Fetch (key 1), v0-v17.
 
 Returns whole stored batches from the one holding the fetch offset (clients skip records below
-their position), concatenated as stored. Limits, as Kafka's KafkaApis/ReplicaManager: the
+their position), concatenated as stored: a partition's ``records`` is the list of stored batches,
+which the codec writes one after the other without joining them (``primitives.write_bytes``). Limits, as Kafka's KafkaApis/ReplicaManager: the
 response carries at most min(``max_bytes``, the broker's ``fetch.max.bytes``) (55 MiB by
 default; v0-v2, which have no ``max_bytes``, get fetch.max.bytes), each partition at most its
 ``partition_max_bytes`` of what remains; from v3 the first partition with data returns at least
@@ -39,6 +40,8 @@ aborted records. read_uncommitted reads to the high watermark, aborted_transacti
 last_stable_offset is the real LSO for both; a read_committed long poll waits for bytes below it.
 preferred_read_replica is -1. Follower fetches (replica_id >= 0) are served like consumers.
 """
+from operator import itemgetter
+
 from ..protocol.errors import ErrorCode
 from ..storage import topic_config
 from ..storage.fetch_purgatory import FetchWaiter
@@ -109,12 +112,18 @@ def _top_error(code):
     return {"throttle_time_ms": 0, "error_code": code, "session_id": 0, "responses": []}
 
 
+# a request partition's fields, read as items (decoded bodies are Containers, i.e. dicts): one C call
+_PARTITION_FIELDS = itemgetter("partition", "fetch_offset", "partition_max_bytes", "current_leader_epoch",
+                               "last_fetched_epoch")
+
+
 def _targets(req, v) -> list:
     by_id = v >= 13
-    return [SessionPartition(None if by_id else ft.topic, ft.topic_id if by_id else None, fp.partition,
-                             fp.fetch_offset, fp.partition_max_bytes, fp.current_leader_epoch,
-                             fp.last_fetched_epoch)
-            for ft in req.topics for fp in ft.partitions]
+    out = []
+    for ft in req.topics:
+        name, topic_id = (None, ft["topic_id"]) if by_id else (ft["topic"], None)
+        out += [SessionPartition(name, topic_id, *_PARTITION_FIELDS(fp)) for fp in ft["partitions"]]
+    return out
 
 
 def _key(t) -> tuple:
@@ -123,8 +132,10 @@ def _key(t) -> tuple:
 
 def _update_session(session, targets, req, v, incremental) -> None:
     parts = session.partitions
-    if not incremental:
+    if not incremental:   # a new session: every partition of the request, in its order
         parts.clear()
+        parts.update((_key(t), t) for t in targets)
+        return
     for t in targets:
         old = parts.get(_key(t))
         if old is None:
@@ -132,20 +143,22 @@ def _update_session(session, targets, req, v, incremental) -> None:
         else:
             old.fetch_offset, old.partition_max_bytes = t.fetch_offset, t.partition_max_bytes
             old.current_leader_epoch, old.last_fetched_epoch = t.current_leader_epoch, t.last_fetched_epoch
-    if incremental:
-        for ft in req.forgotten_topics_data or ():
-            topic = ft.topic_id if v >= 13 else ft.topic
-            for p in ft.partitions:
-                parts.pop((topic, p), None)
-        session.epoch = 1 if session.epoch >= 0x7FFFFFFF else session.epoch + 1
+    for ft in req.forgotten_topics_data or ():
+        topic = ft.topic_id if v >= 13 else ft.topic
+        for p in ft.partitions:
+            parts.pop((topic, p), None)
+    session.epoch = 1 if session.epoch >= 0x7FFFFFFF else session.epoch + 1
 
 
 def _resolve(ctx, targets):
     """[(target, plog or None, error)] in session/request order."""
     store = ctx.broker.store
     plan = []
+    topic = key = None
     for t in targets:
-        topic = store.by_id(t.topic_id) if t.topic is None else store.get(t.topic)
+        if (t.topic_id if t.topic is None else t.topic) != key or topic is None:   # partitions come by topic
+            key = t.topic_id if t.topic is None else t.topic
+            topic = store.by_id(key) if t.topic is None else store.get(key)
         plog, error = serve_partition(ctx, topic, t.partition, t.current_leader_epoch)
         if topic is None and t.topic is None:
             error = ErrorCode.UNKNOWN_TOPIC_ID  # named by an id nobody has
@@ -169,8 +182,8 @@ def _read(ctx, req, plan, session=None, incremental=False):
     topics = []
     for t, plog, error in plan:
         if error == ErrorCode.NONE:
-            error, entry = _read_partition(t, plog, remaining, min_one and total == 0, legacy_magic, v, limit,
-                                           committed)
+            error, entry, size = _read_partition(t, plog, remaining, min_one and total == 0, legacy_magic, v,
+                                                 limit, committed)
         else:
             entry = None
         if entry is None:
@@ -182,7 +195,6 @@ def _read(ctx, req, plan, session=None, incremental=False):
                 entry["current_leader"] = current_leader(ctx, plog)
                 leaders.add(entry["current_leader"]["leader_id"])
         else:
-            size = len(entry["records"])
             total += size
             remaining -= size
             if "diverging_epoch" in entry:
@@ -211,15 +223,16 @@ def _read(ctx, req, plan, session=None, incremental=False):
 
 
 def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit, committed=False):
+    """(error, response entry or None on error, bytes of records in it)."""
     offset = fp.fetch_offset
     hw = plog.high_watermark
     lso = plog.last_stable_offset
     if legacy_magic is not None or v < 10:
         configs = plog.configs
         if v < 10 and topic_config.effective(configs, "compression.type") == "zstd":
-            return ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, None
+            return ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, None, 0
         if legacy_magic is not None and topic_config.effective(configs, "message.downconversion.enable") == "false":
-            return ErrorCode.UNSUPPORTED_VERSION, None
+            return ErrorCode.UNSUPPORTED_VERSION, None, 0
     entry = {"partition_index": fp.partition, "error_code": ErrorCode.NONE, "high_watermark": hw,
              "last_stable_offset": lso, "log_start_offset": plog.log_start_offset,
              "aborted_transactions": [] if committed else None, "preferred_read_replica": -1, "records": b""}
@@ -227,10 +240,11 @@ def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit, commit
         epoch, end = plog.end_offset_for_epoch(fp.last_fetched_epoch)
         if end < offset or epoch < fp.last_fetched_epoch:
             entry["diverging_epoch"] = {"epoch": epoch, "end_offset": end}
-            return ErrorCode.NONE, entry
+            return ErrorCode.NONE, entry, 0
     if offset < plog.log_start_offset or offset > hw:
-        return ErrorCode.OFFSET_OUT_OF_RANGE, None
+        return ErrorCode.OFFSET_OUT_OF_RANGE, None, 0
     end = lso if committed else hw
+    size = 0
     if offset < end and remaining > 0:
         max_bytes = min(fp.partition_max_bytes, remaining)
         if committed:
@@ -241,14 +255,15 @@ def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit, commit
                                                  for a in plog.aborted_transactions(offset, upper)]
         else:
             batches = plog.read(offset, max_bytes, min_one)
-        if legacy_magic is None:
-            entry["records"] = b"".join(batches)
-        else:
-            entry["records"] = _down_convert(batches, legacy_magic, max_bytes, limit)
-    return ErrorCode.NONE, entry
+        if legacy_magic is not None:
+            batches = _down_convert(batches, legacy_magic, max_bytes, limit)
+        if batches:
+            entry["records"] = batches            # the stored batches themselves, written as they are
+            size = sum(map(len, batches))
+    return ErrorCode.NONE, entry, size
 
 
-def _down_convert(batches, magic: int, max_bytes: int, limit: int) -> bytes:
+def _down_convert(batches, magic: int, max_bytes: int, limit: int) -> list:
     out, size = [], 0
     for b in batches:
         if out and size >= max_bytes:
@@ -256,4 +271,4 @@ def _down_convert(batches, magic: int, max_bytes: int, limit: int) -> bytes:
         part = down_convert(b, magic, max(max_bytes - size, 1), limit)
         out.append(part)
         size += len(part)
-    return b"".join(out)
+    return out

@@ -37,6 +37,8 @@ retriable errors become NOT_ENOUGH_REPLICAS, as Kafka's ReplicaManager maps them
 
 Not implemented: throttling.
 """
+from operator import itemgetter
+
 from ..core.transactions.verification import for_client
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
@@ -45,6 +47,8 @@ from .partition_access import current_leader, node_endpoints, serve_partition
 from .registry import NO_RESPONSE, handler
 
 _ADMIN_CLIENT_ID = "__admin_client"
+# a partition's fields, read as items (decoded bodies are Containers, i.e. dicts): one C call
+_INDEX_AND_RECORDS = itemgetter("index", "records")
 
 
 @handler(0, 0, 11)
@@ -61,7 +65,7 @@ def produce(ctx, req):
     topic_data = []
     txn = None
     for td in req.topic_data:
-        partitions = [(pd.index, pd.records) for pd in td.partition_data]
+        partitions = list(map(_INDEX_AND_RECORDS, td["partition_data"]))
         topic_data.append((td.name, partitions))
         if txn is None:
             for _, records in partitions:
@@ -89,6 +93,8 @@ def produce(ctx, req):
         elif topic.internal and ctx.client_id != _ADMIN_CLIENT_ID:
             topic_error = ErrorCode.INVALID_TOPIC_EXCEPTION
         parts = []
+        max_message_bytes = None if topic is None else \
+            int(topic.configs.get("max.message.bytes", broker.config.message_max_bytes))
         for index, records in partitions:
             if acks not in (0, 1, -1):
                 parts.append(_error(index, ErrorCode.INVALID_REQUIRED_ACKS))
@@ -113,9 +119,7 @@ def produce(ctx, req):
                 if out is not None:
                     parts.append(out)
                     continue
-            res = plog.append(records, now, produce_version=version,
-                              max_message_bytes=int(topic.configs.get("max.message.bytes",
-                                                                      broker.config.message_max_bytes)),
+            res = plog.append(records, now, produce_version=version, max_message_bytes=max_message_bytes,
                               max_uncompressed_bytes=inflatable)
             inflatable = max(0, inflatable - res.uncompressed_bytes)
             if res.error != "NONE":

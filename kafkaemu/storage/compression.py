@@ -152,7 +152,10 @@ def compress(codec: int, data: bytes) -> bytes:
         raw = bytes(cramjam.snappy.compress_raw(data))
         return _XERIAL_MAGIC + struct.pack(">iii", 1, 1, len(raw)) + raw
     if codec == LZ4:
-        return bytes(cramjam.lz4.compress(data))
+        # independent blocks, no content checksum or size: what Kafka's Java client writes, the only
+        # shape its Lz4BlockInputStream reads ("Dependent block stream is unsupported"), and what
+        # librdkafka writes
+        return lz4.frame.compress(data, block_linked=False, content_checksum=False, store_size=False)
     if codec == ZSTD:
         return bytes(cramjam.zstd.compress(data))
     raise CompressionError(f"unknown compression codec {codec}")

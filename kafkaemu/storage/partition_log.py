@@ -146,7 +146,7 @@ class PartitionLog:
         elif not found:
             raise InvalidBatch("CORRUPT_MESSAGE", "no complete message in the message set")
         view = memoryview(records)
-        if any(magic < 2 for _, _, magic in found):
+        if produce_version < 3 and any(magic < 2 for _, _, magic in found):   # v3+: one v2 batch, checked above
             batch, source = self._convert_legacy(view, found, max_message_bytes, limit, inflated)
             return [self._validate_records(batch, parse_header(batch), configs, now_ms, max_message_bytes,
                                            limit, inflated, source)]
@@ -165,19 +165,19 @@ class PartitionLog:
             if not crc_ok(batch):
                 raise InvalidBatch("CORRUPT_MESSAGE", "Record is corrupt (stored crc does not match the computed crc)")
             h = parse_header(batch)
-            tp = f"{self.topic.name}-{self.index}"
             if h.last_offset_delta < 0:
                 raise InvalidBatch("INVALID_RECORD", f"Batch has an invalid offset range: [0, {h.last_offset_delta}] "
-                                   f"in topic partition {tp}")
+                                   f"in topic partition {self.topic.name}-{self.index}")
             if h.records_count <= 0:
                 raise InvalidBatch("INVALID_RECORD", f"Invalid reported count for record batch: {h.records_count} "
-                                   f"in topic partition {tp}")
+                                   f"in topic partition {self.topic.name}-{self.index}")
             if h.records_count != h.last_offset_delta + 1:
                 raise InvalidBatch("INVALID_RECORD", f"Inconsistent batch offset range [0, {h.last_offset_delta}] "
-                                   f"and count of records {h.records_count} in topic partition {tp}")
+                                   f"and count of records {h.records_count} in topic partition "
+                                   f"{self.topic.name}-{self.index}")
             if h.is_control:
                 raise InvalidBatch("INVALID_RECORD", f"Clients are not allowed to write control records in topic "
-                                   f"partition {tp}")
+                                   f"partition {self.topic.name}-{self.index}")
             out.append(self._validate_records(batch, h, configs, now_ms, max_message_bytes, limit, inflated))
         return out
 
@@ -186,19 +186,15 @@ class PartitionLog:
         """LogValidator's record pass over one v2 batch: (batch, header, max timestamp), the batch
         re-encoded when it cannot be kept (see the module docstring). ``source``: the codec the
         producer used, when not the batch's (a converted legacy message set)."""
-        lat_topic = topic_config.log_append_time(configs)
-        compacted = topic_config.is_compacted(configs)
-        before_ms, after_ms = topic_config.timestamp_bounds(configs)
-        ranged = not lat_topic and (before_ms != topic_config.LONG_MAX or after_ms != topic_config.LONG_MAX)
+        lat_topic, compacted, before_ms, after_ms, ranged = _record_settings(configs) if configs else _DEFAULT_SETTINGS
         target = topic_config.target_codec(configs, h.codec if source is None else source)
         keep = h.codec == target   # in place unless the codec changes (or, below, deltas are off)
         check = check_records(batch, h, fields=compacted, limit=limit - inflated[0])
         inflated[0] += check.uncompressed_bytes
         errors = []   # (record index, error code name, message); at most one per record, keys first
-        tp = f"{self.topic.name}-{self.index}"
         if compacted and check.null_keys:
             errors += [(i, "INVALID_RECORD", f"Compacted topic cannot accept message without key in topic "
-                        f"partition {tp}") for i in check.null_keys]
+                        f"partition {self.topic.name}-{self.index}") for i in check.null_keys]
         if h.log_append_time and (lat_topic or h.max_timestamp == NO_TIMESTAMP):
             keyless = set(check.null_keys) if compacted else ()
             errors += [(i, "INVALID_TIMESTAMP", "Invalid timestamp type in message with offset "
@@ -686,3 +682,15 @@ def _record_errors(errors: list) -> InvalidBatch:
                            f"errors in total, and only showing the first three errors at most: [{shown}]")
     exc.record_errors = [(i, m) for i, _, m in errors]
     return exc
+
+
+def _record_settings(configs) -> tuple:
+    """The topic configs record validation reads: (LogAppendTime topic, compacted, timestamp
+    bounds before and after, whether those bounds are set)."""
+    lat_topic = topic_config.log_append_time(configs)
+    before_ms, after_ms = topic_config.timestamp_bounds(configs)
+    ranged = not lat_topic and (before_ms != topic_config.LONG_MAX or after_ms != topic_config.LONG_MAX)
+    return lat_topic, topic_config.is_compacted(configs), before_ms, after_ms, ranged
+
+
+_DEFAULT_SETTINGS = _record_settings({})   # a topic without overrides

@@ -1,0 +1,58 @@
+"""Fetch answers a partition's records as the list of stored batches (down-converted messages for
+v0-v3), which the codec writes without joining; on the wire that is the same bytes as their
+concatenation, in every version and for read_committed."""
+import pytest
+
+from kafkaemu.broker import Broker
+from kafkaemu.config import BrokerConfig
+from kafkaemu.handlers import REGISTRY
+from kafkaemu.handlers.registry import DEFERRED, RequestContext
+from kafkaemu.protocol.catalog import catalog
+from kafkaemu.storage.legacy_records import down_convert
+from kafkaemu.storage.record_batch import build_batch
+
+T0 = 1_700_000_000_000
+
+
+@pytest.fixture
+def broker():
+    b = Broker(BrokerConfig(), T0)
+    plog = b.create_topic("t", 1, {}).partitions[0]
+    for n in (1, 50, 3):
+        assert plog.append(build_batch([(b"k%d" % i, b"v" * 200, [], T0 + i) for i in range(n)]), T0).error == "NONE"
+    return b
+
+
+def fetch(broker, version, isolation=0):
+    cat = catalog()
+    body = {"replica_id": -1, "max_wait_ms": 0, "min_bytes": 1, "max_bytes": 1 << 20, "isolation_level": isolation,
+            "session_id": 0, "session_epoch": -1, "rack_id": "", "forgotten_topics_data": [],
+            "topics": [{"topic": "t", "topic_id": broker.store.get("t").topic_id, "partitions": [
+                {"partition": 0, "current_leader_epoch": -1, "fetch_offset": 0, "last_fetched_epoch": -1,
+                 "log_start_offset": -1, "partition_max_bytes": 1 << 20}]}]}
+    req = cat.request(1, version).decode(cat.request(1, version).encode(body))
+    ctx = RequestContext(broker=broker, api_key=1, api_version=version, correlation_id=1, client_id="c",
+                         client_host="127.0.0.1", connection_id=1, now_ms=T0)
+    result = REGISTRY.get(1).func(ctx, req)
+    assert result is not DEFERRED
+    return result
+
+
+@pytest.mark.parametrize("version", range(18))
+def test_fetch_records_are_the_stored_batches_unjoined(broker, version):
+    plog = broker.store.get("t").partitions[0]
+    stored = plog.read(0, 1 << 20)
+    response = fetch(broker, version, isolation=1 if version >= 4 else 0)
+    records = response["responses"][0]["partitions"][0]["records"]
+    assert isinstance(records, list) and len(records) == 3
+    if version >= 4:
+        assert [bytes(r) for r in records] == [bytes(b) for b in stored]
+    else:
+        magic = 0 if version <= 1 else 1
+        assert [bytes(r) for r in records] == [down_convert(b, magic, 1 << 20, 1 << 25) for b in stored]
+    codec = catalog().response(1, version)
+    joined = dict(response, responses=[dict(response["responses"][0], partitions=[
+        dict(response["responses"][0]["partitions"][0], records=b"".join(bytes(r) for r in records))])])
+    encoded = codec.encode(response)
+    assert encoded == codec.encode(joined)
+    assert codec.decode(encoded)["responses"][0]["partitions"][0]["records"] == b"".join(bytes(r) for r in records)
