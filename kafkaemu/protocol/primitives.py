@@ -120,6 +120,11 @@ def write_bytes(io, obj, compact: bool, nullable: bool) -> None:
             _write_len(io, -1, compact, True)
             return
         obj = b""
+    if isinstance(obj, (list, tuple)):  # chunks (a fetch's stored batches): their concatenation
+        _write_len(io, sum(map(len, obj)), compact, True)
+        for chunk in obj:
+            io.write(chunk)
+        return
     _write_len(io, len(obj), compact, True)
     io.write(obj)
 
