@@ -85,10 +85,8 @@ class Broker:
                                              header.client_id, body, respond, now_ms)
         if respond is None:
             return DEFERRED
-        ctx = RequestContext(broker=self, api_key=api.api_key, api_version=header.request_api_version,
-                             correlation_id=header.correlation_id, client_id=header.client_id,
-                             client_host=conn.client_host, connection_id=conn.connection_id, now_ms=now_ms,
-                             node_id=conn.node_id, respond=respond)
+        ctx = RequestContext(self, api.api_key, header.request_api_version, header.correlation_id, header.client_id,
+                             conn.client_host, conn.connection_id, now_ms, conn.node_id, respond)
         result = api.func(ctx, body)
         if result is NO_RESPONSE or result is DEFERRED:
             return result

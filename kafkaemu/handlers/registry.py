@@ -14,7 +14,7 @@ NO_RESPONSE = object()  # nothing is sent back (acks=0 produce)
 Response = dict
 
 
-@dataclass
+@dataclass(slots=True)
 class RequestContext:
     """What a handler knows about the request besides its body."""
 
