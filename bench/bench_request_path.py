@@ -78,14 +78,38 @@ def sans_io_setup():
                                   got.append)
     mid = got[-1]["member_id"]
     broker.coordinator.join_group(0, JoinGroup(GROUP, mid, "consumer", [("range", SUBSCRIPTION)], client_id="b",
-                                               session_timeout_ms=3_600_000), got.append)
+                                               session_timeout_ms=60000), got.append)
     broker.coordinator.sync_group(0, SyncGroup(GROUP, 1, mid, {mid: b""}), got.append)
     conn = Connection(broker, REGISTRY, 1, "127.0.0.1", now_ms=0)
     return conn, mid
 
 
+def errors(value) -> set:
+    """Every error code in a decoded response."""
+    found = set()
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found |= {v} if k == "error_code" else errors(v)
+    elif isinstance(value, list):
+        for v in value:
+            found |= errors(v)
+    return found
+
+
+def check_reply(spec, frame: bytes) -> None:
+    """The benchmark measures answered requests, not errors."""
+    body = envelope.decode_response(spec[0], spec[1], frame)[1]
+    assert errors(body) <= {0}, body
+
+
 def sans_io_rate(conn, spec, count: int, batch: int) -> float:
-    frames = frames_for(spec, count)
+    conn.receive(frames_for(spec, 1)[0], 1)
+    check_reply(spec, FrameDecoder(1 << 30).feed(conn.take_output())[0])
+    return sans_io_loop(conn, frames_for(spec, count), batch)
+
+
+def sans_io_loop(conn, frames: list[bytes], batch: int) -> float:
+    count = len(frames)
     reads = [b"".join(frames[i:i + batch]) for i in range(0, count, batch)]
     decoder = FrameDecoder(1 << 30)
     replies = 0
@@ -121,6 +145,14 @@ def call(sock, decoder, api_key, version, body, corr=1):
     return envelope.decode_response(api_key, version, frames[0])[1]
 
 
+def call_raw(sock, request: bytes) -> bytes:
+    sock.sendall(request)
+    decoder, frames = FrameDecoder(1 << 30), []
+    while not frames:
+        frames = decoder.feed(sock.recv(65536))
+    return frames[0]
+
+
 def socket_setup(sock) -> str:
     decoder = FrameDecoder(1 << 30)
     call(sock, decoder, 19, 4, {"topics": [{"name": t, "num_partitions": 1, "replication_factor": 1,
@@ -142,6 +174,7 @@ def socket_setup(sock) -> str:
 
 
 def socket_rate(sock, spec, count: int) -> float:
+    check_reply(spec, call_raw(sock, frames_for(spec, 1)[0]))
     payload = b"".join(frames_for(spec, count))
     decoder = FrameDecoder(1 << 30)
     got = 0
