@@ -12,6 +12,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("raw")
 ap.add_argument("--within", default=None)
 ap.add_argument("-n", type=int, default=12)
+ap.add_argument("--inclusive", action="store_true", help="time in a function and what it calls")
 args = ap.parse_args()
 frame_re = re.compile(r"^(.*) \((.*?)(?::\d+)?\)$")
 self_time, total = Counter(), 0
@@ -21,9 +22,12 @@ for line in open(args.raw):
     if args.within and not any(f.startswith(args.within + " ") for f in frames):
         continue
     total += int(count)
-    m = frame_re.match(frames[-1])
-    name = f"{m.group(1)} ({m.group(2).split('site-packages/')[-1].split('reqpath/')[-1]})" if m else frames[-1]
-    self_time[name] += int(count)
+    names = set()
+    for frame in (frames if args.inclusive else frames[-1:]):
+        m = frame_re.match(frame)
+        names.add(f"{m.group(1)} ({m.group(2).split('site-packages/')[-1].split('reqpath/')[-1]})" if m else frame)
+    for name in names:
+        self_time[name] += int(count)
 print(f"{total} samples")
 for name, n in self_time.most_common(args.n):
     print(f"{100 * n / total:5.1f}%  {name}")

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Callable
 
 import structlog
 
-from ..handlers.registry import NO_RESPONSE, ApiRegistry
+from ..handlers.registry import NO_RESPONSE, ApiRegistry, ConstantResponse
 from ..logging import bind_request_context, unbind_request_context
 from ..protocol import envelope
 from ..protocol.envelope import API_VERSIONS, _routes
@@ -209,7 +209,14 @@ class Connection:
                 return
             parts: list = []
             try:
-                encode(response, parts)
+                if response.__class__ is ConstantResponse:
+                    encoded = response.encoded.get(api_version)
+                    if encoded is None:
+                        encode(response, parts)
+                        encoded = response.encoded[api_version] = b"".join(parts)
+                    parts = [encoded]
+                else:
+                    encode(response, parts)
             except Exception:  # a handler bug; parked replies arrive from timers, so never raise
                 self.log.exception("response_encode_failed", api=api.name, version=api_version)
                 self.abort()
