@@ -137,6 +137,7 @@ class _KafkaProtocol(asyncio.Protocol):
 
     def connection_made(self, transport) -> None:
         self.transport = transport
+        self._loop = asyncio.get_running_loop()
         peer = transport.get_extra_info("peername") or ("?", 0)
         self.conn = Connection(self.server.broker, self.server.registry, next(self.server._ids), peer[0],
                                on_output=self._write, on_close=self.abort, node_id=self.node_id,
@@ -204,7 +205,7 @@ class _KafkaProtocol(asyncio.Protocol):
         completed) by a callback, so a burst of replies is one write, not one per reply."""
         self._output_ready = True
         if not self._running and self._write_handle is None:
-            self._write_handle = asyncio.get_running_loop().call_soon(self._write_output)
+            self._write_handle = self._loop.call_soon(self._write_output)
 
     def _write_output(self) -> None:
         self._output_ready = False
