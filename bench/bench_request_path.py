@@ -130,7 +130,7 @@ def start_server():
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "kafkaemu", "serve", "--port", "0", "--log-level", "warning",
                              "--group-initial-rebalance-delay-ms", "0"],
-                            stdout=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)   # -m imports from the cwd first
     for line in proc.stdout:
         if "listening on" in line:
             host, port = line.strip().rsplit(" ", 1)[-1].rsplit(":", 1)
