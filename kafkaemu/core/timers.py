@@ -65,11 +65,15 @@ class Timers:
         before ``now_ms`` fires in the same poll.
         """
         fired = 0
+        heap = self._heap
         while True:
-            self._drop_stale()
-            if not self._heap or self._heap[0][0] > now_ms:
+            # A heap entry's deadline is never after its timer's: none due, nothing to tidy.
+            if not heap or heap[0][0] > now_ms:
                 return fired
-            deadline, _, key = heapq.heappop(self._heap)
+            self._drop_stale()
+            if not heap or heap[0][0] > now_ms:
+                return fired
+            deadline, _, key = heapq.heappop(heap)
             callback = self._by_key.pop(key)[2]
             if on_time is not None:
                 on_time(deadline)
