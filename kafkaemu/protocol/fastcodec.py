@@ -268,8 +268,9 @@ class _Gen:
 
     # -- encoding ----------------------------------------------------------------------------
     def write_len(self, out: list[str], ind: str, expr: str, compact: bool, wide: bool) -> None:
-        if compact:
-            out.append(f"{ind}w(uvb({expr} + 1))")
+        if compact:  # one byte, from a table, for lengths under 127
+            out.append(f"{ind}n = {expr} + 1")
+            out.append(f"{ind}w(ONE[n] if n < 0x80 else uvb(n))")
         else:
             out.append(f"{ind}w({'I32' if wide else 'I16'}.pack({expr}))")
 
@@ -337,7 +338,9 @@ class _Gen:
         self.write_len(out, ind + "    ", f"len({val})", compact, True)
         typ = f.element_type
         if typ in _FIXED:
-            out.append(f"{ind}    if {val}: w(struct.pack('>%d{_FIXED[typ]}' % len({val}), *{val}))")
+            one = self.packer(_FIXED[typ])
+            out.append(f"{ind}    if len({val}) == 1: w({one}.pack({val}[0]))")
+            out.append(f"{ind}    elif {val}: w(struct.pack('>%d{_FIXED[typ]}' % len({val}), *{val}))")
             return
         out.append(f"{ind}    for x in {val}:")
         self.write_value(f, True, out, ind + "        ", "x")
