@@ -10,6 +10,12 @@ api and correlation id bound to structlog's context, so every event logged on it
 On a SASL listener a ``SaslAuthenticator`` (kafkaemu.auth) sees every frame until the client
 has authenticated; only the ApiVersions it lets through reach the handlers before that.
 
+Replies. A request is decoded and its reply encoded by the codecs generated from the specs,
+looked up once per (api key, version) (``envelope.route``). A reply whose ``records`` fields are
+lists of chunks (a Fetch answer carrying stored batches as memoryviews) stays a list of chunks:
+``take_output_chunks`` hands them to the transport's ``writelines`` uncopied, small replies joined;
+``take_output`` joins everything into one ``bytes``.
+
 Backpressure. Kafka mutes a channel while a response is in flight, so a client that pipelines
 requests and never reads its replies cannot make the broker buffer them. Here a connection stops
 handling requests while it is ``blocked``: its completed-but-unsent replies exceed
