@@ -80,15 +80,16 @@ class Broker:
         first (``interceptor``, which may wrap ``respond``), then the API's handler. The answer goes
         to ``respond`` (now or later); returns NO_RESPONSE when there is none to send (acks=0), else
         DEFERRED. A black-holed request is never answered."""
-        self.observe_time(now_ms)
-        respond = self.interceptor.intercept(conn, api.api_key, header.request_api_version, header.correlation_id,
-                                             header.client_id, body, respond, now_ms)
-        if respond is None:
-            return DEFERRED
-        ctx = RequestContext(broker=self, api_key=api.api_key, api_version=header.request_api_version,
-                             correlation_id=header.correlation_id, client_id=header.client_id,
-                             client_host=conn.client_host, connection_id=conn.connection_id, now_ms=now_ms,
-                             node_id=conn.node_id, respond=respond)
+        if now_ms > self.now_ms:
+            self.now_ms = now_ms
+        interceptor = self.interceptor
+        if not interceptor.idle:
+            respond = interceptor.intercept(conn, api.api_key, header.request_api_version, header.correlation_id,
+                                            header.client_id, body, respond, now_ms)
+            if respond is None:
+                return DEFERRED
+        ctx = RequestContext(self, api.api_key, header.request_api_version, header.correlation_id, header.client_id,
+                             conn.client_host, conn.connection_id, now_ms, conn.node_id, respond)
         result = api.func(ctx, body)
         if result is NO_RESPONSE or result is DEFERRED:
             return result

@@ -131,9 +131,13 @@ class _KafkaProtocol(asyncio.Protocol):
         self.conn: Connection | None = None
         self._reading = True
         self._pump_handle: asyncio.Handle | None = None
+        self._running = False      # inside _run: replies are written once, when it ends
+        self._output_ready = False
+        self._write_handle: asyncio.Handle | None = None
 
     def connection_made(self, transport) -> None:
         self.transport = transport
+        self._loop = asyncio.get_running_loop()
         peer = transport.get_extra_info("peername") or ("?", 0)
         self.conn = Connection(self.server.broker, self.server.registry, next(self.server._ids), peer[0],
                                on_output=self._write, on_close=self.abort, node_id=self.node_id,
@@ -153,19 +157,30 @@ class _KafkaProtocol(asyncio.Protocol):
 
     def _run(self, step, *args) -> None:
         conn = self.conn
+        self._running = True
         try:
             step(*args, self.server.clock.now_ms())
         except AuthenticationFailure as exc:
+            self._end_run()
             conn.log.info("authentication_failed", reason=str(exc))
             self._close_later(self.server.config.connection_failed_authentication_delay_ms / 1000)
         except ProtocolViolation as exc:
+            self._end_run()
             conn.log.warning("connection_closed", reason=str(exc))
             self.abort()
         except Exception:  # never let one connection take the server down
+            self._end_run()
             conn.log.exception("connection_failed")
             self.abort()
+        self._end_run()
         self._apply_flow_control()
         self.server.schedule_tick()
+
+    def _end_run(self) -> None:
+        """Write what the run's requests answered (replies before a failure go out first)."""
+        self._running = False
+        if self._output_ready:
+            self._write_output()
 
     def _apply_flow_control(self) -> None:
         transport = self.transport
@@ -185,8 +200,25 @@ class _KafkaProtocol(asyncio.Protocol):
             self._pump_handle = asyncio.get_running_loop().call_soon(self._pump)
 
     def _write(self) -> None:
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(self.conn.take_output())
+        """Replies are ready (the connection's on_output). Written once per loop iteration: at the
+        end of the read that completed them, else (a parked reply a timer or another connection
+        completed) by a callback, so a burst of replies is one write, not one per reply."""
+        self._output_ready = True
+        if not self._running and self._write_handle is None:
+            self._write_handle = self._loop.call_soon(self._write_output)
+
+    def _write_output(self) -> None:
+        self._output_ready = False
+        if self._write_handle is not None:
+            self._write_handle.cancel()
+            self._write_handle = None
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            chunks = self.conn.take_output_chunks()
+            if len(chunks) == 1:
+                transport.write(chunks[0])
+            elif chunks:
+                transport.writelines(chunks)
             self._wake()
 
     def pause_writing(self) -> None:
@@ -205,6 +237,11 @@ class _KafkaProtocol(asyncio.Protocol):
         asyncio.get_running_loop().call_later(delay_s, self.abort)
 
     def abort(self) -> None:
+        if self._output_ready and self.conn is not None:
+            self._write_output()   # replies completed before the close still go out
+        if self._write_handle is not None:
+            self._write_handle.cancel()
+            self._write_handle = None
         if self.conn:
             self.conn.close()
         if self._pump_handle is not None:

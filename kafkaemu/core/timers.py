@@ -21,15 +21,26 @@ log = structlog.get_logger("kafkaemu.timers")
 
 
 class Timers:
+    """Timers due at the same time fire in the order they were (last) scheduled.
+
+    A timer moved later (a heartbeat pushing a session deadline out, many times a second) keeps its
+    heap entry; the entry moves to the new deadline when it comes up, so the heap holds one entry
+    per key instead of one per reschedule."""
+
     def __init__(self) -> None:
-        self._by_key: dict[Hashable, tuple[int, int, Callable[[], None]]] = {}
+        # key -> (deadline, order, callback, order of its live heap entry)
+        self._by_key: dict[Hashable, tuple[int, int, Callable[[], None], int]] = {}
         self._heap: list[tuple[int, int, Hashable]] = []
         self._seq = itertools.count()
 
     def schedule(self, key: Hashable, deadline_ms: int, callback: Callable[[], None]) -> None:
         """Run ``callback`` at ``deadline_ms``, replacing any timer already under ``key``."""
         seq = next(self._seq)
-        self._by_key[key] = (deadline_ms, seq, callback)
+        old = self._by_key.get(key)
+        if old is not None and old[0] <= deadline_ms:
+            self._by_key[key] = (deadline_ms, seq, callback, old[3])   # its heap entry moves up later
+            return
+        self._by_key[key] = (deadline_ms, seq, callback, seq)
         heapq.heappush(self._heap, (deadline_ms, seq, key))
 
     def cancel(self, key: Hashable) -> None:
@@ -54,12 +65,16 @@ class Timers:
         before ``now_ms`` fires in the same poll.
         """
         fired = 0
+        heap = self._heap
         while True:
-            self._drop_stale()
-            if not self._heap or self._heap[0][0] > now_ms:
+            # A heap entry's deadline is never after its timer's: none due, nothing to tidy.
+            if not heap or heap[0][0] > now_ms:
                 return fired
-            deadline, _, key = heapq.heappop(self._heap)
-            _, _, callback = self._by_key.pop(key)
+            self._drop_stale()
+            if not heap or heap[0][0] > now_ms:
+                return fired
+            deadline, _, key = heapq.heappop(heap)
+            callback = self._by_key.pop(key)[2]
             if on_time is not None:
                 on_time(deadline)
             try:
@@ -69,13 +84,19 @@ class Timers:
             fired += 1
 
     def _drop_stale(self) -> None:
+        """Make the heap's top the earliest live timer: drop entries of cancelled or replaced
+        timers, move those of timers scheduled later to their deadline."""
         heap = self._heap
         while heap:
             deadline, seq, key = heap[0]
             entry = self._by_key.get(key)
-            if entry is not None and entry[1] == seq:
+            if entry is None or entry[3] != seq:
+                heapq.heappop(heap)
+            elif entry[0] != deadline or entry[1] != seq:
+                self._by_key[key] = entry[:3] + (entry[1],)
+                heapq.heapreplace(heap, (entry[0], entry[1], key))
+            else:
                 return
-            heapq.heappop(heap)
 
     def __len__(self) -> int:
         return len(self._by_key)

@@ -8,7 +8,7 @@ An ApiVersions request above v4 is answered by the connection layer in v0 format
 import re
 
 from ..protocol.errors import ErrorCode
-from .registry import REGISTRY, handler
+from .registry import REGISTRY, ConstantResponse, handler
 
 _SOFTWARE = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
 
@@ -19,4 +19,13 @@ def api_versions(ctx, req):
     if ctx.api_version >= 3 and not (_SOFTWARE.match(req.client_software_name or "")
                                      and _SOFTWARE.match(req.client_software_version or "")):
         error = ErrorCode.INVALID_REQUEST
-    return {"error_code": error, "api_keys": REGISTRY.api_keys(), "finalized_features_epoch": -1}
+    key = (error, REGISTRY.count)
+    response = _answers.get(key)
+    if response is None:
+        response = _answers[key] = ConstantResponse(error_code=error, api_keys=REGISTRY.api_keys(),
+                                                     finalized_features_epoch=-1)
+    return response
+
+
+# (error, APIs registered) -> the answer, encoded once per version by the connection
+_answers: dict[tuple[int, int], ConstantResponse] = {}

@@ -14,7 +14,19 @@ NO_RESPONSE = object()  # nothing is sent back (acks=0 produce)
 Response = dict
 
 
-@dataclass
+class ConstantResponse(dict):
+    """A response a handler answers again and again without change (ApiVersions): the connection
+    encodes it once per version and reuses the bytes. Never mutate one; wrappers (faults, version
+    caps) build new dicts from it."""
+
+    __slots__ = ("encoded",)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.encoded: dict[int, bytes] = {}
+
+
+@dataclass(slots=True)
 class RequestContext:
     """What a handler knows about the request besides its body."""
 
@@ -48,6 +60,7 @@ class ApiHandler:
 class ApiRegistry:
     def __init__(self) -> None:
         self._apis: dict[int, ApiHandler] = {}
+        self._api_keys: list[dict] | None = None
 
     def register(self, api_key: int, min_version: int, max_version: int) -> Callable[[Handler], Handler]:
         def decorate(func: Handler) -> Handler:
@@ -55,6 +68,7 @@ class ApiRegistry:
                 raise ValueError(f"api key {api_key} registered twice ({self._apis[api_key].name}, {func.__name__})")
             if min_version > max_version:
                 raise ValueError(f"api key {api_key}: empty version range")
+            self._api_keys = None
             self._apis[api_key] = ApiHandler(api_key, func.__module__.rsplit(".", 1)[-1], min_version, max_version, func)
             return func
         return decorate
@@ -66,13 +80,20 @@ class ApiRegistry:
         api = self._apis.get(api_key)
         return api is not None and api.supports(version)
 
+    @property
+    def count(self) -> int:
+        """How many APIs are registered."""
+        return len(self._apis)
+
     def versions(self) -> list[tuple[int, int, int]]:
         """(api_key, min_version, max_version) for every registered API, sorted by key."""
         return [(a.api_key, a.min_version, a.max_version) for a in sorted(self._apis.values(), key=lambda a: a.api_key)]
 
     def api_keys(self) -> list[dict]:
-        """The ``api_keys`` list of an ApiVersions response."""
-        return [{"api_key": k, "min_version": lo, "max_version": hi} for k, lo, hi in self.versions()]
+        """The ``api_keys`` list of an ApiVersions response (a new list; its entries are shared)."""
+        if self._api_keys is None:
+            self._api_keys = [{"api_key": k, "min_version": lo, "max_version": hi} for k, lo, hi in self.versions()]
+        return list(self._api_keys)
 
 
 REGISTRY = ApiRegistry()

@@ -12,6 +12,7 @@ from functools import cached_property
 from construct import (Construct, ConstructError, Float64b, Int8sb, Int16sb, Int16ub, Int32sb,
                        Int32ub, Int64sb)
 
+from .fastcodec import FastCodec
 from .primitives import DecodeError, KArray, KBool, KBytes, KOptional, KString, KStruct, KUuid
 from .spec import FieldSpec, MessageSpec
 
@@ -113,19 +114,26 @@ class Codec:
     def compiled(self):
         return self.plain.compile()
 
+    @cached_property
+    def fast(self) -> FastCodec:
+        """The generated straight-line codec (``fastcodec``); this ``construct`` one is its reference."""
+        return FastCodec(self.spec, self.version)
+
     def decode(self, data: bytes, *, compiled: bool = True, strict: bool = True):
         """Decode a whole body. Raises DecodeError. Trailing bytes are an error when ``strict``;
-        the server is lenient, as Kafka is (librdkafka pads some Metadata requests)."""
+        the server is lenient, as Kafka is (librdkafka pads some Metadata requests). ``compiled``:
+        the generated codec, falling back to the reference codec (for its error) when it fails."""
+        if compiled:
+            try:
+                obj, end = self.fast.decode_at(data, 0)
+            except Exception:  # hostile bytes: the reference codec names the failing field
+                pass
+            else:
+                if not strict or end == len(data):
+                    return obj
         stream = io.BytesIO(data)
         try:
-            if compiled:
-                try:
-                    obj = self.compiled.parse_stream(stream)
-                except Exception:  # compiled code may fail oddly on hostile bytes
-                    stream = io.BytesIO(data)
-                    obj = self.plain.parse_stream(stream)
-            else:
-                obj = self.plain.parse_stream(stream)
+            obj = self.plain.parse_stream(stream)
         except ConstructError:
             raise
         except Exception as exc:
@@ -139,12 +147,12 @@ class Codec:
         return self.plain.parse_stream(stream)
 
     def encode(self, obj, *, compiled: bool = True) -> bytes:
-        stream = io.BytesIO()
+        """The message's bytes; a bytes/records field may be a list of chunks (joined here)."""
         if compiled:
-            self.compiled.build_stream(obj, stream)
-        else:
-            self.plain.build_stream(obj, stream)
+            return self.fast.encode(obj)
+        stream = io.BytesIO()
+        self.plain.build_stream(obj, stream)
         return stream.getvalue()
 
     def encode_into(self, obj, stream) -> None:
-        self.compiled.build_stream(obj, stream)
+        stream.write(self.fast.encode(obj))

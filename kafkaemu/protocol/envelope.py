@@ -66,6 +66,11 @@ def decode_request(data: bytes, api_key: int | None = None, api_version: int | N
     if api_key is None or api_version is None:
         api_key, api_version, _ = peek_request(data)
     cat = catalog()
+    try:  # the generated codecs; on any failure the reference codecs below give the error
+        header, pos = cat.data("RequestHeader", request_header_version(api_key, api_version)).fast.decode_at(data, 0)
+        return header, cat.request(api_key, api_version).fast.decode_at(data, pos)[0]
+    except Exception:
+        pass
     stream = io.BytesIO(data)
     try:
         header = cat.data("RequestHeader", request_header_version(api_key, api_version)).decode_prefix(stream)
@@ -94,6 +99,35 @@ def response_head(api_key: int, api_version: int, correlation_id: int) -> bytes:
 def response_codec(api_key: int, api_version: int):
     """The codec of a response body (the header is ``response_head``)."""
     return catalog().response(api_key, api_version)
+
+
+class Route:
+    """What the connection needs to handle one (api key, version), looked up once: the request
+    header's and body's generated decoders, the response body's encoder and its header's form."""
+
+    __slots__ = ("api_key", "api_version", "name", "decode_header", "decode_body", "encode_body",
+                 "chunked", "head_tag")
+
+    def __init__(self, api_key: int, api_version: int) -> None:
+        cat = catalog()
+        self.api_key, self.api_version, self.name = api_key, api_version, cat.api_name(api_key)
+        self.decode_header = cat.data("RequestHeader", request_header_version(api_key, api_version)).fast.decode_at
+        self.decode_body = cat.request(api_key, api_version).fast.decode_at
+        fast = cat.response(api_key, api_version).fast
+        self.encode_body = fast._encode
+        self.chunked = fast.has_chunks   # a bytes/records field may be given as chunks
+        self.head_tag = b"\x00" if response_header_version(api_key, api_version) else b""
+
+
+_routes: dict[tuple[int, int], Route] = {}
+
+
+def route(api_key: int, api_version: int) -> Route:
+    """The Route of a request the catalogue has (KeyError otherwise)."""
+    found = _routes.get((api_key, api_version))
+    if found is None:
+        found = _routes[(api_key, api_version)] = Route(api_key, api_version)
+    return found
 
 
 def encode_response(api_key: int, api_version: int, correlation_id: int, body: dict) -> bytes:

@@ -120,7 +120,7 @@ def write_bytes(io, obj, compact: bool, nullable: bool) -> None:
             _write_len(io, -1, compact, True)
             return
         obj = b""
-    if type(obj) is list or type(obj) is tuple:   # records as chunks (Fetch): encoded as b"".join(obj)
+    if isinstance(obj, (list, tuple)):  # chunks (a fetch's stored batches): their concatenation
         _write_len(io, sum(map(len, obj)), compact, True)
         for chunk in obj:
             io.write(chunk)

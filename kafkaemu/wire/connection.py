@@ -10,6 +10,12 @@ api and correlation id bound to structlog's context, so every event logged on it
 On a SASL listener a ``SaslAuthenticator`` (kafkaemu.auth) sees every frame until the client
 has authenticated; only the ApiVersions it lets through reach the handlers before that.
 
+Replies. A request is decoded and its reply encoded by the codecs generated from the specs,
+looked up once per (api key, version) (``envelope.route``). A reply whose ``records`` fields are
+lists of chunks (a Fetch answer carrying stored batches as memoryviews) stays a list of chunks:
+``take_output_chunks`` hands them to the transport's ``writelines`` uncopied, small replies joined;
+``take_output`` joins everything into one ``bytes``.
+
 Backpressure. Kafka mutes a channel while a response is in flight, so a client that pipelines
 requests and never reads its replies cannot make the broker buffer them. Here a connection stops
 handling requests while it is ``blocked``: its completed-but-unsent replies exceed
@@ -26,15 +32,17 @@ so it follows the injected clock.
 from __future__ import annotations
 
 import itertools
+import struct
 from collections import deque
 from typing import TYPE_CHECKING, Callable
 
 import structlog
 
-from ..handlers.registry import NO_RESPONSE, ApiRegistry
+from ..handlers.registry import NO_RESPONSE, ApiRegistry, ConstantResponse
 from ..logging import bind_request_context, unbind_request_context
 from ..protocol import envelope
-from ..protocol.envelope import API_VERSIONS, frame
+from ..protocol.envelope import API_VERSIONS, _routes
+from ..protocol.fastcodec import coalesce
 from .framing import FrameDecoder, FrameError
 
 if TYPE_CHECKING:
@@ -45,6 +53,8 @@ MAX_SASL_RECEIVE_BYTES = 524288  # Kafka's sasl.server.max.receive.size, until a
 MAX_UNSENT_REPLY_BYTES = 1 << 20    # completed replies not yet taken by the transport
 MAX_IN_FLIGHT = 100                 # requests handled whose replies are not all sent
 _timer_serial = itertools.count(1)
+_KEY_VERSION_CORRELATION = struct.Struct(">hhi")
+_SIZE_CORRELATION = struct.Struct(">ii")
 log = structlog.get_logger("kafkaemu.wire")
 
 
@@ -70,11 +80,12 @@ class AuthenticationFailure(ProtocolViolation):
 
 
 class _Slot:
-    __slots__ = ("data", "done")
+    __slots__ = ("data", "done", "size")
 
     def __init__(self) -> None:
-        self.data: bytes | None = None
+        self.data: bytes | list | None = None   # a list: chunks (records) sent as they are
         self.done = False
+        self.size = 0
 
 
 class Connection:
@@ -92,7 +103,9 @@ class Connection:
         self.closed = False
         self._decoder = FrameDecoder(broker.config.socket_request_max_bytes)
         self._slots: deque[_Slot] = deque()
-        self._out: list[bytes] = []
+        self._out: list = []       # replies (and record chunks) not yet taken by the transport
+        self._out_bytes = 0
+        self._out_chunked = False
         self._unsent = 0          # bytes of completed replies not yet taken (in _out or behind a parked one)
         self._queued: deque[bytes] = deque()
         self._queued_bytes = 0
@@ -170,41 +183,64 @@ class Connection:
         auth = self.authenticator
         if auth is not None and not auth.complete and not self._authenticate(auth, data):
             return
-        try:
-            api_key, api_version, correlation_id = envelope.peek_request(data)
-        except envelope.RequestDecodeError as exc:
-            raise ProtocolViolation(str(exc)) from None
+        if len(data) < 8:
+            raise ProtocolViolation(f"request of {len(data)} bytes is shorter than a header")
+        api_key, api_version, correlation_id = _KEY_VERSION_CORRELATION.unpack_from(data)
         api = self.registry.get(api_key)
         if api is None or not api.supports(api_version):
             if api_key == API_VERSIONS and api is not None and api_version > api.max_version:
                 self._send(envelope.unsupported_api_versions(correlation_id, self.registry.api_keys()))
                 return
             raise ProtocolViolation(f"unsupported api key {api_key} version {api_version}")
+        route = _routes.get((api_key, api_version))
         try:
-            header, body = envelope.decode_request(data, api_key, api_version)
-        except envelope.RequestDecodeError as exc:
-            raise ProtocolViolation(str(exc)) from None
+            if route is None:
+                route = envelope.route(api_key, api_version)
+            header, pos = route.decode_header(data, 0)
+            body = route.decode_body(data, pos)[0]
+        except Exception:  # the reference codecs name what does not parse
+            try:
+                header, body = envelope.decode_request(data, api_key, api_version)
+            except envelope.RequestDecodeError as exc:
+                raise ProtocolViolation(str(exc)) from None
+            if route is None:
+                raise ProtocolViolation(f"unsupported api key {api_key} version {api_version}") from None
 
         slot = _Slot()
         self._slots.append(slot)
-        head = envelope.response_head(api_key, api_version, correlation_id)
-        resp_codec = envelope.response_codec(api_key, api_version)
+        encode, chunked, tag = route.encode_body, route.chunked, route.head_tag
 
         def respond(response: dict) -> None:
             if slot.done or self.closed:
                 return
+            parts: list = []
             try:
-                body_bytes = resp_codec.encode(response)
+                if response.__class__ is ConstantResponse:
+                    encoded = response.encoded.get(api_version)
+                    if encoded is None:
+                        encode(response, parts)
+                        encoded = response.encoded[api_version] = b"".join(parts)
+                    parts = [encoded]
+                else:
+                    encode(response, parts)
             except Exception:  # a handler bug; parked replies arrive from timers, so never raise
                 self.log.exception("response_encode_failed", api=api.name, version=api_version)
                 self.abort()
                 return
-            slot.data = frame(head, body_bytes)
+            if chunked:  # records as chunks: sent as they are, never joined
+                parts = coalesce(parts)
+                size = sum(map(len, parts))
+                parts.insert(0, _SIZE_CORRELATION.pack(size + 4 + len(tag), correlation_id) + tag)
+                slot.data, slot.size = parts, size + 8 + len(tag)
+            else:
+                body_bytes = b"".join(parts)
+                slot.data = _SIZE_CORRELATION.pack(len(body_bytes) + 4 + len(tag), correlation_id) + tag + body_bytes
+                slot.size = len(slot.data)
             slot.done = True
-            self._unsent += len(slot.data)
+            self._unsent += slot.size
             self._flush()
 
-        token = bind_request_context(lambda: _log_context(self.connection_id, header, envelope.api_name(api_key), body))
+        token = bind_request_context(lambda: _log_context(self.connection_id, header, route.name, body))
         try:
             result = self.broker.handle_request(self, api, header, body, respond, now_ms)
         except Exception:
@@ -233,7 +269,7 @@ class Connection:
     def _send(self, data: bytes) -> None:
         """Queue a reply that is complete already (behind any still parked)."""
         slot = _Slot()
-        slot.data, slot.done = data, True
+        slot.data, slot.done, slot.size = data, True, len(data)
         self._slots.append(slot)
         self._unsent += len(data)
         self._flush()
@@ -243,9 +279,15 @@ class Connection:
         slots = self._slots
         ready = False
         while slots and slots[0].done:
-            data = slots.popleft().data
+            slot = slots.popleft()
+            data = slot.data
             if data is not None:
-                self._out.append(data)
+                if data.__class__ is list:
+                    self._out.extend(data)
+                    self._out_chunked = True
+                else:
+                    self._out.append(data)
+                self._out_bytes += slot.size
                 ready = True
         if not slots:
             self._arm_idle_timer()
@@ -253,12 +295,22 @@ class Connection:
             self.on_output()
 
     def take_output(self) -> bytes:
-        out = b"".join(self._out)
-        self._out.clear()
-        if out:
-            self._unsent -= len(out)
-            self.last_active_ms = max(self.last_active_ms, self.broker.now_ms)
-        return out
+        """Every completed reply not taken yet, in request order, as one ``bytes``."""
+        return b"".join(self.take_output_chunks())
+
+    def take_output_chunks(self) -> list:
+        """The same as a list of bytes-like chunks for ``transport.writelines``: small replies
+        joined into one, a fetch's record chunks kept as they are (never copied)."""
+        out = self._out
+        if not out:
+            return []
+        chunks = coalesce(out) if self._out_chunked else [b"".join(out)]
+        out.clear()
+        self._out_chunked = False
+        self._unsent -= self._out_bytes
+        self._out_bytes = 0
+        self.last_active_ms = max(self.last_active_ms, self.broker.now_ms)
+        return chunks
 
     @property
     def pending_replies(self) -> int:
@@ -266,13 +318,14 @@ class Connection:
 
     def abort(self) -> None:
         """Close from inside (a reply can't be sent): forget pending replies and drop the socket."""
+        self.on_close()   # first: the transport writes the replies already completed
         self.close()
-        self.on_close()
 
     def close(self) -> None:
         self.closed = True
         self._slots.clear()
         self._out.clear()
+        self._out_bytes = 0
         self._queued.clear()
         self._queued_bytes = self._unsent = 0
         self.broker.timers.cancel(self._idle_key)

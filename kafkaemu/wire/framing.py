@@ -26,23 +26,41 @@ class FrameDecoder:
         return len(self._buf)
 
     def feed(self, data: bytes) -> list[bytes]:
-        """Add received bytes; return every frame body now complete (without its size prefix)."""
+        """Add received bytes; return every frame body now complete (without its size prefix).
+
+        Frames are sliced straight out of the received bytes (one copy each); only a partial
+        frame at the end is kept in the buffer, and the buffer is turned into bytes again only
+        once it holds a whole frame (so a large frame arriving in many reads is copied once)."""
         buf = self._buf
-        buf += data
+        if buf:
+            buf += data
+            if len(buf) < 4 or self._check(_SIZE.unpack_from(buf)[0]) > len(buf) - 4:
+                return []
+            data = bytes(buf)
+            buf.clear()
+        elif data.__class__ is not bytes:
+            data = bytes(data)
         frames = []
         pos = 0
-        end = len(buf)
+        end = len(data)
+        unpack = _SIZE.unpack_from
+        max_bytes = self.max_frame_bytes
         while end - pos >= 4:
-            (size,) = _SIZE.unpack_from(buf, pos)
-            if size < 0:
-                raise FrameError(f"negative frame size {size}")
-            if size > self.max_frame_bytes:
-                raise FrameError(f"frame of {size} bytes exceeds socket.request.max.bytes={self.max_frame_bytes}")
+            (size,) = unpack(data, pos)
+            if size < 0 or size > max_bytes:
+                self._check(size)
             if end - pos - 4 < size:
                 break
-            frames.append(bytes(buf[pos + 4: pos + 4 + size]))
-            pos += 4 + size
-        if pos:
-            del buf[:pos]
+            pos += 4
+            frames.append(data[pos: pos + size])
+            pos += size
+        if pos < end:
+            buf += memoryview(data)[pos:]
         return frames
 
+    def _check(self, size: int) -> int:
+        if size < 0:
+            raise FrameError(f"negative frame size {size}")
+        if size > self.max_frame_bytes:
+            raise FrameError(f"frame of {size} bytes exceeds socket.request.max.bytes={self.max_frame_bytes}")
+        return size

@@ -50,3 +50,29 @@ def test_a_callback_that_raises_is_contained_and_later_timers_still_fire():
     t.schedule("c", 30, lambda: fired.append("c"))
     assert t.poll(30) == 3
     assert fired == ["a", "c"] and len(t) == 0
+
+
+def test_a_timer_pushed_later_many_times_keeps_one_heap_entry_and_fires_once_at_its_last_deadline():
+    t = Timers()
+    fired = []
+    for now in range(10000):   # a member heartbeating: its session deadline moves out each time
+        t.schedule(("session", "g", "m"), now + 45000, lambda: fired.append("session"))
+    assert len(t._heap) == 1
+    assert t.next_deadline() == 9999 + 45000
+    assert t.poll(9999 + 44999) == 0 and fired == []
+    assert t.poll(9999 + 45000) == 1 and fired == ["session"]
+    assert t.next_deadline() is None
+
+
+def test_timers_due_together_fire_in_the_order_they_were_last_scheduled():
+    t = Timers()
+    order = []
+    t.schedule("a", 100, lambda: order.append("a"))
+    t.schedule("b", 100, lambda: order.append("b"))
+    t.schedule("c", 50, lambda: order.append("c"))
+    t.schedule("c", 100, lambda: order.append("c"))   # moved later: now after a and b
+    t.schedule("a", 100, lambda: order.append("a"))   # scheduled again at the same time: last
+    t.schedule("d", 20, lambda: order.append("d"))
+    t.schedule("d", 10, lambda: order.append("d"))    # moved earlier
+    assert t.poll(100) == 4
+    assert order == ["d", "b", "c", "a"]

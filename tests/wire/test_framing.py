@@ -46,3 +46,15 @@ def test_negative_size_is_rejected():
 
 def test_frame_at_exactly_the_limit_is_accepted():
     assert FrameDecoder(5).feed(frame(b"12345")) == [b"12345"]
+
+
+def test_frames_are_bytes_whether_sliced_from_a_read_or_from_the_buffer():
+    decoder = FrameDecoder(1 << 20)
+    big = bytes(range(256)) * 1000
+    data = frames_of(b"first", big, b"last")
+    got = decoder.feed(data[:20])                   # "first" whole, the big one begun
+    for start in range(20, len(data), 4096):        # the big one arrives in many reads
+        got += decoder.feed(memoryview(data)[start:start + 4096])
+    assert got == [b"first", big, b"last"]
+    assert all(type(f) is bytes for f in got)
+    assert decoder.buffered == 0

@@ -10,7 +10,6 @@ kept pending (pending.py) until the marker of its transaction completes them.
 """
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from typing import Callable
 
@@ -58,7 +57,9 @@ class OffsetManager:
         return self.store.has_group(group_id) or self.pending.has_open_transactions(group_id)
 
     def _sequenced(self, committed: CommittedOffset) -> CommittedOffset:
-        return dataclasses.replace(committed, record_seq=next(self._record_seq))
+        c = committed  # not dataclasses.replace: this is on every commit's path
+        return CommittedOffset(c.offset, c.leader_epoch, c.metadata, c.commit_timestamp_ms, c.expire_timestamp_ms,
+                               next(self._record_seq))
 
     # ============================================================ OffsetCommit
     def commit(self, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:

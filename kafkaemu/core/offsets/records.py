@@ -7,6 +7,7 @@ current Kafka writes them. A tombstone (null value) deletes the committed offset
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ...protocol.catalog import catalog
 from ..record_format import split, versioned
@@ -25,9 +26,14 @@ class OffsetKey:
     partition: int
 
 
+@lru_cache(maxsize=None)
+def _encoder(name: str, version: int):
+    """The generated encoder of a record key or value (written on every commit)."""
+    return catalog().data(name, version).fast.encode
+
+
 def encode_offset_key(group: str, topic: str, partition: int) -> bytes:
-    body = catalog().data("OffsetCommitKey", OFFSET_COMMIT_KEY_VERSION).encode(
-        {"group": group, "topic": topic, "partition": partition})
+    body = _encoder("OffsetCommitKey", OFFSET_COMMIT_KEY_VERSION)({"group": group, "topic": topic, "partition": partition})
     return versioned(OFFSET_COMMIT_KEY_VERSION, body)
 
 
@@ -37,7 +43,7 @@ def tombstone(group: str, topic: str, partition: int) -> tuple[bytes, None]:
 
 def encode_offset_value(c: CommittedOffset) -> bytes:
     version = OFFSET_COMMIT_VALUE_VERSION if c.expire_timestamp_ms is None else OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRY
-    body = catalog().data("OffsetCommitValue", version).encode({
+    body = _encoder("OffsetCommitValue", version)({
         "offset": c.offset,
         "leader_epoch": c.leader_epoch,
         "metadata": c.metadata,
