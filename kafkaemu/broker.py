@@ -179,6 +179,12 @@ class Broker:
         self._moved_leaders.clear()
 
     # -- time ----------------------------------------------------------------------------
+    def close(self) -> None:
+        """A clean shutdown of the data directory (if any); the broker serves no more requests."""
+        if self.store.persistence is not None:
+            self.store.persistence.close()
+            self.store.persistence = None
+
     def tick(self, now_ms: int) -> None:
         """Fire every timer due at ``now_ms`` (session expiry, long-poll timeouts, ...)."""
         self.now_ms = now_ms
