@@ -1,0 +1,210 @@
+"""Segment files with a data directory, as Kafka's log: sparse offset and time indexes, rolls at
+segment.bytes, reads across segments, retention deleting whole segments, and restarts that read
+the indexes and the tail (the recovery point, producer snapshots) instead of every byte."""
+import os
+
+from kafkaemu.storage.data_dir import SEGMENT, DataDir
+from kafkaemu.storage.log_store import LogStore
+from kafkaemu.storage.offset_index import OffsetIndex, TimeIndex
+from kafkaemu.storage.record_batch import build_batch, iter_records
+
+NOW = 1_700_000_000_000
+SMALL = {"segment.bytes": "1000", "index.interval.bytes": "100"}
+
+
+def open_store(path):
+    store = LogStore()
+    DataDir(str(path)).attach(store)
+    return store
+
+
+def values(plog):
+    return [(r.offset, r.value) for b in plog.batches() for r in iter_records(b)]
+
+
+def fill(plog, n, ts=NOW, size=40):
+    for i in range(n):
+        plog.append(build_batch([(b"k%d" % i, b"v%d-" % i + b"x" * size, [], ts + i)]), NOW)
+
+
+def segment_files(path, suffix=".log"):
+    return sorted(f for f in os.listdir(path) if f.endswith(suffix))
+
+
+def test_offset_and_time_index_lookups_and_files(tmp_path):
+    idx = OffsetIndex(str(tmp_path / "a.index"), 100)
+    for off, pos in [(103, 0), (110, 500), (120, 1000)]:
+        idx.append(off, pos)
+    assert [idx.lookup(o) for o in (99, 103, 109, 110, 150)] == [0, 0, 0, 500, 1000]
+    again = OffsetIndex(idx.path, 100)
+    assert again.load() and list(again.keys) == [3, 10, 20] and list(again.values) == [0, 500, 1000]
+    assert (tmp_path / "a.index").read_bytes()[:8] == (3).to_bytes(4, "big") + (0).to_bytes(4, "big")
+    tidx = TimeIndex(str(tmp_path / "a.timeindex"), 100)
+    tidx.maybe_append(NOW, 103)
+    tidx.maybe_append(NOW, 105)            # not a larger timestamp: no entry
+    tidx.maybe_append(NOW + 50, 110)
+    assert len(tidx) == 2 and tidx.lookup(NOW - 1) == 100 and tidx.lookup(NOW + 10) == 103
+    t2 = TimeIndex(tidx.path, 100)
+    assert t2.load() and t2.last() == (NOW + 50, 110)
+
+
+def test_appends_roll_segments_and_reads_cross_them(tmp_path):
+    store = open_store(tmp_path)
+    plog = store.create_topic("t", 1, SMALL).partitions[0]
+    fill(plog, 60)
+    files = segment_files(tmp_path / "t-0")
+    assert len(files) > 3 and files[0] == SEGMENT
+    assert all(os.path.getsize(tmp_path / "t-0" / f) <= 1000 for f in files)
+    bases = [int(f[:20]) for f in files]
+    assert bases == sorted(bases) and len(segment_files(tmp_path / "t-0", ".index")) == len(files)
+    assert values(plog) == [(i, b"v%d-" % i + b"x" * 40) for i in range(60)]
+    # a read from the middle of a segment, across the next ones, whole batches within max_bytes
+    got = plog.read(bases[1] + 1, 700)
+    offsets = [r.offset for b in got for r in iter_records(bytes(b))]
+    assert offsets[0] == bases[1] + 1 and offsets == list(range(offsets[0], offsets[0] + len(offsets)))
+    assert sum(len(b) for b in got) <= 700 and len(got) > 1
+    assert plog.read(59, 1)[0] and plog.read(60, 1000) == []
+    assert plog.offset_for_timestamp(NOW + 33)[:2] == (NOW + 33, 33)
+    assert plog.max_timestamp_offset()[:2] == (NOW + 59, 59)
+
+
+def test_retention_deletes_whole_segments_by_time_and_bytes(tmp_path):
+    store = open_store(tmp_path)
+    plog = store.create_topic("t", 1, dict(SMALL, **{"retention.ms": "1000"})).partitions[0]
+    fill(plog, 30, ts=NOW)
+    fill(plog, 30, ts=NOW + 5000)
+    before = segment_files(tmp_path / "t-0")
+    assert plog.apply_retention(NOW + 5500) >= 1
+    after = segment_files(tmp_path / "t-0")
+    first = int(after[0][:20])
+    assert plog.log_start_offset == first and 0 < first <= 30 and len(after) < len(before)
+    assert values(plog)[0][0] == first               # whole segments go: the first one left starts the log
+    # retention.bytes: keep deleting oldest segments while the log exceeds it by a segment's size
+    store.get("t").configs.update({"retention.ms": "-1", "retention.bytes": "1500"})
+    plog.apply_retention(NOW + 5500)
+    assert plog.size_bytes <= 1500 + 1000 and plog.log_start_offset > first
+    # every segment due: the active one is rolled first, the log keeps its end
+    store.get("t").configs.update({"retention.ms": "0", "retention.bytes": "-1"})
+    plog.apply_retention(NOW + 100_000)
+    assert plog.size_bytes == 0 and plog.log_start_offset == plog.high_watermark == 60
+    assert segment_files(tmp_path / "t-0") == [f"{60:020d}.log"]
+    fill(plog, 1)
+    assert values(open_store(tmp_path).get("t").partitions[0]) == [(60, b"v0-" + b"x" * 40)]
+
+
+def test_delete_records_keeps_bytes_until_whole_segments_lie_below(tmp_path):
+    store = open_store(tmp_path)
+    plog = store.create_topic("t", 1, SMALL).partitions[0]
+    fill(plog, 40)
+    files = segment_files(tmp_path / "t-0")
+    second = int(files[1][:20])
+    plog.delete_records(second - 1)
+    assert segment_files(tmp_path / "t-0") == files              # the first segment still holds an offset >= the start
+    plog.delete_records(second + 1)
+    assert segment_files(tmp_path / "t-0") == files[1:]
+    assert values(plog)[0][0] == second + 1                      # from the batch holding the start
+    again = open_store(tmp_path).get("t").partitions[0]
+    assert again.log_start_offset == second + 1 and again.high_watermark == 40
+
+
+def _checkpointed_store(tmp_path):
+    store = open_store(tmp_path)
+    plog = store.create_topic("t", 1, SMALL).partitions[0]
+    fill(plog, 60)
+    return store, plog
+
+
+def _bytes_read(plog):
+    return [seg.bytes_read for seg in plog.batch_store.segments]
+
+
+def test_a_clean_restart_reads_no_sealed_segment_bytes(tmp_path):
+    store, plog = _checkpointed_store(tmp_path)
+    n = len(plog.batch_store.segments)
+    store.persistence.close()
+    again = open_store(tmp_path).get("t").partitions[0]
+    assert _bytes_read(again)[:-1] == [0] * (n - 1)     # sealed segments: indexes only
+    assert _bytes_read(again)[-1] <= 1000                # the active segment's tail after its last index entry
+    assert again.high_watermark == 60 and values(again) == values(plog)
+
+
+def test_an_unclean_restart_recovers_only_after_the_recovery_point(tmp_path):
+    store, plog = _checkpointed_store(tmp_path)
+    store.persistence.checkpoint()                 # as the periodic checkpoint does
+    point = plog.high_watermark
+    fill(plog, 30)                                 # then killed: no clean shutdown
+    bases = [seg.base for seg in plog.batch_store.segments]
+    again = open_store(tmp_path).get("t").partitions[0]
+    read = dict(zip(bases, _bytes_read(again)))
+    below = [b for i, b in enumerate(bases[:-1]) if bases[i + 1] <= point]
+    assert below and all(read[b] == 0 for b in below)
+    after = [b for b in bases if b > point]
+    assert after and all(read[b] > 0 for b in after)
+    assert again.high_watermark == 90 and [o for o, _ in values(again)] == list(range(90))
+
+
+def test_a_corrupted_index_is_rebuilt(tmp_path):
+    store, plog = _checkpointed_store(tmp_path)
+    expected = values(plog)
+    store.persistence.close()
+    index = tmp_path / "t-0" / SEGMENT.replace(".log", ".index")
+    index.write_bytes((5).to_bytes(4, "big") + (999_999).to_bytes(4, "big"))   # points past the segment
+    again = open_store(tmp_path).get("t").partitions[0]
+    assert values(again) == expected
+    assert again.read(3, 100)[0] is not None
+    assert OffsetIndex(str(index), 0).load() and os.path.getsize(index) != 8
+
+
+def test_an_older_single_file_data_dir_loads_and_gets_indexes(tmp_path):
+    store = LogStore()
+    plog = store.create_topic("t", 1).partitions[0]
+    fill(plog, 200)
+    (tmp_path / "t-0").mkdir()
+    (tmp_path / "t-0" / SEGMENT).write_bytes(b"".join(bytes(b) for b in plog.batches()))
+    meta = store.get("t")
+    (tmp_path / "topics.json").write_text(
+        '{"topics": [{"name": "t", "id": "%s", "partitions": 1, "configs": {}, "internal": false}]}'
+        % meta.topic_id.hex())
+    loaded = open_store(tmp_path).get("t").partitions[0]
+    assert values(loaded) == values(plog) and loaded.high_watermark == 200
+    assert (tmp_path / "t-0" / SEGMENT.replace(".log", ".index")).stat().st_size > 0
+    assert loaded.offset_for_timestamp(NOW + 150)[:2] == (NOW + 150, 150)
+
+
+def _idempotent(seq, value=b"p"):
+    return build_batch([(None, value, [], NOW)], producer_id=7, producer_epoch=0, base_sequence=seq)
+
+
+def test_an_acked_idempotent_batch_is_a_duplicate_after_clean_and_unclean_restarts(tmp_path):
+    store = open_store(tmp_path)
+    plog = store.create_topic("t", 1, SMALL).partitions[0]
+    for seq in range(40):                          # rolls write producer snapshots
+        plog.append(_idempotent(seq), NOW)
+    # killed (no clean shutdown, no checkpoint): the snapshot of the last roll plus a replay
+    again = open_store(tmp_path).get("t").partitions[0]
+    dup = again.append(_idempotent(39), NOW)
+    assert dup.base_offset == 39 and again.high_watermark == 40 and again.duplicate_batches == 1
+    assert again.append(_idempotent(41), NOW).error == "OUT_OF_ORDER_SEQUENCE_NUMBER"
+    # a clean shutdown: the snapshot at the log end, nothing replayed
+    store2 = open_store(tmp_path)
+    store2.persistence.close()
+    third = open_store(tmp_path).get("t").partitions[0]
+    assert third.append(_idempotent(39), NOW).base_offset == 39 and third.duplicate_batches == 1
+    assert third.append(_idempotent(40), NOW).base_offset == 40
+
+
+def test_aborted_transactions_and_open_ones_survive_a_restart(tmp_path):
+    store = open_store(tmp_path)
+    plog = store.create_topic("t", 1, SMALL).partitions[0]
+    txn = build_batch([(None, b"t", [], NOW)], producer_id=9, producer_epoch=0, base_sequence=0, transactional=True)
+    plog.append(txn, NOW)
+    fill(plog, 30)
+    plog.append_control_batch(9, 0, False, 0, NOW)
+    txn2 = build_batch([(None, b"u", [], NOW)], producer_id=9, producer_epoch=0, base_sequence=1, transactional=True)
+    open_at = plog.append(txn2, NOW).base_offset
+    again = open_store(tmp_path).get("t").partitions[0]
+    assert [(a.producer_id, a.first_offset, a.last_offset) for a in again.aborted_transactions(0, 100)] == [(9, 0, 31)]
+    assert again.open_transactions() == {9: open_at} and again.last_stable_offset == open_at
+    store.persistence.close()
+    third = open_store(tmp_path).get("t").partitions[0]
+    assert len(third.aborted_transactions(0, 100)) == 1 and third.open_transactions() == {9: open_at}
