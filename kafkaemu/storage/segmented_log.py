@@ -17,6 +17,7 @@ from .segment import Segment, read_max_timestamp
 
 _BASE_LEN = struct.Struct(">qi")
 _DELTA = struct.Struct(">i")
+READ_CHUNK = 8 << 20     # the most one pread asks for
 
 
 class SegmentedBatchStore:
@@ -84,7 +85,9 @@ class SegmentedBatchStore:
         return max(bisect_right(self._bases, offset) - 1, 0)
 
     def read(self, offset: int, max_bytes: int, min_one: bool = True, max_offset: int | None = None) -> list:
-        """Whole batches from the one holding ``offset`` (memoryviews over one read per segment)."""
+        """Whole batches from the one holding ``offset``: memoryviews over a few large preads (up
+        to ``max_bytes``; the first batch even when larger if ``min_one``; only batches wholly
+        below ``max_offset``)."""
         out: list = []
         total = 0
         segments = self.segments
@@ -95,36 +98,38 @@ class SegmentedBatchStore:
             pos = seg.position_of(offset)
             if pos is None:
                 continue
-            want = min(seg.size - pos, max(max_bytes - total, LOG_OVERHEAD))
-            chunk = seg.pread(want, pos)
-            view = memoryview(chunk)
-            at = 0
-            while True:
-                if at + LOG_OVERHEAD > len(chunk):
-                    size = None
-                else:
+            while pos < seg.size:
+                chunk = seg.pread(min(seg.size - pos, max(max_bytes - total, LOG_OVERHEAD), READ_CHUNK), pos)
+                view = memoryview(chunk)
+                at = 0
+                while at + LOG_OVERHEAD <= len(chunk):
                     size = _BASE_LEN.unpack_from(chunk, at)[1] + LOG_OVERHEAD
-                if size is None or at + size > len(chunk):
-                    if not out and min_one and pos + at < seg.size:   # the first batch, larger than max_bytes
-                        if size is None:
-                            size = _BASE_LEN.unpack_from(seg.pread(LOG_OVERHEAD, pos + at))[1] + LOG_OVERHEAD
-                        big = memoryview(seg.pread(size, pos + at))
-                        if max_offset is not None and _last_offset(big) >= max_offset:
-                            return out
-                        out.append(big)
-                        total += size
-                        at += size
-                    break
-                batch = view[at:at + size]
-                if max_offset is not None and _last_offset(batch) >= max_offset:
+                    if at + size > len(chunk):
+                        break
+                    batch = view[at:at + size]
+                    if max_offset is not None and _last_offset(batch) >= max_offset:
+                        return out
+                    if total + size > max_bytes and (out or not min_one):
+                        return out
+                    out.append(batch)
+                    total += size
+                    at += size
+                if at == 0:   # a batch larger than what was read
+                    head = chunk if len(chunk) >= LOG_OVERHEAD else seg.pread(LOG_OVERHEAD, pos)
+                    if len(head) < LOG_OVERHEAD:
+                        return out
+                    size = _BASE_LEN.unpack_from(head)[1] + LOG_OVERHEAD
+                    if total + size > max_bytes and (out or not min_one):
+                        return out
+                    batch = memoryview(seg.pread(size, pos))
+                    if len(batch) < size or max_offset is not None and _last_offset(batch) >= max_offset:
+                        return out
+                    out.append(batch)
+                    total += size
+                    at = size
+                pos += at
+                if total >= max_bytes:
                     return out
-                total += size
-                if total > max_bytes and (out or not min_one):
-                    return out
-                out.append(batch)
-                at += size
-            if total >= max_bytes or pos + at < seg.size:
-                return out
             if out:
                 offset = _last_offset(out[-1]) + 1
         return out

@@ -208,3 +208,21 @@ def test_aborted_transactions_and_open_ones_survive_a_restart(tmp_path):
     store.persistence.close()
     third = open_store(tmp_path).get("t").partitions[0]
     assert len(third.aborted_transactions(0, 100)) == 1 and third.open_transactions() == {9: open_at}
+
+
+def test_reads_from_segments_match_reads_from_memory(tmp_path):
+    import random
+    rnd = random.Random(5)
+    memory = LogStore().create_topic("t", 1, SMALL).partitions[0]
+    plog = open_store(tmp_path).create_topic("t", 1, SMALL).partitions[0]
+    for i in range(120):
+        records = [(b"k", b"v" * rnd.randrange(1, 300), [], NOW + i) for _ in range(rnd.randrange(1, 4))]
+        for log in (memory, plog):
+            log.append(build_batch(records), NOW)
+    for _ in range(300):
+        offset = rnd.randrange(0, memory.high_watermark + 1)
+        max_bytes = rnd.choice([0, 1, 100, 700, 1500, 5000, 1 << 30])
+        max_offset = rnd.choice([None, rnd.randrange(0, memory.high_watermark + 1)])
+        min_one = rnd.random() < 0.8
+        expect = [bytes(b) for b in memory.read(offset, max_bytes, min_one, max_offset)]
+        assert [bytes(b) for b in plog.read(offset, max_bytes, min_one, max_offset)] == expect
