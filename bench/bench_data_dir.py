@@ -92,7 +92,7 @@ def start(code: str, path: str):
     env = dict(os.environ, PYTHONPATH=code)
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "kafkaemu", "serve", "--port", "0", "--log-level", "warning",
-                             "--data-dir", path], stdout=subprocess.PIPE, text=True, env=env)
+                             "--data-dir", path], stdout=subprocess.PIPE, text=True, env=env, cwd=code)
     port = int(proc.stdout.readline().rsplit(":", 1)[1])
     from kafkaemu.wire.framing import FrameDecoder
     sock = socket.create_connection(("127.0.0.1", port))
@@ -149,7 +149,7 @@ def load_seconds(code: str, path: str) -> float:
     """The broker's construction on the data dir alone (no interpreter start or imports, which
     swing with the machine's load); leaves the shutdown unclean, as a kill would."""
     out = subprocess.check_output([sys.executable, "-c", LOADER, path], env=dict(os.environ, PYTHONPATH=code),
-                                  stderr=subprocess.DEVNULL, text=True)
+                                  stderr=subprocess.DEVNULL, text=True, cwd=code)   # cwd: `-c` puts it first on sys.path
     return float(out.split()[-1])
 
 
@@ -158,7 +158,7 @@ def run(code: str, mb: int, partitions: int, label: str) -> dict:
     try:
         t0 = time.perf_counter()
         subprocess.check_call([sys.executable, "-c", WRITER, path, str(mb << 20), str(partitions),
-                               str(BATCH_RECORDS), str(RECORD_BYTES)], env=dict(os.environ, PYTHONPATH=code))
+                               str(BATCH_RECORDS), str(RECORD_BYTES)], env=dict(os.environ, PYTHONPATH=code), cwd=code)
         written = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
         out = {"label": label, "mb": written / (1 << 20), "write_s": time.perf_counter() - t0}
         proc, sock, io, out["meta_s"], out["fetch_s"] = start(code, path)
