@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from . import compression, legacy_records, topic_config
+from . import compaction, compression, legacy_records, topic_config
 from .batch_store import MemoryBatchStore
 from .producer_state import ProducerStateTable
 from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, HEADER_SIZE, NO_TIMESTAMP, InvalidBatch, build_batch,
@@ -477,65 +477,7 @@ class PartitionLog:
         Transactions: nothing from the last stable offset on is read or cleaned; records of
         aborted transactions neither count as a key's latest nor are kept; markers are kept.
         Returns how many records were removed."""
-        configs = self.configs
-        store = self.batch_store
-        if not topic_config.is_compacted(configs) or store.batch_count < 2:
-            return 0
-        dirty = self.size_bytes - self._clean_bytes
-        ratio = float(topic_config.effective(configs, "min.cleanable.dirty.ratio"))
-        if not force and (self.size_bytes == 0 or dirty / self.size_bytes < ratio):
-            return 0
-        horizon = None if now_ms is None else now_ms - topic_config.int_config(configs, "delete.retention.ms")
-        stable = self.last_stable_offset      # open transactions are never looked at (Kafka's first uncleanable offset)
-        aborted = self._aborted_ranges()
-        latest: dict[bytes, int] = {}
-        for batch in store.batches():
-            h = parse_header(batch)
-            if h.last_offset >= stable:
-                break
-            if h.is_control or _in_aborted(h, aborted):
-                continue
-            for rec in _decodable(batch, self.max_uncompressed_bytes):
-                latest[rec.key] = rec.offset
-        removed = 0
-
-        def clean(batch):
-            nonlocal removed
-            h = parse_header(batch)
-            if h.is_control:
-                return batch
-            expired = horizon is not None and h.max_timestamp < horizon
-            recs = _decodable(batch, self.max_uncompressed_bytes)
-            if not recs:
-                return batch
-            if _in_aborted(h, aborted):   # records of aborted transactions are discarded, as Kafka's cleaner does
-                kept = []
-            else:
-                kept = [r for r in recs if latest.get(r.key) == r.offset and not (expired and r.value is None)]
-            if len(kept) == len(recs):
-                return batch
-            removed += len(recs) - len(kept)
-            if not kept:
-                return None
-            return build_batch([(r.key, r.value, r.headers, r.timestamp, r.offset - h.base_offset) for r in kept],
-                               base_offset=h.base_offset, codec=h.codec, producer_id=h.producer_id,
-                               producer_epoch=h.producer_epoch, base_sequence=h.base_sequence,
-                               partition_leader_epoch=h.partition_leader_epoch,
-                               log_append_time=h.log_append_time, transactional=h.is_transactional,
-                               last_offset_delta=h.last_offset_delta)
-
-        store.rewrite(clean, stable)
-        if removed:
-            log.info("compacted", topic=self.topic.name, partition=self.index, removed=removed)
-        self._clean_bytes = self.size_bytes
-        return removed
-
-    def _aborted_ranges(self) -> dict[int, list[tuple[int, int]]]:
-        """Producer id -> [(first offset, abort marker offset)] of its aborted transactions."""
-        out: dict[int, list[tuple[int, int]]] = {}
-        for txn in self.producers.aborted:
-            out.setdefault(txn.producer_id, []).append((txn.first_offset, txn.last_offset))
-        return out
+        return compaction.compact(self, now_ms, force)
 
     def restore(self, batches: list, log_start: int, high_watermark: int = 0) -> int:
         """Rebuild this (empty, in-memory) log from stored batches: producer state, leader
@@ -616,22 +558,6 @@ def _records(batch, limit: int):
         yield from iter_records(batch, limit)
     except (InvalidBatch, struct.error, IndexError, ValueError) as exc:
         log.warning("undecodable_batch", base_offset=parse_header(batch).base_offset, reason=str(exc))
-
-
-def _in_aborted(h, aborted: dict) -> bool:
-    """Whether a transactional data batch belongs to one of its producer's aborted transactions."""
-    if not h.is_transactional or h.producer_id not in aborted:
-        return False
-    return any(first <= h.base_offset <= last for first, last in aborted[h.producer_id])
-
-
-def _decodable(batch, limit: int) -> list:
-    """The batch's records, or none when they do not decode whole."""
-    try:
-        return list(iter_records(batch, limit))
-    except (InvalidBatch, struct.error, IndexError, ValueError) as exc:
-        log.warning("undecodable_batch", base_offset=parse_header(batch).base_offset, reason=str(exc))
-        return []
 
 
 def _record_errors(errors: list) -> InvalidBatch:

@@ -226,3 +226,20 @@ def test_reads_from_segments_match_reads_from_memory(tmp_path):
         min_one = rnd.random() < 0.8
         expect = [bytes(b) for b in memory.read(offset, max_bytes, min_one, max_offset)]
         assert [bytes(b) for b in plog.read(offset, max_bytes, min_one, max_offset)] == expect
+
+
+def test_compaction_rewrites_sealed_segments_and_survives_a_restart(tmp_path):
+    store = open_store(tmp_path)
+    plog = store.create_topic("c", 1, dict(SMALL, **{"cleanup.policy": "compact"})).partitions[0]
+    for i in range(60):
+        plog.append(build_batch([(b"k%d" % (i % 5), b"v%d" % i, [], NOW + i)]), NOW)
+    before = segment_files(tmp_path / "c-0")
+    assert len(before) > 3
+    assert plog.compact(NOW, force=True) == 55
+    expected = [(55 + j, b"v%d" % (55 + j)) for j in range(5)]
+    assert values(plog) == expected
+    assert not [f for f in os.listdir(tmp_path / "c-0") if f.endswith(".cleaned")]
+    assert plog.read(0, 1 << 20) and plog.offset_for_timestamp(NOW)[:2] == (NOW + 55, 55)
+    plog.append(build_batch([(b"k0", b"new", [], NOW)]), NOW)
+    again = open_store(tmp_path).get("c").partitions[0]
+    assert values(again) == expected + [(60, b"new")] and again.high_watermark == 61
