@@ -25,7 +25,7 @@ class MemoryBatchStore:
         """The units retention drops: batches."""
         return len(self._batches)
 
-    def append(self, batch, base: int, last: int, max_ts: int) -> None:
+    def append(self, batch, base: int, last: int, max_ts: int, now_ms: int | None = None) -> None:
         self._bases.append(base)
         self._lasts.append(last)
         self._batches.append(batch)

@@ -303,7 +303,8 @@ class PartitionLog:
 
     def _store(self, batch, base: int, last: int, max_ts: int) -> None:
         """Index a batch (offsets already assigned) at the log end."""
-        self.batch_store.append(batch, base, last, max_ts)   # the validated copy is kept as is (a bytearray only this log holds)
+        # the validated copy is kept as is (a bytearray only this log holds); the append time can roll a segment
+        self.batch_store.append(batch, base, last, max_ts, self.last_append_ms)
         self.high_watermark = last + 1
 
     def _bytes_between(self, start: int, end: int) -> int:

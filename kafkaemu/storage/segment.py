@@ -45,6 +45,7 @@ class Segment:
         self.max_ts_offset = base
         self.batch_count: int | None = 0  # None: not counted (a sealed segment loaded from its indexes)
         self._since_index = 0
+        self._rolling_ts: int | None = None
         self._txn_fd: int | None = None
         self.bytes_read = 0              # bytes read back from the file (tests spy on restarts)
 
@@ -62,7 +63,16 @@ class Segment:
             view = view[os.write(self.fd, view):]
         self._indexed(pos, len(batch), last, max_ts)
 
+    def rolling_timestamp(self) -> int:
+        """The largest timestamp of the segment's first batch (segment.ms counts from it)."""
+        if self._rolling_ts is None:
+            head = self.pread(HEADER_SIZE, 0) if self.size >= HEADER_SIZE else b""
+            self._rolling_ts = _MAX_TS.unpack_from(head, 35)[0] if head else NO_TIMESTAMP
+        return self._rolling_ts
+
     def _indexed(self, pos: int, size: int, last: int, max_ts: int) -> None:
+        if pos == 0:
+            self._rolling_ts = max_ts
         if max_ts > self.max_ts:
             self.max_ts, self.max_ts_offset = max_ts, last
         if self._since_index > self.index_interval:

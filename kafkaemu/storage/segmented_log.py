@@ -62,14 +62,26 @@ class SegmentedBatchStore:
         return self.segments[-1].next_offset if self.segments else 0
 
     # -- appending -------------------------------------------------------------------------
-    def append(self, batch, base: int, last: int, max_ts: int) -> None:
+    def append(self, batch, base: int, last: int, max_ts: int, now_ms: int | None = None) -> None:
         seg = self.active
         if seg is None:
             seg = self.new_segment(base)
-        elif seg.size and seg.size > topic_config.int_config(self._configs(), "segment.bytes") - len(batch):
+        elif seg.size and self._should_roll(seg, len(batch), now_ms):
             seg = self.roll(base)
         seg.append(batch, last, max_ts)
         self.size_bytes += len(batch)
+
+    def _should_roll(self, seg: Segment, size: int, now_ms: int | None) -> bool:
+        """Kafka's LogSegment.shouldRoll: the batch would pass segment.bytes, or segment.ms has
+        passed since the largest timestamp of the segment's first batch (segment.jitter.ms is not
+        applied)."""
+        configs = self._configs()
+        if seg.size > topic_config.int_config(configs, "segment.bytes") - size:
+            return True
+        if now_ms is None:
+            return False
+        first = seg.rolling_timestamp()
+        return first >= 0 and now_ms - first > topic_config.int_config(configs, "segment.ms")
 
     def roll(self, base: int) -> Segment:
         """Seal the active segment and start a new one at ``base`` (the log end)."""

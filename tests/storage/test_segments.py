@@ -243,3 +243,17 @@ def test_compaction_rewrites_sealed_segments_and_survives_a_restart(tmp_path):
     plog.append(build_batch([(b"k0", b"new", [], NOW)]), NOW)
     again = open_store(tmp_path).get("c").partitions[0]
     assert values(again) == expected + [(60, b"new")] and again.high_watermark == 61
+
+
+def test_segment_ms_rolls_a_segment_whose_first_batch_is_old_enough(tmp_path):
+    store = open_store(tmp_path)
+    plog = store.create_topic("t", 1, {"segment.ms": "1000"}).partitions[0]
+    plog.append(build_batch([(None, b"a", [], NOW)]), NOW)
+    plog.append(build_batch([(None, b"b", [], NOW + 500)]), NOW + 1000)
+    assert segment_files(tmp_path / "t-0") == [SEGMENT]
+    plog.append(build_batch([(None, b"c", [], NOW + 1001)]), NOW + 1001)
+    assert segment_files(tmp_path / "t-0") == [SEGMENT, f"{2:020d}.log"]
+    again = open_store(tmp_path).get("t").partitions[0]     # the rolling time is read back from the file
+    again.append(build_batch([(None, b"d", [], NOW + 1002)]), NOW + 2002)
+    assert segment_files(tmp_path / "t-0")[-1] == f"{3:020d}.log"
+    assert [v for _, v in values(again)] == [b"a", b"b", b"c", b"d"]
