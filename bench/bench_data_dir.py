@@ -153,12 +153,12 @@ def load_seconds(code: str, path: str) -> float:
     return float(out.split()[-1])
 
 
-def run(code: str, mb: int, partitions: int, label: str) -> dict:
+def run(code: str, mb: int, partitions: int, label: str, batch_records: int = BATCH_RECORDS) -> dict:
     path = tempfile.mkdtemp(prefix="kafkaemu-bench-datadir-")
     try:
         t0 = time.perf_counter()
         subprocess.check_call([sys.executable, "-c", WRITER, path, str(mb << 20), str(partitions),
-                               str(BATCH_RECORDS), str(RECORD_BYTES)], env=dict(os.environ, PYTHONPATH=code), cwd=code)
+                               str(batch_records), str(RECORD_BYTES)], env=dict(os.environ, PYTHONPATH=code), cwd=code)
         written = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
         out = {"label": label, "mb": written / (1 << 20), "write_s": time.perf_counter() - t0}
         proc, sock, io, out["meta_s"], out["fetch_s"] = start(code, path)
@@ -198,9 +198,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=5 * 1024, help="data to write (MiB)")
     parser.add_argument("--partitions", type=int, default=50)
+    parser.add_argument("--batch-records", type=int, default=BATCH_RECORDS, help="1 KB records per batch")
     parser.add_argument("--code", default=HERE, help="the kafkaemu checkout the server runs (PYTHONPATH)")
     args = parser.parse_args()
-    report(run(args.code, args.mb, args.partitions, f"data dir {args.mb} MiB x {args.partitions} partitions"))
+    report(run(args.code, args.mb, args.partitions, f"data dir {args.mb} MiB x {args.partitions} partitions, "
+               f"batches of {args.batch_records} x 1 KB", args.batch_records))
 
 
 if __name__ == "__main__":
