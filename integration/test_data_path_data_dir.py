@@ -57,7 +57,7 @@ def test_a_kill_during_acked_produces_and_segment_rolls_loses_nothing_acked(tmp_
         admin.create_topics([NewTopic("rolling", 1, 1, config={"segment.bytes": "4096",
                                                                 "index.interval.bytes": "512"})])["rolling"].result(10)
         producer = Producer({"bootstrap.servers": first.bootstrap_server, "enable.idempotence": True,
-                             "linger.ms": 1})
+                             "linger.ms": 1, "batch.size": 2000})   # small batches: many per segment
         consumer = Consumer({"bootstrap.servers": first.bootstrap_server, "group.id": "rolling-g",
                              "enable.auto.commit": False})
 
