@@ -37,16 +37,15 @@ now = int(time.time() * 1000)
 store = LogStore()
 data_dir = DataDir(path)
 data_dir.attach(store)
-topic = store.create_topic("big", partitions)
+topic = store.get("big") or store.create_topic("big", partitions)
 template = build_batch([(b"k%d" % i, bytes([65 + i % 26]) * size, [], now) for i in range(n)])
 written = 0
 while written < total:
     for plog in topic.partitions:
         plog.append_batch(template, now)
         written += len(template)
-if hasattr(data_dir, "checkpoint"):
-    store.tick(now)
-    data_dir.close()          # a clean shutdown
+if hasattr(data_dir, "checkpoint") and sys.argv[6] == "close":
+    data_dir.close()          # a clean shutdown (else: as killed, the recovery points of before)
 """
 
 
@@ -153,12 +152,18 @@ def load_seconds(code: str, path: str) -> float:
     return float(out.split()[-1])
 
 
-def run(code: str, mb: int, partitions: int, label: str, batch_records: int = BATCH_RECORDS) -> dict:
+def write(code: str, path: str, nbytes: int, partitions: int, batch_records: int, close: bool) -> None:
+    subprocess.check_call([sys.executable, "-c", WRITER, path, str(nbytes), str(partitions), str(batch_records),
+                           str(RECORD_BYTES), "close" if close else "kill"], env=dict(os.environ, PYTHONPATH=code),
+                          cwd=code, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def run(code: str, mb: int, partitions: int, label: str, batch_records: int = BATCH_RECORDS,
+        tail_mb: int = 256) -> dict:
     path = tempfile.mkdtemp(prefix="kafkaemu-bench-datadir-")
     try:
         t0 = time.perf_counter()
-        subprocess.check_call([sys.executable, "-c", WRITER, path, str(mb << 20), str(partitions),
-                               str(batch_records), str(RECORD_BYTES)], env=dict(os.environ, PYTHONPATH=code), cwd=code)
+        write(code, path, mb << 20, partitions, batch_records, True)
         written = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
         out = {"label": label, "mb": written / (1 << 20), "write_s": time.perf_counter() - t0}
         proc, sock, io, out["meta_s"], out["fetch_s"] = start(code, path)
@@ -176,6 +181,11 @@ def run(code: str, mb: int, partitions: int, label: str, batch_records: int = BA
         stop(proc, sock)
         out["load_clean_s"] = load_seconds(code, path)    # after the clean stop just above
         out["load_unclean_s"] = load_seconds(code, path)  # the previous load ended without a clean shutdown
+        write(code, path, tail_mb << 20, partitions, batch_records, False)   # then killed while writing
+        proc, sock, io, out["tail_meta_s"], out["tail_fetch_s"] = start(code, path)
+        out["rss_tail"] = rss_mb(proc.pid)
+        out["tail_mb"] = tail_mb
+        stop(proc, sock)
         return out
     finally:
         shutil.rmtree(path, ignore_errors=True)
@@ -192,6 +202,8 @@ def report(r: dict) -> None:
           f"RSS {r['rss_kill']:.0f} MB   (goals: restart < 1 s, RSS < 300 MB at 5 GB)")
     print(f"  data dir load alone (Broker construction, no imports): after a clean stop "
           f"{r['load_clean_s'] * 1000:.0f} ms, after an unclean one {r['load_unclean_s'] * 1000:.0f} ms")
+    print(f"  killed with {r['tail_mb']} MB written after the last checkpoint (recovered on start): Metadata "
+          f"{r['tail_meta_s'] * 1000:.0f} ms, Fetch {r['tail_fetch_s'] * 1000:.0f} ms, RSS {r['rss_tail']:.0f} MB")
 
 
 def main() -> None:
@@ -199,10 +211,11 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=5 * 1024, help="data to write (MiB)")
     parser.add_argument("--partitions", type=int, default=50)
     parser.add_argument("--batch-records", type=int, default=BATCH_RECORDS, help="1 KB records per batch")
+    parser.add_argument("--tail-mb", type=int, default=256, help="written after the last checkpoint, then killed")
     parser.add_argument("--code", default=HERE, help="the kafkaemu checkout the server runs (PYTHONPATH)")
     args = parser.parse_args()
     report(run(args.code, args.mb, args.partitions, f"data dir {args.mb} MiB x {args.partitions} partitions, "
-               f"batches of {args.batch_records} x 1 KB", args.batch_records))
+               f"batches of {args.batch_records} x 1 KB", args.batch_records, args.tail_mb))
 
 
 if __name__ == "__main__":
