@@ -106,6 +106,28 @@ def start(code: str, path: str):
     return proc, sock, (decoder, pending), t_meta, t_fetch
 
 
+def start_empty(code: str) -> float:
+    """Process start to the first Metadata answer with an empty data dir: the same start without
+    data (interpreter, imports, internal topics), which the machine's load swings most."""
+    path = tempfile.mkdtemp(prefix="kafkaemu-bench-datadir-empty-")
+    try:
+        env = dict(os.environ, PYTHONPATH=code)
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "kafkaemu", "serve", "--port", "0", "--log-level",
+                                 "warning", "--data-dir", path], stdout=subprocess.PIPE, text=True, env=env, cwd=code)
+        port = int(proc.stdout.readline().rsplit(":", 1)[1])
+        from kafkaemu.wire.framing import FrameDecoder
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(_request(3, 1, {"topics": None}, 1))
+            _reply(sock, FrameDecoder(1 << 30), [])
+        elapsed = time.perf_counter() - t0
+        proc.terminate()
+        proc.wait()
+        return elapsed
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def sweep(sock, io, partitions: int) -> int:
     """Fetch every partition from offset 0 to its end in 8 MiB requests; returns the bytes read."""
     decoder, pending = io
@@ -166,6 +188,7 @@ def run(code: str, mb: int, partitions: int, label: str, batch_records: int = BA
         write(code, path, mb << 20, partitions, batch_records, True)
         written = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
         out = {"label": label, "mb": written / (1 << 20), "write_s": time.perf_counter() - t0}
+        out["empty_meta_s"] = start_empty(code)
         proc, sock, io, out["meta_s"], out["fetch_s"] = start(code, path)
         out["rss_start"] = rss_mb(proc.pid)
         t = time.perf_counter()
@@ -193,6 +216,7 @@ def run(code: str, mb: int, partitions: int, label: str, batch_records: int = BA
 
 def report(r: dict) -> None:
     print(f"{r['label']}: {r['mb']:.0f} MB data dir written in {r['write_s']:.1f} s")
+    print(f"  baseline, the same start on an empty data dir: Metadata {r['empty_meta_s'] * 1000:.0f} ms")
     print(f"  restart: Metadata {r['meta_s'] * 1000:.0f} ms, first Fetch at offset 0 {r['fetch_s'] * 1000:.0f} ms, "
           f"RSS {r['rss_start']:.0f} MB")
     print(f"  sweep: {r['swept_mb']:.0f} MB fetched in {r['sweep_s']:.1f} s, RSS after {r['rss_swept']:.0f} MB")

@@ -133,18 +133,22 @@ class Segment:
 
     def position_of(self, offset: int) -> int | None:
         """File position of the first batch whose last offset is at least ``offset`` (None:
-        every batch here ends before it), from the index entry at or below it, scanning forward."""
+        every batch here ends before it), from the index entry at or below it, scanning the batch
+        headers forward in one read of about an index interval."""
         if offset >= self.next_offset:
             return None
         pos = self.index.lookup(offset)
         while pos < self.size:
-            head = self.pread(27, pos)
-            if len(head) < 27:
+            chunk = self.pread(min(self.size - pos, self.index_interval + SCAN_CHUNK), pos)
+            at = 0
+            while at + 27 <= len(chunk):
+                base, length = _BASE_LEN.unpack_from(chunk, at)
+                if base + _DELTA.unpack_from(chunk, at + 23)[0] >= offset:
+                    return pos + at
+                at += length + LOG_OVERHEAD
+            if at == 0:          # not even one whole header left
                 return None
-            base, length = _BASE_LEN.unpack_from(head)
-            if base + _DELTA.unpack_from(head, 23)[0] >= offset:
-                return pos
-            pos += length + LOG_OVERHEAD
+            pos += at            # past the chunk, or a header cut by its end: read on from there
         return None
 
     def batches_from(self, pos: int = 0, end: int | None = None):

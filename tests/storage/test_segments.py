@@ -3,6 +3,9 @@ segment.bytes, reads across segments, retention deleting whole segments, and res
 the indexes and the tail (the recovery point, producer snapshots) instead of every byte."""
 import os
 
+import pytest
+
+from kafkaemu.storage import segment
 from kafkaemu.storage.data_dir import SEGMENT, DataDir
 from kafkaemu.storage.log_store import LogStore
 from kafkaemu.storage.offset_index import OffsetIndex, TimeIndex
@@ -210,8 +213,10 @@ def test_aborted_transactions_and_open_ones_survive_a_restart(tmp_path):
     assert len(third.aborted_transactions(0, 100)) == 1 and third.open_transactions() == {9: open_at}
 
 
-def test_reads_from_segments_match_reads_from_memory(tmp_path):
+@pytest.mark.parametrize("scan_chunk", [1 << 16, 7], ids=["default", "headers-cut-by-reads"])
+def test_reads_from_segments_match_reads_from_memory(tmp_path, monkeypatch, scan_chunk):
     import random
+    monkeypatch.setattr(segment, "SCAN_CHUNK", scan_chunk)
     rnd = random.Random(5)
     memory = LogStore().create_topic("t", 1, SMALL).partitions[0]
     plog = open_store(tmp_path).create_topic("t", 1, SMALL).partitions[0]
