@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import struct
 from bisect import bisect_left
+from collections import OrderedDict
 
 from .offset_index import OffsetIndex, TimeIndex
 from .record_batch import HEADER_SIZE, LOG_OVERHEAD, MAGIC_OFFSET, NO_TIMESTAMP, crc_ok, parse_header
@@ -20,6 +21,8 @@ _DELTA = struct.Struct(">i")           # last offset delta, at byte 23
 _MAX_TS = struct.Struct(">q")          # max timestamp, at byte 35
 _TXN_ENTRY = struct.Struct(">hqqqq")   # Kafka's AbortedTxn: version, producer id, first, last, LSO
 SCAN_CHUNK = 1 << 16
+MAX_OPEN_FILES = 512     # segment files open at once, over all partitions (reads of old segments open theirs)
+_OPEN: OrderedDict = OrderedDict()   # id(segment) -> segment with an open file, oldest opened first
 
 
 def file_name(base: int, suffix: str) -> str:
@@ -51,9 +54,13 @@ class Segment:
 
     @property
     def fd(self) -> int:
-        if self._fd is None:
-            self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
-        return self._fd
+        fd = self._fd
+        if fd is None:
+            fd = self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+            while len(_OPEN) >= MAX_OPEN_FILES:   # the oldest opened is closed; it reopens when used again
+                _OPEN.popitem(last=False)[1].close_file()
+            _OPEN[id(self)] = self
+        return fd
 
     # -- appending -------------------------------------------------------------------------
     def append(self, batch, last: int, max_ts: int) -> None:
@@ -99,6 +106,7 @@ class Segment:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+            _OPEN.pop(id(self), None)
 
     def append_aborted(self, producer_id: int, first: int, last: int, lso: int) -> None:
         if self._txn_fd is None:

@@ -262,3 +262,15 @@ def test_segment_ms_rolls_a_segment_whose_first_batch_is_old_enough(tmp_path):
     again.append(build_batch([(None, b"d", [], NOW + 1002)]), NOW + 2002)
     assert segment_files(tmp_path / "t-0")[-1] == f"{3:020d}.log"
     assert [v for _, v in values(again)] == [b"a", b"b", b"c", b"d"]
+
+
+def test_open_segment_files_are_bounded_and_reopened_when_used(tmp_path, monkeypatch):
+    monkeypatch.setattr(segment, "MAX_OPEN_FILES", 2)
+    store = open_store(tmp_path)
+    plog = store.create_topic("t", 1, SMALL).partitions[0]
+    fill(plog, 60)
+    again = open_store(tmp_path).get("t").partitions[0]
+    assert values(again) == values(plog)            # every segment read, two files open at most
+    assert sum(seg._fd is not None for seg in again.batch_store.segments) <= 2
+    fill(again, 5)                                   # the active segment's file may have been closed: reopened
+    assert values(again)[-1][0] == 64
