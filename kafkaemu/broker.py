@@ -36,7 +36,7 @@ class Broker:
         self.store = LogStore(config.log_retention_check_interval_ms, config.log_cleaner_backoff_ms,
                               config.max_uncompressed_batch_bytes)
         if config.data_dir:
-            DataDir(config.data_dir).attach(self.store)  # loads what a previous run stored
+            DataDir(config.data_dir, config.data_dir_tail_cache_bytes).attach(self.store)  # loads what a previous run stored
         self.store.tick(now_ms)  # starts the retention schedule
         self.now_ms = now_ms
         # node id -> (advertised host, port); the server fills in the bound ports.

@@ -42,6 +42,7 @@ from .producer_state import AbortedTxn
 from .record_batch import parse_header
 from .recovery import load_segments
 from .segmented_log import SegmentedBatchStore
+from .tail_cache import TailBudget
 
 log = structlog.get_logger("kafkaemu.storage")
 
@@ -52,6 +53,7 @@ EPOCHS = "leader-epoch-checkpoint"
 RECOVERY_POINTS = "recovery-point-offset-checkpoint"
 CLEAN_SHUTDOWN = ".kafka_cleanshutdown"
 CHECKPOINT_INTERVAL_MS = 5000
+TAIL_CACHE_BYTES = 64 << 20          # BrokerConfig.data_dir_tail_cache_bytes' default
 
 
 def _write_atomically(path: str, data: bytes) -> None:
@@ -70,8 +72,9 @@ def _read_lines(path: str) -> list[str] | None:
 
 
 class DataDir:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, tail_cache_bytes: int = TAIL_CACHE_BYTES) -> None:
         self.path = path
+        self.tail_budget = TailBudget(tail_cache_bytes)   # recent batches kept in memory, over all partitions
         os.makedirs(path, exist_ok=True)
         self._meta: bytes = b""
         self._partitions: dict[int, object] = {}       # id(partition log) -> partition log
@@ -95,7 +98,7 @@ class DataDir:
 
     def attach_partition(self, plog) -> None:
         """Keep ``plog``'s batches in segment files (a new, empty partition)."""
-        store = SegmentedBatchStore(self._dir(plog.topic.name, plog.index), lambda: plog.configs)
+        store = SegmentedBatchStore(self._dir(plog.topic.name, plog.index), lambda: plog.configs, self.tail_budget)
         store.on_roll = lambda base: self._rolled(plog, base)
         plog.batch_store = store
         plog.persistence = self

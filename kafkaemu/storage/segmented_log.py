@@ -14,6 +14,7 @@ from . import topic_config
 from .batch_store import MemoryBatchStore
 from .record_batch import LOG_OVERHEAD
 from .segment import Segment, read_max_timestamp
+from .tail_cache import Tail, TailBudget
 
 _BASE_LEN = struct.Struct(">qi")
 _DELTA = struct.Struct(">i")
@@ -21,8 +22,9 @@ READ_CHUNK = 8 << 20     # the most one pread asks for
 
 
 class SegmentedBatchStore:
-    def __init__(self, directory: str, configs=lambda: {}) -> None:
+    def __init__(self, directory: str, configs=lambda: {}, tail_budget: TailBudget | None = None) -> None:
         self.dir = directory
+        self.tail = Tail(tail_budget)    # the newest batches, also in memory (within the budget)
         self.segments: list[Segment] = []
         self._bases: list[int] = []
         self._configs = configs          # the topic's configs, read at each roll decision
@@ -70,6 +72,7 @@ class SegmentedBatchStore:
             seg = self.roll(base)
         seg.append(batch, last, max_ts)
         self.size_bytes += len(batch)
+        self.tail.append(batch, base, last)
 
     def _should_roll(self, seg: Segment, size: int, now_ms: int | None) -> bool:
         """Kafka's LogSegment.shouldRoll: the batch would pass segment.bytes, or segment.ms has
@@ -100,6 +103,8 @@ class SegmentedBatchStore:
         """Whole batches from the one holding ``offset``: memoryviews over a few large preads (up
         to ``max_bytes``; the first batch even when larger if ``min_one``; only batches wholly
         below ``max_offset``)."""
+        if self.tail.holds(offset):
+            return self.tail.read(offset, max_bytes, min_one, max_offset)
         out: list = []
         total = 0
         segments = self.segments
@@ -204,6 +209,8 @@ class SegmentedBatchStore:
             seg.delete()
         del self.segments[:n], self._bases[:n]
         self.size_bytes -= dropped
+        if n:
+            self.tail.drop_below(self._bases[0] if self._bases else 1 << 63)
         return dropped
 
     def retention_start(self, now_ms: int, retention_ms: int, retention_bytes: int, high_watermark: int):
@@ -246,6 +253,7 @@ class SegmentedBatchStore:
                 if new is not None:
                     out.append(new)
             if changed:
+                self.tail.clear()
                 self._swap(k, out)
 
     def _swap(self, k: int, batches: list) -> None:
@@ -273,6 +281,7 @@ class SegmentedBatchStore:
         """Hold exactly ``other``'s batches (a control snapshot restore), in new segments from
         its first batch (``base`` when it has none)."""
         self._delete_first(len(self.segments))
+        self.tail.clear()
         first = next(iter(other.read(-1, 1 << 62)), None)
         self.new_segment(_BASE_LEN.unpack_from(first)[0] if first is not None else base)
         for b in other.batches():
@@ -288,6 +297,7 @@ class SegmentedBatchStore:
         return out
 
     def close(self) -> None:
+        self.tail.clear()
         for seg in self.segments:
             seg.close()
 

@@ -15,9 +15,10 @@ NOW = 1_700_000_000_000
 SMALL = {"segment.bytes": "1000", "index.interval.bytes": "100"}
 
 
-def open_store(path):
+def open_store(path, tail_cache_bytes=0):
+    """Reads go to the files unless a tail budget is given."""
     store = LogStore()
-    DataDir(str(path)).attach(store)
+    DataDir(str(path), tail_cache_bytes).attach(store)
     return store
 
 
@@ -213,13 +214,14 @@ def test_aborted_transactions_and_open_ones_survive_a_restart(tmp_path):
     assert len(third.aborted_transactions(0, 100)) == 1 and third.open_transactions() == {9: open_at}
 
 
-@pytest.mark.parametrize("scan_chunk", [1 << 16, 7], ids=["default", "headers-cut-by-reads"])
-def test_reads_from_segments_match_reads_from_memory(tmp_path, monkeypatch, scan_chunk):
+@pytest.mark.parametrize("scan_chunk,tail", [(1 << 16, 0), (7, 0), (1 << 16, 3000), (1 << 16, 1 << 30)],
+                         ids=["files", "headers-cut-by-reads", "a-small-tail-in-memory", "all-in-memory"])
+def test_reads_from_segments_match_reads_from_memory(tmp_path, monkeypatch, scan_chunk, tail):
     import random
     monkeypatch.setattr(segment, "SCAN_CHUNK", scan_chunk)
     rnd = random.Random(5)
     memory = LogStore().create_topic("t", 1, SMALL).partitions[0]
-    plog = open_store(tmp_path).create_topic("t", 1, SMALL).partitions[0]
+    plog = open_store(tmp_path, tail).create_topic("t", 1, SMALL).partitions[0]
     for i in range(120):
         records = [(b"k", b"v" * rnd.randrange(1, 300), [], NOW + i) for _ in range(rnd.randrange(1, 4))]
         for log in (memory, plog):
@@ -274,3 +276,20 @@ def test_open_segment_files_are_bounded_and_reopened_when_used(tmp_path, monkeyp
     assert sum(seg._fd is not None for seg in again.batch_store.segments) <= 2
     fill(again, 5)                                   # the active segment's file may have been closed: reopened
     assert values(again)[-1][0] == 64
+
+
+def test_the_tail_in_memory_stays_within_its_budget_and_serves_recent_reads(tmp_path):
+    store = open_store(tmp_path, tail_cache_bytes=4000)
+    logs = store.create_topic("t", 3, SMALL).partitions
+    for plog in logs:
+        fill(plog, 40)
+    budget = store.persistence.tail_budget
+    assert 0 < budget.used <= 4000 and budget.used == sum(p.batch_store.tail.size for p in logs)
+    last = logs[-1]
+    before = sum(seg.bytes_read for seg in last.batch_store.segments)
+    assert [r.offset for b in last.read(39, 1000) for r in iter_records(b)] == [39]
+    assert sum(seg.bytes_read for seg in last.batch_store.segments) == before     # answered from memory
+    last.compact(NOW, force=True)                                              # not compacted: nothing changes
+    logs[0].delete_records(40)
+    logs[0].apply_retention(NOW)
+    assert budget.used == sum(p.batch_store.tail.size for p in logs)
