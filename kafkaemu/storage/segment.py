@@ -65,9 +65,11 @@ class Segment:
     # -- appending -------------------------------------------------------------------------
     def append(self, batch, last: int, max_ts: int) -> None:
         pos = self.size
-        view = memoryview(batch)
-        while view:
-            view = view[os.write(self.fd, view):]
+        written = os.write(self.fd, batch)
+        if written < len(batch):
+            view = memoryview(batch)[written:]
+            while view:
+                view = view[os.write(self.fd, view):]
         self._indexed(pos, len(batch), last, max_ts)
 
     def rolling_timestamp(self) -> int:

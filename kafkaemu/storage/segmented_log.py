@@ -30,6 +30,8 @@ class SegmentedBatchStore:
         self._configs = configs          # the topic's configs, read at each roll decision
         self.size_bytes = 0
         self.on_roll = None              # called with the new segment's base offset (producer snapshots)
+        self._roll_raw: tuple | None = None
+        self._roll_limits = (0, 0)
 
     # -- building ----------------------------------------------------------------------------
     def _interval(self) -> int:
@@ -79,12 +81,18 @@ class SegmentedBatchStore:
         passed since the largest timestamp of the segment's first batch (segment.jitter.ms is not
         applied)."""
         configs = self._configs()
-        if seg.size > topic_config.int_config(configs, "segment.bytes") - size:
+        raw = (configs.get("segment.bytes"), configs.get("segment.ms"))
+        if raw != self._roll_raw:   # parsed again only when the topic's settings change
+            self._roll_raw = raw
+            self._roll_limits = (topic_config.int_config(configs, "segment.bytes"),
+                                 topic_config.int_config(configs, "segment.ms"))
+        max_bytes, max_ms = self._roll_limits
+        if seg.size > max_bytes - size:
             return True
         if now_ms is None:
             return False
         first = seg.rolling_timestamp()
-        return first >= 0 and now_ms - first > topic_config.int_config(configs, "segment.ms")
+        return first >= 0 and now_ms - first > max_ms
 
     def roll(self, base: int) -> Segment:
         """Seal the active segment and start a new one at ``base`` (the log end)."""
