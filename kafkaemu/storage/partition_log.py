@@ -8,6 +8,8 @@ append time), and wake fetches waiting for data. As in Kafka, a batch is re-enco
 cannot be kept: a compressed batch whose offset deltas are not 0, 1, 2, ... or whose codec is not
 the topic's ``compression.type``, and legacy (v0/v1) message sets. Reads return whole stored
 batches, so a fetch is a concatenation. Single replica: the high watermark is the log end offset.
+The batches are kept by a batch store: in memory (``batch_store``), or in segment files with a
+data directory (``segmented_log``, set up by ``data_dir``).
 
 Transactions (``producer_state``): transactional batches open a transaction per producer,
 ``append_control_batch`` writes the coordinator's commit/abort marker and completes it; the last
