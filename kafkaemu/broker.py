@@ -36,7 +36,7 @@ class Broker:
         self.store = LogStore(config.log_retention_check_interval_ms, config.log_cleaner_backoff_ms,
                               config.max_uncompressed_batch_bytes)
         if config.data_dir:
-            DataDir(config.data_dir).attach(self.store)  # loads what a previous run stored
+            DataDir(config.data_dir, config.data_dir_tail_cache_bytes).attach(self.store)  # loads what a previous run stored
         self.store.tick(now_ms)  # starts the retention schedule
         self.now_ms = now_ms
         # node id -> (advertised host, port); the server fills in the bound ports.
@@ -180,6 +180,12 @@ class Broker:
         self._moved_leaders.clear()
 
     # -- time ----------------------------------------------------------------------------
+    def close(self) -> None:
+        """A clean shutdown of the data directory (if any); the broker serves no more requests."""
+        if self.store.persistence is not None:
+            self.store.persistence.close()
+            self.store.persistence = None
+
     def tick(self, now_ms: int) -> None:
         """Fire every timer due at ``now_ms`` (session expiry, long-poll timeouts, ...)."""
         self.now_ms = now_ms

@@ -57,6 +57,9 @@ class BrokerConfig:
                           "is refused with MESSAGE_TOO_LARGE, so a compression bomb costs at most this)", min=1)
     data_dir: str | None = setting(None, "keep logs and __consumer_offsets here across restarts (default: memory)",
                                    kafka="log.dir", metavar="DIR")
+    data_dir_tail_cache_bytes: int = setting(
+        64 * 1024 * 1024, "with a data dir, the most bytes of recent batches also kept in memory, over all "
+                          "partitions (4 MiB each at most; older reads go to the files)", min=0)
     log_retention_check_interval_ms: int = setting(300000, "how often retention deletes old batches",
                                                    kafka="log.retention.check.interval.ms", min=1, max=INT64_MAX)
     log_cleaner_backoff_ms: int = setting(15000, "how often compacted topics are cleaned",

@@ -96,6 +96,7 @@ class KafkaServer:
             proto.abort()
         for server in self._servers.values():
             await server.wait_closed()
+        self.broker.close()
         log.info("stopped")
 
     # -- time ----------------------------------------------------------------------------

@@ -17,7 +17,7 @@ SAMPLES = {
     "host": "127.0.0.2", "port": 19092, "advertised_host": "broker.example", "node_id": 7, "nodes": 3,
     "cluster_id": "my-cluster", "auto_create_topics": False, "num_partitions": 4, "default_replication_factor": 3,
     "socket_request_max_bytes": 5000000, "message_max_bytes": 2000000, "fetch_max_bytes": 10000000, "connections_max_idle_ms": 120000,
-    "max_uncompressed_batch_bytes": 8000000, "data_dir": "/tmp/kafkaemu-data",
+    "max_uncompressed_batch_bytes": 8000000, "data_dir": "/tmp/kafkaemu-data", "data_dir_tail_cache_bytes": 1000000,
     "log_retention_check_interval_ms": 1000, "log_cleaner_backoff_ms": 2000, "offsets_topic_num_partitions": 5,
     "group_min_session_timeout_ms": 1000, "group_max_session_timeout_ms": 60000,
     "group_initial_rebalance_delay_ms": 3000, "group_max_size": 10, "offset_metadata_max_bytes": 100,

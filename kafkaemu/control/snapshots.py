@@ -26,7 +26,7 @@ from ..storage.record_batch import iter_records, parse_header
 _I16 = struct.Struct(">h")
 
 # PartitionLog attributes that tie a log to its place rather than hold its data.
-_PLACE = frozenset({"topic", "waiters", "persistence"})
+_PLACE = frozenset({"topic", "waiters", "persistence", "batch_store"})
 
 
 @contextmanager
@@ -44,13 +44,19 @@ def gc_paused():
 
 def capture_partition(plog: PartitionLog) -> dict:
     """The partition's data attributes; lists are copied (their items, batches among them, are
-    shared), anything else mutable is deep-copied (the producer state)."""
-    return {name: _clone(value) for name, value in vars(plog).items() if name not in _PLACE}
+    shared), anything else mutable is deep-copied (the producer state). The batches are held in
+    memory (read from the segment files with a data directory)."""
+    state = {name: _clone(value) for name, value in vars(plog).items() if name not in _PLACE}
+    state["batch_store"] = plog.batch_store.capture()
+    return state
 
 
 def apply_partition(plog: PartitionLog, state: dict) -> None:
     for name, value in state.items():
-        setattr(plog, name, _clone(value))
+        if name == "batch_store":
+            plog.batch_store.replace(value, state["high_watermark"])
+        else:
+            setattr(plog, name, _clone(value))
 
 
 def _clone(value):
@@ -126,7 +132,7 @@ class Snapshot:
         return {"name": self.name, "now_ms": self.now_ms, "taken_at": self.taken_at, "topics": len(data),
                 "partitions": sum(len(t.partitions) for t in data),
                 "records": sum(p["high_watermark"] - p["log_start_offset"] for t in data for p in t.partitions),
-                "bytes": sum(p["size_bytes"] for t in self.topics for p in t.partitions)}
+                "bytes": sum(p["batch_store"].size_bytes for t in self.topics for p in t.partitions)}
 
 
 _SCHEDULE = ("_next_retention_ms", "_next_clean_ms")
@@ -193,7 +199,7 @@ def restore(snapshot: Snapshot, broker) -> None:
         for plog, state in zip(topic.partitions, image.partitions):
             apply_partition(plog, state)
             if store.persistence is not None:
-                store.persistence.rewritten(plog)
+                store.persistence.state_replaced(plog)
     store.producer_ids = copy.deepcopy(snapshot.producer_ids)
     for key, value in snapshot.store_schedule.items():
         setattr(store, key, value)

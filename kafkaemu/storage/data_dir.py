@@ -1,26 +1,33 @@
 """Optional data directory: the log store survives a restart or a kill.
 
-Layout (close to Kafka's, so its tools can read the logs)::
+Layout (Kafka's, so its tools can read the logs)::
 
-    <data dir>/topics.json                               topics: name, id, partitions, configs, internal
-    <data dir>/<topic>-<partition>/00000000000000000000.log   the stored batches, byte for byte
-    <data dir>/<topic>-<partition>/log-start-offset           the log start offset
+    <data dir>/topics.json                          topics: name, id, partitions, configs, internal
+    <data dir>/recovery-point-offset-checkpoint     per partition, the offset below which the log is known whole
+    <data dir>/.kafka_cleanshutdown                 present while stopped cleanly
+    <data dir>/<topic>-<partition>/<base offset>.log        a segment: the stored batches, byte for byte
+    <data dir>/<topic>-<partition>/<base offset>.index      its sparse offset index (``offset_index``)
+    <data dir>/<topic>-<partition>/<base offset>.timeindex  its time index
+    <data dir>/<topic>-<partition>/<base offset>.txnindex   aborted transactions whose marker it holds
+    <data dir>/<topic>-<partition>/<offset>.snapshot        producer state below that offset (JSON)
+    <data dir>/<topic>-<partition>/leader-epoch-checkpoint  leader epochs and their start offsets
+    <data dir>/<topic>-<partition>/log-start-offset         the log start offset (and high watermark)
 
-Transaction markers are ordinary (control) batches in the segment file; producer and transaction
-state (open transactions, the aborted index) is rebuilt on load by replaying the batches.
+Segments roll at ``segment.bytes`` (``segmented_log``). Appends are written to the active segment
+at once (unbuffered, so a killed process loses nothing the broker acknowledged; there is no fsync,
+so a power loss can). Reads go to the files; only the indexes stay in memory.
 
-Appends are written to the partition's file at once (unbuffered, so a killed process loses
-nothing the broker acknowledged; there is no fsync, so a power loss can). Moving the log start
-(DeleteRecords, retention) and compaction rewrite the partition's files through a temporary
-file and a rename. Topic metadata is rewritten on topic creation/deletion/growth and checked at
-each store tick (configs change in place).
-
-On load each partition file is recovered as Kafka's LogSegment.recover does: batches are read
-while they are whole, of a sane length and magic, pass their CRC and follow the previous batch's
-offsets; from the first one that does not (a write cut by a kill, zeros or garbage after a crash, a
-flipped bit) the file is truncated, with a warning naming the partition, the first offset lost
-and the bytes dropped. The dropped bytes are kept beside the segment (``<segment>.corrupt-<byte
-position>``) rather than destroyed. A server with a damaged data directory starts.
+Every ``CHECKPOINT_INTERVAL_MS`` (and at a roll, and on a clean shutdown) producer snapshots are
+written at each changed partition's log end, then the recovery point checkpoint. On start
+(``recovery``) segments below the recovery point are trusted when their indexes are sane, the
+rest is recovered as Kafka's LogSegment.recover does: batches are read while they are whole, of a
+sane length and magic, pass their CRC and follow the previous batch's offsets; from the first one
+that does not (a write cut by a kill, zeros or garbage after a crash, a flipped bit) the log is
+truncated, with a warning naming the partition, the first offset lost and the bytes dropped. The
+dropped bytes are kept beside the segment (``<segment>.corrupt-<byte position>``). Producer state
+is the latest snapshot plus a replay of the batches after it. A data directory written by an older
+kafkaemu (one ``00000000000000000000.log`` per partition) loads as one segment whose indexes are
+built on first load. A server with a damaged data directory starts.
 """
 from __future__ import annotations
 
@@ -30,15 +37,23 @@ import shutil
 
 import structlog
 
-import struct
-
-from .record_batch import HEADER_SIZE, LOG_OVERHEAD, MAGIC_OFFSET, crc_ok, parse_header
+from . import producer_snapshot
+from .producer_state import AbortedTxn
+from .record_batch import parse_header
+from .recovery import load_segments
+from .segmented_log import SegmentedBatchStore
+from .tail_cache import TailBudget
 
 log = structlog.get_logger("kafkaemu.storage")
 
 META = "topics.json"
-SEGMENT = "00000000000000000000.log"
+SEGMENT = "00000000000000000000.log"     # the first segment (the only one in an older kafkaemu's layout)
 LOG_START = "log-start-offset"
+EPOCHS = "leader-epoch-checkpoint"
+RECOVERY_POINTS = "recovery-point-offset-checkpoint"
+CLEAN_SHUTDOWN = ".kafka_cleanshutdown"
+CHECKPOINT_INTERVAL_MS = 5000
+TAIL_CACHE_BYTES = 64 << 20          # BrokerConfig.data_dir_tail_cache_bytes' default
 
 
 def _write_atomically(path: str, data: bytes) -> None:
@@ -48,12 +63,24 @@ def _write_atomically(path: str, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def _read_lines(path: str) -> list[str] | None:
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            return f.read().splitlines()
+    except FileNotFoundError:
+        return None
+
+
 class DataDir:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, tail_cache_bytes: int = TAIL_CACHE_BYTES) -> None:
         self.path = path
+        self.tail_budget = TailBudget(tail_cache_bytes)   # recent batches kept in memory, over all partitions
         os.makedirs(path, exist_ok=True)
-        self._files: dict[int, object] = {}   # id(partition log) -> open append handle
         self._meta: bytes = b""
+        self._partitions: dict[int, object] = {}       # id(partition log) -> partition log
+        self._checkpointed: dict[int, int] = {}        # id(partition log) -> log end at the last checkpoint
+        self._next_checkpoint_ms: int | None = None
+        self._loading = False
 
     # -- wiring ---------------------------------------------------------------------------
     def attach(self, store) -> None:
@@ -64,14 +91,31 @@ class DataDir:
             for plog in topic.partitions:
                 plog.persistence = self
         self.topics_changed(store)
+        try:
+            os.unlink(os.path.join(self.path, CLEAN_SHUTDOWN))   # from now on a kill is an unclean shutdown
+        except FileNotFoundError:
+            pass
+
+    def attach_partition(self, plog) -> None:
+        """Keep ``plog``'s batches in segment files (a new, empty partition)."""
+        store = SegmentedBatchStore(self._dir(plog.topic.name, plog.index), lambda: plog.configs, self.tail_budget)
+        store.on_roll = lambda base: self._rolled(plog, base)
+        plog.batch_store = store
+        plog.persistence = self
+        self._partitions[id(plog)] = plog
 
     def close(self) -> None:
-        for f in self._files.values():
-            f.close()
-        self._files.clear()
+        """A clean shutdown: producer snapshots and recovery points at the log ends, then the marker."""
+        self.checkpoint(force=True)
+        for plog in self._partitions.values():
+            plog.batch_store.close()
+        with open(os.path.join(self.path, CLEAN_SHUTDOWN), "wb"):
+            pass
 
     # -- change notifications (called by LogStore / PartitionLog) --------------------------
     def topics_changed(self, store) -> None:
+        if self._loading:
+            return
         meta = json.dumps({"topics": [
             {"name": t.name, "id": t.topic_id.hex(), "partitions": len(t.partitions), "configs": t.configs,
              "internal": t.internal} for t in store.topics.values()]}, sort_keys=True).encode()
@@ -81,29 +125,72 @@ class DataDir:
 
     def topic_deleted(self, topic) -> None:
         for plog in topic.partitions:
-            f = self._files.pop(id(plog), None)
-            if f is not None:
-                f.close()
+            plog.batch_store.close()
+            self._partitions.pop(id(plog), None)
+            self._checkpointed.pop(id(plog), None)
             shutil.rmtree(self._dir(topic.name, plog.index), ignore_errors=True)
 
-    def appended(self, plog, batches) -> None:
-        f = self._files.get(id(plog))
-        if f is None:
-            d = self._dir(plog.topic.name, plog.index)
-            os.makedirs(d, exist_ok=True)
-            f = self._files[id(plog)] = open(os.path.join(d, SEGMENT), "ab", buffering=0)
-        for b in batches:
-            f.write(b)
+    def aborted(self, plog, txn: AbortedTxn) -> None:
+        """An abort marker was appended: index the aborted transaction in the segment holding it."""
+        store = plog.batch_store
+        seg = store.segments[store._segment_index(txn.last_offset)]
+        seg.append_aborted(txn.producer_id, txn.first_offset, txn.last_offset, txn.last_stable_offset)
 
     def rewritten(self, plog) -> None:
-        """The partition's stored batches or log start changed other than by appending."""
+        """The partition's log start, leader epochs or batches changed other than by appending."""
         d = self._dir(plog.topic.name, plog.index)
         os.makedirs(d, exist_ok=True)
-        f = self._files.pop(id(plog), None)
-        if f is not None:
-            f.close()
-        _write_atomically(os.path.join(d, SEGMENT), b"".join(plog.batches()))
         _write_atomically(os.path.join(d, LOG_START), b"%d\n%d\n" % (plog.log_start_offset, plog.high_watermark))
+        lines = ["0", str(len(plog.epochs))] + [f"{e} {s}" for e, s in plog.epochs]
+        _write_atomically(os.path.join(d, EPOCHS), ("\n".join(lines) + "\n").encode())
+
+    def state_replaced(self, plog) -> None:
+        """A control snapshot restore: the producer state no longer follows from the old snapshots."""
+        self.rewritten(plog)
+        d = self._dir(plog.topic.name, plog.index)
+        for offset in producer_snapshot.offsets(d):
+            producer_snapshot.delete(d, offset)
+        producer_snapshot.write(d, plog.producers, plog.high_watermark)
+        self._write_recovery_points()
+
+    def _rolled(self, plog, base: int) -> None:
+        producer_snapshot.write(self._dir(plog.topic.name, plog.index), plog.producers, base)
+
+    # -- checkpoints ------------------------------------------------------------------------
+    def tick(self, now_ms: int) -> None:
+        if self._next_checkpoint_ms is None or now_ms >= self._next_checkpoint_ms:
+            self._next_checkpoint_ms = now_ms + CHECKPOINT_INTERVAL_MS
+            self.checkpoint()
+
+    def next_deadline_ms(self) -> int | None:
+        return self._next_checkpoint_ms
+
+    def checkpoint(self, force: bool = False) -> None:
+        """Producer snapshots at the log end of every partition that changed, then the recovery points."""
+        changed = False
+        for key, plog in self._partitions.items():
+            end = plog.high_watermark
+            if self._checkpointed.get(key) != end or force:
+                if plog.batch_store.segments:
+                    producer_snapshot.write(self._dir(plog.topic.name, plog.index), plog.producers, end)
+                self._checkpointed[key] = end
+                changed = True
+        if changed:
+            self._write_recovery_points()
+
+    def _write_recovery_points(self) -> None:
+        lines = [f"{p.topic.name} {p.index} {self._checkpointed.get(k, 0)}" for k, p in self._partitions.items()]
+        data = "\n".join(["0", str(len(lines))] + lines) + "\n"
+        _write_atomically(os.path.join(self.path, RECOVERY_POINTS), data.encode())
+
+    def _read_recovery_points(self) -> dict[tuple[str, int], int]:
+        lines = _read_lines(os.path.join(self.path, RECOVERY_POINTS)) or []
+        points = {}
+        for line in lines[2:]:
+            parts = line.rsplit(" ", 2)
+            if len(parts) == 3:
+                points[(parts[0], int(parts[1]))] = int(parts[2])
+        return points
 
     # -- loading --------------------------------------------------------------------------
     def _dir(self, topic: str, index: int) -> str:
@@ -115,64 +202,72 @@ class DataDir:
             return
         with open(meta_path, "rb") as f:
             meta = json.load(f)
+        clean = os.path.exists(os.path.join(self.path, CLEAN_SHUTDOWN))
+        points = self._read_recovery_points()
+        store.persistence = self     # new partitions get segment stores
+        self._loading = True
         for t in meta["topics"]:
             topic = store.create_topic(t["name"], t["partitions"], t["configs"], internal=t["internal"],
                                        topic_id=bytes.fromhex(t["id"]))
             for plog in topic.partitions:
-                self._load_partition(plog)
-        log.info("data_dir_loaded", path=self.path, topics=len(store.topics))
+                point = (1 << 63) if clean else points.get((plog.topic.name, plog.index), 0)
+                self._load_partition(plog, point)
+        self._loading = False
+        log.info("data_dir_loaded", path=self.path, topics=len(store.topics), clean_shutdown=clean)
 
-    def _load_partition(self, plog) -> None:
+    def _load_partition(self, plog, recovery_point: int) -> None:
         d = self._dir(plog.topic.name, plog.index)
-        seg = os.path.join(d, SEGMENT)
-        data = b""
-        if os.path.exists(seg):
-            with open(seg, "rb") as f:
-                data = f.read()
-        batches, end, next_offset, reason = recover(data)
+        store = plog.batch_store
+        older = not os.path.exists(os.path.join(d, SEGMENT.replace(".log", ".index")))
+        # an older kafkaemu's segment may hold max timestamps of -1: repaired as it is indexed
+        truncated = load_segments(store, recovery_point, (lambda pos, b: plog.repair_max_timestamp(b)) if older else None)
         start, hw = 0, 0
-        start_path = os.path.join(d, LOG_START)
-        if os.path.exists(start_path):
-            with open(start_path, "rb") as f:
-                numbers = [int(x) for x in f.read().split()]
+        lines = _read_lines(os.path.join(d, LOG_START))
+        if lines:
+            numbers = [int(x) for x in lines if x.strip()]
             start, hw = numbers[0], numbers[1] if len(numbers) > 1 else 0
-        if end != len(data):
-            kept = f"{seg}.corrupt-{end}"
-            with open(kept, "wb") as f:
-                f.write(data[end:])
-            with open(seg, "r+b") as f:
-                f.truncate(end)
+        if truncated is not None:
             log.warning("data_dir_truncated", topic=plog.topic.name, partition=plog.index,
-                        offset=max(next_offset, start), position=end, dropped_bytes=len(data) - end,
-                        reason=reason, kept_in=kept)
+                        offset=max(truncated["offset"], start), position=truncated["position"],
+                        dropped_bytes=truncated["dropped_bytes"], reason=truncated["reason"],
+                        kept_in=truncated["kept_in"])
             hw = 0   # the log ends where its valid batches do
-        if plog.restore(batches, start, hw):
-            self.rewritten(plog)   # max timestamps repaired: store them
+        end = store.end_offset()
+        if not store.segments:
+            store.new_segment(max(start, hw))
+            end = store.end_offset()
+        epochs = _read_lines(os.path.join(d, EPOCHS))
+        if epochs and len(epochs) >= 2:
+            plog.epochs = [tuple(int(x) for x in line.split()) for line in epochs[2:] if line.strip()] or plog.epochs
+            plog.epochs = [(e, s) for e, s in plog.epochs if s <= end] or [(plog.epochs[0][0], 0)]
+            plog.leader_epoch = plog.epochs[-1][0]
+        replay_from = self._load_producer_snapshot(plog, d, end)
+        for seg in store.segments:
+            if seg.next_offset > replay_from or seg is store.active:
+                seg.truncate_aborted(replay_from)
+            for producer_id, first, last, lso in seg.read_aborted():
+                plog.producers.aborted.append(AbortedTxn(producer_id, first, last, lso))
+                plog.producers._aborted_lasts.append(last)
+        plog.persistence = self      # replayed abort markers are indexed again
+        for batch in store.batches(replay_from):
+            h = parse_header(batch)
+            if h.last_offset >= replay_from:
+                plog.replay(batch, h)
+        plog.finish_load(start, hw, end)
+        self._checkpointed[id(plog)] = -1      # the next checkpoint covers what was loaded
 
-
-def recover(data) -> tuple[list, int, int, str]:
-    """The valid prefix of a segment file: (batches, bytes valid, offset after the last valid
-    batch, why the rest is not valid or "")."""
-    batches = []
-    pos, end, next_offset = 0, len(data), 0
-    while pos < end:
-        if end - pos < LOG_OVERHEAD:
-            return batches, pos, next_offset, "partial batch"
-        (length,) = struct.unpack_from(">i", data, pos + 8)
-        size = length + LOG_OVERHEAD
-        if size < HEADER_SIZE:
-            return batches, pos, next_offset, f"record batch length {length} below the minimum"
-        if end - pos < size:
-            return batches, pos, next_offset, "partial batch"
-        if data[pos + MAGIC_OFFSET] != 2:
-            return batches, pos, next_offset, f"magic {data[pos + MAGIC_OFFSET]}"
-        batch = data[pos:pos + size]
-        if not crc_ok(batch):
-            return batches, pos, next_offset, "CRC mismatch"
-        h = parse_header(batch)
-        if h.base_offset < next_offset or h.last_offset_delta < 0:
-            return batches, pos, next_offset, f"offsets [{h.base_offset}, {h.last_offset}] out of order"
-        batches.append(batch)
-        next_offset = h.last_offset + 1
-        pos += size
-    return batches, pos, next_offset, ""
+    def _load_producer_snapshot(self, plog, d: str, end: int) -> int:
+        """Load the latest producer snapshot at or below the log end (later ones are stale after a
+        truncation); returns the offset to replay from."""
+        for offset in reversed(producer_snapshot.offsets(d)):
+            if offset > end:
+                producer_snapshot.delete(d, offset)
+                continue
+            try:
+                with open(os.path.join(d, producer_snapshot.file_name(offset)), "rb") as f:
+                    return producer_snapshot.decode(f.read(), plog.producers)
+            except (ValueError, KeyError, TypeError) as exc:
+                log.warning("producer_snapshot_unreadable", topic=plog.topic.name, partition=plog.index,
+                            offset=offset, reason=str(exc))
+                plog.producers.__init__()
+        return 0

@@ -64,10 +64,12 @@ class LogStore:
             self._next_clean_ms = now_ms + self.cleaner_backoff_ms
         if self.persistence is not None:
             self.persistence.topics_changed(self)  # configs are altered in place
+            self.persistence.tick(now_ms)          # producer snapshots and recovery points
 
     def next_deadline_ms(self) -> int | None:
-        deadlines = [d for d in (self.fetches.next_deadline_ms(), self._next_retention_ms, self._next_clean_ms)
-                     if d is not None]
+        checkpoint = self.persistence.next_deadline_ms() if self.persistence is not None else None
+        deadlines = [d for d in (self.fetches.next_deadline_ms(), self._next_retention_ms, self._next_clean_ms,
+                                 checkpoint) if d is not None]
         return min(deadlines) if deadlines else None
 
     def apply_retention(self, now_ms: int) -> None:
@@ -117,7 +119,8 @@ class LogStore:
 
     def _new_partition(self, topic: Topic, index: int) -> PartitionLog:
         plog = PartitionLog(topic, index)
-        plog.persistence = self.persistence
+        if self.persistence is not None:
+            self.persistence.attach_partition(plog)   # its batches go to segment files
         plog.max_uncompressed_bytes = self.max_uncompressed_batch_bytes
         return plog
 

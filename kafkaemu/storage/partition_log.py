@@ -8,6 +8,8 @@ append time), and wake fetches waiting for data. As in Kafka, a batch is re-enco
 cannot be kept: a compressed batch whose offset deltas are not 0, 1, 2, ... or whose codec is not
 the topic's ``compression.type``, and legacy (v0/v1) message sets. Reads return whole stored
 batches, so a fetch is a concatenation. Single replica: the high watermark is the log end offset.
+The batches are kept by a batch store: in memory (``batch_store``), or in segment files with a
+data directory (``segmented_log``, set up by ``data_dir``).
 
 Transactions (``producer_state``): transactional batches open a transaction per producer,
 ``append_control_batch`` writes the coordinator's commit/abort marker and completes it; the last
@@ -17,12 +19,12 @@ high watermark; aborted transactions are indexed for read_committed fetches.
 from __future__ import annotations
 
 import struct
-from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 import structlog
 
-from . import compression, legacy_records, topic_config
+from . import compaction, compression, legacy_records, topic_config
+from .batch_store import MemoryBatchStore
 from .producer_state import ProducerStateTable
 from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, HEADER_SIZE, NO_TIMESTAMP, InvalidBatch, build_batch,
                            control_record, crc_ok, end_txn_marker, iter_records, parse_header, rewrite_offsets,
@@ -51,12 +53,7 @@ class PartitionLog:
         self.log_start_offset = 0
         self.high_watermark = 0
         self.leader_epoch = 0
-        self.size_bytes = 0
-        self._bases: list[int] = []
-        self._lasts: list[int] = []
-        self._batches: list = []          # bytes-like, as received with offsets rewritten
-        self._max_ts: list[int] = []
-        self._ts_prefix: list[int] = []   # running max of _max_ts, for bisecting timestamp lookups
+        self.batch_store = MemoryBatchStore()   # segment files instead, with a data directory
         self.epochs: list[tuple[int, int]] = [(0, 0)]   # (leader epoch, start offset)
         self.producers = ProducerStateTable()
         self.waiters: set = set()          # long-polling fetches; each has on_append(partition, nbytes, stable)
@@ -86,7 +83,11 @@ class PartitionLog:
 
     @property
     def batch_count(self) -> int:
-        return len(self._batches)
+        return self.batch_store.batch_count
+
+    @property
+    def size_bytes(self) -> int:
+        return self.batch_store.size_bytes
 
     # -- append ----------------------------------------------------------------------------
     def append(self, records, now_ms: int, *, produce_version: int = 11,
@@ -290,8 +291,6 @@ class PartitionLog:
             total += len(batch)
             if h.producer_id >= 0:
                 producers.record(h, base, max_ts)
-        if self.persistence is not None:
-            self.persistence.appended(self, self._batches[-len(batches):])
         if self.waiters:
             # read_committed fetches count only what lies below the last stable offset
             stable = total if not producers.ongoing else self._bytes_between(first, self.last_stable_offset)
@@ -302,19 +301,13 @@ class PartitionLog:
 
     def _store(self, batch, base: int, last: int, max_ts: int) -> None:
         """Index a batch (offsets already assigned) at the log end."""
-        self._bases.append(base)
-        self._lasts.append(last)
-        self._batches.append(batch)   # the validated copy is kept as is (a bytearray only this log holds)
-        self._max_ts.append(max_ts)
-        self._ts_prefix.append(max(max_ts, self._ts_prefix[-1]) if self._ts_prefix else max_ts)
-        self.size_bytes += len(batch)
+        # the validated copy is kept as is (a bytearray only this log holds); the append time can roll a segment
+        self.batch_store.append(batch, base, last, max_ts, self.last_append_ms)
         self.high_watermark = last + 1
 
     def _bytes_between(self, start: int, end: int) -> int:
         """Stored bytes of the batches whose offsets lie in [start, end)."""
-        lo = bisect_left(self._lasts, start)
-        hi = bisect_left(self._lasts, end)
-        return sum(len(b) for b in self._batches[lo:hi])
+        return self.batch_store.bytes_between(start, end)
 
     # -- transactions ----------------------------------------------------------------------
     def append_control_batch(self, producer_id: int, producer_epoch: int, commit: bool, coordinator_epoch: int,
@@ -335,8 +328,8 @@ class PartitionLog:
         aborted = producers.complete(producer_id, producer_epoch, commit, coordinator_epoch, offset, now_ms)
         log.debug("txn_marker", topic=self.topic.name, partition=self.index, producer_id=producer_id,
                   commit=commit, offset=offset, aborted_from=aborted.first_offset if aborted else None)
-        if self.persistence is not None:
-            self.persistence.appended(self, [batch])
+        if aborted is not None and self.persistence is not None:
+            self.persistence.aborted(self, aborted)
         if self.waiters:
             stable = self._bytes_between(lso_before, self.last_stable_offset)
             for waiter in list(self.waiters):
@@ -363,27 +356,13 @@ class PartitionLog:
         """Whole batches from the one holding ``offset``, up to ``max_bytes`` (the first batch is
         returned even when larger if ``min_one``). ``offset`` must lie in [log start, HW].
         ``max_offset``: only batches wholly below it (read_committed reads to the last stable offset)."""
-        bases = self._bases
-        i = bisect_right(bases, offset) - 1
-        if i < 0:
-            i = 0
-        elif self._lasts[i] < offset:
-            i += 1
-        out: list[bytes] = []
-        total = 0
-        batches = self._batches
-        n = len(batches) if max_offset is None else bisect_left(self._lasts, max_offset)
-        while i < n:
-            b = batches[i]
-            total += len(b)
-            if total > max_bytes and (out or not min_one):
-                break
-            out.append(b)
-            i += 1
-        return out
+        return self.batch_store.read(offset, max_bytes, min_one, max_offset)
 
-    def batches(self) -> list[bytes]:
-        return list(self._batches)
+    def batches(self):
+        """The batches from the one holding the log start on (a list in memory; read lazily from
+        the segment files with a data directory)."""
+        found = self.batch_store.batches(self.log_start_offset)
+        return list(found) if isinstance(self.batch_store, MemoryBatchStore) else found
 
     def offset_in_range(self, offset: int) -> bool:
         return self.log_start_offset <= offset <= self.high_watermark
@@ -399,11 +378,9 @@ class PartitionLog:
     def offset_for_timestamp(self, target_ms: int) -> tuple[int, int, int] | None:
         """(timestamp, offset, leader epoch) of the first record at or after ``target_ms`` whose
         offset is at least the log start; None when there is none."""
-        i = bisect_left(self._ts_prefix, target_ms)
-        for j in range(i, len(self._batches)):
-            if self._max_ts[j] < target_ms or self._lasts[j] < self.log_start_offset:
+        for batch in self.batch_store.timestamp_candidates(target_ms):
+            if parse_header(batch).last_offset < self.log_start_offset:
                 continue
-            batch = self._batches[j]
             for rec in _records(batch, self.max_uncompressed_bytes):
                 if rec.timestamp >= target_ms and rec.offset >= self.log_start_offset:
                     return rec.timestamp, rec.offset, parse_header(batch).partition_leader_epoch
@@ -411,15 +388,15 @@ class PartitionLog:
 
     def max_timestamp_offset(self) -> tuple[int, int, int] | None:
         """(timestamp, offset, epoch) of the first record with the largest timestamp (ListOffsets -3)."""
-        if not self._batches:
+        found = self.batch_store.max_timestamp_batch()
+        if found is None:
             return None
-        best = max(self._max_ts)
-        j = self._max_ts.index(best)
-        batch = self._batches[j]
+        best, batch = found
+        h = parse_header(batch)
         for rec in _records(batch, self.max_uncompressed_bytes):
             if rec.timestamp == best:
-                return rec.timestamp, rec.offset, parse_header(batch).partition_leader_epoch
-        return best, self._lasts[j], parse_header(batch).partition_leader_epoch
+                return rec.timestamp, rec.offset, h.partition_leader_epoch
+        return best, h.last_offset, h.partition_leader_epoch
 
     # -- leader epochs ---------------------------------------------------------------------
     def end_offset_for_epoch(self, requested: int) -> tuple[int, int]:
@@ -442,6 +419,8 @@ class PartitionLog:
         """A new leader epoch starting at the log end (leader change in multi-node emulation)."""
         self.leader_epoch += 1
         self.epochs.append((self.leader_epoch, self.high_watermark))
+        if self.persistence is not None:
+            self.persistence.rewritten(self)
         return self.leader_epoch
 
     # -- removal from the front ------------------------------------------------------------
@@ -456,52 +435,36 @@ class PartitionLog:
         return "NONE", self.log_start_offset
 
     def apply_retention(self, now_ms: int) -> int:
-        """Drop whole batches past retention.ms / retention.bytes; returns how many were dropped."""
+        """Drop what is past retention.ms / retention.bytes: whole batches in memory, whole
+        segments with a data directory (Kafka's unit); returns how many were dropped."""
         configs = self.configs
-        if not topic_config.is_deleting(configs) or not self._batches:
+        store = self.batch_store
+        if not topic_config.is_deleting(configs) or not store.size_bytes:
             return 0
-        retention_ms = topic_config.int_config(configs, "retention.ms")
-        retention_bytes = topic_config.int_config(configs, "retention.bytes")
-        drop = 0
-        n = len(self._batches)
-        if retention_ms >= 0:
-            while drop < n and now_ms - self._max_ts[drop] > retention_ms:
-                drop += 1
-        if retention_bytes >= 0:
-            excess = self.size_bytes - retention_bytes
-            for j in range(drop):
-                excess -= len(self._batches[j])
-            while drop < n and excess - len(self._batches[drop]) >= 0:
-                excess -= len(self._batches[drop])
-                drop += 1
-        if drop:
-            new_start = self._bases[drop] if drop < n else self.high_watermark
-            log.info("retention", topic=self.topic.name, partition=self.index, batches=drop, log_start=new_start)
-            self._advance_log_start(max(new_start, self.log_start_offset))
-        return drop
+        before = store.pieces
+        new_start = store.retention_start(now_ms, topic_config.int_config(configs, "retention.ms"),
+                                          topic_config.int_config(configs, "retention.bytes"), self.high_watermark)
+        if new_start is None:
+            return 0
+        self._advance_log_start(max(new_start, self.log_start_offset))
+        dropped = before - store.pieces
+        log.info("retention", topic=self.topic.name, partition=self.index, dropped=dropped,
+                 log_start=self.log_start_offset)
+        return dropped
 
     def _advance_log_start(self, offset: int) -> None:
         self.log_start_offset = offset
         # keep the batch holding the new log start: fetches return it and clients skip below
-        keep = bisect_right(self._lasts, offset - 1)
-        if keep:
-            dropped = sum(len(b) for b in self._batches[:keep])
-            self.size_bytes -= dropped
-            self._clean_bytes = max(0, self._clean_bytes - dropped)
-            del self._bases[:keep], self._lasts[:keep], self._batches[:keep], self._max_ts[:keep]
-            prefix, run = [], None
-            for ts in self._max_ts:
-                run = ts if run is None else max(run, ts)
-                prefix.append(run)
-            self._ts_prefix = prefix
+        dropped = self.batch_store.drop_before(offset)
+        self._clean_bytes = max(0, self._clean_bytes - dropped)
         self.producers.remove_before(offset)
-        if self.persistence is not None:
-            self.persistence.rewritten(self)
         # the epoch cache forgets entries wholly below the log start (Kafka's truncateFromStart)
         while len(self.epochs) > 1 and self.epochs[1][1] <= offset:
             self.epochs.pop(0)
         e, s = self.epochs[0]
         self.epochs[0] = (e, max(s, offset))
+        if self.persistence is not None:
+            self.persistence.rewritten(self)
 
     # -- compaction ------------------------------------------------------------------------
     def compact(self, now_ms: int | None = None, force: bool = False) -> int:
@@ -513,126 +476,67 @@ class PartitionLog:
         Transactions: nothing from the last stable offset on is read or cleaned; records of
         aborted transactions neither count as a key's latest nor are kept; markers are kept.
         Returns how many records were removed."""
-        configs = self.configs
-        if not topic_config.is_compacted(configs) or len(self._batches) < 2:
-            return 0
-        dirty = self.size_bytes - self._clean_bytes
-        ratio = float(topic_config.effective(configs, "min.cleanable.dirty.ratio"))
-        if not force and (self.size_bytes == 0 or dirty / self.size_bytes < ratio):
-            return 0
-        horizon = None if now_ms is None else now_ms - topic_config.int_config(configs, "delete.retention.ms")
-        stable = self.last_stable_offset      # open transactions are never looked at (Kafka's first uncleanable offset)
-        aborted = self._aborted_ranges()
-        latest: dict[bytes, int] = {}
-        for batch in self._batches:
-            h = parse_header(batch)
-            if h.last_offset >= stable:
-                break
-            if h.is_control or _in_aborted(h, aborted):
-                continue
-            for rec in _decodable(batch, self.max_uncompressed_bytes):
-                latest[rec.key] = rec.offset
-        removed = 0
-        n = len(self._batches)
-        for j in range(n - 1):
-            if self._lasts[j] >= stable:
-                break
-            batch = self._batches[j]
-            h = parse_header(batch)
-            if h.is_control:
-                continue
-            expired = horizon is not None and self._max_ts[j] < horizon
-            recs = _decodable(batch, self.max_uncompressed_bytes)
-            if not recs:
-                continue
-            if _in_aborted(h, aborted):   # records of aborted transactions are discarded, as Kafka's cleaner does
-                kept = []
-            else:
-                kept = [r for r in recs if latest.get(r.key) == r.offset and not (expired and r.value is None)]
-            if len(kept) == len(recs):
-                continue
-            removed += len(recs) - len(kept)
-            if not kept:
-                self.size_bytes -= len(batch)
-                self._batches[j] = b""
-                continue
-            new = build_batch([(r.key, r.value, r.headers, r.timestamp, r.offset - h.base_offset) for r in kept],
-                              base_offset=h.base_offset, codec=h.codec, producer_id=h.producer_id,
-                              producer_epoch=h.producer_epoch, base_sequence=h.base_sequence,
-                              partition_leader_epoch=h.partition_leader_epoch,
-                              log_append_time=h.log_append_time, transactional=h.is_transactional,
-                              last_offset_delta=h.last_offset_delta)
-            self.size_bytes += len(new) - len(batch)
-            self._batches[j] = new
-        if removed:
-            keep = [j for j in range(n) if self._batches[j]]
-            self._bases = [self._bases[j] for j in keep]
-            self._lasts = [self._lasts[j] for j in keep]
-            self._batches = [self._batches[j] for j in keep]
-            self._max_ts = [self._max_ts[j] for j in keep]
-            prefix, run = [], None
-            for ts in self._max_ts:
-                run = ts if run is None else max(run, ts)
-                prefix.append(run)
-            self._ts_prefix = prefix
-            log.info("compacted", topic=self.topic.name, partition=self.index, removed=removed)
-        self._clean_bytes = self.size_bytes
-        if removed and self.persistence is not None:
-            self.persistence.rewritten(self)
-        return removed
-
-    def _aborted_ranges(self) -> dict[int, list[tuple[int, int]]]:
-        """Producer id -> [(first offset, abort marker offset)] of its aborted transactions."""
-        out: dict[int, list[tuple[int, int]]] = {}
-        for txn in self.producers.aborted:
-            out.setdefault(txn.producer_id, []).append((txn.first_offset, txn.last_offset))
-        return out
+        return compaction.compact(self, now_ms, force)
 
     def restore(self, batches: list, log_start: int, high_watermark: int = 0) -> int:
-        """Rebuild this (empty) log from stored batches (data directory load): indexes, producer
-        state, leader epochs. A batch stored before kafkaemu recomputed max timestamps (header -1,
-        CreateTime) gets the max of its records; returns how many were so repaired."""
+        """Rebuild this (empty, in-memory) log from stored batches: producer state, leader
+        epochs. A batch stored before kafkaemu recomputed max timestamps (header -1, CreateTime)
+        gets the max of its records; returns how many were so repaired."""
         repaired = 0
         for batch in batches:
+            fixed = self.repair_max_timestamp(batch)
+            if fixed is not None:
+                batch = fixed
+                repaired += 1
             h = parse_header(batch)
-            if h.max_timestamp == NO_TIMESTAMP and not h.log_append_time and not h.is_control:
-                fixed = self._repair_max_timestamp(batch, h)
-                if fixed is not None:
-                    batch, h = fixed, parse_header(fixed)
-                    repaired += 1
-            self._bases.append(h.base_offset)
-            self._lasts.append(h.last_offset)
-            self._batches.append(batch)
-            self._max_ts.append(h.max_timestamp)
-            self._ts_prefix.append(max(h.max_timestamp, self._ts_prefix[-1]) if self._ts_prefix else h.max_timestamp)
-            self.size_bytes += len(batch)
-            if h.producer_id >= 0:
-                self._replay_producer_state(batch, h)
-            if h.partition_leader_epoch > self.leader_epoch:
-                self.leader_epoch = h.partition_leader_epoch
-                self.epochs.append((h.partition_leader_epoch, h.base_offset))
-        end = self._lasts[-1] + 1 if self._lasts else 0
+            self.batch_store.append(batch, h.base_offset, h.last_offset, h.max_timestamp)
+            self.replay(batch, h)
+        self.finish_load(log_start, high_watermark, self._end_after(batches))
+        return repaired
+
+    def _end_after(self, batches) -> int:
+        return parse_header(batches[-1]).last_offset + 1 if batches else 0
+
+    def replay(self, batch, h) -> None:
+        """A stored batch's producer state and leader epoch, as Kafka rebuilds them on load."""
+        if h.producer_id >= 0:
+            aborted = self._replay_producer_state(batch, h)
+            if aborted is not None and self.persistence is not None:
+                self.persistence.aborted(self, aborted)
+        if h.partition_leader_epoch > self.leader_epoch:
+            self.leader_epoch = h.partition_leader_epoch
+            self.epochs.append((h.partition_leader_epoch, h.base_offset))
+
+    def finish_load(self, log_start: int, high_watermark: int, end: int) -> None:
         self.high_watermark = max(end, high_watermark, log_start)
         self.log_start_offset = log_start
         self.producers.remove_before(log_start)   # as the live log forgot them when the log start moved
         self._clean_bytes = self.size_bytes
-        return repaired
 
-    def _replay_producer_state(self, batch, h) -> None:
-        """Producer and transaction state from a stored batch, as Kafka rebuilds it on load
-        (markers complete transactions; nothing is rejected)."""
+    def _replay_producer_state(self, batch, h):
+        """Producer and transaction state from a stored batch (markers complete transactions;
+        nothing is rejected); the aborted-index entry a marker adds, if any."""
         if not h.is_control:
             self.producers.record(h, h.base_offset, h.max_timestamp)
-            return
+            return None
         try:
             marker = control_record(batch)
         except (InvalidBatch, struct.error, IndexError, ValueError) as exc:
             log.warning("undecodable_control_batch", topic=self.topic.name, partition=self.index,
                         offset=h.base_offset, reason=str(exc))
-            return
+            return None
         if marker is not None and marker[0] in (CONTROL_ABORT, CONTROL_COMMIT):
-            self.producers.complete(h.producer_id, h.producer_epoch, marker[0] == CONTROL_COMMIT, marker[1],
-                                    h.base_offset, h.max_timestamp)
+            return self.producers.complete(h.producer_id, h.producer_epoch, marker[0] == CONTROL_COMMIT, marker[1],
+                                           h.base_offset, h.max_timestamp)
+        return None
+
+    def repair_max_timestamp(self, batch):
+        """A batch stored before kafkaemu recomputed max timestamps (header -1, CreateTime) with
+        the max of its records (None: nothing to repair)."""
+        h = parse_header(batch)
+        if h.max_timestamp != NO_TIMESTAMP or h.log_append_time or h.is_control:
+            return None
+        return self._repair_max_timestamp(batch, h)
 
     def _repair_max_timestamp(self, batch, h):
         try:
@@ -653,22 +557,6 @@ def _records(batch, limit: int):
         yield from iter_records(batch, limit)
     except (InvalidBatch, struct.error, IndexError, ValueError) as exc:
         log.warning("undecodable_batch", base_offset=parse_header(batch).base_offset, reason=str(exc))
-
-
-def _in_aborted(h, aborted: dict) -> bool:
-    """Whether a transactional data batch belongs to one of its producer's aborted transactions."""
-    if not h.is_transactional or h.producer_id not in aborted:
-        return False
-    return any(first <= h.base_offset <= last for first, last in aborted[h.producer_id])
-
-
-def _decodable(batch, limit: int) -> list:
-    """The batch's records, or none when they do not decode whole."""
-    try:
-        return list(iter_records(batch, limit))
-    except (InvalidBatch, struct.error, IndexError, ValueError) as exc:
-        log.warning("undecodable_batch", base_offset=parse_header(batch).base_offset, reason=str(exc))
-        return []
 
 
 def _record_errors(errors: list) -> InvalidBatch:

@@ -70,7 +70,7 @@ def test_log_start_and_compaction_survive_a_restart(tmp_path):
 
     again = open_store(tmp_path)
     t = again.get("t").partitions[0]
-    assert (t.log_start_offset, t.high_watermark, t.batches()) == (4, 4, [])
+    assert (t.log_start_offset, t.high_watermark, list(t.batches())) == (4, 4, [])
     assert again.get("t").configs == {"cleanup.policy": "compact"}
     assert values(again.get("c").partitions[0]) == [(2, b"3")]
     assert again.get("c").partitions[0].high_watermark == 3

@@ -1,0 +1,153 @@
+"""Where a partition log keeps its record batches: in memory (no data directory, this module) or
+in segment files (``segmented_log``). Both answer the same calls; offsets are already assigned.
+
+Without a data directory memory is bounded by retention, which drops whole batches."""
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+
+
+class MemoryBatchStore:
+    def __init__(self) -> None:
+        self._bases: list[int] = []
+        self._lasts: list[int] = []
+        self._batches: list = []          # bytes-like, as received with offsets rewritten
+        self._max_ts: list[int] = []
+        self._ts_prefix: list[int] = []   # running max of _max_ts, for bisecting timestamp lookups
+        self.size_bytes = 0
+
+    @property
+    def batch_count(self) -> int:
+        return len(self._batches)
+
+    @property
+    def pieces(self) -> int:
+        """The units retention drops: batches."""
+        return len(self._batches)
+
+    def append(self, batch, base: int, last: int, max_ts: int, now_ms: int | None = None) -> None:
+        self._bases.append(base)
+        self._lasts.append(last)
+        self._batches.append(batch)
+        self._max_ts.append(max_ts)
+        self._ts_prefix.append(max(max_ts, self._ts_prefix[-1]) if self._ts_prefix else max_ts)
+        self.size_bytes += len(batch)
+
+    def read(self, offset: int, max_bytes: int, min_one: bool = True, max_offset: int | None = None) -> list:
+        i = bisect_right(self._bases, offset) - 1
+        if i < 0:
+            i = 0
+        elif self._lasts[i] < offset:
+            i += 1
+        out: list = []
+        total = 0
+        batches = self._batches
+        n = len(batches) if max_offset is None else bisect_left(self._lasts, max_offset)
+        while i < n:
+            b = batches[i]
+            total += len(b)
+            if total > max_bytes and (out or not min_one):
+                break
+            out.append(b)
+            i += 1
+        return out
+
+    def batches(self, start: int | None = None):
+        if start is None:
+            return iter(list(self._batches))
+        return iter(self._batches[bisect_left(self._lasts, start):])
+
+    def bytes_between(self, start: int, end: int) -> int:
+        lo = bisect_left(self._lasts, start)
+        hi = bisect_left(self._lasts, end)
+        return sum(len(b) for b in self._batches[lo:hi])
+
+    def timestamp_candidates(self, target_ms: int):
+        """Batches (in offset order) from the first that may hold a record at or after ``target_ms``."""
+        for j in range(bisect_left(self._ts_prefix, target_ms), len(self._batches)):
+            if self._max_ts[j] >= target_ms:
+                yield self._batches[j]
+
+    def max_timestamp_batch(self):
+        """(largest max timestamp, the first batch with it), or None."""
+        if not self._batches:
+            return None
+        best = max(self._max_ts)
+        return best, self._batches[self._max_ts.index(best)]
+
+    def drop_before(self, offset: int) -> int:
+        """Forget the batches wholly below ``offset`` (the one holding it stays: fetches return
+        it and clients skip below); returns the bytes dropped."""
+        keep = bisect_right(self._lasts, offset - 1)
+        if not keep:
+            return 0
+        dropped = sum(len(b) for b in self._batches[:keep])
+        self.size_bytes -= dropped
+        del self._bases[:keep], self._lasts[:keep], self._batches[:keep], self._max_ts[:keep]
+        self._rebuild_prefix()
+        return dropped
+
+    def retention_start(self, now_ms: int, retention_ms: int, retention_bytes: int, high_watermark: int):
+        """The log start retention.ms / retention.bytes allow, dropping whole batches (None: no change)."""
+        drop = 0
+        n = len(self._batches)
+        if retention_ms >= 0:
+            while drop < n and now_ms - self._max_ts[drop] > retention_ms:
+                drop += 1
+        if retention_bytes >= 0:
+            excess = self.size_bytes - retention_bytes
+            for j in range(drop):
+                excess -= len(self._batches[j])
+            while drop < n and excess - len(self._batches[drop]) >= 0:
+                excess -= len(self._batches[drop])
+                drop += 1
+        if not drop:
+            return None
+        return self._bases[drop] if drop < n else high_watermark
+
+    def rewrite(self, transform, until: int) -> None:
+        """Compaction: ``transform(batch)`` returns the batch, a replacement (same offsets) or None
+        (dropped), for each batch but the last whose last offset is below ``until`` (Kafka never
+        cleans the active segment; this store has none, so the last batch stands in for it)."""
+        keep = []
+        n = len(self._batches)
+        for j, batch in enumerate(self._batches):
+            new = transform(batch) if j < n - 1 and self._lasts[j] < until else batch
+            if new is None:
+                self.size_bytes -= len(batch)
+                continue
+            if new is not batch:
+                self.size_bytes += len(new) - len(batch)
+                self._batches[j] = new
+            keep.append(j)
+        if len(keep) != len(self._batches):
+            self._bases = [self._bases[j] for j in keep]
+            self._lasts = [self._lasts[j] for j in keep]
+            self._batches = [self._batches[j] for j in keep]
+            self._max_ts = [self._max_ts[j] for j in keep]
+            self._rebuild_prefix()
+
+    def _rebuild_prefix(self) -> None:
+        prefix, run = [], None
+        for ts in self._max_ts:
+            run = ts if run is None else max(run, ts)
+            prefix.append(run)
+        self._ts_prefix = prefix
+
+    def copy(self) -> "MemoryBatchStore":
+        """The same batches (shared: a store never changes a batch it holds) in new lists."""
+        other = MemoryBatchStore()
+        other._bases, other._lasts, other._batches = list(self._bases), list(self._lasts), list(self._batches)
+        other._max_ts, other._ts_prefix, other.size_bytes = list(self._max_ts), list(self._ts_prefix), self.size_bytes
+        return other
+
+    def capture(self) -> "MemoryBatchStore":
+        return self.copy()
+
+    def replace(self, other: "MemoryBatchStore", base: int = 0) -> None:
+        """Hold exactly ``other``'s batches (a control snapshot restore)."""
+        copied = other.copy()
+        self.__dict__.update(copied.__dict__)
+
+    def close(self) -> None:
+        pass
