@@ -15,6 +15,7 @@ import sys
 from dataclasses import asdict
 
 from .config import SETTINGS, BrokerConfig, Setting, setting_named
+from .fd_limit import raise_open_files_limit
 from .logging import LEVELS, configure_logging
 
 
@@ -167,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(asdict(config), indent=2))
         return 0
     configure_logging(args.log_format, args.log_level, stdlib=True)
+    raise_open_files_limit()   # a connection is a file descriptor: 1024 is soon reached
     import uvloop
     from .storage.offsets_topic import OffsetsTopicError
     from .server import KafkaServer
