@@ -8,6 +8,12 @@ ahead in one call (as Kafka's ``MockCoordinatorTimer`` does). A callback that ra
 the poll goes on: timers fire from the server's ticker and from inside other connections' requests,
 so one failing timer must neither stop the rest nor fail an unrelated request (Kafka's coordinator
 runtime likewise logs a failed timer operation and carries on).
+
+The deadlines are a heap; rescheduling or cancelling a key leaves its old entry behind, dropped
+when it reaches the top. Sessions are rescheduled on every heartbeat, long before they are due, so
+those stale entries would outnumber the live timers (a member heartbeating every 3 s with a 45 s
+session leaves 15): once they are more than half the heap it is rebuilt from the live timers,
+which costs O(1) per schedule over time and keeps the heap within twice the timers.
 """
 from __future__ import annotations
 
@@ -18,6 +24,7 @@ from typing import Callable, Hashable
 import structlog
 
 log = structlog.get_logger("kafkaemu.timers")
+_COMPACT_SLACK = 64   # a small heap is never worth rebuilding
 
 
 class Timers:
@@ -31,6 +38,8 @@ class Timers:
         seq = next(self._seq)
         self._by_key[key] = (deadline_ms, seq, callback)
         heapq.heappush(self._heap, (deadline_ms, seq, key))
+        if len(self._heap) > 2 * len(self._by_key) + _COMPACT_SLACK:
+            self._compact()
 
     def cancel(self, key: Hashable) -> None:
         self._by_key.pop(key, None)
@@ -67,6 +76,16 @@ class Timers:
             except Exception:
                 log.exception("timer_failed", key=key, deadline_ms=deadline)
             fired += 1
+
+    def _compact(self) -> None:
+        """Rebuild the heap from the live timers only (same deadlines and order)."""
+        self._heap = [(deadline, seq, key) for key, (deadline, seq, _) in self._by_key.items()]
+        heapq.heapify(self._heap)
+
+    @property
+    def heap_entries(self) -> int:
+        """Entries in the deadline heap, live and stale (a bound to check, not an API)."""
+        return len(self._heap)
 
     def _drop_stale(self) -> None:
         heap = self._heap

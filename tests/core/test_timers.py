@@ -50,3 +50,41 @@ def test_a_callback_that_raises_is_contained_and_later_timers_still_fire():
     t.schedule("c", 30, lambda: fired.append("c"))
     assert t.poll(30) == 3
     assert fired == ["a", "c"] and len(t) == 0
+
+
+def test_rescheduled_sessions_leave_the_heap_bounded_by_the_live_timers():
+    t, fired = Timers(), []
+    members = [("heartbeat", "g", f"m{i}") for i in range(100)]
+    for beat in range(50):   # every member heartbeats 50 times, each pushing its session back
+        for key in members:
+            t.schedule(key, 45_000 + beat * 3_000, lambda key=key: fired.append(key))
+    assert len(t) == 100
+    assert t.heap_entries <= 2 * len(t) + 64
+    assert t.next_deadline() == 45_000 + 49 * 3_000
+    assert t.poll(45_000 + 49 * 3_000) == 100 and fired == members   # each once, in scheduling order
+
+
+def test_timers_fire_in_deadline_order_across_heap_rebuilds():
+    t, fired = Timers(), []
+    for round_ in range(20):   # cancellations and reschedules force several rebuilds
+        for i in range(50):
+            key = ("session", i)
+            if (i + round_) % 7 == 0:
+                t.cancel(key)
+            else:
+                t.schedule(key, 1_000 * (50 - i) + round_, lambda i=i: fired.append(i))
+    expected = sorted((t.deadline(("session", i)), i) for i in range(50) if t.is_scheduled(("session", i)))
+    assert t.poll(10**9) == len(expected)
+    assert fired == [i for _, i in expected]
+
+
+def test_many_groups_sessions_all_expire_in_one_poll():
+    t, expired = Timers(), []
+    for g in range(1_000):
+        for m in range(10):
+            t.schedule(("heartbeat", f"group-{g}", f"m{m}"), 10_000 + g, lambda g=g, m=m: expired.append((g, m)))
+    t.schedule(("heartbeat", "group-0", "m0"), 99_999, lambda: expired.append("late"))   # rescheduled
+    assert t.poll(20_000) == 9_999
+    assert len(set(expired)) == 9_999 and ("late" not in expired)
+    assert [g for g, _ in expired] == sorted(g for g, _ in expired)
+    assert t.next_deadline() == 99_999
