@@ -74,6 +74,21 @@ class Server:
         self.proc.wait()
 
 
+def listen_overflows() -> int | None:
+    """The kernel's count of connection attempts dropped because a listen backlog was full
+    (system-wide; each costs its client a 1 s SYN retransmit)."""
+    try:
+        with open("/proc/net/netstat") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    for names, values in zip(lines[::2], lines[1::2]):
+        if names.startswith("TcpExt:"):
+            fields = dict(zip(names.split()[1:], values.split()[1:]))
+            return int(fields.get("ListenOverflows", 0))
+    return None
+
+
 def raise_nofile(wanted: int) -> str:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < wanted:
@@ -167,10 +182,14 @@ async def connections(n: int, rounds: int) -> None:
     try:
         await asyncio.sleep(0.2)
         rss0 = server.rss_mb()
+        overflows0 = listen_overflows()
+        connect_s: list[float] = []
         t0 = time.perf_counter()
 
         async def open_one() -> Client:
+            started = time.perf_counter()
             c = await Client.open(server.port)
+            connect_s.append(time.perf_counter() - started)
             await c.send(API_VERSIONS, 3, api_versions_body(), decode=False)
             await c.send(METADATA, 12, {"topics": None, "allow_auto_topic_creation": False,
                                         "include_topic_authorized_operations": False}, decode=False)
@@ -178,6 +197,7 @@ async def connections(n: int, rounds: int) -> None:
 
         clients = await asyncio.gather(*(open_one() for _ in range(n)))
         open_s = time.perf_counter() - t0
+        overflows = None if overflows0 is None else listen_overflows() - overflows0
         rss_open = server.rss_mb()
         frame = envelope.encode_request(API_VERSIONS, 3, api_versions_body(), 7, "bench")
         rates, lat = [], []
@@ -187,9 +207,11 @@ async def connections(n: int, rounds: int) -> None:
             rates.append(n / (time.perf_counter() - t0))
             lat.extend(r[1] * 1000 for r in results)
         rss_used = server.rss_mb()
-        print(f"connections: {n} (server open-files limit soft/hard {server.nofile_limit()}; listen backlog as configured)")
+        print(f"connections: {n} (server open-files limit soft/hard {server.nofile_limit()})")
         table(["measure", "result"], [
             [f"open {n} connections, ApiVersions + Metadata answered on each", f"{open_s * 1000:.0f} ms"],
+            ["  connect time median / max; SYNs dropped by a full listen backlog",
+             f"{statistics.median(connect_s) * 1000:.0f} / {max(connect_s) * 1000:.0f} ms; {overflows}"],
             [f"one ApiVersions on each of {n} at once, median of {rounds} rounds",
              f"{statistics.median(rates):,.0f} requests/s"],
             ["  latency p50 / p99", f"{pct(lat, .5):.1f} / {pct(lat, .99):.1f} ms"],
@@ -332,13 +354,20 @@ async def form_groups(groups: int, size: int, per_conn_groups: int, delay_ms: in
 
 
 def core_groups(groups: int, size: int) -> None:
-    """The pure coordinator with groups x size members: per-call costs and a tick."""
+    """The coordinator in-process with groups x size members, as the server holds it (a Broker:
+    records go to __consumer_offsets, the control API journals transitions): per-call CPU time and
+    a tick."""
     from kafkaemu.core.classic.requests import Heartbeat, JoinGroup, SyncGroup
-    from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
+    from kafkaemu.broker import Broker
+    from kafkaemu.clock import SystemClock
+    from kafkaemu.config import BrokerConfig
+    from kafkaemu.control.operations import Control
 
     from kafkaemu.logging import configure_logging
     configure_logging("console", "warning")
-    c = GroupCoordinator(CoordinatorSettings(), now_ms=0)   # the default initial rebalance delay
+    broker = Broker(BrokerConfig(), 0)   # the default initial rebalance delay
+    Control(broker, SystemClock(), None)
+    c = broker.coordinator
     now = 0
     replies: list = []
 
@@ -348,7 +377,7 @@ def core_groups(groups: int, size: int) -> None:
         return replies[-1] if replies else None
 
     ids: dict[str, list[str]] = {}
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     calls = 0
     for g in range(groups):
         gid = f"group-{g}"
@@ -357,17 +386,17 @@ def core_groups(groups: int, size: int) -> None:
         for mid in ids[gid]:
             join(gid, mid)             # parked until the initial delay ends
             calls += 1
-    join_s = time.perf_counter() - t0
+    join_s = time.process_time() - t0
     replies.clear()
     complete_ticks = []
     while len(replies) < groups * size and now < 120_000:
         now += 1000
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         c.tick(now)
-        complete_ticks.append(time.perf_counter() - t0)
+        complete_ticks.append(time.process_time() - t0)
     complete_s = max(complete_ticks)
     unstable = 0
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for gid, mids in ids.items():
         group = c.classic.groups[gid]
         if group.state.value != "CompletingRebalance":
@@ -377,46 +406,75 @@ def core_groups(groups: int, size: int) -> None:
             c.sync_group(now, SyncGroup(gid, group.generation_id, mid,
                                         {m: ASSIGNMENT for m in mids} if mid == group.leader_id else {}),
                          replies.append)
-    sync_s = time.perf_counter() - t0
+    sync_s = time.process_time() - t0
     stable = sum(1 for g in c.classic.groups.values() if g.state.value == "Stable")
     members = [(gid, c.classic.groups[gid].generation_id, mid) for gid, mids in ids.items() for mid in mids]
     hb_times = []
-    for _ in range(3):
-        now += 1000
-        t0 = time.perf_counter()
+    for _ in range(15):   # 45 s of heartbeats every 3 s (a 45 s session: each rescheduled 15 times)
+        now += 3000
+        c.tick(now)
+        t0 = time.process_time()
         for gid, gen, mid in members:
             c.heartbeat(now, Heartbeat(gid, gen, mid))
-        hb_times.append((time.perf_counter() - t0) / len(members))
+        hb_times.append((time.process_time() - t0) / len(members))
     ticks = []
     for _ in range(200):
         now += 1
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         c.tick(now)
-        ticks.append(time.perf_counter() - t0)
-    t0 = time.perf_counter()
+        ticks.append(time.process_time() - t0)
+    t0 = time.process_time()
     for _ in range(1000):
         c.next_deadline_ms()
-    next_deadline = (time.perf_counter() - t0) / 1000
+    next_deadline = (time.process_time() - t0) / 1000
     timers_heap, timers_live = len(c.ctx.timers._heap), len(c.ctx.timers)
     # every session expires at once: the tick that removes all members
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     c.tick(now + 10 * 60_000)
-    expire_s = time.perf_counter() - t0
+    expire_s = time.process_time() - t0
     left = sum(len(g.members) for g in c.ctx.groups.values())
-    print(f"coordinator core in-process: {groups} groups x {size} members ({stable} Stable, {unstable} not formed)")
+    print(f"coordinator in-process (CPU time): {groups} groups x {size} members ({stable} Stable, {unstable} not formed)")
     table(["measure", "result"], [
         ["JoinGroup, per call (incl. MEMBER_ID_REQUIRED round)", f"{join_s / calls * 1e6:.1f} us"],
         [f"tick completing all {groups} rebalances (initial delay over)", f"{complete_s * 1000:.0f} ms"],
         ["SyncGroup, per call", f"{sync_s / len(members) * 1e6:.1f} us"],
-        ["Heartbeat, per call (median of 3 rounds of every member)", f"{statistics.median(hb_times) * 1e6:.1f} us"],
+        ["Heartbeat, per call (median of 15 rounds of every member)", f"{statistics.median(hb_times) * 1e6:.1f} us"],
         ["tick with nothing due (median of 200)", f"{statistics.median(ticks) * 1e6:.1f} us"],
         ["next_deadline_ms", f"{next_deadline * 1e6:.2f} us"],
-        ["timer heap entries (live timers)", f"{timers_heap:,} ({timers_live:,})"],
+        ["timer heap entries after 15 heartbeats each (live timers)", f"{timers_heap:,} ({timers_live:,})"],
         [f"tick expiring all {len(members):,} sessions", f"{expire_s * 1000:.0f} ms ({left} members left)"],
     ])
 
 
 # -- 3. partitions ----------------------------------------------------------------------------------
+
+def metadata_cost(topics: int, per_topic: int, rounds: int = 15) -> tuple[float, float]:
+    """Server CPU for one full Metadata v12 in-process, no sockets: (handler ms, response encode ms),
+    the least of ``rounds`` (CPU time, so other processes' load disturbs it little)."""
+    from kafkaemu.broker import Broker
+    from kafkaemu.config import BrokerConfig
+    from kafkaemu.handlers.metadata import metadata
+    from kafkaemu.logging import configure_logging
+    configure_logging("console", "warning")
+    broker = Broker(BrokerConfig(), 0)
+    for i in range(topics):
+        broker.create_topic(f"topic-{i}", per_topic, {})
+    frame = envelope.encode_request(METADATA, 12, {"topics": None, "allow_auto_topic_creation": False,
+                                                   "include_topic_authorized_operations": False}, 1, "bench")
+    _, body = envelope.decode_request(frame[4:], METADATA, 12)
+    ctx = type("Ctx", (), {"broker": broker, "api_version": 12})()
+    codec = envelope.response_codec(METADATA, 12)
+
+    def least(fn) -> float:
+        times = []
+        for _ in range(rounds):
+            t0 = time.process_time()
+            fn()
+            times.append(time.process_time() - t0)
+        return min(times) * 1000
+    response = metadata(ctx, body)
+    return least(lambda: metadata(ctx, body)), least(lambda: codec.encode(response))
+
 
 async def partitions(topics: int, per_topic: int, seconds: float) -> None:
     server = Server()
@@ -457,11 +515,14 @@ async def partitions(topics: int, per_topic: int, seconds: float) -> None:
         rate = done / (time.perf_counter() - t0)
         await asyncio.gather(*inflight)
         rss_used = server.rss_mb()
+        handler_ms, encode_ms = metadata_cost(topics, per_topic)
         print(f"partitions: {topics} topic(s) x {per_topic} = {topics * per_topic:,}")
         table(["measure", "result"], [
             ["create (CreateTopics, up to 1,000 partitions a request)", f"{create_s * 1000:,.0f} ms"],
             ["one full Metadata v12 (all topics), median of 5", f"{statistics.median(one) * 1000:.1f} ms, {size:,} bytes"],
             ["full Metadata requests/s, one connection, 8 in flight", f"{rate:,.1f}"],
+            ["  server CPU of one, in-process: handler / response encode (least of 15)",
+             f"{handler_ms:.1f} / {encode_ms:.1f} ms"],
             ["server RSS: empty / topics created / after Metadata", f"{rss0:.1f} / {rss_created:.1f} / {rss_used:.1f} MB"],
         ])
         await c.close()
