@@ -10,10 +10,11 @@ so one failing timer must neither stop the rest nor fail an unrelated request (K
 runtime likewise logs a failed timer operation and carries on).
 
 The deadlines are a heap; rescheduling or cancelling a key leaves its old entry behind, dropped
-when it reaches the top. Sessions are rescheduled on every heartbeat, long before they are due, so
-those stale entries would outnumber the live timers (a member heartbeating every 3 s with a 45 s
-session leaves 15): once they are more than half the heap it is rebuilt from the live timers,
-which costs O(1) per schedule over time and keeps the heap within twice the timers.
+once it reaches the top. A session pushed back by a heartbeat gets there soon, but a cancelled
+timer far in the future stays until its deadline: every closed connection's idle check (ten
+minutes out), every rebalance's sync deadline (up to the rebalance timeout). Once stale entries
+are more than half the heap it is rebuilt from the live timers, which costs O(1) per schedule
+over time and keeps the heap within twice the timers.
 """
 from __future__ import annotations
 

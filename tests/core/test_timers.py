@@ -52,7 +52,7 @@ def test_a_callback_that_raises_is_contained_and_later_timers_still_fire():
     assert fired == ["a", "c"] and len(t) == 0
 
 
-def test_rescheduled_sessions_leave_the_heap_bounded_by_the_live_timers():
+def test_timers_rescheduled_before_time_passes_leave_the_heap_bounded_by_the_live_timers():
     t, fired = Timers(), []
     members = [("heartbeat", "g", f"m{i}") for i in range(100)]
     for beat in range(50):   # every member heartbeats 50 times, each pushing its session back
@@ -62,6 +62,19 @@ def test_rescheduled_sessions_leave_the_heap_bounded_by_the_live_timers():
     assert t.heap_entries <= 2 * len(t) + 64
     assert t.next_deadline() == 45_000 + 49 * 3_000
     assert t.poll(45_000 + 49 * 3_000) == 100 and fired == members   # each once, in scheduling order
+
+
+def test_cancelled_far_timers_leave_the_heap_bounded():
+    t, fired = Timers(), []
+    for generation in range(20):   # 20 waves of 500 connections, each closed before its idle check
+        for c in range(500):
+            t.schedule(("connection-idle", generation, c), 600_000, lambda: fired.append("idle"))
+        for c in range(500):
+            t.cancel(("connection-idle", generation, c))
+    t.schedule(("session",), 45_000, lambda: fired.append("session"))
+    assert len(t) == 1 and t.heap_entries <= 2 * len(t) + 64
+    assert t.next_deadline() == 45_000
+    assert t.poll(600_000) == 1 and fired == ["session"]
 
 
 def test_timers_fire_in_deadline_order_across_heap_rebuilds():
