@@ -89,6 +89,12 @@ def listen_overflows() -> int | None:
     return None
 
 
+def usable_fds() -> int:
+    """Connections this process (and the server, which inherits the limit) can open, with room to spare."""
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return 1 << 30 if soft == resource.RLIM_INFINITY else max(0, soft - 200)
+
+
 def raise_nofile(wanted: int) -> str:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < wanted:
@@ -546,14 +552,17 @@ def main() -> None:
     except ImportError:
         run = asyncio.run
     if "connections" in only:
-        run(connections(n_conn, 5))
+        run(connections(min(n_conn, usable_fds()), 5))
     if "groups" in only:
         # Members of groups share connections while every join completes together (the initial delay);
         # with no delay, a parked JoinGroup would hold back its connection-mates' replies (Kafka answers
         # in request order), which real clients never meet: one connection per member.
         print(f"bench process open-files limit: {raise_nofile(groups * size + 200)}")
         run(form_groups(groups, size, 5, None, 45000, 3.0, 3.0 if q else 15.0))
-        run(form_groups(groups, size, 0, 0, 45000, 3.0, 3.0 if q else 15.0))
+        fitting = min(groups, usable_fds() // size)
+        if fitting < groups:
+            print(f"(the open-files limit leaves room for {fitting} groups on a connection per member)")
+        run(form_groups(fitting, size, 0, 0, 45000, 3.0, 3.0 if q else 15.0))
     if "core" in only:
         core_groups(groups, size)
     if "partitions" in only:
