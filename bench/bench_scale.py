@@ -99,6 +99,8 @@ def raise_nofile(wanted: int) -> str:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < wanted:
         new = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        if new <= soft:
+            return f"{soft} (hard {hard}: no higher)"
         resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
         return f"{soft} raised to {new} (hard {hard})"
     return f"{soft} (hard {hard})"
