@@ -473,7 +473,7 @@ def metadata_cost(topics: int, per_topic: int, rounds: int = 15) -> tuple[float,
     ctx = type("Ctx", (), {"broker": broker, "api_version": 12})()
     codec = envelope.response_codec(METADATA, 12)
 
-    def least(fn) -> float:
+    def least(fn, rounds=rounds) -> float:
         times = []
         for _ in range(rounds):
             t0 = time.process_time()
@@ -481,7 +481,23 @@ def metadata_cost(topics: int, per_topic: int, rounds: int = 15) -> tuple[float,
             times.append(time.process_time() - t0)
         return min(times) * 1000
     response = metadata(ctx, body)
-    return least(lambda: metadata(ctx, body)), least(lambda: codec.encode(response))
+    return least(lambda: metadata(ctx, body)), least(lambda: codec.encode(response)), \
+        least(lambda: consumer_heartbeat(broker), rounds=200) * 1000
+
+
+def consumer_heartbeat(broker) -> None:
+    """A KIP-848 member's steady heartbeat, subscribed to one topic by name (through the handler)."""
+    from kafkaemu.handlers.consumer_group_heartbeat import consumer_group_heartbeat
+    ctx = type("Ctx", (), {"broker": broker, "api_version": 1, "client_id": "bench", "client_host": "127.0.0.1",
+                           "now_ms": broker.now_ms, "node_id": broker.node_id})()
+    member = getattr(broker, "_bench_member", None)
+    req = type("Req", (), {"group_id": "bench-848", "member_id": "member-1", "member_epoch": member or 0,
+                           "instance_id": None, "rack_id": None, "rebalance_timeout_ms": 30000,
+                           "subscribed_topic_names": ["topic-0"], "subscribed_topic_regex": None,
+                           "server_assignor": None, "topic_partitions": None if member else []})()
+    reply = consumer_group_heartbeat(ctx, req)
+    assert reply["error_code"] == 0, reply
+    broker._bench_member = reply["member_epoch"]
 
 
 async def partitions(topics: int, per_topic: int, seconds: float) -> None:
@@ -523,7 +539,7 @@ async def partitions(topics: int, per_topic: int, seconds: float) -> None:
         rate = done / (time.perf_counter() - t0)
         await asyncio.gather(*inflight)
         rss_used = server.rss_mb()
-        handler_ms, encode_ms = metadata_cost(topics, per_topic)
+        handler_ms, encode_ms, cg_heartbeat_us = metadata_cost(topics, per_topic)
         print(f"partitions: {topics} topic(s) x {per_topic} = {topics * per_topic:,}")
         table(["measure", "result"], [
             ["create (CreateTopics, up to 1,000 partitions a request)", f"{create_s * 1000:,.0f} ms"],
@@ -531,6 +547,8 @@ async def partitions(topics: int, per_topic: int, seconds: float) -> None:
             ["full Metadata requests/s, one connection, 8 in flight", f"{rate:,.1f}"],
             ["  server CPU of one, in-process: handler / response encode (least of 15)",
              f"{handler_ms:.1f} / {encode_ms:.1f} ms"],
+            ["ConsumerGroupHeartbeat of a member subscribed to one topic, in-process CPU (least of 200)",
+             f"{cg_heartbeat_us:.0f} us"],
             ["server RSS: empty / topics created / after Metadata", f"{rss0:.1f} / {rss_created:.1f} / {rss_used:.1f} MB"],
         ])
         await c.close()
@@ -568,7 +586,7 @@ def main() -> None:
     if "core" in only:
         core_groups(groups, size)
     if "partitions" in only:
-        for topics, per_topic in ((2, 50), (1, 100)) if q else ((100, 100), (1, 10000)):
+        for topics, per_topic in ((2, 50), (1, 100), (100, 1)) if q else ((100, 100), (1, 10000), (10000, 1)):
             run(partitions(topics, per_topic, 1.0 if q else 5.0))
 
 
