@@ -16,6 +16,7 @@ from dataclasses import asdict
 
 from .allocator import keep_large_buffers
 from .config import SETTINGS, BrokerConfig, Setting, setting_named
+from .fd_limit import raise_open_files_limit
 from .logging import LEVELS, configure_logging
 
 
@@ -169,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     configure_logging(args.log_format, args.log_level, stdlib=True)
     keep_large_buffers()
+    raise_open_files_limit()   # a connection is a file descriptor: 1024 is soon reached
     import uvloop
     from .storage.offsets_topic import OffsetsTopicError
     from .server import KafkaServer

@@ -18,6 +18,11 @@ from .wire.connection import AuthenticationFailure, Connection, ProtocolViolatio
 
 log = structlog.get_logger("kafkaemu.server")
 
+# Connections the kernel holds for accept(): asyncio's default of 100 overflows when hundreds of
+# clients connect at once (a test suite's workers starting together), and each dropped SYN costs
+# its client a 1 s retransmit. The kernel caps it at net.core.somaxconn (4096 on Linux >= 5.4).
+LISTEN_BACKLOG = 1024
+
 
 class KafkaServer:
     def __init__(self, config: BrokerConfig, clock=None, registry=REGISTRY) -> None:
@@ -57,7 +62,8 @@ class KafkaServer:
         """Listen for ``node_id`` (on its port of before, when it had one)."""
         advertised, port = self.broker.listeners[node_id]
         server = await self._loop.create_server(
-            lambda: _KafkaProtocol(self, node_id), self.config.host, port, reuse_address=True, ssl=self.ssl_context)
+            lambda: _KafkaProtocol(self, node_id), self.config.host, port, reuse_address=True, ssl=self.ssl_context,
+            backlog=LISTEN_BACKLOG)
         self._servers[node_id] = server
         self.broker.listeners[node_id] = (advertised, server.sockets[0].getsockname()[1])
         log.info("listening", host=self.config.host, port=self.broker.listeners[node_id][1], node_id=node_id,

@@ -7,6 +7,7 @@ Nothing here reads a clock: the coordinator moves ``now_ms`` forward as requests
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Hashable
@@ -53,8 +54,8 @@ class CoordinatorContext:
         group = self.groups.get(group_id)
         return group if group is not None and group.type is kind else None
 
-    def groups_of(self, kind: GroupType) -> dict[str, Group]:
-        return {gid: g for gid, g in self.groups.items() if g.type is kind}
+    def groups_of(self, kind: GroupType) -> "GroupsOfKind":
+        return GroupsOfKind(self.groups, kind)
 
     def advance(self, now_ms: int) -> None:
         self.now_ms = max(self.now_ms, now_ms)
@@ -81,3 +82,49 @@ class CoordinatorContext:
         self.transitions.append(t)
         for listener in list(self.transition_listeners):
             listener(t)
+
+
+class GroupsOfKind(Mapping):
+    """The groups of one kind, read-only: looking one up is O(1) (a group's state transitions look
+    up its members, so with thousands of groups a filtered copy per lookup dominated a rebalance);
+    iterating, like ``len``, walks a snapshot of every group, as a copied dict did."""
+    __slots__ = ("_groups", "_kind")
+
+    def __init__(self, groups: dict[str, Group], kind: GroupType) -> None:
+        self._groups = groups
+        self._kind = kind
+
+    def __getitem__(self, group_id: str) -> Group:
+        group = self._groups[group_id]
+        if group.type is not self._kind:
+            raise KeyError(group_id)
+        return group
+
+    def get(self, group_id: str, default=None):
+        group = self._groups.get(group_id)
+        return group if group is not None and group.type is self._kind else default
+
+    def __contains__(self, group_id) -> bool:
+        group = self._groups.get(group_id)
+        return group is not None and group.type is self._kind
+
+    def _snapshot(self) -> dict[str, Group]:
+        return {gid: g for gid, g in self._groups.items() if g.type is self._kind}
+
+    def __iter__(self):
+        return iter(self._snapshot())
+
+    def __len__(self) -> int:
+        return len(self._snapshot())
+
+    def keys(self):
+        return self._snapshot().keys()
+
+    def values(self):
+        return self._snapshot().values()
+
+    def items(self):
+        return self._snapshot().items()
+
+    def __repr__(self) -> str:
+        return repr(self._snapshot())

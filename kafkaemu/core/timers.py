@@ -8,6 +8,13 @@ ahead in one call (as Kafka's ``MockCoordinatorTimer`` does). A callback that ra
 the poll goes on: timers fire from the server's ticker and from inside other connections' requests,
 so one failing timer must neither stop the rest nor fail an unrelated request (Kafka's coordinator
 runtime likewise logs a failed timer operation and carries on).
+
+The deadlines are a heap; rescheduling or cancelling a key leaves its old entry behind, dropped
+once it reaches the top. A session pushed back by a heartbeat gets there soon, but a cancelled
+timer far in the future stays until its deadline: every closed connection's idle check (ten
+minutes out), every rebalance's sync deadline (up to the rebalance timeout). Once stale entries
+are more than half the heap it is rebuilt from the live timers, which costs O(1) per schedule
+over time and keeps the heap within twice the timers.
 """
 from __future__ import annotations
 
@@ -18,6 +25,7 @@ from typing import Callable, Hashable
 import structlog
 
 log = structlog.get_logger("kafkaemu.timers")
+_COMPACT_SLACK = 64   # a small heap is never worth rebuilding
 
 
 class Timers:
@@ -42,6 +50,8 @@ class Timers:
             return
         self._by_key[key] = (deadline_ms, seq, callback, seq)
         heapq.heappush(self._heap, (deadline_ms, seq, key))
+        if len(self._heap) > 2 * len(self._by_key) + _COMPACT_SLACK:
+            self._compact()
 
     def cancel(self, key: Hashable) -> None:
         self._by_key.pop(key, None)
@@ -82,6 +92,19 @@ class Timers:
             except Exception:
                 log.exception("timer_failed", key=key, deadline_ms=deadline)
             fired += 1
+
+    def _compact(self) -> None:
+        """Rebuild the heap from the live timers only (same deadlines and order)."""
+        by_key = self._by_key
+        for key, (deadline, seq, callback, _) in by_key.items():
+            by_key[key] = (deadline, seq, callback, seq)
+        self._heap = [(deadline, seq, key) for key, (deadline, seq, _, _) in by_key.items()]
+        heapq.heapify(self._heap)
+
+    @property
+    def heap_entries(self) -> int:
+        """Entries in the deadline heap, live and stale (a bound to check, not an API)."""
+        return len(self._heap)
 
     def _drop_stale(self) -> None:
         """Make the heap's top the earliest live timer: drop entries of cancelled or replaced

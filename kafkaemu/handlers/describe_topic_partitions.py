@@ -19,7 +19,7 @@ from ..protocol.errors import ErrorCode
 from ..protocol.operations import TOPIC_OPERATIONS
 from ..storage.log_store import validate_topic_name
 from .registry import handler
-from .topic_views import partition_metadata
+from .topic_views import partitions_metadata
 
 MAX_REQUEST_PARTITION_SIZE_LIMIT = 2000  # Kafka's max.request.partition.size.limit default
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
@@ -68,7 +68,7 @@ def describe(broker, req) -> dict:
             continue
         start = cursor.partition_index if cursor is not None and name == cursor_topic else 0
         upper = min(len(topic.partitions), start + remaining)
-        partitions = [_partition(broker, p) for p in topic.partitions[start:upper]]
+        partitions = _partitions(broker, topic.partitions[start:upper])
         topics.append({
             "error_code": ErrorCode.NONE,
             "name": name,
@@ -84,8 +84,8 @@ def describe(broker, req) -> dict:
     return {"topics": topics, "next_cursor": next_cursor}
 
 
-def _partition(broker, partition) -> dict:
-    described = partition_metadata(broker, partition)
-    described["eligible_leader_replicas"] = []
-    described["last_known_elr"] = []
+def _partitions(broker, partitions) -> list[dict]:
+    described = partitions_metadata(broker, partitions)
+    for d in described:
+        d["eligible_leader_replicas"] = d["last_known_elr"] = []
     return described

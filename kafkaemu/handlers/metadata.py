@@ -25,7 +25,7 @@ from ..protocol.errors import ErrorCode
 from ..protocol.operations import CLUSTER_OPERATIONS, NOT_REQUESTED, TOPIC_OPERATIONS
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
 from .registry import handler
-from .topic_views import brokers, partition_metadata
+from .topic_views import brokers, partitions_metadata
 
 
 @handler(3, 0, 12)
@@ -105,6 +105,6 @@ def _describe(broker, topic, topic_ops):
         "name": topic.name,
         "topic_id": topic.topic_id,
         "is_internal": topic.internal,
-        "partitions": [partition_metadata(broker, p) for p in topic.partitions],
+        "partitions": partitions_metadata(broker, topic.partitions),
         "topic_authorized_operations": topic_ops,
     }

@@ -76,3 +76,54 @@ def test_timers_due_together_fire_in_the_order_they_were_last_scheduled():
     t.schedule("d", 10, lambda: order.append("d"))    # moved earlier
     assert t.poll(100) == 4
     assert order == ["d", "b", "c", "a"]
+
+
+def test_timers_rescheduled_before_time_passes_leave_the_heap_bounded_by_the_live_timers():
+    t, fired = Timers(), []
+    members = [("heartbeat", "g", f"m{i}") for i in range(100)]
+    for beat in range(50):   # every member heartbeats 50 times, each pushing its session back
+        for key in members:
+            t.schedule(key, 45_000 + beat * 3_000, lambda key=key: fired.append(key))
+    assert len(t) == 100
+    assert t.heap_entries <= 2 * len(t) + 64
+    assert t.next_deadline() == 45_000 + 49 * 3_000
+    assert t.poll(45_000 + 49 * 3_000) == 100 and fired == members   # each once, in scheduling order
+
+
+def test_cancelled_far_timers_leave_the_heap_bounded():
+    t, fired = Timers(), []
+    for generation in range(20):   # 20 waves of 500 connections, each closed before its idle check
+        for c in range(500):
+            t.schedule(("connection-idle", generation, c), 600_000, lambda: fired.append("idle"))
+        for c in range(500):
+            t.cancel(("connection-idle", generation, c))
+    t.schedule(("session",), 45_000, lambda: fired.append("session"))
+    assert len(t) == 1 and t.heap_entries <= 2 * len(t) + 64
+    assert t.next_deadline() == 45_000
+    assert t.poll(600_000) == 1 and fired == ["session"]
+
+
+def test_timers_fire_in_deadline_order_across_heap_rebuilds():
+    t, fired = Timers(), []
+    for round_ in range(20):   # cancellations and reschedules force several rebuilds
+        for i in range(50):
+            key = ("session", i)
+            if (i + round_) % 7 == 0:
+                t.cancel(key)
+            else:
+                t.schedule(key, 1_000 * (50 - i) + round_, lambda i=i: fired.append(i))
+    expected = sorted((t.deadline(("session", i)), i) for i in range(50) if t.is_scheduled(("session", i)))
+    assert t.poll(10**9) == len(expected)
+    assert fired == [i for _, i in expected]
+
+
+def test_many_groups_sessions_all_expire_in_one_poll():
+    t, expired = Timers(), []
+    for g in range(1_000):
+        for m in range(10):
+            t.schedule(("heartbeat", f"group-{g}", f"m{m}"), 10_000 + g, lambda g=g, m=m: expired.append((g, m)))
+    t.schedule(("heartbeat", "group-0", "m0"), 99_999, lambda: expired.append("late"))   # rescheduled
+    assert t.poll(20_000) == 9_999
+    assert len(set(expired)) == 9_999 and ("late" not in expired)
+    assert [g for g, _ in expired] == sorted(g for g, _ in expired)
+    assert t.next_deadline() == 99_999

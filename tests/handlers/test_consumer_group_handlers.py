@@ -118,3 +118,39 @@ def test_list_groups_v5_reports_the_consumer_type(broker):
     r = call(broker, LIST, 5, {"states_filter": [], "types_filter": ["consumer"]})
     assert [(g.group_id, g.group_type, g.protocol_type, g.group_state) for g in r.groups] == [
         ("g", "consumer", "consumer", "Stable")]
+
+
+class _TopicsNotToWalk(dict):
+    """The store's topics, refusing to be walked (a name subscription needs only its own)."""
+
+    def _walk(self, *args):
+        raise AssertionError("walked every topic")
+    items = keys = values = __iter__ = _walk
+
+
+def test_a_heartbeat_subscribing_by_name_reads_only_its_topics(broker):
+    for i in range(20):
+        broker.create_topic(f"other-{i}", 1, {})
+    broker.store.topics = _TopicsNotToWalk(broker.store.topics)
+    r = call(broker, HEARTBEAT, 1, join_body())
+    assert r.error_code == 0 and r.member_epoch == 1
+    (owned,) = r.assignment.topic_partitions
+    assert owned.topic_id == broker.store.get("t").topic_id and sorted(owned.partitions) == [0, 1, 2, 3]
+
+
+def test_a_regex_subscription_matches_existing_non_internal_topics(broker):
+    broker.create_topic("t2", 2, {})
+    broker.create_topic("u", 1, {})
+    r = call(broker, HEARTBEAT, 1, join_body(subscribed_topic_names=[], subscribed_topic_regex="t.*|__.*"))
+    assert r.error_code == 0
+    assigned = {tp.topic_id: sorted(tp.partitions) for tp in r.assignment.topic_partitions}
+    assert assigned == {broker.store.get("t").topic_id: [0, 1, 2, 3], broker.store.get("t2").topic_id: [0, 1]}
+
+
+def test_a_session_timeout_fences_with_the_topics_as_they_are(broker):
+    r = call(broker, HEARTBEAT, 1, join_body())
+    assert r.error_code == 0
+    broker.create_topic("late", 1, {})   # after the member's last heartbeat
+    broker.tick(60_000)                   # its session (45 s) expires: the member is fenced
+    group = broker.coordinator.consumer.groups["g"]
+    assert not group.members and group.subscription_metadata == {}

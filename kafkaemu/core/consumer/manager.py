@@ -9,8 +9,8 @@ changed or the request was a full one, its assignment.
 Time, timers and the groups of every kind come from the shared context: the timer
 ``("consumer-session", group, member)`` fences a member that stops heartbeating, and
 ``("consumer-rebalance", group, member)`` one that does not revoke within its rebalance timeout.
-Topic metadata arrives with each request (``topics``: name -> TopicMeta) and the last one seen is
-kept for timers. A member joining an Empty classic group (one holding only offsets) turns it into
+Topic metadata arrives with each request (``topics``: name -> TopicMeta, any mapping; the server
+passes a live view of its topics) and the last one seen is kept for timers. A member joining an Empty classic group (one holding only offsets) turns it into
 a consumer group; any other classic group keeps its id.
 
 Every change is written to __consumer_offsets as Kafka's ConsumerGroup* records (records.py);
