@@ -98,7 +98,8 @@ class Timers:
         by_key = self._by_key
         for key, (deadline, seq, callback, _) in by_key.items():
             by_key[key] = (deadline, seq, callback, seq)
-        self._heap = [(deadline, seq, key) for key, (deadline, seq, _, _) in by_key.items()]
+        # in place: a poll under way holds the list (a callback that schedules may compact)
+        self._heap[:] = [(deadline, seq, key) for key, (deadline, seq, _, _) in by_key.items()]
         heapq.heapify(self._heap)
 
     @property

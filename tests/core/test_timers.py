@@ -127,3 +127,21 @@ def test_many_groups_sessions_all_expire_in_one_poll():
     assert len(set(expired)) == 9_999 and ("late" not in expired)
     assert [g for g, _ in expired] == sorted(g for g, _ in expired)
     assert t.next_deadline() == 99_999
+
+
+def test_a_callback_whose_scheduling_rebuilds_the_heap_leaves_the_poll_under_way_correct():
+    t, fired = Timers(), []
+
+    def churn():   # a callback opening and closing many connections: their idle checks go stale
+        fired.append("churn")
+        for i in range(200):
+            t.schedule(("idle", i), 600_000, lambda: fired.append("idle"))
+            t.cancel(("idle", i))
+        for i in range(3):
+            t.schedule(("session", i), 50 + i, lambda i=i: fired.append(i))
+
+    t.schedule("churn", 10, churn)
+    t.schedule("later", 20, lambda: fired.append("later"))
+    assert t.poll(1_000) == 2 + 3
+    assert fired == ["churn", "later", 0, 1, 2]
+    assert len(t) == 0 and t.next_deadline() is None
