@@ -47,6 +47,9 @@ MANY_CONNECTIONS, MANY_WINDOW = 50, 16
 # megabytes large enough that a client's start-up is not much of a run
 THROUGHPUT_RUNS = (("confluent-kafka", 100, 100), ("confluent-kafka", 1024, 200), ("confluent-kafka", 10_240, 400),
                    ("kafka-python", 1024, 100))
+# the client is the bottleneck of most rows (the broker CPU column says how much of it each broker
+# needs), so single runs swing with the machine's load: more of them for a steady median
+THROUGHPUT_MIN_REPS = 5
 FORMATION_SIZES = (1, 5, 20, 100)
 # consumers as users run them: librdkafka's defaults (session.timeout.ms 45000, heartbeat 3000 ms)
 FORMATION_CLIENT: dict = {}
@@ -289,7 +292,7 @@ def throughput_table(servers: list[Server], reps: int, scale: float) -> Table:
                 _delete_bench_topics(admin)
             results[(server.name, n)] = r
             return r["produce_mb_s"], r.get("server_produce_cpu_ms_per_mb")
-        alternate(servers, reps, run, produce)
+        alternate(servers, max(reps, THROUGHPUT_MIN_REPS), run, produce)
         consume.failures = dict(produce.failures)
         for (name, _), r in sorted(results.items()):
             consume.values.setdefault(name, []).append(r["consume_mb_s"])
@@ -565,8 +568,8 @@ def main(argv=None) -> int:
         f"kafkaemu {_commit()} ({emu.description}); "
         + (f"{tansu.description}" if not tansu_skip else f"Tansu skipped: {tansu_skip}") + ".",
         f"Clients: {_versions()}. Each broker in its own process on loopback, the client in this one; "
-        f"medians of {args.reps} runs per broker (in brackets the lowest and highest run; group formation: "
-        f"{min(args.reps, FORMATION_REPS)}), kafkaemu and Tansu taking turns to go first.",
+        f"medians of {args.reps} runs per broker (in brackets the lowest and highest run; throughput: "
+        f"{max(args.reps, THROUGHPUT_MIN_REPS)}, group formation: {min(args.reps, FORMATION_REPS)}), kafkaemu and Tansu taking turns to go first.",
     ]
     if tansu_skip:
         header.append(f"Tansu column: skipped: {tansu_skip}.")
