@@ -20,12 +20,11 @@ from __future__ import annotations
 import struct
 from operator import itemgetter
 
-from .primitives import DecodeError, is_default
+from .primitives import _ONE_BYTE, DecodeError, is_default, uvarint_bytes
 from .spec import FieldSpec, MessageSpec
 
 _FIXED = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H", "uint32": "I",
           "float64": "d", "bool": "?"}
-_ONE_BYTE = [bytes([n]) for n in range(0x80)]
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
 _NULL_ARRAY = {True: "b'\\x00'", False: "b'\\xff\\xff\\xff\\xff'"}
@@ -51,17 +50,7 @@ def read_uvarint(data, pos: int) -> tuple[int, int]:
             raise DecodeError("varint too long")
 
 
-def uvarint(n: int) -> bytes:
-    if 0 <= n < 0x80:
-        return _ONE_BYTE[n]
-    if n < 0:
-        raise DecodeError(f"negative varint {n}")
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+uvarint = uvarint_bytes   # the encoders' varint is the reference codec's
 
 
 def chunks_len(value) -> int:

@@ -7,6 +7,28 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 
 
+
+def read_batches(bases: list, lasts: list, batches: list, offset: int, max_bytes: int, min_one: bool,
+                 max_offset: int | None) -> list:
+    """The whole batches from the one holding ``offset`` (or the first after it) while they fit in
+    ``max_bytes`` (the first one always, with ``min_one``), ending before ``max_offset``'s batch."""
+    i = bisect_right(bases, offset) - 1
+    if i < 0:
+        i = 0
+    elif lasts[i] < offset:
+        i += 1
+    n = len(batches) if max_offset is None else bisect_left(lasts, max_offset)
+    out: list = []
+    total = 0
+    while i < n:
+        b = batches[i]
+        total += len(b)
+        if total > max_bytes and (out or not min_one):
+            break
+        out.append(b)
+        i += 1
+    return out
+
 class MemoryBatchStore:
     def __init__(self) -> None:
         self._bases: list[int] = []
@@ -34,23 +56,7 @@ class MemoryBatchStore:
         self.size_bytes += len(batch)
 
     def read(self, offset: int, max_bytes: int, min_one: bool = True, max_offset: int | None = None) -> list:
-        i = bisect_right(self._bases, offset) - 1
-        if i < 0:
-            i = 0
-        elif self._lasts[i] < offset:
-            i += 1
-        out: list = []
-        total = 0
-        batches = self._batches
-        n = len(batches) if max_offset is None else bisect_left(self._lasts, max_offset)
-        while i < n:
-            b = batches[i]
-            total += len(b)
-            if total > max_bytes and (out or not min_one):
-                break
-            out.append(b)
-            i += 1
-        return out
+        return read_batches(self._bases, self._lasts, self._batches, offset, max_bytes, min_one, max_offset)
 
     def batches(self, start: int | None = None):
         if start is None:

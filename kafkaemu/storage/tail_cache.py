@@ -5,8 +5,10 @@ most ``per_partition`` bytes (its newest batches, a suffix of its log); all toge
 """
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import OrderedDict
+
+from .batch_store import read_batches
 
 PER_PARTITION = 4 << 20
 
@@ -58,22 +60,7 @@ class Tail:
         return bool(self.bases) and offset >= self.bases[0]
 
     def read(self, offset: int, max_bytes: int, min_one: bool, max_offset: int | None) -> list:
-        i = bisect_right(self.bases, offset) - 1
-        if i < 0:
-            i = 0
-        elif self.lasts[i] < offset:
-            i += 1
-        n = len(self.batches) if max_offset is None else bisect_left(self.lasts, max_offset)
-        out: list = []
-        total = 0
-        while i < n:
-            b = self.batches[i]
-            total += len(b)
-            if total > max_bytes and (out or not min_one):
-                break
-            out.append(b)
-            i += 1
-        return out
+        return read_batches(self.bases, self.lasts, self.batches, offset, max_bytes, min_one, max_offset)
 
     def evict(self, nbytes: int) -> None:
         """Forget the oldest batches, at least ``nbytes`` of them (or all)."""
