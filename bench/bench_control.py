@@ -8,6 +8,7 @@
    first leaves; each step checked) written with await + reset on one shared emulator, and the same
    suite written with sleeps and a fresh emulator per test.
 
+Arguments: the parts to run (latency, snapshots, suites); default all.
 Environment: KAFKAEMU_BENCH_SLEEP_S (default 3): the sleep the sleeping suite uses per step.
 """
 from __future__ import annotations
@@ -194,6 +195,6 @@ def suites(tests: int = 20) -> None:
 
 if __name__ == "__main__":
     configure_default_logging()
-    call_latency()
-    snapshot_restore()
-    suites()
+    parts = {"latency": call_latency, "snapshots": snapshot_restore, "suites": suites}
+    for name in sys.argv[1:] or list(parts):   # e.g. ``bench_control.py latency``: the call latency only
+        parts[name]()
