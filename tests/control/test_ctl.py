@@ -56,3 +56,37 @@ def test_tables_show_groups_and_faults():
             "topic": "t", "partition": 1, "count": None, "fired": 2, "active": True}
     assert render("faults", {"faults": [rule]}).splitlines()[1].split() == [
         "1", "Produce", "NOT_LEADER_OR_FOLLOWER", "topic=t", "partition=1", "until", "removed", "2", "yes"]
+
+
+def test_ctl_reaches_every_operation_the_http_api_has():
+    """Every route of the HTTP API (the table's operations) has a ctl command, and its command
+    line parses back to that operation."""
+    from kafkaemu.control.http import ROUTES
+    parser = build_parser()
+    reached = set()
+    for route in ROUTES:
+        spec = route.op
+        for command in spec.cli:
+            argv = command.words.split() + ["1" if spec.params[n].kind == "integer" else "x" for n in command.positional]
+            argv += [command.flags.get(n, "--" + n.replace("_", "-")) + "=1" for n, p in spec.params.items()
+                     if p.required and n not in command.positional and n not in command.defaults
+                     and n not in command.fixed]
+            got, _ = call_for(parser.parse_args(argv))
+            assert got == spec.name, argv
+            reached.add(got)
+    assert reached == {route.op.name for route in ROUTES}
+
+
+def test_every_command_has_help_text():
+    for spec in OPS.values():
+        assert spec.doc, f"{spec.name} has no docstring (the help of its method and command)"
+
+
+def test_a_negative_duration_gets_a_clear_message(capsys):
+    """argparse took -5s for an option and said the duration was missing."""
+    from kafkaemu.control.cli import main
+    assert main(["--url", "http://127.0.0.1:9", "clock", "advance", "-5s"]) == 2
+    err = capsys.readouterr().err
+    assert "-5s: a duration must not be negative" in err and "restore a snapshot" in err
+    assert main(["--url", "http://127.0.0.1:9", "fault", "add", "--api", "Fetch", "--delay", "-1m"]) == 2
+    assert "-1m: a duration must not be negative" in capsys.readouterr().err
