@@ -16,11 +16,13 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import socket
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 LOCAL_NAMES = ("localhost", "localhost.localdomain")
 
 
+@lru_cache(maxsize=256)
 def is_loopback(host: str) -> bool:
     try:
         addr = ipaddress.ip_address(host.split("%", 1)[0])

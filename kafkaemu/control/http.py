@@ -219,7 +219,10 @@ class ControlServer:
         if not request.body_exists:
             return b""
         try:
-            return await asyncio.wait_for(request.read(), self.idle_timeout_s)
+            if request.content.is_eof():   # all there already (the usual small body)
+                return await request.read()
+            async with asyncio.timeout(self.idle_timeout_s):   # no task of its own, unlike wait_for
+                return await request.read()
         except web.HTTPRequestEntityTooLarge:
             raise _BodyRefused(413, f"body over {MAX_BODY_BYTES} bytes") from None
         except asyncio.TimeoutError:
