@@ -106,4 +106,12 @@ def render(op: str, r) -> str:
     if op in ("snapshot_restore", "reset"):
         return (f"{'restored ' + r['name'] if op == 'snapshot_restore' else 'reset'} in {r['took_ms']} ms, "
                 f"{r['connections_closed']} connections closed")
+    if op.startswith("transaction") and "state" in r:
+        parts = ", ".join(f"{p['topic']}-{p['partition']}" for p in r.get("partitions", [])) or "none"
+        head = f"{r['error']}: " if r.get("error") not in (None, "NONE") else ""
+        return (f"{head}transaction {r['transactional_id']}: {r['state']}"
+                + (f" (pending {r['pending_state']})" if r.get("pending_state") else "")
+                + f", producer {r['producer_id']} epoch {r['producer_epoch']}, partitions {parts}"
+                + (", markers held" if r.get("held") else "")
+                + (f"; completed {r['completed']}" if "completed" in r else ""))
     return json.dumps(r, indent=2)
