@@ -125,8 +125,10 @@ def _closed_by_server(sock: socket.socket) -> bool:
     return True
 
 
-@pytest.mark.parametrize("sent", [b"", b"GET /api/clock HTTP/1.1\r\nHost: 127.0.0.1\r\n",
-                                  b"POST /api/clock/advance HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n{"])
+STALLED_POST = b"POST /api/clock/advance HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n{"
+
+
+@pytest.mark.parametrize("sent", [b"", b"GET /api/clock HTTP/1.1\r\nHost: 127.0.0.1\r\n", STALLED_POST])
 def test_connections_that_never_finish_a_request_are_closed(emulator, sent):
     stalled = []
     for _ in range(20):
@@ -146,3 +148,15 @@ def test_an_idle_keep_alive_connection_is_closed(emulator):
         sock.sendall(b"GET /api/clock HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert sock.recv(65536).startswith(b"HTTP/1.1 200")
         assert _closed_by_server(sock)
+
+
+def test_a_year_long_advance_answers_and_the_broker_keeps_serving(emulator):
+    """1e11 ms used to hold the loop for more than 20 s (the 10 s transaction check replayed ten
+    million times); each periodic check now runs once."""
+    from kafkaemu.testing.raw_client import api_versions_frame, connect, read_reply
+    before = call(emulator, "GET", "/api/clock")[1]["now_ms"]
+    status, clock = call(emulator, "POST", "/api/clock/advance", body=b'{"ms": 1e11}')
+    assert status == 200 and clock["now_ms"] == before + 10**11
+    with connect(emulator) as sock:
+        sock.sendall(api_versions_frame(correlation_id=7))
+        assert read_reply(sock)[:4] == b"\x00\x00\x00\x07"

@@ -162,7 +162,8 @@ class ControlServer:
 
     async def start(self) -> None:
         server = web.Server(self._handle, keepalive_timeout=self.idle_timeout_s, lingering_time=0,
-                            max_line_size=MAX_HEAD_BYTES, max_field_size=MAX_HEAD_BYTES, access_log=None, logger=_aiohttp_log)
+                            max_line_size=MAX_HEAD_BYTES, max_field_size=MAX_HEAD_BYTES, access_log=None,
+                            logger=_aiohttp_log)
         self._runner = web.ServerRunner(server, shutdown_timeout=0.1)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.requested_port, reuse_address=True)

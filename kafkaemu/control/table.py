@@ -22,6 +22,7 @@ everything else derived from it.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -78,11 +79,10 @@ class Op:
     full_doc: str
     py: tuple[Py, ...]
     cli: tuple[Cli, ...]
-    concern: str
 
     @property
     def path_params(self) -> list[str]:
-        return [seg[1:-1] for seg in self.path.split("/") if seg.startswith("{")]
+        return path_params(self.path)
 
     def describe(self) -> dict:
         return {"op": self.name, "method": self.method, "path": self.path, "doc": self.doc,
@@ -106,27 +106,22 @@ def op(method: str, path: str, *, py: Py | list[Py] | None = None, cli: Cli | li
         name = fn.__name__
         if name in OPS:
             raise ValueError(f"control operation {name!r} declared twice")
-        full = _dedent(fn.__doc__ or "")
+        full = inspect.cleandoc(fn.__doc__ or "")
         pys = _tuple(py) or (Py(name),)
-        clis = _tuple(cli) or (Cli(name.replace("_", "-"), *[p for p in path_params(path)]),)
+        clis = _tuple(cli) or (Cli(name.replace("_", "-"), *path_params(path)),)
         for c in clis:
             unknown = (set(c.positional) | set(c.flags) | set(c.fixed) | set(c.defaults)
                        | {p for p, _ in c.switches.values()}) - set(params)
             if unknown:
                 raise ValueError(f"{name}: ctl command {c.words!r} names unknown parameters {sorted(unknown)}")
-        OPS[name] = Op(name, method, path, params, asyncio.iscoroutinefunction(fn), full.split("\n\n")[0]
-                       .replace("\n", " "), full, pys, clis, fn.__module__.rsplit(".", 1)[-1])
+        OPS[name] = Op(name, method, path, params, asyncio.iscoroutinefunction(fn),
+                       full.split("\n\n")[0].replace("\n", " "), full, pys, clis)
         return fn
     return register
 
 
 def path_params(path: str) -> list[str]:
     return [seg[1:-1] for seg in path.split("/") if seg.startswith("{")]
-
-
-def _dedent(doc: str) -> str:
-    import inspect
-    return inspect.cleandoc(doc)
 
 
 def P(parse, required: bool = False, default=None, help: str = "") -> Param:  # noqa: N802 (reads as a type)

@@ -67,7 +67,8 @@ def test_ctl_reaches_every_operation_the_http_api_has():
     for route in ROUTES:
         spec = route.op
         for command in spec.cli:
-            argv = command.words.split() + ["1" if spec.params[n].kind == "integer" else "x" for n in command.positional]
+            argv = command.words.split()
+            argv += ["1" if spec.params[n].kind == "integer" else "x" for n in command.positional]
             argv += [command.flags.get(n, "--" + n.replace("_", "-")) + "=1" for n, p in spec.params.items()
                      if p.required and n not in command.positional and n not in command.defaults
                      and n not in command.fixed]

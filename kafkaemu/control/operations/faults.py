@@ -51,7 +51,8 @@ class FaultOps(ControlBase):
         client_id=P(text, help="only requests of this client id"),
         min_version=P(integer(min=0, max=32767), help="only requests of this API version or later"),
         max_version=P(integer(min=0, max=32767), help="only requests of this API version or earlier"),
-        node=P(integer(min=0), help="only requests to this node"), topic=P(text, help="only requests naming this topic"),
+        node=P(integer(min=0), help="only requests to this node"),
+        topic=P(text, help="only requests naming this topic"),
         partition=P(integer(min=0), help="only requests naming this partition (needs topic)"),
         py=Py("inject_fault", _inject_fault, doc=INJECT_FAULT_DOC), cli=Cli("fault add", flags={"delay_ms": "--delay"}))
     def fault_add(self, api: int, error: int | None, delay_ms: int, drop_connection: bool, black_hole: bool,

@@ -68,7 +68,8 @@ class NodeOps(ControlBase):
 
     @op("POST", "/api/nodes/{node}/start", node=P(integer(min=0), required=True, help="the node's id"),
         restore_leaders=P(boolean, default=True, help="move the partitions its stop moved away back to it"),
-        py=Py("start_node", lambda node_id, restore_leaders=True: {"node": node_id, "restore_leaders": restore_leaders}),
+        py=Py("start_node", lambda node_id, restore_leaders=True:
+              {"node": node_id, "restore_leaders": restore_leaders}),
         cli=Cli("node start", "node", switches={"--keep-leaders": ("restore_leaders", False)}))
     async def node_start(self, node: int, restore_leaders: bool) -> dict:
         """Start a stopped node on its port of before; its offline partitions get it back as
