@@ -91,3 +91,11 @@ def test_a_negative_duration_gets_a_clear_message(capsys):
     assert "-5s: a duration must not be negative" in err and "restore a snapshot" in err
     assert main(["--url", "http://127.0.0.1:9", "fault", "add", "--api", "Fetch", "--delay", "-1m"]) == 2
     assert "-1m: a duration must not be negative" in capsys.readouterr().err
+
+
+def test_transactions_read_as_a_line():
+    txn = {"transactional_id": "tx", "state": "Ongoing", "pending_state": None, "producer_id": 1000,
+           "producer_epoch": 2, "partitions": [{"topic": "t", "partition": 0}], "timeout_ms": 60000, "held": True}
+    assert render("transaction", txn) == ("transaction tx: Ongoing, producer 1000 epoch 2, partitions t-0, "
+                                          "markers held")
+    assert render("transaction_release", {**txn, "completed": False}).endswith("; completed False")
