@@ -8,6 +8,7 @@
    first leaves; each step checked) written with await + reset on one shared emulator, and the same
    suite written with sleeps and a fresh emulator per test.
 
+Arguments: the parts to run (latency, snapshots, suites); default all.
 Environment: KAFKAEMU_BENCH_SLEEP_S (default 3): the sleep the sleeping suite uses per step.
 """
 from __future__ import annotations
@@ -72,6 +73,19 @@ def call_latency() -> None:
             urllib.request.urlopen(e.control_url + "/api/clock").read()
             t.append((time.perf_counter() - t0) * 1000)
         print(f"HTTP new connection per call (urllib) GET /api/clock: {summary(t)}")
+    # The server in its own process (kafkaemu ctl, subprocess mode): no GIL shared with the caller.
+    with KafkaEmulator(control_port=0, subprocess_mode=True) as e:
+        host, port = e.control_url.split("//")[1].rsplit(":", 1)
+        conn = http.client.HTTPConnection(host, int(port))
+        t = []
+        for i in range(1200):
+            t0 = time.perf_counter()
+            conn.request("GET", "/api/clock")
+            conn.getresponse().read()
+            if i >= 200:
+                t.append((time.perf_counter() - t0) * 1000)
+        conn.close()
+        print(f"HTTP keep-alive GET /api/clock, server in a subprocess: {summary(t)}")
 
 
 # -- 2. snapshot and restore -------------------------------------------------------------------
@@ -194,6 +208,6 @@ def suites(tests: int = 20) -> None:
 
 if __name__ == "__main__":
     configure_default_logging()
-    call_latency()
-    snapshot_restore()
-    suites()
+    parts = {"latency": call_latency, "snapshots": snapshot_restore, "suites": suites}
+    for name in sys.argv[1:] or list(parts):   # e.g. ``bench_control.py latency``: the call latency only
+        parts[name]()

@@ -131,6 +131,8 @@ class BrokerConfig:
     control_host: str = setting("127.0.0.1", "address the control API listens on")
     control_token: str | None = setting(None, "require this bearer token on every control API call")
     control_allow_remote: bool = setting(False, "let peers other than loopback use the control API")
+    control_idle_timeout_ms: int = setting(60000, "close control API connections with no request under way this "
+                                                  "long (idle, or a request still arriving)", min=1)
     # Other settings by their Kafka names, as ``--override`` takes them: {"num.partitions": 3}.
     extra: InitVar[dict | None] = None
 

@@ -29,6 +29,7 @@ SAMPLES = {
     "connection_failed_authentication_delay_ms": 0,
     "manual_clock": True, "control_port": 9644, "control_host": "127.0.0.3", "control_token": "t0ken",
     "control_allow_remote": True,
+    "control_idle_timeout_ms": 5000,
     "transaction_state_log_num_partitions": 7, "transaction_max_timeout_ms": 60000,
     "transactional_id_expiration_ms": 86400000, "transaction_abort_timed_out_transaction_cleanup_interval_ms": 1000,
     "transaction_remove_expired_transaction_cleanup_interval_ms": 60000,

@@ -1,9 +1,11 @@
 """Test controls over a running emulator: the manual clock, member expiry, faults, topology, the
 request log, state, awaits and snapshots (docs/control.md).
 
-- ``intercept``: the broker-side hook every request passes (faults, request log, version caps);
-- ``operations``: the operations themselves, one implementation for the HTTP API and for
-  ``KafkaEmulator`` in-process;
-- ``http``: the HTTP/1.1 JSON server on the broker's loop; ``client``: its urllib client;
-- ``cli``: ``kafkaemu ctl``.
+- ``table``: how an operation is declared (``@op`` with its route, parameters, ``Py`` method and
+  ``Cli`` command); ``operations``: the operations, one module per concern;
+- made from the table: ``http`` (aiohttp's server on the broker's loop, checks in ``guard``),
+  ``python_api`` (``KafkaEmulator``'s methods), ``cli`` (``kafkaemu ctl``, output in ``render``);
+- ``client``: the urllib client of the HTTP API; ``intercept``: the broker-side hook every request
+  passes (faults, request log, version caps); ``snapshots``, ``views``, ``web``: what operations
+  and the page read.
 """

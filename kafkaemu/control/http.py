@@ -1,14 +1,21 @@
-"""The HTTP control API: a small HTTP/1.1 JSON server (standard library only) on the broker's own
-loop, on its own port, never on a Kafka listener.
+"""The HTTP control API: aiohttp's low-level server on the broker's own loop, on its own port,
+never on a Kafka listener.
 
-Routes come from kafkaemu.control.operations.OPS (``GET /api`` lists them). Parameters are taken
-from the path, the query string and a JSON object body alike. Keep-alive is supported; requests on
-one connection are answered in turn, so an await holds only its own connection. Answers are JSON:
-the operation's result, or ``{"error": message, "status": code, ...}`` with a 4xx for a refused
-call (404 unknown route/group/topic, 405 wrong method, 408 an await that timed out, 409 a conflict
-such as advancing the system clock, 413 a body over 1 MiB). Peers other than loopback get 403
-unless ``control_allow_remote``; with ``control_token`` every call needs
-``Authorization: Bearer TOKEN`` (401 otherwise).
+aiohttp parses HTTP/1.1 (keep-alive, pipelining, chunked bodies, head and body limits) and closes
+idle connections; routing is kafkaemu's: the routes come from the operation table
+(kafkaemu.control.table.OPS, ``GET /api`` lists them) and parameters are taken from the path, the
+query string and a JSON object body alike. Requests on one connection are answered in turn, so an
+await holds only its own connection. Answers are JSON: the operation's result, or
+``{"error": message, "status": code, ...}`` with a 4xx for a refused call (404 unknown
+route/group/topic, 405 wrong method, 408 an await that timed out, 409 a conflict such as advancing
+the system clock, 413 a body over 1 MiB, 507 a snapshot that does not fit in memory).
+
+Before anything else, every request is checked (kafkaemu.control.guard): peers other than
+loopback get 403 unless ``control_allow_remote``; a Host that is not this machine (a DNS-rebinding
+page) or an Origin other than the control port's own (a page posting from a local browser) get 403
+always; with ``control_token`` every call needs ``Authorization: Bearer TOKEN`` (401 otherwise).
+A connection with no request under way for ``control_idle_timeout_ms`` (idle, or a request head or
+body still arriving) is closed.
 
 ``GET /`` is a web page of the broker's state (kafkaemu.control.web), its files under ``/ui/``; with
 a token, the page is opened as ``/?token=TOKEN``.
@@ -16,15 +23,15 @@ a token, the page is opened as ``/?token=TOKEN``.
 from __future__ import annotations
 
 import asyncio
-import hmac
-import ipaddress
 import json
-from http import HTTPStatus
+import logging
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import structlog
+from aiohttp import http_exceptions, web
 
-from . import web
+from . import web as page
+from .guard import Guard, is_loopback  # noqa: F401 (is_loopback: part of this module's interface)
 from .operations import OPS, Control
 from .params import BadRequest, ControlError
 
@@ -32,9 +39,31 @@ log = structlog.get_logger("kafkaemu.control.http")
 
 MAX_HEAD_BYTES = 16 * 1024
 MAX_BODY_BYTES = 1 << 20
+MAX_JSON_DEPTH = 32
 # GET pages served as they are, without a token (path -> (content type, bytes)): the web page's files.
-PAGES: dict[str, tuple[str, bytes]] = web.asset_pages()
+PAGES: dict[str, tuple[str, bytes]] = page.asset_pages()
 WEB_PAGE_PATHS = ("/", "/index.html")
+
+
+class _ClientMistakes(logging.Filter):
+    """aiohttp logs a malformed request at ERROR with a traceback; it is answered 400, the client's
+    mistake, not the server's."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, http_exceptions.HttpProcessingError)
+
+
+_aiohttp_log = logging.getLogger("kafkaemu.control.http.server")
+_aiohttp_log.addFilter(_ClientMistakes())
+
+
+class _BodyRefused(Exception):
+    """A body not read (too large, too slow): answered, then the connection is closed."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
 
 
 class _Route:
@@ -57,17 +86,60 @@ class _Route:
 ROUTES = [_Route(o) for o in OPS.values()]
 
 
-def _is_local_name(name: str) -> bool:
-    return name.lower() in ("localhost", "localhost.localdomain") or is_loopback(name)
+def _json_response(status: int, body, close: bool = False, headers: dict | None = None) -> web.Response:
+    data = json.dumps(body, separators=(",", ":")).encode() + b"\n"
+    response = web.Response(body=data, status=status, content_type="application/json",
+                            headers={"Cache-Control": "no-store", **(headers or {})})
+    if close:
+        response.force_close()
+    return response
 
 
-def is_loopback(host: str) -> bool:
+def _error(status: int, message: str, close: bool = False, **details) -> web.Response:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return _json_response(status, {"error": message, "status": status, **details}, close, headers)
+
+
+def parse_body(body: bytes) -> dict:
+    """A JSON object with plain values: NaN, Infinity, numbers beyond 64 bits and nesting deeper
+    than MAX_JSON_DEPTH are a 400, as is anything that is not JSON."""
+    def constant(name: str):
+        raise BadRequest(f"the body is not JSON: {name} is not a JSON number")
+
+    def integer(text: str) -> int:
+        if len(text.lstrip("-")) > 20:
+            raise BadRequest(f"the body holds a number of {len(text)} digits; numbers must fit in 64 bits")
+        return int(text)
+
+    def real(text: str) -> float:
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            raise BadRequest(f"the body holds a number out of range: {text[:40]}")
+        return value
+
     try:
-        addr = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:
-        return False
-    mapped = getattr(addr, "ipv4_mapped", None)
-    return (mapped or addr).is_loopback
+        data = json.loads(body, parse_constant=constant, parse_int=integer, parse_float=real)
+    except RecursionError:
+        raise BadRequest("the body is not JSON this API reads: it is nested too deeply") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        if isinstance(exc, BadRequest):
+            raise
+        raise BadRequest(f"the body is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise BadRequest("the body must be a JSON object")
+    if _depth(data) > MAX_JSON_DEPTH:
+        raise BadRequest(f"the body is nested more than {MAX_JSON_DEPTH} levels deep")
+    return data
+
+
+def _depth(value, level: int = 0) -> int:
+    if level > MAX_JSON_DEPTH:
+        return level
+    if isinstance(value, dict):
+        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
+    if isinstance(value, list):
+        return max((_depth(v, level + 1) for v in value), default=level + 1)
+    return level
 
 
 class ControlServer:
@@ -77,9 +149,10 @@ class ControlServer:
         self.requested_port = config.control_port
         self.token = config.control_token
         self.allow_remote = config.control_allow_remote
+        self.idle_timeout_s = config.control_idle_timeout_ms / 1000
+        self.guard = Guard(config)
         self.port: int | None = None
-        self._server: asyncio.AbstractServer | None = None
-        self._connections: set[asyncio.Task] = set()
+        self._runner: web.ServerRunner | None = None
 
     @property
     def url(self) -> str:
@@ -88,141 +161,87 @@ class ControlServer:
         return f"http://{host}:{self.port}"
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._serve, self.host, self.requested_port,
-                                                  limit=MAX_HEAD_BYTES, reuse_address=True)
-        self.port = self._server.sockets[0].getsockname()[1]
+        server = web.Server(self._handle, keepalive_timeout=self.idle_timeout_s, lingering_time=0,
+                            max_line_size=MAX_HEAD_BYTES, max_field_size=MAX_HEAD_BYTES, access_log=None,
+                            logger=_aiohttp_log)
+        self._runner = web.ServerRunner(server, shutdown_timeout=0.1)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.requested_port, reuse_address=True)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
         log.info("control_listening", url=self.url, token=self.token is not None, allow_remote=self.allow_remote)
+        if self.guard.open_warning:
+            log.warning("control_open_to_remote_peers", url=self.url, warning=self.guard.open_warning)
 
     async def stop(self) -> None:
-        if self._server is None:
-            return
-        self._server.close()
-        for task in list(self._connections):
-            task.cancel()
-        await self._server.wait_closed()
-        self._server = None
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
 
-    # -- one connection ---------------------------------------------------------------------
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        self._connections.add(task)
-        peer = (writer.get_extra_info("peername") or ("?",))[0]
-        try:
-            if not self.allow_remote and not is_loopback(str(peer)):
-                log.warning("control_peer_refused", peer=peer)
-                await self._write(writer, 403, {"error": f"the control API serves loopback peers only, not {peer} "
-                                                         f"(start with --control-allow-remote to change that)",
-                                                "status": 403}, keep_alive=False)
-                return
-            while True:
-                keep_alive = await self._one_request(reader, writer)
-                if not keep_alive:
-                    return
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            pass
-        finally:
-            self._connections.discard(task)
-            writer.close()
-
-    async def _one_request(self, reader, writer) -> bool:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except asyncio.IncompleteReadError:
-            return False
-        except asyncio.LimitOverrunError:
-            await self._write(writer, 431, {"error": "request head over 16 KiB", "status": 431}, keep_alive=False)
-            return False
-        try:
-            request_line, *header_lines = head.decode("latin-1").split("\r\n")
-            method, target, version = request_line.split(" ")
-            headers = {}
-            for line in header_lines:
-                if line:
-                    name, _, value = line.partition(":")
-                    headers[name.strip().lower()] = value.strip()
-        except ValueError:
-            await self._write(writer, 400, {"error": "malformed HTTP request", "status": 400}, keep_alive=False)
-            return False
-        keep_alive = version == "HTTP/1.1" and headers.get("connection", "").lower() != "close" \
-            or headers.get("connection", "").lower() == "keep-alive"
-        if "transfer-encoding" in headers:
-            await self._write(writer, 411, {"error": "send the body with a Content-Length", "status": 411},
-                              keep_alive=False)
-            return False
-        try:
-            length = int(headers.get("content-length", "0"))
-        except ValueError:
-            length = -1
-        if length < 0:
-            await self._write(writer, 400, {"error": "bad Content-Length", "status": 400}, keep_alive=False)
-            return False
-        if length > MAX_BODY_BYTES:
-            await self._write(writer, 413, {"error": f"body over {MAX_BODY_BYTES} bytes", "status": 413},
-                              keep_alive=False)
-            return False
-        body = await reader.readexactly(length) if length else b""
-        status, result, content_type, *extra = await self._respond(method.upper(), target, headers, body)
-        await self._write(writer, status, result, keep_alive, content_type, *extra)
-        return keep_alive
-
-    def _foreign(self, headers: dict) -> str | None:
-        """Why a request that reached the loopback port may still come from elsewhere: a Host that
-        is not this machine (a DNS-rebinding page) or an Origin that is not the control port's own
-        (a page in a local browser posting to it). None when it is the emulator's own."""
-        if self.allow_remote:
-            return None
-        host = headers.get("host")
-        if host is not None and not _is_local_name(urlsplit("//" + host).hostname or ""):
-            return f"Host {host!r} is not this machine; the control API answers local names only"
-        origin = headers.get("origin")
-        if origin is not None and urlsplit(origin).netloc != host:
-            return f"cross-origin request from {origin!r} refused"
-        return None
-
-    def _authorized(self, headers: dict, query_token: str | None = None) -> bool:
-        if self.token is None:
-            return True
-        scheme, _, credential = headers.get("authorization", "").partition(" ")
-        if scheme.lower() == "bearer" and hmac.compare_digest(credential.strip().encode(), self.token.encode()):
-            return True
-        return query_token is not None and hmac.compare_digest(query_token.encode(), self.token.encode())
-
-    async def _respond(self, method: str, target: str, headers: dict, body: bytes):
-        url = urlsplit(target)
-        if method == "GET" and url.path in PAGES:
-            content_type, data = PAGES[url.path]
-            return 200, data, content_type, {"X-Content-Type-Options": "nosniff"}
-        if method == "GET" and url.path in WEB_PAGE_PATHS:
-            return self._web_page(url, headers)
-        refused = self._foreign(headers)
+    # -- one request ------------------------------------------------------------------------
+    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+        peer = (request.transport.get_extra_info("peername") if request.transport else None) or ("?",)
+        if not self.allow_remote and not is_loopback(str(peer[0])):
+            log.warning("control_peer_refused", peer=peer[0])
+            return _error(403, f"the control API serves loopback peers only, not {peer[0]} "
+                               f"(start with --control-allow-remote to change that)", close=True)
+        url = urlsplit(request.raw_path)
+        refused = self.guard.foreign(request.headers)
         if refused is not None:
-            log.warning("control_request_refused", method=method, path=url.path, reason=refused)
-            return 403, {"error": refused, "status": 403}, None
-        if not self._authorized(headers):
-            return 401, {"error": "this control API needs Authorization: Bearer <token>", "status": 401}, None
+            log.warning("control_request_refused", method=request.method, path=url.path, reason=refused)
+            return _error(403, refused)
+        if request.method == "GET" and url.path in PAGES:
+            content_type, data = PAGES[url.path]
+            return web.Response(body=data, headers={"Content-Type": content_type, "Cache-Control": "no-store",
+                                                    "X-Content-Type-Options": "nosniff"})
+        if request.method == "GET" and url.path in WEB_PAGE_PATHS:
+            return self._web_page(url, request.headers)
+        if not self.guard.authorized(request.headers):
+            return _error(401, "this control API needs Authorization: Bearer <token>")
         try:
-            name, params = self._route(method, url, body)
+            body = await self._body(request)
+        except _BodyRefused as exc:
+            return _error(exc.status, exc.message, close=True)
+        try:
+            name, params = self._route(request.method, url, body)
             result = await self.control.call(name, params)
             log.debug("control_call", op=name)
-            return 200, result, None
+            return _json_response(200, result)
         except ControlError as exc:
-            log.info("control_refused", method=method, path=url.path, status=exc.status, reason=exc.message)
-            return exc.status, exc.body(), None
+            log.info("control_refused", method=request.method, path=url.path, status=exc.status, reason=exc.message)
+            return _json_response(exc.status, exc.body())
         except Exception as exc:  # a bug; the broker goes on
-            log.exception("control_failed", method=method, path=url.path)
-            return 500, {"error": f"internal error: {exc}", "status": 500}, None
+            log.exception("control_failed", method=request.method, path=url.path)
+            return _error(500, f"internal error: {type(exc).__name__}: {exc}")
 
-    def _web_page(self, url, headers: dict):
-        query_token = dict(parse_qsl(url.query)).get("token")
-        if not self._authorized(headers, query_token):
-            return (401, b"<!doctype html><title>kafkaemu</title><p>This control port needs its token: open "
-                         b"<code>/?token=TOKEN</code>.", "text/html; charset=utf-8", web.HEADERS)
+    async def _body(self, request: web.BaseRequest) -> bytes:
+        if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+            raise _BodyRefused(413, f"body over {MAX_BODY_BYTES} bytes")
+        if not request.body_exists:
+            return b""
         try:
-            page = web.render_page(self.control, url.query)
+            if request.content.is_eof():   # all there already (the usual small body)
+                return await request.read()
+            async with asyncio.timeout(self.idle_timeout_s):   # no task of its own, unlike wait_for
+                return await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            raise _BodyRefused(413, f"body over {MAX_BODY_BYTES} bytes") from None
+        except asyncio.TimeoutError:
+            raise _BodyRefused(408, f"the body did not arrive within {self.idle_timeout_s:g} s") from None
+
+    def _web_page(self, url, headers) -> web.Response:
+        query_token = dict(parse_qsl(url.query)).get("token")
+        if not self.guard.authorized(headers, query_token):
+            return web.Response(status=401, body=b"<!doctype html><title>kafkaemu</title><p>This control port needs "
+                                                 b"its token: open <code>/?token=TOKEN</code>.",
+                                headers={"Content-Type": "text/html; charset=utf-8", **page.HEADERS})
+        try:
+            html = page.render_page(self.control, url.query, notice=self.guard.open_warning)
         except Exception as exc:  # a bug; the broker goes on
             log.exception("web_page_failed")
-            return 500, {"error": f"internal error: {exc}", "status": 500}, None
-        return 200, page, "text/html; charset=utf-8", web.HEADERS
+            return _error(500, f"internal error: {type(exc).__name__}: {exc}")
+        return web.Response(body=html, headers={"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store",
+                                                **page.HEADERS})
 
     def _route(self, method: str, url, body: bytes) -> tuple[str, dict]:
         segments = [unquote(s) for s in url.path.split("/") if s]
@@ -236,12 +255,7 @@ class ControlServer:
                 continue
             params = dict(parse_qsl(url.query, keep_blank_values=True))
             if body.strip():
-                try:
-                    data = json.loads(body)
-                except (ValueError, UnicodeDecodeError) as exc:
-                    raise BadRequest(f"the body is not JSON: {exc}") from None
-                if not isinstance(data, dict):
-                    raise BadRequest("the body must be a JSON object")
+                data = parse_body(body)
                 twice = set(data) & set(params)
                 if twice:
                     raise BadRequest(f"{', '.join(sorted(twice))} given in both the query and the body")
@@ -255,21 +269,3 @@ class ControlServer:
             raise ControlError(405, f"{url.path} takes {', '.join(sorted(set(allowed)))}, not {method}",
                                allowed=sorted(set(allowed)))
         raise ControlError(404, f"no route {method} {url.path} (GET /api lists them)")
-
-    @staticmethod
-    async def _write(writer, status: int, result, keep_alive: bool, content_type: str | None = None,
-                     extra_headers: dict | None = None) -> None:
-        if content_type is None:
-            data = json.dumps(result, separators=(",", ":")).encode() + b"\n"
-            content_type = "application/json"
-        else:
-            data = result
-        phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else ""
-        head = (f"HTTP/1.1 {status} {phrase}\r\nContent-Type: {content_type}\r\nContent-Length: {len(data)}\r\n"
-                f"Cache-Control: no-store\r\nConnection: {'keep-alive' if keep_alive else 'close'}\r\n")
-        if status == 401:
-            head += "WWW-Authenticate: Bearer\r\n"
-        for name, value in (extra_headers or {}).items():
-            head += f"{name}: {value}\r\n"
-        writer.write(head.encode() + b"\r\n" + data)
-        await writer.drain()

@@ -3,6 +3,7 @@ bodies), query strings and Python arguments, so every caller gets the same 400 f
 mistake."""
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -54,20 +55,42 @@ class Param:
     default: Any = None
     help: str = ""
 
+    @property
+    def kind(self) -> str:
+        """How a command line gives it: "flag" (a switch), "mapping" (NAME=VALUE, repeated), "integer"
+        or "value" (a string the parser reads)."""
+        return getattr(self.parse, "kind", "value")
+
+
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+MAX_DURATION_MS = 3_155_760_000_000          # 100 years: any longer is a mistake, not a test
+MAX_TIMESTAMP_MS = 253_402_300_799_999       # 9999-12-31T23:59:59.999Z, the last time ISO 8601 writes
+_MAX_DIGITS = 20                             # longer digit strings are refused before int() reads them
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:40] + f"... ({len(text)} characters)"
+
 
 def integer(min: int | None = None, max: int | None = None):
     def parse(name: str, value):
         if isinstance(value, bool) or not isinstance(value, (int, str)):
-            raise bad(f"{name} must be an integer, got {value!r}")
+            raise bad(f"{name} must be an integer, got {_shown(value)}")
+        if isinstance(value, str) and len(value.strip()) > _MAX_DIGITS:
+            raise bad(f"{name} must be a 64-bit integer, got {_shown(value)}")
         try:
             number = int(value)
         except ValueError:
-            raise bad(f"{name} must be an integer, got {value!r}") from None
+            raise bad(f"{name} must be an integer, got {_shown(value)}") from None
+        if not INT64_MIN <= number <= INT64_MAX:
+            raise bad(f"{name} must be a 64-bit integer, got {_shown(value)}")
         if min is not None and number < min:
             raise bad(f"{name} must be at least {min}, got {number}")
         if max is not None and number > max:
             raise bad(f"{name} must be at most {max}, got {number}")
         return number
+    parse.kind = "integer"
     return parse
 
 
@@ -76,20 +99,23 @@ _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|min|s|m|h|d)")
 
 
 def duration_ms(name: str, value) -> int:
-    """Milliseconds from a number (ms) or a text such as ``250ms``, ``30s``, ``1m30s``, ``2h``."""
+    """Milliseconds from a number (ms) or a text such as ``250ms``, ``30s``, ``1m30s``, ``2h``; at
+    most MAX_DURATION_MS."""
     if isinstance(value, bool):
         raise bad(f"{name} must be a duration such as 30s or a number of milliseconds, got {value!r}")
     if isinstance(value, (int, float)):
         if value < 0:
-            raise bad(f"{name} must not be negative, got {value}")
-        return int(value)
+            raise bad(f"{name} must not be negative, got {_shown(value)}")
+        return _bounded_duration(name, value)
     if not isinstance(value, str):
-        raise bad(f"{name} must be a duration such as 30s or a number of milliseconds, got {value!r}")
+        raise bad(f"{name} must be a duration such as 30s or a number of milliseconds, got {_shown(value)}")
     text = value.strip().lower().replace(" ", "")
     if text.startswith("-"):
-        raise bad(f"{name} must not be negative, got {value!r}")
+        raise bad(f"{name} must not be negative, got {_shown(value)}")
+    if len(text) > 64:
+        raise bad(f"{name} must be a duration such as 250ms, 30s, 1m30s or 2h, got {_shown(value)}")
     if re.fullmatch(r"\d+", text):
-        return int(text)
+        return _bounded_duration(name, int(text))
     pos, total = 0, 0.0
     for m in _PART.finditer(text):
         if m.start() != pos:
@@ -97,18 +123,24 @@ def duration_ms(name: str, value) -> int:
         total += float(m.group(1)) * _UNITS[m.group(2)]
         pos = m.end()
     if pos != len(text) or not text:
-        raise bad(f"{name} must be a duration such as 250ms, 30s, 1m30s or 2h, got {value!r}")
-    return int(total)
+        raise bad(f"{name} must be a duration such as 250ms, 30s, 1m30s or 2h, got {_shown(value)}")
+    return _bounded_duration(name, total)
+
+
+def _bounded_duration(name: str, ms: int | float) -> int:
+    if not math.isfinite(ms) or ms > MAX_DURATION_MS:
+        raise bad(f"{name} must be at most {MAX_DURATION_MS} ms (100 years), got {_shown(ms)}")
+    return int(ms)
 
 
 def timestamp_ms(name: str, value) -> int:
     """Milliseconds since the epoch from a number or an ISO 8601 time (UTC unless it says)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, str):
+        return _bounded_timestamp(name, value)
+    if isinstance(value, str) and len(value) <= 64:
         text = value.strip()
         if re.fullmatch(r"-?\d+", text):
-            return int(text)
+            return _bounded_timestamp(name, int(text))
         try:
             when = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
@@ -116,8 +148,14 @@ def timestamp_ms(name: str, value) -> int:
         else:
             if when.tzinfo is None:
                 when = when.replace(tzinfo=timezone.utc)
-            return int(when.timestamp() * 1000)
-    raise bad(f"{name} must be milliseconds since the epoch or an ISO 8601 time, got {value!r}")
+            return _bounded_timestamp(name, int(when.timestamp() * 1000))
+    raise bad(f"{name} must be milliseconds since the epoch or an ISO 8601 time, got {_shown(value)}")
+
+
+def _bounded_timestamp(name: str, ms: int | float) -> int:
+    if not math.isfinite(ms) or not 0 <= ms <= MAX_TIMESTAMP_MS:
+        raise bad(f"{name} must be a time between 1970 and the end of 9999 ({MAX_TIMESTAMP_MS} ms), got {_shown(ms)}")
+    return int(ms)
 
 
 def boolean(name: str, value) -> bool:
@@ -125,12 +163,15 @@ def boolean(name: str, value) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "on", "false", "0", "no", "off"):
         return value.strip().lower() in ("true", "1", "yes", "on")
-    raise bad(f"{name} must be true or false, got {value!r}")
+    raise bad(f"{name} must be true or false, got {_shown(value)}")
+
+
+boolean.kind = "flag"
 
 
 def text(name: str, value) -> str:
     if not isinstance(value, str) or not value:
-        raise bad(f"{name} must be a non-empty string, got {value!r}")
+        raise bad(f"{name} must be a non-empty string, got {_shown(value)}")
     return value
 
 

@@ -217,7 +217,8 @@ class GroupCoordinator:
 
     # ============================================================ retention and deleted topics
     def _schedule_retention_check(self) -> None:
-        self.ctx.schedule(RETENTION_KEY, self.settings.offsets_retention_check_interval_ms, self._run_retention)
+        interval = self.settings.offsets_retention_check_interval_ms
+        self.ctx.timers.schedule(RETENTION_KEY, self.ctx.now_ms + interval, self._run_retention, every_ms=interval)
 
     def _run_retention(self) -> None:
         self.expire_offsets(self.ctx.now_ms)

@@ -40,9 +40,17 @@ class Timers:
         self._by_key: dict[Hashable, tuple[int, int, Callable[[], None], int]] = {}
         self._heap: list[tuple[int, int, Hashable]] = []
         self._seq = itertools.count()
+        self._every: dict[Hashable, int] = {}   # key -> period of a repeating check
 
-    def schedule(self, key: Hashable, deadline_ms: int, callback: Callable[[], None]) -> None:
-        """Run ``callback`` at ``deadline_ms``, replacing any timer already under ``key``."""
+    def schedule(self, key: Hashable, deadline_ms: int, callback: Callable[[], None],
+                 every_ms: int | None = None) -> None:
+        """Run ``callback`` at ``deadline_ms``, replacing any timer already under ``key``.
+
+        ``every_ms``: a periodic check (its callback schedules the next one). When a poll reaches
+        past more than one of its periods (a clock advanced by a year), it fires once, at the last
+        of them, as a real timer after a pause would, rather than once per missed period."""
+        if every_ms:
+            self._every[key] = every_ms
         seq = next(self._seq)
         old = self._by_key.get(key)
         if old is not None and old[0] <= deadline_ms:
@@ -55,6 +63,7 @@ class Timers:
 
     def cancel(self, key: Hashable) -> None:
         self._by_key.pop(key, None)
+        self._every.pop(key, None)
 
     def is_scheduled(self, key: Hashable) -> bool:
         return key in self._by_key
@@ -84,6 +93,10 @@ class Timers:
             if not heap or heap[0][0] > now_ms:
                 return fired
             deadline, _, key = heapq.heappop(heap)
+            every = self._every.pop(key, None) if self._every else None
+            if every is not None and now_ms - deadline >= every:
+                self._skip_missed(key, deadline + (now_ms - deadline) // every * every, every)
+                continue
             callback = self._by_key.pop(key)[2]
             if on_time is not None:
                 on_time(deadline)
@@ -92,6 +105,13 @@ class Timers:
             except Exception:
                 log.exception("timer_failed", key=key, deadline_ms=deadline)
             fired += 1
+
+    def _skip_missed(self, key: Hashable, deadline: int, every: int) -> None:
+        """Move a periodic timer to the last of its deadlines a poll reaches; it fires from there."""
+        seq = next(self._seq)
+        self._by_key[key] = (deadline, seq, self._by_key[key][2], seq)
+        self._every[key] = every
+        heapq.heappush(self._heap, (deadline, seq, key))
 
     def _compact(self) -> None:
         """Rebuild the heap from the live timers only (same deadlines and order)."""

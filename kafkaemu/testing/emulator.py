@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from ..config import BrokerConfig
+from ..control.python_api import install as install_control_methods
 from ..logging import configure_default_logging
 
 
@@ -153,7 +154,9 @@ class KafkaEmulator:
     # -- test control (both modes) ------------------------------------------------------------
     def control(self, op: str, /, **params: Any) -> Any:
         """Run a control operation by name (kafkaemu.control.operations.OPS) with JSON-like
-        parameters; the methods below are this with names and defaults."""
+        parameters. The control methods (``advance_clock``, ``inject_fault``, ``await_group``, ...)
+        are this with names and defaults, made from the operation table
+        (kafkaemu/control/python_api.py); ``kafkaemu.control.python_api.methods()`` lists them."""
         params = {k: v for k, v in params.items() if v is not None}
         if self.port is None:
             raise RuntimeError("the emulator is not running")
@@ -161,115 +164,6 @@ class KafkaEmulator:
             return self._client.call(op, **params)
         wait = 30 + (params.get("timeout_ms", 0) / 1000 if isinstance(params.get("timeout_ms"), int) else 0)
         return asyncio.run_coroutine_threadsafe(self.server.control.call(op, params), self._loop).result(wait)
-
-    # time
-    def now_ms(self) -> int:
-        return self.control("clock_get")["now_ms"]
-
-    def advance_clock(self, ms: int | str) -> int:
-        """Move the manual clock forward (ms, or "30s", "5m") and fire every timer that became due;
-        returns the new time."""
-        return self.control("clock_advance", ms=ms)["now_ms"]
-
-    def set_clock(self, when: int | str) -> int:
-        """Set the manual clock to a later time (ms since the epoch or ISO 8601)."""
-        return self.control("clock_set", now_ms=when)["now_ms"]
-
-    def expire_member(self, group: str, member_id: str | None = None, *, instance_id: str | None = None,
-                      client_id: str | None = None) -> dict:
-        """Expire members' sessions now (by member id, group.instance.id or client id), leaving the
-        clock and the other members alone."""
-        return self.control("expire_member", group=group, member_id=member_id, instance_id=instance_id,
-                            client_id=client_id)
-
-    # faults
-    def inject_fault(self, api: int | str, *, error: int | str | None = None, delay_ms: int | str = 0,
-                     drop_connection: bool = False, black_hole: bool = False, times: int | None = 1,
-                     client_id: str | None = None, min_version: int | None = None, max_version: int | None = None,
-                     node: int | None = None, topic: str | None = None, partition: int | None = None,
-                     error_code: int | str | None = None) -> dict:
-        """Make the next ``times`` matching requests fail, lag, drop or vanish (``times=None``:
-        until removed): ``inject_fault("Heartbeat", error="NOT_COORDINATOR")``. ``topic`` and
-        ``partition`` scope a rule to requests naming them and replace only their entries' error.
-        Numbers work too (``error_code`` is ``error``'s older name). Returns the rule, with its id."""
-        if error is not None and error_code is not None:
-            raise TypeError("give error or error_code, not both")
-        error = error if error is not None else error_code
-        return self.control("fault_add", api=api, error=error, delay_ms=delay_ms or None,
-                            drop_connection=drop_connection or None, black_hole=black_hole or None,
-                            count=times, until_removed=True if times is None else None, client_id=client_id,
-                            min_version=min_version, max_version=max_version, node=node, topic=topic,
-                            partition=partition)
-
-    def faults(self) -> list[dict]:
-        """Every fault rule, spent ones too, with how often each fired."""
-        return self.control("faults")["faults"]
-
-    def remove_fault(self, rule_id: int) -> dict:
-        return self.control("fault_remove", id=rule_id)
-
-    def clear_faults(self) -> None:
-        self.control("faults_clear")
-
-    # topology
-    def nodes(self) -> list[dict]:
-        return self.control("nodes")["nodes"]
-
-    def stop_node(self, node_id: int, leaders: str = "move") -> dict:
-        """Stop a node's listener; its partitions and coordinators move to running nodes
-        (``leaders="offline"``: they stay without a leader until it starts)."""
-        return self.control("node_stop", node=node_id, leaders=leaders)
-
-    def start_node(self, node_id: int, restore_leaders: bool = True) -> dict:
-        return self.control("node_start", node=node_id, restore_leaders=restore_leaders)
-
-    def move_leader(self, topic: str, partition: int, node_id: int) -> int:
-        """Elect ``node_id`` leader of a partition (clients get NOT_LEADER_OR_FOLLOWER or
-        NOT_COORDINATOR from the old node and follow Metadata); returns the new leader epoch."""
-        return self.control("leader_move", topic=topic, partition=partition, node=node_id)["leader_epoch"]
-
-    def move_coordinator(self, group: str, node_id: int) -> dict:
-        return self.control("coordinator_move", group=group, node=node_id)
-
-    def cap_api_version(self, api: int | str, max_version: int) -> dict:
-        """Advertise at most ``max_version`` of ``api`` in ApiVersions (client fallback tests)."""
-        return self.control("api_version_cap", api=api, max_version=max_version)
-
-    def clear_api_version_caps(self) -> None:
-        self.control("api_version_caps_clear")
-
-    # request log
-    def enable_request_log(self, bodies: bool = False, capacity: int | None = None) -> dict:
-        return self.control("request_log_config", enabled=True, bodies=bodies, capacity=capacity)
-
-    def disable_request_log(self) -> dict:
-        return self.control("request_log_config", enabled=False)
-
-    def requests(self, *, after: int | None = None, api: int | str | None = None, client_id: str | None = None,
-                 node: int | None = None, errors: bool = False, limit: int | None = None) -> list[dict]:
-        """Logged requests, oldest first (see enable_request_log)."""
-        return self.control("requests", after=after, api=api, client_id=client_id, node=node,
-                            errors=errors or None, limit=limit)["entries"]
-
-    def clear_request_log(self) -> None:
-        self.control("requests_clear")
-
-    # state
-    def topics(self, internal: bool = False) -> list[dict]:
-        return self.control("topics", internal=internal or None)["topics"]
-
-    def create_topic(self, name: str, partitions: int = 1, configs: dict | None = None) -> dict:
-        return self.control("topic_create", name=name, partitions=partitions, configs=configs)
-
-    def topic(self, name: str) -> dict:
-        return self.control("topic", topic=name)
-
-    def groups(self) -> list[dict]:
-        return self.control("groups")["groups"]
-
-    def group(self, group_id: str) -> dict:
-        """A group's state, generation, members with decoded assignments, offsets and lag."""
-        return self.control("group", group=group_id)
 
     def group_transitions(self, group_id: str | None = None) -> list[Transition]:
         """Every group state transition so far (oldest first), optionally for one group."""
@@ -283,101 +177,11 @@ class KafkaEmulator:
                         for e in page]
             after = page[-1]["seq"]
 
-    # awaits (timeouts in seconds)
-    def await_group(self, group: str, *, state: str | None = None, generation: int | None = None,
-                    members: int | None = None, assigned: bool = False, timeout: float = 30) -> dict:
-        """Return the group as soon as it is in ``state``, at ``generation`` or later, with
-        ``members`` members and (``assigned``) every subscribed partition assigned."""
-        return self.control("await_group", group=group, state=state, generation=generation, members=members,
-                            assigned=assigned or None, timeout_ms=int(timeout * 1000))["current"]
-
-    def await_lag(self, group: str, lag: int = 0, *, topic: str | None = None, timeout: float = 30) -> dict:
-        """Return as soon as the group's total lag is at most ``lag``."""
-        return self.control("await_lag", group=group, lag=lag, topic=topic, timeout_ms=int(timeout * 1000))["current"]
-
-    def await_offset(self, topic: str, partition: int, offset: int, *, group: str | None = None,
-                     timeout: float = 30) -> dict:
-        """Return as soon as the partition's high watermark (or ``group``'s committed offset) is at
-        least ``offset``."""
-        return self.control("await_offset", topic=topic, partition=partition, offset=offset, group=group,
-                            timeout_ms=int(timeout * 1000))["current"]
-
-    # snapshots
-    def snapshot(self, name: str) -> dict:
-        """Capture the whole broker state under ``name``."""
-        return self.control("snapshot_save", name=name)
-
-    def restore(self, name: str) -> dict:
-        """Bring a snapshot back (client connections are closed; clients reconnect)."""
-        return self.control("snapshot_restore", name=name)
-
-    def snapshots(self) -> list[dict]:
-        return self.control("snapshot_list")["snapshots"]
-
-    def delete_snapshot(self, name: str) -> dict:
-        return self.control("snapshot_delete", name=name)
-
-    def reset(self) -> dict:
-        """Back to an empty broker: no topics, groups, offsets, faults or caps (snapshots stay)."""
-        return self.control("reset")
-
-    # -- transactions (see docs/transactions.md) ------------------------------------------
-    def transaction_state(self, transactional_id: str) -> dict | None:
-        """The transactional id's state (Kafka's name, e.g. "Ongoing"), pending state, producer id and
-        epoch, partitions, timeout, start time, whether held; None for an unknown id."""
-        from ..control.params import ControlError
-        try:
-            return self.control("transaction", transactional_id=transactional_id)
-        except ControlError as exc:
-            if exc.status == 404:
-                return None
-            raise
-
-    def hold_transaction(self, transactional_id: str) -> None:
-        """Withhold the id's commit/abort markers until ``release_transaction``: EndTxn is answered,
-        the transaction stays in PrepareCommit/PrepareAbort and the last stable offset of its
-        partitions stays pinned (read_committed consumers wait). A held transaction never times out."""
-        self.control("transaction_hold", transactional_id=transactional_id)
-
-    def release_transaction(self, transactional_id: str) -> bool:
-        """Stop holding; write withheld markers. True when a transaction completed."""
-        return self.control("transaction_release", transactional_id=transactional_id)["completed"]
-
-    def abort_transaction(self, transactional_id: str) -> str:
-        """Abort the id's open transaction as the coordinator does on its own, fencing the producer's
-        epoch; returns "NONE" or the error name (INVALID_TXN_STATE when none is open)."""
-        return self._transaction_call("transaction_abort", transactional_id)
-
-    def time_out_transaction(self, transactional_id: str) -> str:
-        """Make the id's open transaction time out now, whatever the clock; returns the error name."""
-        return self._transaction_call("transaction_time_out", transactional_id)
-
-    def fence_producer(self, transactional_id: str) -> dict:
-        """Bump the id's epoch as a new producer instance's InitProducerId would: the running producer
-        gets PRODUCER_FENCED. Returns error_code, producer_id, producer_epoch."""
-        from ..protocol.errors import ErrorCode
-        got = self.control("transaction_fence", transactional_id=transactional_id)
-        return {"error_code": int(ErrorCode[got["error"]]), "producer_id": got["producer_id"],
-                "producer_epoch": got["producer_epoch"]}
-
-    def move_transaction_coordinator(self, transactional_id: str, node_id: int) -> dict:
-        return self.control("txn_coordinator_move", transactional_id=transactional_id, node=node_id)
-
-    def _transaction_call(self, op: str, transactional_id: str) -> str:
-        from ..control.params import ControlError
-        try:
-            return self.control(op, transactional_id=transactional_id)["error"]
-        except ControlError as exc:
-            if exc.status == 409 and "txn_error" in exc.details:
-                return exc.details["txn_error"]
-            raise
-
     def transaction_transitions(self, transactional_id: str | None = None) -> list:
         """Every transaction state transition so far (time, id, from, to, producer id, epoch), oldest
         first, optionally for one transactional id."""
         return self.call(lambda broker: [t for t in broker.txn_coordinator.transitions
                                          if transactional_id is None or t.transactional_id == transactional_id])
-
 
     # -- starting -------------------------------------------------------------------------
     def _start_in_process(self) -> None:
@@ -442,6 +246,9 @@ class KafkaEmulator:
         self.control_url = line.split(" on ", 1)[1].strip()
         from ..control.client import ControlClient
         self._client = ControlClient(self.control_url, self.config.control_token)
+
+
+install_control_methods(KafkaEmulator)
 
 
 class _StderrForwarder:

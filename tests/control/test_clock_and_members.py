@@ -1,4 +1,6 @@
 """Control operations on the clock and on one member's session, against the broker core."""
+import re
+
 import pytest
 
 from kafkaemu.control.params import BadRequest, ControlError
@@ -107,3 +109,43 @@ def test_expiring_a_consumer_protocol_member_fences_it_alone():
     result = env.op("expire_member", group="kip", client_id="b")
     assert result["expired"] == ["m-b"] and result["generation"] == before["generation"] + 1
     assert [m["member_id"] for m in env.op("group", group="kip")["members"]] == ["m-a"]
+
+
+def test_a_huge_advance_runs_each_periodic_check_once():
+    """Advancing 1e11 ms used to replay the 10 s transaction check ten million times (the loop
+    froze); each periodic check now runs once, at the last period the advance reaches."""
+    env = Env()
+    runs = {"abort": 0, "offsets": 0}
+    txn, groups = env.broker.txn_coordinator, env.broker.coordinator
+    abort, expire = txn.abort_timed_out_transactions, groups.expire_offsets
+    txn.abort_timed_out_transactions = lambda now: (runs.__setitem__("abort", runs["abort"] + 1), abort(now))[1]
+    groups.expire_offsets = lambda now: (runs.__setitem__("offsets", runs["offsets"] + 1), expire(now))[1]
+    env.op("clock_advance", ms=10**11)
+    assert runs == {"abort": 1, "offsets": 1}
+    env.op("clock_advance", ms="10s")
+    assert runs["abort"] == 2
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"ms": 1e308}, "at most 3155760000000 ms (100 years)"),
+    ({"ms": 10**30}, "at most 3155760000000 ms (100 years)"),
+    ({"ms": "9" * 5000}, "must be a duration"),
+    ({"ms": float("nan")}, "at most"),
+    ({"ms": float("inf")}, "at most"),
+    ({"ms": "1e400s"}, "must be a duration"),
+])
+def test_absurd_advances_are_refused_and_the_clock_stays(params, message):
+    env = Env()
+    before = env.clock.now_ms()
+    with pytest.raises(BadRequest, match=re.escape(message)):
+        env.op("clock_advance", **params)
+    assert env.clock.now_ms() == before
+
+
+def test_the_clock_cannot_be_set_past_9999_or_a_century_ahead():
+    env = Env()
+    with pytest.raises(BadRequest, match="between 1970 and the end of 9999"):
+        env.op("clock_set", now_ms="9" * 18)
+    with pytest.raises(BadRequest, match="more than 100 years"):
+        env.op("clock_set", now_ms="2500-01-01T00:00:00Z")
+    env.op("clock_set", now_ms="2030-01-01T00:00:00Z")

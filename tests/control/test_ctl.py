@@ -18,7 +18,8 @@ from kafkaemu.control.params import parse_params
     (["fault", "remove", "4"], "fault_remove", {"id": 4}),
     (["faults"], "faults", {}),
     (["node", "stop", "1", "--offline"], "node_stop", {"node": 1, "leaders": "offline"}),
-    (["node", "start", "1"], "node_start", {"node": 1, "restore_leaders": True}),
+    (["node", "start", "1"], "node_start", {"node": 1}),
+    (["node", "start", "1", "--keep-leaders"], "node_start", {"node": 1, "restore_leaders": False}),
     (["leader", "move", "t", "0", "2"], "leader_move", {"topic": "t", "partition": 0, "node": 2}),
     (["coordinator", "move", "G", "2"], "coordinator_move", {"group": "G", "node": 2}),
     (["api-versions", "cap", "Fetch", "11"], "api_version_cap", {"api": "Fetch", "max_version": 11}),
@@ -28,7 +29,9 @@ from kafkaemu.control.params import parse_params
      {"name": "t", "partitions": 3, "configs": {"retention.ms": "1000"}}),
     (["await", "group", "G", "--state", "Stable", "--members", "3"], "await_group",
      {"group": "G", "state": "Stable", "members": 3, "timeout_ms": "30s"}),
-    (["await", "lag", "G"], "await_lag", {"group": "G", "lag": 0, "timeout_ms": "30s"}),
+    (["await", "lag", "G"], "await_lag", {"group": "G", "timeout_ms": "30s"}),
+    (["transaction", "abort", "tx"], "transaction_abort", {"transactional_id": "tx"}),
+    (["api-versions", "cap", "Fetch", "-1"], "api_version_cap", {"api": "Fetch", "max_version": -1}),
     (["await", "offset", "t", "0", "10", "--group", "G", "--timeout", "5s"], "await_offset",
      {"topic": "t", "partition": 0, "offset": 10, "group": "G", "timeout_ms": "5s"}),
     (["snapshot", "save", "S"], "snapshot_save", {"name": "S"}),
@@ -53,3 +56,46 @@ def test_tables_show_groups_and_faults():
             "topic": "t", "partition": 1, "count": None, "fired": 2, "active": True}
     assert render("faults", {"faults": [rule]}).splitlines()[1].split() == [
         "1", "Produce", "NOT_LEADER_OR_FOLLOWER", "topic=t", "partition=1", "until", "removed", "2", "yes"]
+
+
+def test_ctl_reaches_every_operation_the_http_api_has():
+    """Every route of the HTTP API (the table's operations) has a ctl command, and its command
+    line parses back to that operation."""
+    from kafkaemu.control.http import ROUTES
+    parser = build_parser()
+    reached = set()
+    for route in ROUTES:
+        spec = route.op
+        for command in spec.cli:
+            argv = command.words.split()
+            argv += ["1" if spec.params[n].kind == "integer" else "x" for n in command.positional]
+            argv += [command.flags.get(n, "--" + n.replace("_", "-")) + "=1" for n, p in spec.params.items()
+                     if p.required and n not in command.positional and n not in command.defaults
+                     and n not in command.fixed]
+            got, _ = call_for(parser.parse_args(argv))
+            assert got == spec.name, argv
+            reached.add(got)
+    assert reached == {route.op.name for route in ROUTES}
+
+
+def test_every_command_has_help_text():
+    for spec in OPS.values():
+        assert spec.doc, f"{spec.name} has no docstring (the help of its method and command)"
+
+
+def test_a_negative_duration_gets_a_clear_message(capsys):
+    """argparse took -5s for an option and said the duration was missing."""
+    from kafkaemu.control.cli import main
+    assert main(["--url", "http://127.0.0.1:9", "clock", "advance", "-5s"]) == 2
+    err = capsys.readouterr().err
+    assert "-5s: a duration must not be negative" in err and "restore a snapshot" in err
+    assert main(["--url", "http://127.0.0.1:9", "fault", "add", "--api", "Fetch", "--delay", "-1m"]) == 2
+    assert "-1m: a duration must not be negative" in capsys.readouterr().err
+
+
+def test_transactions_read_as_a_line():
+    txn = {"transactional_id": "tx", "state": "Ongoing", "pending_state": None, "producer_id": 1000,
+           "producer_epoch": 2, "partitions": [{"topic": "t", "partition": 0}], "timeout_ms": 60000, "held": True}
+    assert render("transaction", txn) == ("transaction tx: Ongoing, producer 1000 epoch 2, partitions t-0, "
+                                          "markers held")
+    assert render("transaction_release", {**txn, "completed": False}).endswith("; completed False")

@@ -330,3 +330,26 @@ def test_a_restore_is_written_to_the_data_directory(tmp_path):
     assert sorted(reloaded.store.topics) == ["__consumer_offsets", "__transaction_state", "kept"]
     assert reloaded.store.get("kept").partitions[0].high_watermark == 2
     assert reloaded.coordinator.offsets.store.get("simple", "kept", 0).offset == 2
+
+
+def test_a_snapshot_that_does_not_fit_in_memory_says_so_and_changes_nothing():
+    """The answer was an empty 500 ("internal error: "). The MemoryError is raised where a
+    snapshot takes its memory: copying a partition's batches (read from the segment files with a
+    data directory)."""
+    env = Env()
+    env.broker.create_topic("big", 2, {})
+    env.client().produce("big", 1, [b"x" * 1000] * 5)
+    env.op("snapshot_save", name="kept")
+    store = env.broker.store.get("big").partitions[1].batch_store
+
+    def out_of_memory():
+        raise MemoryError
+    store.capture = out_of_memory
+    with pytest.raises(ControlError) as refused:
+        env.op("snapshot_save", name="huge")
+    assert refused.value.status == 507
+    assert "does not fit in memory" in refused.value.message and "bytes of logs" in refused.value.message
+    assert refused.value.details["log_bytes"] > 5000 and refused.value.details["snapshots"] == ["kept"]
+    del store.capture
+    assert [s["name"] for s in env.op("snapshot_list")["snapshots"]] == ["kept"]
+    assert env.op("snapshot_save", name="huge")["records"] == 5

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-from kafkaemu.control.web import membership_changes, render_page
+from kafkaemu.control.web import render_page
+from kafkaemu.control.web_timeline import membership_changes
 
 from .harness import Env
 

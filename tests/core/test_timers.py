@@ -145,3 +145,32 @@ def test_a_callback_whose_scheduling_rebuilds_the_heap_leaves_the_poll_under_way
     assert t.poll(1_000) == 2 + 3
     assert fired == ["churn", "later", 0, 1, 2]
     assert len(t) == 0 and t.next_deadline() is None
+
+
+def _periodic(t: Timers, key, every: int, fired: list, now: list) -> None:
+    """A check that schedules its next run ``every`` ms after the time it ran at (as the
+    coordinators' retention and transaction checks do)."""
+    def run():
+        fired.append(now[0])
+        t.schedule(key, now[0] + every, run, every_ms=every)
+    t.schedule(key, now[0] + every, run, every_ms=every)
+
+
+def test_a_periodic_check_that_missed_many_periods_fires_once_at_the_last_of_them():
+    t, fired, now = Timers(), [], [0]
+    _periodic(t, "check", 10_000, fired, now)
+    assert t.poll(10**11, on_time=lambda at: now.__setitem__(0, at)) == 1
+    assert fired == [10**11]                       # the last deadline the poll reached, not 10,000,000 runs
+    assert t.next_deadline() == 10**11 + 10_000
+
+
+def test_a_periodic_check_keeps_its_period_when_polled_once_per_period():
+    t, fired, now = Timers(), [], [0]
+    _periodic(t, "check", 100, fired, now)
+    for at in (100, 150, 200, 299, 300):
+        t.poll(at, on_time=lambda d: now.__setitem__(0, d))
+    assert fired == [100, 200, 300]
+    t.poll(550, on_time=lambda d: now.__setitem__(0, d))   # 400 and 500 missed: runs once, at 500
+    assert fired == [100, 200, 300, 500] and t.next_deadline() == 600
+    t.cancel("check")
+    assert t.next_deadline() is None

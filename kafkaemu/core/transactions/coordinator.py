@@ -82,14 +82,16 @@ class TransactionCoordinator:
         yield
 
     def _schedule_abort_check(self) -> None:
-        self.ctx.schedule(ABORT_KEY, self.settings.abort_timed_out_transactions_interval_ms, self._run_abort_check)
+        interval = self.settings.abort_timed_out_transactions_interval_ms
+        self.ctx.timers.schedule(ABORT_KEY, self.ctx.now_ms + interval, self._run_abort_check, every_ms=interval)
 
     def _run_abort_check(self) -> None:
         self.abort_timed_out_transactions(self.ctx.now_ms)
         self._schedule_abort_check()
 
     def _schedule_expiration(self) -> None:
-        self.ctx.schedule(EXPIRE_KEY, self.settings.remove_expired_transactional_ids_interval_ms, self._run_expiration)
+        interval = self.settings.remove_expired_transactional_ids_interval_ms
+        self.ctx.timers.schedule(EXPIRE_KEY, self.ctx.now_ms + interval, self._run_expiration, every_ms=interval)
 
     def _run_expiration(self) -> None:
         self.txns.remove_expired_transactional_ids(self.ctx.now_ms)
