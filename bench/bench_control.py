@@ -94,7 +94,7 @@ def fill(env, topics: int = 10, records: int = 10_000, per_batch: int = 10, grou
     from kafkaemu.storage.record_batch import build_batch
     now = env.clock.now_ms()
     for t in range(topics):
-        topic = env.broker.create_topic(f"topic-{t}", 3, {})
+        topic = env.broker.topics.create(f"topic-{t}", 3, {})
         for i in range(0, records, per_batch):
             plog = topic.partitions[(i // per_batch) % 3]
             plog.append(build_batch([(b"k%d" % j, b"v" * 100, [], now) for j in range(i, i + per_batch)]), now)

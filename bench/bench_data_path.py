@@ -162,7 +162,7 @@ def server_produce_cost(record_size: int, codec: str, rounds: int = 60, mode: st
             {"name": "t", "partition_data": [{"index": 0, "records": batch}]}]}, correlation_id=r + 1))
     # no KIP-890 verification: this producer's transactions are not registered with the coordinator
     broker = Broker(BrokerConfig(message_max_bytes=10_000_000, transaction_partition_verification_enable=False), now)
-    plog = broker.create_topic("t", 1, {}).partitions[0]
+    plog = broker.topics.create("t", 1, {}).partitions[0]
     conn = Connection(broker, REGISTRY, 1, "127.0.0.1")
     samples = []
     for r in range(rounds):
@@ -195,7 +195,7 @@ def server_fetch_cost(name: str, partitions: int, records: int, record_size: int
     configure_logging("console", "warning")
     now = int(time.time() * 1000)
     broker = Broker(BrokerConfig(message_max_bytes=10_000_000), now)
-    topic = broker.create_topic("t", partitions, {})
+    topic = broker.topics.create("t", partitions, {})
     per_batch = max(1, min(records, 1_000_000 // (record_size + 10)))
     batch = build_batch([(None, os.urandom(record_size), [], now)] * per_batch)
     for plog in topic.partitions:

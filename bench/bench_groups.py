@@ -85,7 +85,7 @@ def request_path_round(members: int, rounds: int) -> list[float]:
     """The same round through codecs and handlers: bytes in, bytes out, no sockets."""
     from kafkaemu.broker import Broker
     from kafkaemu.config import BrokerConfig
-    from kafkaemu.handlers.registry import REGISTRY, RequestContext
+    from kafkaemu.handlers.registry import REGISTRY
     import kafkaemu.handlers  # noqa: F401  (registers every handler)
     import importlib
     import pkgutil
@@ -100,7 +100,7 @@ def request_path_round(members: int, rounds: int) -> list[float]:
 
     def call(api_key, version, codec, resp_codec, body_bytes, now):
         req = codec.decode(body_bytes)
-        ctx = RequestContext(broker, api_key, version, 1, "bench", "127.0.0.1", 1, now,
+        ctx = broker.context(api_key, version, client_id="bench", now_ms=now,
                              respond=lambda r: out.append(resp_codec.encode(r)))
         result = REGISTRY.get(api_key).func(ctx, req)
         if isinstance(result, dict):
@@ -150,7 +150,7 @@ def consumers_to_assignment(emulator, n: int, timeout: float = 120.0) -> tuple[f
     so the numbers do not depend on how often the clients poll)."""
     from kafka import KafkaConsumer
     topic, group = f"bench-groups-{n}-{time.time_ns()}", f"bench-g-{n}-{time.time_ns()}"
-    emulator.call(lambda b: b.create_topic(topic, max(n, 1), {}))
+    emulator.call(lambda b: b.topics.create(topic, max(n, 1), {}))
     stop = threading.Event()
     leave = threading.Event()
 
@@ -221,7 +221,7 @@ def pipelined_rate(emulator, count: int) -> tuple[float, float]:
     cat = catalog()
     group = f"bench-pipe-{time.time_ns()}"
     topic = f"bench-pipe-topic-{time.time_ns()}"
-    emulator.call(lambda b: b.create_topic(topic, 1, {}))
+    emulator.call(lambda b: b.topics.create(topic, 1, {}))
 
     def setup(broker):
         got = []

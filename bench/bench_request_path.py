@@ -73,7 +73,7 @@ def sans_io_setup():
     import kafkaemu.server  # noqa: F401  (registers every handler)
     broker = Broker(BrokerConfig(group_initial_rebalance_delay_ms=0), 0)
     for t in TOPICS:
-        broker.create_topic(t, 1, {})
+        broker.topics.create(t, 1, {})
     got = []
     broker.coordinator.join_group(0, JoinGroup(GROUP, "", "consumer", [("range", SUBSCRIPTION)], client_id="b"),
                                   got.append)

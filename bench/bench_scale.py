@@ -466,7 +466,7 @@ def metadata_cost(topics: int, per_topic: int, rounds: int = 15) -> tuple[float,
     configure_logging("console", "warning")
     broker = Broker(BrokerConfig(), 0)
     for i in range(topics):
-        broker.create_topic(f"topic-{i}", per_topic, {})
+        broker.topics.create(f"topic-{i}", per_topic, {})
     frame = envelope.encode_request(METADATA, 12, {"topics": None, "allow_auto_topic_creation": False,
                                                    "include_topic_authorized_operations": False}, 1, "bench")
     _, body = envelope.decode_request(frame[4:], METADATA, 12)

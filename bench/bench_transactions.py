@@ -130,7 +130,7 @@ def server_end_txn_cost(partitions: int, rounds: int = 200) -> dict:
     configure_logging("console", "warning")
     now = int(time.time() * 1000)
     broker = Broker(BrokerConfig(), now)
-    broker.create_topic("t", partitions, {})
+    broker.topics.create("t", partitions, {})
     conn = Connection(broker, REGISTRY, 1, "127.0.0.1")
 
     def send(api, version, body):
@@ -139,7 +139,7 @@ def server_end_txn_cost(partitions: int, rounds: int = 200) -> dict:
 
     send(22, 4, {"transactional_id": "bench", "transaction_timeout_ms": 60000, "producer_id": -1,
                  "producer_epoch": -1})
-    state = broker.transaction_state("bench")
+    state = broker.txn_hooks.state("bench")
     pid, epoch = state["producer_id"], state["producer_epoch"]
     samples = []
     for r in range(rounds):
@@ -154,7 +154,7 @@ def server_end_txn_cost(partitions: int, rounds: int = 200) -> dict:
         start = time.thread_time()
         send(26, 3, {"transactional_id": "bench", "producer_id": pid, "producer_epoch": epoch, "committed": True})
         samples.append(time.thread_time() - start)
-    assert broker.transaction_state("bench")["state"] == "CompleteCommit"
+    assert broker.txn_hooks.state("bench")["state"] == "CompleteCommit"
     return {"partitions": partitions, "ms_per_end_txn": round(statistics.median(samples) * 1000, 3)}
 
 

@@ -11,7 +11,7 @@ def unique_topic(prefix: str) -> str:
 
 
 def create_topic(emulator, name: str, partitions: int = PARTITIONS, configs: dict | None = None) -> None:
-    emulator.call(lambda broker: broker.create_topic(name, partitions, configs or {}))
+    emulator.call(lambda broker: broker.topics.create(name, partitions, configs or {}))
 
 
 def expected_records(codec: str, count: int = COUNT, base_ts: int | None = None):

@@ -25,7 +25,7 @@ def unique(prefix: str) -> str:
 
 
 def create_topic(emulator, name: str, partitions: int) -> None:
-    emulator.call(lambda broker: broker.create_topic(name, partitions, {}))
+    emulator.call(lambda broker: broker.topics.create(name, partitions, {}))
 
 
 def append_records(emulator, topic: str, per_partition: int) -> None:

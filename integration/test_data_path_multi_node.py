@@ -8,8 +8,8 @@ from kafkaemu.testing import KafkaEmulator
 def test_confluent_kafka_follows_partition_leaders_across_a_move():
     from confluent_kafka import Consumer, Producer, TopicPartition
     with KafkaEmulator(nodes=3) as emu:
-        emu.call(lambda b: b.create_topic("spread", 3, {}))
-        leaders = emu.call(lambda b: [b.partition_leader(p) for p in b.store.get("spread").partitions])
+        emu.call(lambda b: b.topics.create("spread", 3, {}))
+        leaders = emu.call(lambda b: [b.placement.partition_leader(p) for p in b.store.get("spread").partitions])
         assert sorted(leaders) == [0, 1, 2]
         producer = Producer({"bootstrap.servers": emu.bootstrap_server, "enable.idempotence": True,
                              "linger.ms": 1, "topic.metadata.refresh.interval.ms": 1000})
@@ -18,7 +18,7 @@ def test_confluent_kafka_follows_partition_leaders_across_a_move():
         assert producer.flush(10) == 0
         # partition 0 moves to another node (a new leader epoch); the producer must follow it
         new_leader = (leaders[0] + 1) % 3
-        emu.call(lambda b: b.move_leader("spread", 0, new_leader))
+        emu.call(lambda b: b.placement.move_leader("spread", 0, new_leader))
         for i in range(300, 600):
             producer.produce("spread", value=b"%d" % i, partition=i % 3)
         assert producer.flush(20) == 0

@@ -20,7 +20,7 @@ def cluster():
 
 def node_socket(emulator, node_id):
     import socket
-    host, port = emulator.call(lambda b: b.listeners[node_id])
+    host, port = emulator.call(lambda b: b.placement.listeners[node_id])
     return socket.create_connection((host, port), timeout=5)
 
 
@@ -43,7 +43,7 @@ def test_find_coordinator_names_the_leader_of_the_groups_offsets_partition(clust
         found = request(sock, 10, 4, {"key_type": 0, "coordinator_keys": [group]})
         (coordinator,) = found.coordinators
         assert coordinator.node_id == expected
-        assert (coordinator.host, coordinator.port) == cluster.call(lambda b: b.listeners[expected])
+        assert (coordinator.host, coordinator.port) == cluster.call(lambda b: b.placement.listeners[expected])
         hb = request(sock, 12, 4, {"group_id": group, "generation_id": 1, "member_id": "m"}, 2)
         assert hb.error_code == ErrorCode.NOT_COORDINATOR
     with node_socket(cluster, expected) as sock:

@@ -317,8 +317,9 @@ def test_every_node_of_a_cluster_authenticates(certificate):
     cert, key = certificate
     with KafkaEmulator(nodes=3, sasl_users=USERS, tls_cert=cert, tls_key=key) as emulator:
         topic = topic_name("sec-nodes")
-        emulator.call(lambda broker: broker.create_topic(topic, 3, {}))
-        leaders = emulator.call(lambda broker: {broker.partition_leader(p) for p in broker.store.topics[topic].partitions})
+        emulator.call(lambda broker: broker.topics.create(topic, 3, {}))
+        leaders = emulator.call(lambda broker: {broker.placement.partition_leader(p)
+                                                for p in broker.store.topics[topic].partitions})
         assert len(leaders) == 3
         conf = confluent_config(emulator, "SCRAM-SHA-256", ca=cert)
         producer = Producer(conf)

@@ -15,7 +15,7 @@ from .txn_clients import DEADLINE_S, read_to_sentinels, unique, write_sentinels
 
 
 def create(emulator, topic, partitions):
-    emulator.call(lambda b: b.create_topic(topic, partitions, {}))
+    emulator.call(lambda b: b.topics.create(topic, partitions, {}))
 
 
 def txn_producer(emulator, tid, **conf):

@@ -10,7 +10,7 @@ from .txn_clients import DEADLINE_S, SENTINEL, read_to_sentinels, unique, write_
 
 
 def create(emulator, topic, partitions):
-    emulator.call(lambda b: b.create_topic(topic, partitions, {}))
+    emulator.call(lambda b: b.topics.create(topic, partitions, {}))
 
 
 # ------------------------------------------------------------------ aiokafka

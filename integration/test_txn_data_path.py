@@ -1,6 +1,6 @@
 """The transactions data path with real consumers, without the transaction coordinator:
 transactional batches are produced over a raw connection (as a transactional producer sends
-them) and the commit/abort markers written with ``Broker.write_txn_markers`` (what the
+them) and the commit/abort markers written with ``TransactionDataPath.write_txn_markers`` (what the
 coordinator does at EndTxn). A read_committed consumer sees exactly the committed records (and
 nothing past the open transactions while they are open), a read_uncommitted one sees all; the
 offsets show the marker gaps; ListOffsets from a read_committed client answers the LSO."""
@@ -39,8 +39,8 @@ def _fill(emulator, topic):
     create_topic(emulator, topic, partitions=2)
     sock = connect(emulator)
     # these producers have no transaction at the coordinator: no KIP-890 verification meanwhile
-    verifier = emulator.call(lambda b: b.txn_partition_verifier)
-    emulator.call(lambda b: setattr(b, "txn_partition_verifier", None))
+    verifier = emulator.call(lambda b: b.txn_path.partition_verifier)
+    emulator.call(lambda b: setattr(b.txn_path, "partition_verifier", None))
     try:
         steps = [(0, [b"c0", b"c1", b"c2"], PLAIN, 0), (0, [b"a0", b"a1", b"a2"], A, 0),
                  (0, [b"b0", b"b1", b"b2"], B, 0), (0, [b"c3", b"c4"], PLAIN, 0), (0, [b"a3"], A, 3),
@@ -49,7 +49,7 @@ def _fill(emulator, topic):
             _produce(sock, topic, partition, _batch(values, pid, seq), None if pid is None else f"tx-{pid}", cid)
     finally:
         sock.close()
-        emulator.call(lambda b: setattr(b, "txn_partition_verifier", verifier))
+        emulator.call(lambda b: setattr(b.txn_path, "partition_verifier", verifier))
 
 
 def _consumer(emulator, topic, isolation):
@@ -100,8 +100,8 @@ def test_confluent_read_committed_sees_only_committed_records(kafka_emulator):
 
         # the coordinator completes them: A commits, B aborts (markers on every partition of each)
         results = kafka_emulator.call(lambda b: (
-            b.write_txn_markers(A, 0, True, 0, [(topic, 0), (topic, 1)], b.now_ms),
-            b.write_txn_markers(B, 0, False, 0, [(topic, 0), (topic, 1)], b.now_ms)))
+            b.txn_path.write_txn_markers(A, 0, True, 0, [(topic, 0), (topic, 1)], b.now_ms),
+            b.txn_path.write_txn_markers(B, 0, False, 0, [(topic, 0), (topic, 1)], b.now_ms)))
         assert all(code == 0 for r in results for code in r.values())
         rest = _consume(committed, 7)
         rest += _settle(committed)
@@ -127,8 +127,8 @@ def test_kafka_python_read_committed(kafka_emulator):
     kafka = pytest.importorskip("kafka", reason="kafka-python is not installed")
     topic = unique_topic("txn-data-kp")
     _fill(kafka_emulator, topic)
-    kafka_emulator.call(lambda b: (b.write_txn_markers(A, 0, True, 0, [(topic, 0), (topic, 1)], b.now_ms),
-                                   b.write_txn_markers(B, 0, False, 0, [(topic, 0), (topic, 1)], b.now_ms)))
+    kafka_emulator.call(lambda b: (b.txn_path.write_txn_markers(A, 0, True, 0, [(topic, 0), (topic, 1)], b.now_ms),
+                                   b.txn_path.write_txn_markers(B, 0, False, 0, [(topic, 0), (topic, 1)], b.now_ms)))
     tps = [kafka.TopicPartition(topic, p) for p in range(2)]
     out = {}
     for isolation in ("read_committed", "read_uncommitted"):
@@ -156,7 +156,7 @@ def test_markers_and_open_transactions_survive_a_restart(tmp_path):
     topic = unique_topic("txn-restart")
     with KafkaEmulator(data_dir=str(tmp_path)) as first:
         _fill(first, topic)
-        first.call(lambda b: b.write_txn_markers(A, 0, True, 0, [(topic, 0), (topic, 1)], b.now_ms))
+        first.call(lambda b: b.txn_path.write_txn_markers(A, 0, True, 0, [(topic, 0), (topic, 1)], b.now_ms))
         assert first.call(lambda b: b.store.get(topic).partitions[0].last_stable_offset) == 6   # B opened at 6
     with KafkaEmulator(data_dir=str(tmp_path)) as second:
         assert second.call(lambda b: (b.store.get(topic).partitions[0].open_transactions(),
@@ -167,7 +167,7 @@ def test_markers_and_open_transactions_survive_a_restart(tmp_path):
             assert sorted(_consume(committed, 6)) == [(0, 0, b"c0"), (0, 1, b"c1"), (0, 2, b"c2"), (0, 3, b"a0"),
                                                       (0, 4, b"a1"), (0, 5, b"a2")]
             assert _settle(committed) == []
-            second.call(lambda b: b.write_txn_markers(B, 0, False, 0, [(topic, 0), (topic, 1)], b.now_ms))
+            second.call(lambda b: b.txn_path.write_txn_markers(B, 0, False, 0, [(topic, 0), (topic, 1)], b.now_ms))
             rest = _consume(committed, 4) + _settle(committed)
             assert sorted(rest) == [(0, 9, b"c3"), (0, 10, b"c4"), (0, 11, b"a3"), (1, 2, b"a4")]
         finally:

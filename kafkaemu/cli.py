@@ -142,7 +142,7 @@ async def serve(server) -> int:
         print(f"kafkaemu: cannot listen on {config.host}: {exc}", file=sys.stderr)
         return 1
     print(f"kafkaemu listening on {config.host}:{server.port}", flush=True)
-    for node_id, (_, port) in sorted(server.broker.listeners.items())[1:]:
+    for node_id, (_, port) in sorted(server.broker.placement.listeners.items())[1:]:
         print(f"kafkaemu node {node_id} listening on {config.host}:{port}", flush=True)
     if server.control_server is not None:
         print(f"kafkaemu control on {server.control_server.url}", flush=True)

@@ -10,7 +10,7 @@ id, and a topic (and partition) the request names. When it fires, the request is
 - ``delay_ms``: sent that much later (on the broker's clock, so a manual clock controls it).
 ``black_hole`` instead never handles the request nor answers it (the client times out).
 ``times`` limits how often a rule fires (None: until removed). The request hook is
-kafkaemu.control.intercept.
+kafkaemu.broker.intercept.
 
 APIs and errors are given by number or by name: ``api_key_of("Heartbeat") == 12`` (the names
 ``kafkaemu apis`` prints, any case), ``error_code_of("NOT_COORDINATOR") == 16`` (Kafka's error

@@ -46,7 +46,7 @@ class KafkaServer:
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        listeners = self.broker.listeners
+        listeners = self.broker.placement.listeners
         for node_id in list(listeners):
             await self.start_listener(node_id)
         self.port = listeners[self.broker.node_id][1]
@@ -60,13 +60,13 @@ class KafkaServer:
 
     async def start_listener(self, node_id: int) -> None:
         """Listen for ``node_id`` (on its port of before, when it had one)."""
-        advertised, port = self.broker.listeners[node_id]
+        advertised, port = self.broker.placement.listeners[node_id]
         server = await self._loop.create_server(
             lambda: _KafkaProtocol(self, node_id), self.config.host, port, reuse_address=True, ssl=self.ssl_context,
             backlog=LISTEN_BACKLOG)
         self._servers[node_id] = server
-        self.broker.listeners[node_id] = (advertised, server.sockets[0].getsockname()[1])
-        log.info("listening", host=self.config.host, port=self.broker.listeners[node_id][1], node_id=node_id,
+        self.broker.placement.listeners[node_id] = (advertised, server.sockets[0].getsockname()[1])
+        log.info("listening", host=self.config.host, port=self.broker.placement.listeners[node_id][1], node_id=node_id,
                  security_protocol=self.config.security_protocol)
 
     async def stop_listener(self, node_id: int) -> None:

@@ -113,7 +113,7 @@ def test_transaction_settings_are_derived_from_the_config():
             t.partition_verification_enable) == (7, 60000, 86400000, 1000, 60000, False)
     assert TransactionSettings() == TransactionSettings.from_config(DEFAULTS)
     broker = Broker(BrokerConfig(transaction_state_log_num_partitions=7, transaction_partition_verification_enable=False), 0)
-    assert len(broker.store.get("__transaction_state").partitions) == 7 and broker.txn_partition_verifier is None
+    assert len(broker.store.get("__transaction_state").partitions) == 7 and broker.txn_path.partition_verifier is None
 
 
 def test_the_log_store_gets_its_intervals_from_the_config():

@@ -25,7 +25,7 @@ from typing import Callable
 import structlog
 
 from ..protocol import envelope
-from ..protocol.envelope import API_VERSIONS, SASL_AUTHENTICATE, SASL_HANDSHAKE
+from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
 from .credentials import CredentialStore
 from .errors import AuthenticationFailed, generic_failure_message
@@ -101,38 +101,38 @@ class SaslAuthenticator:
         except envelope.RequestDecodeError:
             return self._fail(f"request of {len(data)} bytes during SASL authentication")
         if self.state is SaslState.AUTHENTICATE:
-            if api_key != SASL_AUTHENTICATE:
+            if api_key != ApiKey.SASL_AUTHENTICATE:
                 return self._fail(f"Unexpected Kafka request of type {api_key} during SASL authentication.")
             return self._authenticate(data, api_version, correlation_id)
-        if api_key == API_VERSIONS:
+        if api_key == ApiKey.API_VERSIONS:
             if self.state is not SaslState.HANDSHAKE_OR_VERSIONS_REQUEST:
                 return self._fail(f"Unexpected ApiVersions request received during SASL authentication "
                                   f"state {self.state.value}")
-            if self._supports(API_VERSIONS, api_version):  # else it is answered and may be retried
+            if self._supports(ApiKey.API_VERSIONS, api_version):  # else it is answered and may be retried
                 self._move(SaslState.HANDSHAKE_REQUEST)
             return AuthStep(dispatch=True)
-        if api_key == SASL_HANDSHAKE:
+        if api_key == ApiKey.SASL_HANDSHAKE:
             return self._handshake(data, api_version, correlation_id)
         return self._fail(f"Unexpected Kafka request of type {api_key} during SASL handshake.")
 
     def _handshake(self, data: bytes, version: int, correlation_id: int) -> AuthStep:
-        req = self._decode(data, SASL_HANDSHAKE, version)
+        req = self._decode(data, ApiKey.SASL_HANDSHAKE, version)
         if req is None:
             return self._fail(f"cannot decode SaslHandshake v{version}")
         enabled = list(self.credentials.mechanisms)
         if req.mechanism not in enabled:
             self.log.info("sasl_unsupported_mechanism", mechanism=req.mechanism, enabled=enabled)
-            reply = envelope.encode_response(SASL_HANDSHAKE, version, correlation_id,
+            reply = envelope.encode_response(ApiKey.SASL_HANDSHAKE, version, correlation_id,
                            {"error_code": ErrorCode.UNSUPPORTED_SASL_MECHANISM, "mechanisms": enabled})
             return self._fail(f"Unsupported SASL mechanism {req.mechanism}", reply)
         self.mechanism = req.mechanism
         self._server = self.credentials.new_server(req.mechanism)
         self._move(SaslState.AUTHENTICATE if version >= 1 else SaslState.AUTHENTICATE_RAW)
-        return AuthStep(reply=envelope.encode_response(SASL_HANDSHAKE, version, correlation_id,
+        return AuthStep(reply=envelope.encode_response(ApiKey.SASL_HANDSHAKE, version, correlation_id,
                                      {"error_code": ErrorCode.NONE, "mechanisms": enabled}))
 
     def _authenticate(self, data: bytes, version: int, correlation_id: int) -> AuthStep:
-        req = self._decode(data, SASL_AUTHENTICATE, version)
+        req = self._decode(data, ApiKey.SASL_AUTHENTICATE, version)
         if req is None:
             return self._fail(f"cannot decode SaslAuthenticate v{version}")
         try:
@@ -140,11 +140,11 @@ class SaslAuthenticator:
         except AuthenticationFailed as exc:
             message = exc.client_message or generic_failure_message(self.mechanism)
             self._log_failure(exc)
-            reply = envelope.encode_response(SASL_AUTHENTICATE, version, correlation_id,
+            reply = envelope.encode_response(ApiKey.SASL_AUTHENTICATE, version, correlation_id,
                            {"error_code": ErrorCode.SASL_AUTHENTICATION_FAILED, "error_message": message})
             return self._fail(message, reply)
         self._after_token()
-        return AuthStep(reply=envelope.encode_response(SASL_AUTHENTICATE, version, correlation_id,
+        return AuthStep(reply=envelope.encode_response(ApiKey.SASL_AUTHENTICATE, version, correlation_id,
                                      {"error_code": ErrorCode.NONE, "auth_bytes": token, "session_lifetime_ms": 0}))
 
     def _raw_token(self, data: bytes) -> AuthStep:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import struct
 
-from ..storage.log_store import OFFSETS_TOPIC
 
 
 def kafka_uuid(raw: bytes) -> str:
@@ -26,7 +25,8 @@ def state_key(name: str) -> str:
 
 # -- topics -----------------------------------------------------------------------------------
 def partition_view(broker, plog) -> dict:
-    return {"partition": plog.index, "leader": broker.partition_leader(plog), "leader_epoch": plog.leader_epoch,
+    return {"partition": plog.index, "leader": broker.placement.partition_leader(plog),
+            "leader_epoch": plog.leader_epoch,
             "log_start_offset": plog.log_start_offset, "high_watermark": plog.high_watermark,
             "last_stable_offset": plog.last_stable_offset, "batches": plog.batch_count,
             "size_bytes": plog.size_bytes}
@@ -247,8 +247,7 @@ class GroupSnapshot:
         return sum(r["lag"] for r in rows if r["lag"] is not None)
 
     def coordinator(self) -> int:
-        topic = self.broker.store.get(OFFSETS_TOPIC)
-        return self.broker.partition_leader(topic.partitions[self.broker.coordinator.partition_for(self.group_id)])
+        return self.broker.placement.group_coordinator(self.group_id)
 
     def summary(self) -> dict:
         view = {"group_id": self.group_id, "type": self.type, "state": self.state, "generation": self.generation,

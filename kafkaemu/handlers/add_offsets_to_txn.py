@@ -9,17 +9,17 @@ authorization.
 from ..core.transactions.requests import AddPartitions
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 from .txn_common import fenced_for, is_txn_coordinator
 
 
-@handler(25, 0, 4)
+@registry.register(ApiKey.ADD_OFFSETS_TO_TXN, 0, 4)
 def add_offsets_to_txn(ctx, req):
-    broker = ctx.broker
     tid = req.transactional_id
     if tid and not is_txn_coordinator(ctx, tid):
         return {"throttle_time_ms": 0, "error_code": ErrorCode.NOT_COORDINATOR}
-    partition = (OFFSETS_TOPIC, broker.coordinator.partition_for(req.group_id))
-    code = broker.txn_coordinator.add_partitions(ctx.now_ms, AddPartitions(tid, req.producer_id, req.producer_epoch,
+    partition = (OFFSETS_TOPIC, ctx.placement.group_partition(req.group_id))
+    code = ctx.txns.add_partitions(ctx.now_ms, AddPartitions(tid, req.producer_id, req.producer_epoch,
                                                                           [partition]))
     return {"throttle_time_ms": 0, "error_code": fenced_for(ctx.api_version, 2, code)}

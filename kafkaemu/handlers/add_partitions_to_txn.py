@@ -13,13 +13,14 @@ authorization (v4+ needs CLUSTER_ACTION in Kafka; kafkaemu has no ACLs).
 """
 from ..core.transactions.requests import AddPartitions
 from ..protocol.errors import ErrorCode
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 from .txn_common import fenced_for, is_txn_coordinator
 
 E = ErrorCode
 
 
-@handler(24, 0, 5)
+@registry.register(ApiKey.ADD_PARTITIONS_TO_TXN, 0, 5)
 def add_partitions_to_txn(ctx, req):
     version = ctx.api_version
     if version < 4:
@@ -35,7 +36,7 @@ def add_partitions_to_txn(ctx, req):
 
 def _transaction(ctx, tid, producer_id, producer_epoch, topics, verify_only) -> list[dict]:
     partitions = list(dict.fromkeys((t.name, p) for t in topics for p in t.partitions))
-    store = ctx.broker.store
+    store = ctx.store
     failed = {}
     for name, index in partitions:
         topic = store.get(name)
@@ -48,7 +49,7 @@ def _transaction(ctx, tid, producer_id, producer_epoch, topics, verify_only) -> 
     if tid and not is_txn_coordinator(ctx, tid):
         return _by_topic(dict.fromkeys(partitions, E.NOT_COORDINATOR))
     request = AddPartitions(tid, producer_id, producer_epoch, partitions)
-    coordinator = ctx.broker.txn_coordinator
+    coordinator = ctx.txns
     if verify_only:
         return _by_topic(coordinator.verify_partitions(ctx.now_ms, request))
     code = fenced_for(ctx.api_version, 2, coordinator.add_partitions(ctx.now_ms, request))

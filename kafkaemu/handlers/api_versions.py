@@ -8,21 +8,23 @@ An ApiVersions request above v4 is answered by the connection layer in v0 format
 import re
 
 from ..protocol.errors import ErrorCode
-from .registry import REGISTRY, ConstantResponse, handler
+from ..broker.context import ConstantResponse
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 _SOFTWARE = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
 
 
-@handler(18, 0, 4)
+@registry.register(ApiKey.API_VERSIONS, 0, 4)
 def api_versions(ctx, req):
     error = ErrorCode.NONE
     if ctx.api_version >= 3 and not (_SOFTWARE.match(req.client_software_name or "")
                                      and _SOFTWARE.match(req.client_software_version or "")):
         error = ErrorCode.INVALID_REQUEST
-    key = (error, REGISTRY.count)
+    key = (error, registry.count)
     response = _answers.get(key)
     if response is None:
-        response = _answers[key] = ConstantResponse(error_code=error, api_keys=REGISTRY.api_keys(),
+        response = _answers[key] = ConstantResponse(error_code=error, api_keys=registry.api_keys(),
                                                      finalized_features_epoch=-1)
     return response
 

@@ -9,7 +9,7 @@ TOPIC = 2
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 
 
-def apply_changes(broker, resource, changes, replace_all: bool, validate_only: bool) -> dict:
+def apply_changes(ctx, resource, changes, replace_all: bool, validate_only: bool) -> dict:
     """``changes`` is a list of (name, operation, value). Returns a response entry."""
     result = {"error_code": ErrorCode.NONE, "error_message": None,
               "resource_type": resource.resource_type, "resource_name": resource.resource_name}
@@ -17,7 +17,7 @@ def apply_changes(broker, resource, changes, replace_all: bool, validate_only: b
         result["error_code"] = ErrorCode.INVALID_REQUEST
         result["error_message"] = "kafkaemu only alters topic configs"
         return result
-    topic = broker.store.get(resource.resource_name)
+    topic = ctx.store.get(resource.resource_name)
     if topic is None:
         result["error_code"] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         result["error_message"] = f"Topic {resource.resource_name} does not exist."

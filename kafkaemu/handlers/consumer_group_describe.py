@@ -9,15 +9,16 @@ Not implemented: ACLs.
 """
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(69, 0, 0)
+@registry.register(ApiKey.CONSUMER_GROUP_DESCRIBE, 0, 0)
 def consumer_group_describe(ctx, req):
-    store = ctx.broker.store
+    store = ctx.store
     names = {t.topic_id: name for name, t in store.topics.items()}
     mine = [g for g in req.group_ids if not g or is_coordinator(ctx, g)]   # "": INVALID_GROUP_ID
-    described = ctx.broker.coordinator.consumer_group_describe(
+    described = ctx.groups.consumer_group_describe(
         ctx.now_ms, mine, names, bool(req.include_authorized_operations))
     by_id = {d["group_id"]: d for d in described}
     return {"groups": [by_id.get(g, {"error_code": ErrorCode.NOT_COORDINATOR, "group_id": g, "group_state": "",

@@ -15,10 +15,11 @@ from ..core.consumer.requests import ConsumerHeartbeat
 from ..protocol.errors import ErrorCode
 from .consumer_group_topics import topic_metas
 from .group_common import client_host, is_coordinator
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(68, 0, 1)
+@registry.register(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, 1)
 def consumer_group_heartbeat(ctx, req):
     if not is_coordinator(ctx, req.group_id):
         return {"error_code": ErrorCode.NOT_COORDINATOR, "member_epoch": 0, "heartbeat_interval_ms": 0}
@@ -40,4 +41,4 @@ def consumer_group_heartbeat(ctx, req):
         client_host=client_host(ctx),
         api_version=ctx.api_version,
     )
-    return ctx.broker.coordinator.consumer_group_heartbeat(ctx.now_ms, heartbeat, topic_metas(ctx.broker))
+    return ctx.groups.consumer_group_heartbeat(ctx.now_ms, heartbeat, topic_metas(ctx))

@@ -32,5 +32,5 @@ class TopicMetas(Mapping):
         return sum(1 for topic in self._store.topics.values() if not topic.internal)
 
 
-def topic_metas(broker) -> TopicMetas:
-    return TopicMetas(broker.store)
+def topic_metas(ctx) -> TopicMetas:
+    return TopicMetas(ctx.store)

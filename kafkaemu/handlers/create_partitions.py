@@ -14,39 +14,39 @@ from collections import Counter
 
 from ..protocol.errors import ErrorCode
 from .create_topics import MAX_PARTITIONS_PER_BATCH
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(37, 0, 3)
+@registry.register(ApiKey.CREATE_PARTITIONS, 0, 3)
 def create_partitions(ctx, req):
-    broker = ctx.broker
     counts = Counter(t.name for t in req.topics)
-    if _additional_partitions(broker, req.topics, counts) > MAX_PARTITIONS_PER_BATCH:
+    if _additional_partitions(ctx, req.topics, counts) > MAX_PARTITIONS_PER_BATCH:
         return {"results": [{"name": t.name, "error_code": ErrorCode.POLICY_VIOLATION,
                              "error_message": "Excessively large number of additional partitions per request."}
                             for t in req.topics]}
     results = []
     for t in req.topics:
-        code, message = _validate(broker, t, counts)
+        code, message = _validate(ctx, t, counts)
         if code == ErrorCode.NONE and not req.validate_only:
-            broker.store.add_partitions(t.name, t.count)
+            ctx.store.add_partitions(t.name, t.count)
         results.append({"name": t.name, "error_code": code, "error_message": message})
     return {"results": results}
 
 
-def _additional_partitions(broker, topics, counts) -> int:
+def _additional_partitions(ctx, topics, counts) -> int:
     """Partitions the request would add, over the topics Kafka's controller gets to see (not the
     duplicates, not unknown topics)."""
     total = 0
     for t in topics:
-        topic = broker.store.get(t.name)
+        topic = ctx.store.get(t.name)
         if counts[t.name] == 1 and topic is not None and t.count > len(topic.partitions):
             total += t.count - len(topic.partitions)
     return total
 
 
-def _validate(broker, t, counts):
-    topic = broker.store.get(t.name)
+def _validate(ctx, t, counts):
+    topic = ctx.store.get(t.name)
     if counts[t.name] > 1:
         return ErrorCode.INVALID_REQUEST, "Duplicate topic name."
     if topic is None:
@@ -67,7 +67,7 @@ def _validate(broker, t, counts):
             if not a.broker_ids:
                 return ErrorCode.INVALID_REPLICA_ASSIGNMENT, \
                     "The manual partition assignment includes an empty replica list."
-            unknown = next((b for b in a.broker_ids if b not in broker.listeners), None)
+            unknown = next((b for b in a.broker_ids if b not in ctx.placement.listeners), None)
             if unknown is not None:
                 return ErrorCode.INVALID_REPLICA_ASSIGNMENT, (
                     f"The manual partition assignment includes broker {unknown}, but no such broker is registered.")

@@ -21,30 +21,30 @@ from ..storage.offsets_topic import OFFSETS_TOPIC_CONFIGS
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
 from ..storage.topic_config import topic_config_entries, validate_topic_config
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 MAX_PARTITIONS_PER_BATCH = 10_000  # Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH
 
 
-@handler(19, 0, 7)
+@registry.register(ApiKey.CREATE_TOPICS, 0, 7)
 def create_topics(ctx, req):
-    broker = ctx.broker
     counts = Counter(t.name for t in req.topics)
-    if _requested_partitions(broker, req.topics, counts) > MAX_PARTITIONS_PER_BATCH:
+    if _requested_partitions(ctx, req.topics, counts) > MAX_PARTITIONS_PER_BATCH:
         return {"topics": [{"name": t.name, "error_code": ErrorCode.POLICY_VIOLATION,
                             "error_message": "Excessively large number of partitions per request."}
                            for t in req.topics]}
     results = []
     for t in req.topics:
         result = {"name": t.name, "error_code": ErrorCode.NONE, "error_message": None}
-        error = _validate(broker, t, counts)
+        error = _validate(ctx, t, counts)
         if error is not None:
             result["error_code"], result["error_message"] = error
             results.append(result)
             continue
         partitions = len(t.assignments) if t.assignments else (
-            broker.config.num_partitions if t.num_partitions == -1 else t.num_partitions)
-        rf = broker.config.default_replication_factor if t.replication_factor == -1 else t.replication_factor
+            ctx.config.num_partitions if t.num_partitions == -1 else t.num_partitions)
+        rf = ctx.config.default_replication_factor if t.replication_factor == -1 else t.replication_factor
         configs = {c.name: c.value for c in t.configs if c.value is not None}
         internal = t.name == OFFSETS_TOPIC
         if internal:
@@ -52,8 +52,8 @@ def create_topics(ctx, req):
         topic_id = bytes(16)
         if not req.validate_only:
             try:
-                topic_id = (broker.store.create_topic(t.name, partitions, configs, internal=True) if internal
-                            else broker.create_topic(t.name, partitions, configs)).topic_id
+                topic_id = (ctx.store.create_topic(t.name, partitions, configs, internal=True) if internal
+                            else ctx.topics.create(t.name, partitions, configs)).topic_id
             except TopicError as exc:
                 result["error_code"], result["error_message"] = exc.code, str(exc)
                 results.append(result)
@@ -64,7 +64,7 @@ def create_topics(ctx, req):
     return {"topics": results}
 
 
-def _requested_partitions(broker, topics, counts) -> int:
+def _requested_partitions(ctx, topics, counts) -> int:
     """The most partitions the request could create. As Kafka, topics named twice are left out
     (they fail as duplicates) and invalid counts count as zero."""
     total = 0
@@ -74,24 +74,24 @@ def _requested_partitions(broker, topics, counts) -> int:
         if t.assignments:
             total += len(t.assignments)
         elif t.num_partitions == -1:
-            total += broker.config.num_partitions
+            total += ctx.config.num_partitions
         elif t.num_partitions > 0:
             total += t.num_partitions
     return total
 
 
-def _validate(broker, t, counts):
+def _validate(ctx, t, counts):
     if counts[t.name] > 1:
         return ErrorCode.INVALID_REQUEST, "Duplicate topic name."
     if not validate_topic_name(t.name):
         return ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic name {t.name!r} is illegal."
-    if broker.store.get(t.name) is not None:
+    if ctx.store.get(t.name) is not None:
         return ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{t.name}' already exists."
     if t.assignments:
         if t.num_partitions != -1 or t.replication_factor != -1:
             return ErrorCode.INVALID_REQUEST, \
                 "Both numPartitions or replicationFactor and replicasAssignments were set."
-        nodes = set(broker.listeners)
+        nodes = set(ctx.placement.listeners)
         for a in t.assignments:
             if not a.broker_ids or any(b not in nodes for b in a.broker_ids):
                 return ErrorCode.INVALID_REPLICA_ASSIGNMENT, f"Invalid replica assignment {list(a.broker_ids)}."
@@ -104,14 +104,14 @@ def _validate(broker, t, counts):
             return ErrorCode.INVALID_REPLICATION_FACTOR, \
                 "Replication factor must be larger than 0, or -1 to use the default value."
         rf = t.replication_factor
-        if rf > len(broker.listeners):
+        if rf > len(ctx.placement.listeners):
             return ErrorCode.INVALID_REPLICATION_FACTOR, (
                 f"Unable to replicate the partition {rf} time(s): The target replication factor of {rf} "
-                f"cannot be reached because only {len(broker.listeners)} broker(s) are registered.")
+                f"cannot be reached because only {len(ctx.placement.listeners)} broker(s) are registered.")
     if t.name == OFFSETS_TOPIC:
-        wanted = broker.config.offsets_topic_num_partitions
+        wanted = ctx.config.offsets_topic_num_partitions
         count = len(t.assignments) if t.assignments else (
-            broker.config.num_partitions if t.num_partitions == -1 else t.num_partitions)
+            ctx.config.num_partitions if t.num_partitions == -1 else t.num_partitions)
         if count != wanted:
             return ErrorCode.INVALID_PARTITIONS, (
                 f"{OFFSETS_TOPIC} can only be created with offsets.topic.num.partitions={wanted} partitions.")

@@ -10,12 +10,13 @@ not needed: single replica, so the low watermark moves at once.
 """
 from ..protocol.errors import ErrorCode
 from .partition_access import serve_partition
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(21, 0, 2)
+@registry.register(ApiKey.DELETE_RECORDS, 0, 2)
 def delete_records(ctx, req):
-    store = ctx.broker.store
+    store = ctx.store
     topics = []
     for t in req.topics:
         topic = store.get(t.name)

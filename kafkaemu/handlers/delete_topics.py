@@ -9,19 +9,20 @@ from collections import Counter
 
 from ..protocol.codegen import ZERO_UUID
 from ..protocol.errors import ErrorCode
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(20, 0, 6)
+@registry.register(ApiKey.DELETE_TOPICS, 0, 6)
 def delete_topics(ctx, req):
     wanted = [(t.name, t.topic_id) for t in req.topics] if ctx.api_version >= 6 \
         else [(name, ZERO_UUID) for name in req.topic_names]
     counts = Counter(wanted)
-    return {"responses": [_delete(ctx.broker, name, topic_id, counts[(name, topic_id)] > 1)
+    return {"responses": [_delete(ctx, name, topic_id, counts[(name, topic_id)] > 1)
                           for name, topic_id in dict.fromkeys(wanted)]}
 
 
-def _delete(broker, name, topic_id, duplicate: bool) -> dict:
+def _delete(ctx, name, topic_id, duplicate: bool) -> dict:
     entry = {"name": name, "topic_id": topic_id, "error_code": ErrorCode.NONE}
     by_id = name is None
     if duplicate:
@@ -35,13 +36,13 @@ def _delete(broker, name, topic_id, duplicate: bool) -> dict:
         entry.update(error_code=ErrorCode.INVALID_REQUEST,
                      error_message="You may not specify both topic name and topic id.")
         return entry
-    topic = broker.store.by_id(topic_id) if by_id else broker.store.get(name)
+    topic = ctx.store.by_id(topic_id) if by_id else ctx.store.get(name)
     if topic is None:
         entry["error_code"] = ErrorCode.UNKNOWN_TOPIC_ID if by_id else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
     elif topic.internal:
         entry.update(error_code=ErrorCode.INVALID_TOPIC_EXCEPTION,
                      error_message=f"Cannot delete internal topic {topic.name}.")
     else:
-        broker.delete_topic(topic.name)
+        ctx.topics.delete(topic.name)
         entry.update(name=topic.name, topic_id=topic.topic_id)
     return entry

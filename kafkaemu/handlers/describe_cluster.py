@@ -2,24 +2,24 @@
 controllers, gets UNSUPPORTED_ENDPOINT_TYPE as a broker answers it)."""
 from ..protocol.errors import ErrorCode
 from ..protocol.operations import CLUSTER_OPERATIONS, NOT_REQUESTED
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 from .topic_views import brokers
 
 BROKERS_ENDPOINT = 1
 
 
-@handler(60, 0, 1)
+@registry.register(ApiKey.DESCRIBE_CLUSTER, 0, 1)
 def describe_cluster(ctx, req):
-    broker = ctx.broker
     if req.endpoint_type != BROKERS_ENDPOINT:
         return {"error_code": ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
                 "error_message": "The broker only handles the BROKER endpoint type",
-                "endpoint_type": req.endpoint_type, "cluster_id": broker.cluster_id}
+                "endpoint_type": req.endpoint_type, "cluster_id": ctx.cluster_id}
     return {
         "endpoint_type": BROKERS_ENDPOINT,
-        "cluster_id": broker.cluster_id,
-        "controller_id": broker.node_id,
-        "brokers": brokers(broker),
+        "cluster_id": ctx.cluster_id,
+        "controller_id": ctx.config.node_id,
+        "brokers": brokers(ctx.placement),
         "cluster_authorized_operations":
             CLUSTER_OPERATIONS if req.include_cluster_authorized_operations else NOT_REQUESTED,
     }

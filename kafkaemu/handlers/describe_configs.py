@@ -8,16 +8,17 @@ configuration_keys filters; synonyms list the entry itself; documentation is nul
 from ..protocol.errors import ErrorCode
 from ..storage.topic_config import (BOOLEAN, DEFAULT_CONFIG, INT, LIST, LONG, SHORT, STATIC_BROKER_CONFIG,
                                     TOPIC_CONFIG_DEFAULTS, topic_config_entries)
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
 
 
-def broker_configs(broker) -> dict[str, tuple[str, int]]:
-    c = broker.config
+def broker_configs(ctx) -> dict[str, tuple[str, int]]:
+    c = ctx.config
     return {
-        "broker.id": (str(broker.node_id), INT),
-        "node.id": (str(broker.node_id), INT),
+        "broker.id": (str(ctx.config.node_id), INT),
+        "node.id": (str(ctx.config.node_id), INT),
         "auto.create.topics.enable": (str(c.auto_create_topics).lower(), BOOLEAN),
         "num.partitions": (str(c.num_partitions), INT),
         "default.replication.factor": (str(c.default_replication_factor), INT),
@@ -38,7 +39,7 @@ def broker_configs(broker) -> dict[str, tuple[str, int]]:
     }
 
 
-@handler(32, 0, 4)
+@registry.register(ApiKey.DESCRIBE_CONFIGS, 0, 4)
 def describe_configs(ctx, req):
     return {"results": [_describe(ctx, r, req.include_synonyms) for r in req.resources]}
 
@@ -50,12 +51,11 @@ def _entry(ctx, name, value, source, typ, synonyms):
 
 
 def _describe(ctx, res, synonyms):
-    broker = ctx.broker
     out = {"error_code": ErrorCode.NONE, "error_message": None, "resource_type": res.resource_type,
            "resource_name": res.resource_name, "configs": []}
     keys = None if res.configuration_keys is None else set(res.configuration_keys)
     if res.resource_type == TOPIC:
-        topic = broker.store.get(res.resource_name)
+        topic = ctx.store.get(res.resource_name)
         if topic is None:
             out["error_code"] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             out["error_message"] = f"Topic {res.resource_name} does not exist."
@@ -64,13 +64,13 @@ def _describe(ctx, res, synonyms):
             if keys is None or name in keys:
                 out["configs"].append(_entry(ctx, name, value, source, typ, synonyms))
     elif res.resource_type == BROKER:
-        if res.resource_name not in ("", str(broker.node_id)) and not (
-                res.resource_name.isdigit() and int(res.resource_name) in broker.listeners):
+        if res.resource_name not in ("", str(ctx.config.node_id)) and not (
+                res.resource_name.isdigit() and int(res.resource_name) in ctx.placement.listeners):
             out["error_code"] = ErrorCode.INVALID_REQUEST
-            out["error_message"] = f"Unexpected broker id, expected {broker.node_id} or empty string, " \
+            out["error_message"] = f"Unexpected broker id, expected {ctx.config.node_id} or empty string, " \
                                    f"but received {res.resource_name}"
             return out
-        for name, (value, typ) in sorted(broker_configs(broker).items()):
+        for name, (value, typ) in sorted(broker_configs(ctx).items()):
             if keys is None or name in keys:
                 out["configs"].append(_entry(ctx, name, value, STATIC_BROKER_CONFIG, typ, synonyms))
     elif res.resource_type != BROKER_LOGGER:

@@ -8,14 +8,15 @@ authorizer). Not implemented: ACLs.
 """
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(15, 0, 5)
+@registry.register(ApiKey.DESCRIBE_GROUPS, 0, 5)
 def describe_groups(ctx, req):
     include_ops = bool(req.include_authorized_operations) if ctx.api_version >= 3 else False
     mine = [g for g in req.groups if is_coordinator(ctx, g)]
-    described = {d["group_id"]: d for d in ctx.broker.coordinator.describe_groups(ctx.now_ms, mine, include_ops)}
+    described = {d["group_id"]: d for d in ctx.groups.describe_groups(ctx.now_ms, mine, include_ops)}
     groups = []
     for gid in req.groups:
         if gid in described:

@@ -12,16 +12,17 @@ import re
 
 from ..protocol.errors import ErrorCode
 from .partition_access import serve_partition
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 _LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
 _MAX_NAME_LENGTH = 249
 _UNKNOWN_TOPIC_MESSAGE = "This server does not host this topic-partition."
 
 
-@handler(61, 0, 0)
+@registry.register(ApiKey.DESCRIBE_PRODUCERS, 0, 0)
 def describe_producers(ctx, req):
-    store = ctx.broker.store
+    store = ctx.store
     topics = []
     for t in req.topics:
         name = t.name

@@ -18,7 +18,8 @@ from __future__ import annotations
 from ..protocol.errors import ErrorCode
 from ..protocol.operations import TOPIC_OPERATIONS
 from ..storage.log_store import validate_topic_name
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 from .topic_views import partitions_metadata
 
 MAX_REQUEST_PARTITION_SIZE_LIMIT = 2000  # Kafka's max.request.partition.size.limit default
@@ -30,17 +31,17 @@ class InvalidRequest(Exception):
     pass
 
 
-@handler(75, 0, 0)
+@registry.register(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0, 0)
 def describe_topic_partitions(ctx, req):
     try:
-        return describe(ctx.broker, req)
+        return describe(ctx, req)
     except InvalidRequest:
         return {"topics": [{"error_code": ErrorCode.INVALID_REQUEST, "name": t.name, "topic_id": ZERO_UUID,
                             "is_internal": False, "partitions": []} for t in req.topics]}
 
 
-def describe(broker, req) -> dict:
-    store = broker.store
+def describe(ctx, req) -> dict:
+    store = ctx.store
     cursor = req.cursor
     cursor_topic = cursor.topic_name if cursor is not None else ""
     fetch_all = not req.topics
@@ -68,7 +69,7 @@ def describe(broker, req) -> dict:
             continue
         start = cursor.partition_index if cursor is not None and name == cursor_topic else 0
         upper = min(len(topic.partitions), start + remaining)
-        partitions = _partitions(broker, topic.partitions[start:upper])
+        partitions = _partitions(ctx, topic.partitions[start:upper])
         topics.append({
             "error_code": ErrorCode.NONE,
             "name": name,
@@ -84,8 +85,8 @@ def describe(broker, req) -> dict:
     return {"topics": topics, "next_cursor": next_cursor}
 
 
-def _partitions(broker, partitions) -> list[dict]:
-    described = partitions_metadata(broker, partitions)
+def _partitions(ctx, partitions) -> list[dict]:
+    described = partitions_metadata(ctx.placement, partitions)
     for d in described:
         d["eligible_leader_replicas"] = d["last_known_elr"] = []
     return described

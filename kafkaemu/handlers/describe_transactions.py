@@ -6,13 +6,14 @@ NOT_COORDINATOR, an unknown (or expired) one TRANSACTIONAL_ID_NOT_FOUND. Not imp
 authorization.
 """
 from ..protocol.errors import ErrorCode
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 from .txn_common import is_txn_coordinator
 
 
-@handler(65, 0, 0)
+@registry.register(ApiKey.DESCRIBE_TRANSACTIONS, 0, 0)
 def describe_transactions(ctx, req):
-    coordinator = ctx.broker.txn_coordinator
+    coordinator = ctx.txns
     states = []
     for tid in req.transactional_ids:
         if tid and not is_txn_coordinator(ctx, tid):

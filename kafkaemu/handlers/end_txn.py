@@ -12,15 +12,16 @@ authorization.
 """
 from ..core.transactions.requests import EndTxn
 from ..protocol.errors import ErrorCode
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 from .txn_common import fenced_for, is_txn_coordinator
 
 
-@handler(26, 0, 4)
+@registry.register(ApiKey.END_TXN, 0, 4)
 def end_txn(ctx, req):
     tid = req.transactional_id
     if tid and not is_txn_coordinator(ctx, tid):
         return {"throttle_time_ms": 0, "error_code": ErrorCode.NOT_COORDINATOR}
-    result = ctx.broker.txn_coordinator.end_transaction(ctx.now_ms, EndTxn(tid, req.producer_id, req.producer_epoch,
+    result = ctx.txns.end_transaction(ctx.now_ms, EndTxn(tid, req.producer_id, req.producer_epoch,
                                                                            req.committed))
     return {"throttle_time_ms": 0, "error_code": fenced_for(ctx.api_version, 2, result["error_code"])}

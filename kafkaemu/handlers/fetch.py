@@ -49,16 +49,18 @@ from ..storage.fetch_sessions import SessionPartition
 from ..storage.legacy_records import down_convert
 from ..storage.record_batch import parse_header
 from .partition_access import current_leader, node_endpoints, serve_partition
-from .registry import DEFERRED, handler
+from ..broker.context import DEFERRED
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 READ_COMMITTED = 1
 FINAL_EPOCH, INITIAL_EPOCH = -1, 0
 
 
-@handler(1, 0, 17)
+@registry.register(ApiKey.FETCH, 0, 17)
 def fetch(ctx, req):
     v = ctx.api_version
-    store = ctx.broker.store
+    store = ctx.store
     session, incremental = None, False
     if v >= 7:
         sessions = store.fetch_sessions
@@ -104,7 +106,7 @@ def fetch(ctx, req):
 def _max_bytes(ctx, req) -> int:
     """The response limit: min(request max_bytes, fetch.max.bytes); v0-v2 send none (Kafka reads
     Int.MaxValue) and so get fetch.max.bytes."""
-    limit = ctx.broker.config.fetch_max_bytes
+    limit = ctx.config.fetch_max_bytes
     return min(req.max_bytes, limit) if ctx.api_version >= 3 else limit
 
 
@@ -152,7 +154,7 @@ def _update_session(session, targets, req, v, incremental) -> None:
 
 def _resolve(ctx, targets):
     """[(target, plog or None, error)] in session/request order."""
-    store = ctx.broker.store
+    store = ctx.store
     plan = []
     topic = key = None
     for t in targets:
@@ -173,7 +175,7 @@ def _read(ctx, req, plan, session=None, incremental=False):
     leaders = set()
     sent = []   # (session partition, hw, lso, log start) to remember once the response goes out
     remaining = _max_bytes(ctx, req)
-    limit = ctx.broker.config.max_uncompressed_batch_bytes
+    limit = ctx.config.max_uncompressed_batch_bytes
     min_one = v >= 3
     legacy_magic = 0 if v <= 1 else 1 if v <= 3 else None
     committed = v >= 4 and req.isolation_level == READ_COMMITTED

@@ -9,13 +9,13 @@ exists from the start. Any other key type gets INVALID_REQUEST. Not implemented:
 (share groups), authorization.
 """
 from ..protocol.errors import ErrorCode
-from .group_common import coordinator_node
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 GROUP, TRANSACTION = 0, 1
 
 
-@handler(10, 0, 6)
+@registry.register(ApiKey.FIND_COORDINATOR, 0, 6)
 def find_coordinator(ctx, req):
     if ctx.api_version >= 4:
         return {"coordinators": [_lookup(ctx, key, req.key_type) for key in req.coordinator_keys]}
@@ -28,11 +28,11 @@ def _lookup(ctx, key: str, key_type: int) -> dict:
     if key_type not in (GROUP, TRANSACTION):
         return {"key": key, "node_id": -1, "host": "", "port": -1,
                 "error_code": ErrorCode.INVALID_REQUEST, "error_message": f"Unknown coordinator type {key_type}"}
-    broker = ctx.broker
-    node = coordinator_node(broker, key) if key_type == GROUP else broker.txn_coordinator_node(key)
-    if node < 0 or node in broker.stopped_nodes:  # its __consumer_offsets partition is offline
+    placement = ctx.placement
+    node = placement.group_coordinator(key) if key_type == GROUP else placement.txn_coordinator(key)
+    if node < 0 or node in placement.stopped_nodes:  # its __consumer_offsets partition is offline
         return {"key": key, "node_id": -1, "host": "", "port": -1,
                 "error_code": ErrorCode.COORDINATOR_NOT_AVAILABLE, "error_message": None}
-    host, port = broker.listeners.get(node, (broker.config.advertised, broker.config.port))
+    host, port = placement.listeners.get(node, (ctx.config.advertised, ctx.config.port))
     return {"key": key, "node_id": node, "host": host, "port": port,
             "error_code": ErrorCode.NONE, "error_message": None}

@@ -1,21 +1,10 @@
-"""Shared by the group API handlers: coordinator lookup, NOT_COORDINATOR, old-version shapes."""
+"""Shared by the group API handlers: whether this node coordinates the group, the client host as
+Kafka shows it, the partition check of offset commits."""
 from __future__ import annotations
-
-from ..storage.log_store import OFFSETS_TOPIC
-
-
-def coordinator_node(broker, key: str) -> int:
-    """The node leading the key's __consumer_offsets partition (every key on a single broker): the
-    partition the coordinator writes the group's records to."""
-    topic = broker.store.get(OFFSETS_TOPIC)
-    index = broker.coordinator.partition_for(key)
-    if topic is None or index >= len(topic.partitions):
-        return broker.node_id
-    return broker.partition_leader(topic.partitions[index])
 
 
 def is_coordinator(ctx, group_id: str) -> bool:
-    return coordinator_node(ctx.broker, group_id) == ctx.node_id
+    return ctx.placement.group_coordinator(group_id) == ctx.node_id
 
 
 def client_host(ctx) -> str:
@@ -23,9 +12,9 @@ def client_host(ctx) -> str:
     return host if host.startswith("/") else "/" + host   # as Java's InetAddress.toString()
 
 
-def partition_exists(broker):
+def partition_exists(ctx):
     def exists(topic: str, partition: int) -> bool:
-        t = broker.store.get(topic)
+        t = ctx.store.get(topic)
         return t is not None and 0 <= partition < len(t.partitions)
     return exists
 

@@ -7,14 +7,15 @@ INVALID_GROUP_ID. Not implemented: authorization.
 from ..core.classic.requests import Heartbeat
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(12, 0, 4)
+@registry.register(ApiKey.HEARTBEAT, 0, 4)
 def heartbeat(ctx, req):
     if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR}
-    return ctx.broker.coordinator.heartbeat(ctx.now_ms, Heartbeat(
+    return ctx.groups.heartbeat(ctx.now_ms, Heartbeat(
         group_id=req.group_id,
         generation_id=req.generation_id,
         member_id=req.member_id,

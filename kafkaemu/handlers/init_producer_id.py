@@ -13,14 +13,15 @@ INVALID_PRODUCER_EPOCH before v4. Not implemented: authorization, KIP-939 (v6, t
 """
 from ..core.transactions.requests import InitProducerId
 from ..protocol.errors import ErrorCode
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 from .txn_common import fenced_for, is_txn_coordinator
 
 
-@handler(22, 0, 5)
+@registry.register(ApiKey.INIT_PRODUCER_ID, 0, 5)
 def init_producer_id(ctx, req):
     tid = req.transactional_id
-    coordinator = ctx.broker.txn_coordinator
+    coordinator = ctx.txns
     # Kafka's order: the request's own errors (answered by the coordinator below), then ownership
     well_formed = (req.producer_id == -1) == (req.producer_epoch == -1) \
         and coordinator.txns.validate_timeout(req.transaction_timeout_ms)

@@ -12,16 +12,18 @@ group.consumer.migration.policy), authorization.
 from ..core.classic.requests import JoinGroup
 from ..protocol.errors import ErrorCode
 from .group_common import client_host, is_coordinator
-from .registry import DEFERRED, handler
+from ..broker.context import DEFERRED
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(11, 0, 9)
+@registry.register(ApiKey.JOIN_GROUP, 0, 9)
 def join_group(ctx, req):
     version = ctx.api_version
     if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "member_id": req.member_id}
     rebalance_timeout = req.rebalance_timeout_ms if version >= 1 else req.session_timeout_ms
-    ctx.broker.coordinator.join_group(ctx.now_ms, JoinGroup(
+    ctx.groups.join_group(ctx.now_ms, JoinGroup(
         group_id=req.group_id,
         member_id=req.member_id,
         protocol_type=req.protocol_type,

@@ -8,10 +8,11 @@ The empty group id gets INVALID_GROUP_ID. Not implemented: authorization.
 from ..core.classic.requests import LeaveGroup, LeavingMember
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(13, 0, 5)
+@registry.register(ApiKey.LEAVE_GROUP, 0, 5)
 def leave_group(ctx, req):
     version = ctx.api_version
     if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
@@ -21,7 +22,7 @@ def leave_group(ctx, req):
     else:
         members = [LeavingMember(m.member_id, m.group_instance_id, m.reason if version >= 5 else None)
                    for m in req.members]
-    result = ctx.broker.coordinator.leave_group(ctx.now_ms, LeaveGroup(req.group_id, members))
+    result = ctx.groups.leave_group(ctx.now_ms, LeaveGroup(req.group_id, members))
     if version < 3 and result["error_code"] == ErrorCode.NONE and result["members"]:
         result = dict(result, error_code=result["members"][0]["error_code"])
     return result

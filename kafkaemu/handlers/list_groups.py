@@ -6,13 +6,14 @@ protocol type, state (v4+, filterable by ``states_filter``, case-insensitive) an
 Not implemented: authorization.
 """
 from .group_common import is_coordinator
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(16, 0, 5)
+@registry.register(ApiKey.LIST_GROUPS, 0, 5)
 def list_groups(ctx, req):
     version = ctx.api_version
     states = list(req.states_filter) if version >= 4 else []
     types = list(req.types_filter) if version >= 5 else []
-    groups = ctx.broker.coordinator.list_groups(ctx.now_ms, states, types)
+    groups = ctx.groups.list_groups(ctx.now_ms, states, types)
     return {"error_code": 0, "groups": [g for g in groups if is_coordinator(ctx, g["group_id"])]}

@@ -17,15 +17,16 @@ Not implemented: timeout_ms (answers are immediate).
 """
 from ..protocol.errors import ErrorCode
 from .partition_access import serve_partition
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
 READ_COMMITTED = 1
 
 
-@handler(2, 0, 10)
+@registry.register(ApiKey.LIST_OFFSETS, 0, 10)
 def list_offsets(ctx, req):
-    store = ctx.broker.store
+    store = ctx.store
     v = ctx.api_version
     committed = v >= 2 and req.isolation_level == READ_COMMITTED
     topics = []

@@ -5,13 +5,14 @@ by state names (unknown names are echoed in unknown_state_filters), producer ids
 (KIP-994), a duration: only transactions open longer than it. Not implemented: authorization.
 """
 from ..core.transactions.requests import ListTransactions
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 from .txn_common import is_txn_coordinator
 
 
-@handler(66, 0, 1)
+@registry.register(ApiKey.LIST_TRANSACTIONS, 0, 1)
 def list_transactions(ctx, req):
-    result = ctx.broker.txn_coordinator.list_transactions(ctx.now_ms, ListTransactions(
+    result = ctx.txns.list_transactions(ctx.now_ms, ListTransactions(
         list(req.state_filters), list(req.producer_id_filters),
         req.duration_filter if ctx.api_version >= 1 else -1))
     result["transaction_states"] = [s for s in result["transaction_states"]

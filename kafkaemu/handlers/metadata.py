@@ -24,13 +24,13 @@ from ..protocol.codegen import ZERO_UUID
 from ..protocol.errors import ErrorCode
 from ..protocol.operations import CLUSTER_OPERATIONS, NOT_REQUESTED, TOPIC_OPERATIONS
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 from .topic_views import brokers, partitions_metadata
 
 
-@handler(3, 0, 12)
+@registry.register(ApiKey.METADATA, 0, 12)
 def metadata(ctx, req):
-    broker = ctx.broker
     v = ctx.api_version
     want_all = req.topics is None or (v == 0 and not req.topics)
     if not want_all:
@@ -39,16 +39,16 @@ def metadata(ctx, req):
             return _error_response(req.topics, error)
     topic_ops = TOPIC_OPERATIONS if req.include_topic_authorized_operations else NOT_REQUESTED
     if want_all:
-        results = [_describe(broker, topic, topic_ops) for topic in broker.store.topics.values()]
+        results = [_describe(ctx, topic, topic_ops) for topic in ctx.store.topics.values()]
     elif any(t.topic_id != ZERO_UUID for t in req.topics):
-        results = _by_id(broker, req.topics, topic_ops)
+        results = _by_id(ctx, req.topics, topic_ops)
     else:
-        allow_create = broker.config.auto_create_topics and (v < 4 or req.allow_auto_topic_creation)
-        results = [_by_name(broker, name, allow_create, topic_ops) for name in dict.fromkeys(t.name for t in req.topics)]
+        allow_create = ctx.config.auto_create_topics and (v < 4 or req.allow_auto_topic_creation)
+        results = [_by_name(ctx, name, allow_create, topic_ops) for name in dict.fromkeys(t.name for t in req.topics)]
     return {
-        "brokers": brokers(broker),
-        "cluster_id": broker.cluster_id,
-        "controller_id": broker.node_id,
+        "brokers": brokers(ctx.placement),
+        "cluster_id": ctx.cluster_id,
+        "controller_id": ctx.config.node_id,
         "topics": results,
         "cluster_authorized_operations":
             CLUSTER_OPERATIONS if v >= 8 and req.include_cluster_authorized_operations else NOT_REQUESTED,
@@ -71,40 +71,40 @@ def _error_response(topics, code):
          "is_internal": False, "partitions": []} for t in topics]}
 
 
-def _by_id(broker, topics, topic_ops):
+def _by_id(ctx, topics, topic_ops):
     results = []
     for topic_id in dict.fromkeys(t.topic_id for t in topics if t.topic_id != ZERO_UUID):
-        topic = broker.store.by_id(topic_id)
+        topic = ctx.store.by_id(topic_id)
         if topic is None:
             results.append({"error_code": ErrorCode.UNKNOWN_TOPIC_ID, "name": None, "topic_id": topic_id,
                             "partitions": []})
         else:
-            results.append(_describe(broker, topic, topic_ops))
+            results.append(_describe(ctx, topic, topic_ops))
     return results
 
 
-def _by_name(broker, name, allow_create, topic_ops):
-    topic = broker.store.get(name)
+def _by_name(ctx, name, allow_create, topic_ops):
+    topic = ctx.store.get(name)
     if topic is None and not validate_topic_name(name):
         return {"error_code": ErrorCode.INVALID_TOPIC_EXCEPTION, "name": name, "partitions": []}
     if topic is None and allow_create and name == OFFSETS_TOPIC:
-        topic = ensure_offsets_topic(broker.store, broker.config.offsets_topic_num_partitions)
+        topic = ensure_offsets_topic(ctx.store, ctx.config.offsets_topic_num_partitions)
     elif topic is None and allow_create:
         try:
-            topic = broker.create_topic(name, broker.config.num_partitions, {})
+            topic = ctx.topics.create(name, ctx.config.num_partitions, {})
         except TopicError:
             topic = None
     if topic is None:
         return {"error_code": ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "name": name, "partitions": []}
-    return _describe(broker, topic, topic_ops)
+    return _describe(ctx, topic, topic_ops)
 
 
-def _describe(broker, topic, topic_ops):
+def _describe(ctx, topic, topic_ops):
     return {
         "error_code": ErrorCode.NONE,
         "name": topic.name,
         "topic_id": topic.topic_id,
         "is_internal": topic.internal,
-        "partitions": partitions_metadata(broker, topic.partitions),
+        "partitions": partitions_metadata(ctx.placement, topic.partitions),
         "topic_authorized_operations": topic_ops,
     }

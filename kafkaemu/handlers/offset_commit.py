@@ -17,10 +17,11 @@ UNSUPPORTED_VERSION. Not implemented: authorization.
 from ..core.offsets.requests import CommitPartition, OffsetCommit
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator, partition_exists
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(8, 0, 9)
+@registry.register(ApiKey.OFFSET_COMMIT, 0, 9)
 def offset_commit(ctx, req):
     version = ctx.api_version
     if not is_coordinator(ctx, req.group_id):
@@ -40,4 +41,4 @@ def offset_commit(ctx, req):
         retention_time_ms=req.retention_time_ms if 2 <= version <= 4 else -1,
         api_version=version,
     )
-    return ctx.broker.coordinator.commit_offsets(ctx.now_ms, commit, partition_exists(ctx.broker))
+    return ctx.groups.commit_offsets(ctx.now_ms, commit, partition_exists(ctx))

@@ -7,12 +7,13 @@ the empty group id. Not implemented: authorization.
 """
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator, partition_exists
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(47, 0, 0)
+@registry.register(ApiKey.OFFSET_DELETE, 0, 0)
 def offset_delete(ctx, req):
     if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "topics": []}
     topics = [(t.name, [p.partition_index for p in t.partitions]) for t in req.topics]
-    return ctx.broker.coordinator.delete_offsets(ctx.now_ms, req.group_id, topics, partition_exists(ctx.broker))
+    return ctx.groups.delete_offsets(ctx.now_ms, req.group_id, topics, partition_exists(ctx))

@@ -12,10 +12,11 @@ Not implemented: authorization.
 """
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(9, 0, 9)
+@registry.register(ApiKey.OFFSET_FETCH, 0, 9)
 def offset_fetch(ctx, req):
     version = ctx.api_version
     if version >= 8:
@@ -42,4 +43,4 @@ def _fetch(ctx, group_id, topics, member_id=None, member_epoch=-1, require_stabl
             {"name": name, "partitions": [{"partition_index": p, "committed_offset": -1, "committed_leader_epoch": -1,
                                            "metadata": "", "error_code": ErrorCode.NOT_COORDINATOR}
                                           for p in parts]} for name, parts in (topics or [])]}
-    return ctx.broker.coordinator.fetch_offsets(ctx.now_ms, group_id, topics, member_id, member_epoch, require_stable)
+    return ctx.groups.fetch_offsets(ctx.now_ms, group_id, topics, member_id, member_epoch, require_stable)

@@ -9,12 +9,13 @@ UNKNOWN_TOPIC_OR_PARTITION. Follower requests (replica_id >= 0) are answered the
 """
 from ..protocol.errors import ErrorCode
 from .partition_access import serve_partition
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(23, 0, 4)
+@registry.register(ApiKey.OFFSET_FOR_LEADER_EPOCH, 0, 4)
 def offset_for_leader_epoch(ctx, req):
-    store = ctx.broker.store
+    store = ctx.store
     topics = []
     for t in req.topics:
         topic = store.get(t.topic)

@@ -22,7 +22,7 @@ def partition_error(ctx, plog, current_leader_epoch: int = -1):
     """As Kafka's Partition.getLocalLog: the leader epoch first, then whether this node leads the
     partition (NOT_LEADER_OR_FOLLOWER when several nodes are emulated and another one leads it)."""
     error = leader_epoch_error(plog, current_leader_epoch)
-    if error == ErrorCode.NONE and ctx.broker.partition_leader(plog) != ctx.node_id:
+    if error == ErrorCode.NONE and ctx.placement.partition_leader(plog) != ctx.node_id:
         return ErrorCode.NOT_LEADER_OR_FOLLOWER
     return error
 
@@ -38,10 +38,10 @@ def serve_partition(ctx, topic, index: int, current_leader_epoch: int = -1):
 
 def current_leader(ctx, plog) -> dict:
     """KIP-951's hint sent with NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH."""
-    return {"leader_id": ctx.broker.partition_leader(plog), "leader_epoch": plog.leader_epoch}
+    return {"leader_id": ctx.placement.partition_leader(plog), "leader_epoch": plog.leader_epoch}
 
 
 def node_endpoints(ctx, node_ids) -> list:
-    listeners = ctx.broker.listeners
+    listeners = ctx.placement.listeners
     return [{"node_id": n, "host": listeners[n][0], "port": listeners[n][1], "rack": None}
             for n in sorted(node_ids) if n in listeners]

@@ -31,7 +31,7 @@ marker; a plain batch from a producer with an open transaction is INVALID_TXN_ST
 records without a transactional_id answer TRANSACTIONAL_ID_AUTHORIZATION_FAILED and transactional
 batches of two producers in one request INVALID_PRODUCER_ID_MAPPING, for every partition, as
 Kafka. KIP-890 part 1: a transactional batch that would start a transaction on a partition is
-first checked by ``Broker.txn_partition_verifier`` when one is installed (the transaction
+first checked by ``ctx.txn_path.partition_verifier`` when one is installed (the transaction
 coordinator's answer: INVALID_TXN_STATE "Partition was not added to the transaction"; its
 retriable errors become NOT_ENOUGH_REPLICAS, as Kafka's ReplicaManager maps them).
 
@@ -44,23 +44,24 @@ from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
 from ..storage.record_batch import transactional_producer
 from .partition_access import current_leader, node_endpoints, serve_partition
-from .registry import NO_RESPONSE, handler
+from ..broker.context import NO_RESPONSE
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 _ADMIN_CLIENT_ID = "__admin_client"
 # a partition's fields, read as items (decoded bodies are Containers, i.e. dicts): one C call
 _INDEX_AND_RECORDS = itemgetter("index", "records")
 
 
-@handler(0, 0, 11)
+@registry.register(ApiKey.PRODUCE, 0, 11)
 def produce(ctx, req):
-    broker = ctx.broker
-    store = broker.store
+    store = ctx.store
     version = ctx.api_version
     acks = req.acks
     now = ctx.now_ms
     responses = []
     leaders = set()   # nodes named in current_leader hints, described in node_endpoints (v10+)
-    inflatable = broker.config.socket_request_max_bytes   # what the request's batches may decompress to
+    inflatable = ctx.config.socket_request_max_bytes   # what the request's batches may decompress to
     # one pass over the decoded request (its fields are costly to read), finding transactional batches
     topic_data = []
     txn = None
@@ -77,15 +78,15 @@ def produce(ctx, req):
         request_error = _transactional_request_error(req, topic_data)
         if request_error is not None:
             return NO_RESPONSE if acks == 0 else _request_error(topic_data, request_error)
-        verifier = broker.txn_partition_verifier
+        verifier = ctx.txn_path.partition_verifier
     for name, partitions in topic_data:
         topic = store.get(name)
         topic_error = None
         if topic is None:
             # __consumer_offsets is the group coordinator's to create, not a produce's
-            if broker.config.auto_create_topics and validate_topic_name(name) and name != OFFSETS_TOPIC:
+            if ctx.config.auto_create_topics and validate_topic_name(name) and name != OFFSETS_TOPIC:
                 try:
-                    topic = broker.create_topic(name, broker.config.num_partitions, {})
+                    topic = ctx.topics.create(name, ctx.config.num_partitions, {})
                 except TopicError as exc:
                     topic_error = exc.code
             else:  # an illegal name too: Kafka only finds no such partition in its metadata cache
@@ -94,7 +95,7 @@ def produce(ctx, req):
             topic_error = ErrorCode.INVALID_TOPIC_EXCEPTION
         parts = []
         max_message_bytes = None if topic is None else \
-            int(topic.configs.get("max.message.bytes", broker.config.message_max_bytes))
+            int(topic.configs.get("max.message.bytes", ctx.config.message_max_bytes))
         for index, records in partitions:
             if acks not in (0, 1, -1):
                 parts.append(_error(index, ErrorCode.INVALID_REQUIRED_ACKS))
@@ -168,7 +169,7 @@ _RETRIABLE_VERIFICATION_ERRORS = {ErrorCode.CONCURRENT_TRANSACTIONS, ErrorCode.N
 
 def _verify(verifier, transactional_id, plog, index, records, version: int):
     """KIP-890 part 1: a transactional batch starting a transaction on this partition is checked
-    with the transaction coordinator (``Broker.txn_partition_verifier``); an error response for
+    with the transaction coordinator (``ctx.txn_path.partition_verifier``); an error response for
     the partition, or None to append."""
     producer = transactional_producer(records)
     if producer is None or producer[0] < 0 or plog.producers.has_ongoing(producer[0]):

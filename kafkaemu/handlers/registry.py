@@ -1,53 +1,18 @@
-"""The dispatch registry: handlers register (api key, min, max version); ApiVersions is derived
-from it, so an API is advertised exactly when a handler for it is registered."""
+"""Which handler answers which API: handlers register (``ApiKey``, min, max version) with
+``@registry.register``; the broker's dispatch looks them up here, and ApiVersions is derived from it,
+so an API is advertised exactly when a handler for it is registered."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from dataclasses import dataclass
+from typing import Callable
 
-if TYPE_CHECKING:
-    from ..broker import Broker
-
-DEFERRED = object()     # the handler keeps ctx.respond and calls it later (parked replies)
-NO_RESPONSE = object()  # nothing is sent back (acks=0 produce)
-
-Response = dict
-
-
-class ConstantResponse(dict):
-    """A response a handler answers again and again without change (ApiVersions): the connection
-    encodes it once per version and reuses the bytes. Never mutate one; wrappers (faults, version
-    caps) build new dicts from it."""
-
-    __slots__ = ("encoded",)
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.encoded: dict[int, bytes] = {}
-
-
-@dataclass(slots=True)
-class RequestContext:
-    """What a handler knows about the request besides its body."""
-
-    broker: "Broker"
-    api_key: int
-    api_version: int
-    correlation_id: int
-    client_id: str | None
-    client_host: str
-    connection_id: int
-    now_ms: int
-    node_id: int = 0
-    respond: Callable[[Response], None] = field(default=lambda resp: None, repr=False)
-
-
-Handler = Callable[[RequestContext, Any], Any]
+from ..broker.context import Handler
+from ..protocol.api_keys import ApiKey
 
 
 @dataclass(frozen=True)
 class ApiHandler:
-    api_key: int
+    api_key: ApiKey
     name: str
     min_version: int
     max_version: int
@@ -59,17 +24,20 @@ class ApiHandler:
 
 class ApiRegistry:
     def __init__(self) -> None:
-        self._apis: dict[int, ApiHandler] = {}
+        self._apis: dict[int, ApiHandler] = {}   # keyed by plain ints: looked up with the header's key
         self._api_keys: list[dict] | None = None
 
-    def register(self, api_key: int, min_version: int, max_version: int) -> Callable[[Handler], Handler]:
+    def register(self, api_key: ApiKey, min_version: int, max_version: int) -> Callable[[Handler], Handler]:
+        api_key = ApiKey(api_key)
+
         def decorate(func: Handler) -> Handler:
             if api_key in self._apis:
                 raise ValueError(f"api key {api_key} registered twice ({self._apis[api_key].name}, {func.__name__})")
             if min_version > max_version:
                 raise ValueError(f"api key {api_key}: empty version range")
             self._api_keys = None
-            self._apis[api_key] = ApiHandler(api_key, func.__module__.rsplit(".", 1)[-1], min_version, max_version, func)
+            name = func.__module__.rsplit(".", 1)[-1]
+            self._apis[int(api_key)] = ApiHandler(api_key, name, min_version, max_version, func)
             return func
         return decorate
 
@@ -96,5 +64,5 @@ class ApiRegistry:
         return list(self._api_keys)
 
 
-REGISTRY = ApiRegistry()
-handler = REGISTRY.register
+registry = ApiRegistry()
+REGISTRY = registry

@@ -5,9 +5,10 @@ authenticates; a request reaching this handler comes from a PLAINTEXT/SSL listen
 already authenticated connection. Kafka's KafkaApis answers both with ILLEGAL_SASL_STATE and an
 empty mechanism list (kafkaemu does not implement KIP-368 re-authentication)."""
 from ..protocol.errors import ErrorCode
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(17, 0, 1)
+@registry.register(ApiKey.SASL_HANDSHAKE, 0, 1)
 def sasl_handshake(ctx, req):
     return {"error_code": ErrorCode.ILLEGAL_SASL_STATE, "mechanisms": []}

@@ -8,15 +8,17 @@ INVALID_GROUP_ID. Not implemented: authorization.
 from ..core.classic.requests import SyncGroup
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
-from .registry import DEFERRED, handler
+from ..broker.context import DEFERRED
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 
-@handler(14, 0, 5)
+@registry.register(ApiKey.SYNC_GROUP, 0, 5)
 def sync_group(ctx, req):
     if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "assignment": b""}
     version = ctx.api_version
-    ctx.broker.coordinator.sync_group(ctx.now_ms, SyncGroup(
+    ctx.groups.sync_group(ctx.now_ms, SyncGroup(
         group_id=req.group_id,
         generation_id=req.generation_id,
         member_id=req.member_id,

@@ -3,21 +3,22 @@ Metadata, DescribeCluster and DescribeTopicPartitions)."""
 from ..protocol.errors import ErrorCode
 
 
-def brokers(broker) -> list[dict]:
+def brokers(placement) -> list[dict]:
     """The live nodes (a node stopped through the control API is left out, as Kafka lists only
     registered brokers)."""
+    stopped = placement.stopped_nodes
     return [{"node_id": n, "broker_id": n, "host": host, "port": port, "rack": None}
-            for n, (host, port) in sorted(broker.listeners.items()) if n not in broker.stopped_nodes]
+            for n, (host, port) in sorted(placement.listeners.items()) if n not in stopped]
 
 
-def partitions_metadata(broker, partitions) -> list[dict]:
+def partitions_metadata(placement, partitions) -> list[dict]:
     """``partition_metadata`` of each partition (a whole topic, or a page of one). A full Metadata
     describes every partition of the cluster on each call, so the common case (one node, not
     stopped: every partition led by it) is built without a call per partition, its partitions
     sharing their (never modified) node lists: this halves the handler's time at 10,000 partitions."""
-    nodes = broker.node_ids
-    if len(nodes) != 1 or nodes[0] in broker.stopped_nodes:
-        return [partition_metadata(broker, p) for p in partitions]
+    nodes = placement.node_ids
+    if len(nodes) != 1 or nodes[0] in placement.stopped_nodes:
+        return [partition_metadata(placement, p) for p in partitions]
     leader = nodes[0]
     none = ErrorCode.NONE
     replicas: list[int] = [leader]
@@ -27,10 +28,10 @@ def partitions_metadata(broker, partitions) -> list[dict]:
              "last_known_elr": None, "offline_replicas": offline} for p in partitions]
 
 
-def partition_metadata(broker, partition) -> dict:
-    leader = broker.partition_leader(partition)
+def partition_metadata(placement, partition) -> dict:
+    leader = placement.partition_leader(partition)
     if leader < 0:  # its only replica's node is stopped: offline, as Kafka describes such a partition
-        replica = broker.placed_leader(partition)
+        replica = placement.placed_leader(partition)
         return {"error_code": ErrorCode.LEADER_NOT_AVAILABLE, "partition_index": partition.index, "leader_id": -1,
                 "leader_epoch": partition.leader_epoch, "replica_nodes": [replica], "isr_nodes": [],
                 "eligible_leader_replicas": None, "last_known_elr": None, "offline_replicas": [replica]}

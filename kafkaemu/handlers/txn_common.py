@@ -7,7 +7,7 @@ from ..protocol.errors import ErrorCode
 
 def is_txn_coordinator(ctx, transactional_id: str) -> bool:
     """Whether this node leads the transactional id's __transaction_state partition."""
-    return ctx.broker.txn_coordinator_node(transactional_id) == ctx.node_id
+    return ctx.placement.txn_coordinator(transactional_id) == ctx.node_id
 
 
 def fenced_for(version: int, first_with_producer_fenced: int, code) -> ErrorCode:

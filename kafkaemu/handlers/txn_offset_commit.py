@@ -20,16 +20,16 @@ from ..core.transactions.verification import for_client
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC
 from .group_common import is_coordinator, partition_exists
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 E = ErrorCode
 
 
-@handler(28, 0, 4)
+@registry.register(ApiKey.TXN_OFFSET_COMMIT, 0, 4)
 def txn_offset_commit(ctx, req):
     version = ctx.api_version
-    broker = ctx.broker
-    exists = partition_exists(broker)
+    exists = partition_exists(ctx)
     error = None
     if not req.group_id:
         error = E.INVALID_GROUP_ID
@@ -54,7 +54,7 @@ def txn_offset_commit(ctx, req):
             member_id=req.member_id if version >= 3 else "",
             group_instance_id=req.group_instance_id if version >= 3 else None,
             api_version=version)
-        response = broker.coordinator.commit_transactional_offsets(ctx.now_ms, commit, exists)
+        response = ctx.groups.commit_transactional_offsets(ctx.now_ms, commit, exists)
     if version < 2:
         for t in response["topics"]:
             for p in t["partitions"]:
@@ -66,12 +66,11 @@ def txn_offset_commit(ctx, req):
 def _verification_error(ctx, req):
     """KIP-890: the group's partition must be in the producer's transaction before the producer's
     first transactional write there (Kafka verifies through CoordinatorPartitionWriter)."""
-    broker = ctx.broker
-    verifier = getattr(broker, "txn_partition_verifier", None)
+    verifier = ctx.txn_path.partition_verifier
     if verifier is None:
         return None
-    index = broker.coordinator.partition_for(req.group_id)
-    plog = broker.store.get(OFFSETS_TOPIC).partitions[index]
+    index = ctx.placement.group_partition(req.group_id)
+    plog = ctx.store.get(OFFSETS_TOPIC).partitions[index]
     if req.producer_id in plog.open_transactions():
         return None
     code = E(verifier(req.transactional_id, req.producer_id, req.producer_epoch, OFFSETS_TOPIC, index))

@@ -13,33 +13,34 @@ the transaction coordinator does not learn of, as in Kafka. Not implemented: aut
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC
 from .partition_access import find_partition
-from .registry import handler
+from ..protocol.api_keys import ApiKey
+from .registry import registry
 
 E = ErrorCode
 
 
-@handler(27, 0, 1)
+@registry.register(ApiKey.WRITE_TXN_MARKERS, 0, 1)
 def write_txn_markers(ctx, req):
-    broker = ctx.broker
     markers = []
     for marker in req.markers:
         results: dict[tuple[str, int], ErrorCode] = {}
         writable = []
         for t in marker.topics:
             for index in t.partition_indexes:
-                plog = find_partition(broker.store.get(t.name), index)
+                plog = find_partition(ctx.store.get(t.name), index)
                 if plog is None:
                     results[(t.name, index)] = E.UNKNOWN_TOPIC_OR_PARTITION
-                elif broker.partition_leader(plog) != ctx.node_id:
+                elif ctx.placement.partition_leader(plog) != ctx.node_id:
                     results[(t.name, index)] = E.NOT_LEADER_OR_FOLLOWER
                 else:
                     writable.append((t.name, index))
         if writable:
-            written = broker.write_txn_markers(marker.producer_id, marker.producer_epoch, marker.transaction_result,
-                                               marker.coordinator_epoch, writable, ctx.now_ms)
+            written = ctx.txn_path.write_txn_markers(marker.producer_id, marker.producer_epoch,
+                                                     marker.transaction_result, marker.coordinator_epoch, writable,
+                                                     ctx.now_ms)
             results.update(written)
             if any(t == OFFSETS_TOPIC and code == E.NONE for (t, _), code in written.items()):
-                broker.coordinator.complete_transaction(ctx.now_ms, marker.producer_id, marker.transaction_result)
+                ctx.groups.complete_transaction(ctx.now_ms, marker.producer_id, marker.transaction_result)
         topics: dict[str, list[dict]] = {}
         for (name, index), code in results.items():
             topics.setdefault(name, []).append({"partition_index": index, "error_code": code})

@@ -17,12 +17,10 @@ import io
 import struct
 from typing import Any
 
+from .api_keys import ApiKey
 from .catalog import catalog
 from .errors import ErrorCode
 
-API_VERSIONS = 18
-SASL_HANDSHAKE = 17
-SASL_AUTHENTICATE = 36
 
 _SIZE = struct.Struct(">i")
 _CORRELATION = struct.Struct(">i")
@@ -48,7 +46,7 @@ def request_header_version(api_key: int, api_version: int) -> int:
 
 
 def response_header_version(api_key: int, api_version: int) -> int:
-    if api_key == API_VERSIONS:
+    if api_key == ApiKey.API_VERSIONS:
         return 0
     return 1 if catalog().is_flexible_request(api_key, api_version) else 0
 
@@ -145,5 +143,5 @@ def decode_response(api_key: int, api_version: int, data: bytes) -> tuple[int, A
 
 def unsupported_api_versions(correlation_id: int, api_keys: list[dict]) -> bytes:
     """The v0 answer to an ApiVersions request newer than kafkaemu supports."""
-    return encode_response(API_VERSIONS, 0, correlation_id,
+    return encode_response(ApiKey.API_VERSIONS, 0, correlation_id,
                            {"error_code": ErrorCode.UNSUPPORTED_VERSION, "api_keys": api_keys})

@@ -6,6 +6,7 @@ import socket
 import weakref
 
 from kafkaemu.protocol import envelope
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.envelope import frame  # noqa: F401  (tests frame raw bytes)
 from kafkaemu.wire.framing import FrameDecoder
 
@@ -24,7 +25,7 @@ def connect(emulator, timeout: float = 5) -> socket.socket:
 
 
 def api_versions_frame(version: int = 0, correlation_id: int = 1) -> bytes:
-    return encode_request(18, version, {"client_software_name": "t", "client_software_version": "1"},
+    return encode_request(ApiKey.API_VERSIONS, version, {"client_software_name": "t", "client_software_version": "1"},
                           correlation_id)
 
 

@@ -38,16 +38,18 @@ from typing import TYPE_CHECKING, Callable
 
 import structlog
 
-from ..handlers.registry import NO_RESPONSE, ApiRegistry, ConstantResponse
+from ..broker.context import ANONYMOUS, NO_RESPONSE, ConstantResponse
 from ..logging import bind_request_context, unbind_request_context
 from ..protocol import envelope
-from ..protocol.envelope import API_VERSIONS, _routes
+from ..protocol.api_keys import ApiKey
+from ..protocol.envelope import _routes
 from ..protocol.fastcodec import coalesce
 from .framing import FrameDecoder, FrameError
 
 if TYPE_CHECKING:
     from ..auth.authenticator import SaslAuthenticator
     from ..broker import Broker
+    from ..handlers.registry import ApiRegistry
 
 MAX_SASL_RECEIVE_BYTES = 524288  # Kafka's sasl.server.max.receive.size, until authenticated
 MAX_UNSENT_REPLY_BYTES = 1 << 20    # completed replies not yet taken by the transport
@@ -101,6 +103,7 @@ class Connection:
         self.on_output = on_output
         self.on_close = on_close
         self.closed = False
+        self.principal = ANONYMOUS   # "User:<name>" once SASL authenticates the client
         self._decoder = FrameDecoder(broker.config.socket_request_max_bytes)
         self._slots: deque[_Slot] = deque()
         self._out: list = []       # replies (and record chunks) not yet taken by the transport
@@ -188,7 +191,7 @@ class Connection:
         api_key, api_version, correlation_id = _KEY_VERSION_CORRELATION.unpack_from(data)
         api = self.registry.get(api_key)
         if api is None or not api.supports(api_version):
-            if api_key == API_VERSIONS and api is not None and api_version > api.max_version:
+            if api_key == ApiKey.API_VERSIONS and api is not None and api_version > api.max_version:
                 self._send(envelope.unsupported_api_versions(correlation_id, self.registry.api_keys()))
                 return
             raise ProtocolViolation(f"unsupported api key {api_key} version {api_version}")
@@ -264,6 +267,7 @@ class Connection:
         if auth.complete:
             self._decoder.max_frame_bytes = self.broker.config.socket_request_max_bytes
             self.log = self.log.bind(user=auth.username)
+            self.principal = f"User:{auth.username}"
         return False
 
     def _send(self, data: bytes) -> None:

@@ -127,8 +127,8 @@ class Env:
         self.clock = ManualClock(T0) if manual else SystemClock()
         settings.setdefault("group_initial_rebalance_delay_ms", 0)  # joins complete without advancing the clock
         self.broker = Broker(BrokerConfig(**settings), self.clock.now_ms())
-        for i, n in enumerate(self.broker.node_ids):
-            self.broker.listeners[n] = ("127.0.0.1", 19092 + i)
+        for i, n in enumerate(self.broker.placement.node_ids):
+            self.broker.placement.listeners[n] = ("127.0.0.1", 19092 + i)
         self.control = Control(self.broker, self.clock)
 
     def client(self, client_id: str = "c", node_id: int | None = None) -> Client:
@@ -145,9 +145,8 @@ class Env:
         """A Stable group of members A (client id "a", leader) and B (client id "b") holding
         halves of ``topic``; returns (client a, member a, client b, member b, generation)."""
         if self.broker.store.get(topic) is None:
-            self.broker.create_topic(topic, partitions, {})
-        from kafkaemu.handlers.group_common import coordinator_node
-        node = coordinator_node(self.broker, group)
+            self.broker.topics.create(topic, partitions, {})
+        node = self.broker.placement.group_coordinator(group)
         a, b = self.client("a", node), self.client("b", node)
         a.join(group)
         mid_a = a.replies()[-1].member_id

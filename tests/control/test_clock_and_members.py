@@ -62,7 +62,7 @@ def test_expiring_one_member_rebalances_without_touching_the_clock_or_the_others
 
 def test_expire_by_member_id_and_by_instance_id():
     env = Env()
-    env.broker.create_topic("t", 2, {})
+    env.broker.topics.create("t", 2, {})
     a = env.client("a")
     a.join("s", instance="i-1")
     joined = a.replies()[-1]
@@ -93,7 +93,7 @@ def test_expire_refuses_unknown_groups_members_and_ambiguous_selectors():
 
 def test_expiring_a_consumer_protocol_member_fences_it_alone():
     env = Env(extra={"group.consumer.heartbeat.interval.ms": 500})
-    topic = env.broker.create_topic("t", 4, {})
+    topic = env.broker.topics.create("t", 4, {})
 
     def beat(client, member_id, epoch):
         return client.call(68, 0, {"group_id": "kip", "member_id": member_id, "member_epoch": epoch,

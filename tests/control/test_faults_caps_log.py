@@ -34,7 +34,7 @@ def test_rules_match_client_id_version_range_and_node():
     env = Env(nodes=2)
     env.op("fault_add", api="Metadata", error="UNKNOWN_SERVER_ERROR", until_removed=True, client_id="victim",
            min_version=9, max_version=12, node=1)
-    env.broker.create_topic("t", 1, {})
+    env.broker.topics.create("t", 1, {})
     assert metadata(env.client("victim", node_id=1), "t").topics[0].error_code == -1
     assert metadata(env.client("other", node_id=1), "t").topics[0].error_code == 0     # client id
     assert metadata(env.client("victim", node_id=0), "t").topics[0].error_code == 0    # node
@@ -46,7 +46,7 @@ def test_rules_match_client_id_version_range_and_node():
 
 def test_a_partition_scoped_error_fails_only_that_partition_of_a_produce():
     env = Env()
-    env.broker.create_topic("t", 3, {})
+    env.broker.topics.create("t", 3, {})
     env.op("fault_add", api="Produce", error="NOT_LEADER_OR_FOLLOWER", topic="t", partition=1, count=2)
     c = env.client()
     answer = c.produce_many("t", [0, 1, 2])
@@ -64,7 +64,7 @@ def test_a_partition_scoped_error_fails_only_that_partition_of_a_produce():
 
 def test_a_topic_scoped_fetch_error_empties_that_partitions_data():
     env = Env()
-    env.broker.create_topic("t", 1, {})
+    env.broker.topics.create("t", 1, {})
     c = env.client()
     c.produce("t", 0, [b"a"])
     env.op("fault_add", api="Fetch", error="OFFSET_OUT_OF_RANGE", topic="t")
@@ -141,7 +141,7 @@ def test_a_version_cap_lowers_what_api_versions_advertises():
 
 def test_the_request_log_is_off_until_switched_on_and_records_what_was_answered():
     env = Env()
-    env.broker.create_topic("t", 2, {})
+    env.broker.topics.create("t", 2, {})
     c = env.client("logged")
     c.produce("t", 0, [b"before"])
     assert env.op("requests")["entries"] == []
@@ -168,7 +168,7 @@ def test_the_request_log_is_off_until_switched_on_and_records_what_was_answered(
 
 def test_the_request_log_keeps_decoded_bodies_on_request_and_its_capacity():
     env = Env()
-    env.broker.create_topic("t", 1, {})
+    env.broker.topics.create("t", 1, {})
     env.op("request_log_config", enabled=True, bodies=True, capacity=2)
     c = env.client()
     for value in (b"a", b"b", b"c"):

@@ -138,8 +138,8 @@ def test_snapshot_restore_brings_back_records_offsets_groups_producer_state_and_
     a.commit("g", "t", {0: 3}, gen, mid_a)
     env.op("expire_member", group="g", client_id="b")
     env.op("clock_advance", ms="1m")
-    env.broker.create_topic("extra", 1, {})
-    env.broker.delete_topic("t")
+    env.broker.topics.create("extra", 1, {})
+    env.broker.topics.delete("t")
 
     restored = env.op("snapshot_restore", name="base")
     assert restored["now_ms"] == T0 and env.op("clock_get")["now_ms"] == T0
@@ -202,9 +202,9 @@ def find_coordinator(client, group):
 
 def test_stopping_a_node_moves_its_partitions_and_coordinators_and_starting_brings_them_back():
     env = Env(nodes=3)
-    env.broker.create_topic("t", 6, {})
+    env.broker.topics.create("t", 6, {})
     c = env.client(node_id=0)
-    led_by_1 = [p.index for p in env.broker.store.get("t").partitions if env.broker.partition_leader(p) == 1]
+    led_by_1 = [p.index for p in env.broker.store.get("t").partitions if env.broker.placement.partition_leader(p) == 1]
     group = next(g for g in (f"g{i}" for i in range(100)) if find_coordinator(c, g).node_id == 1)
     stopped = env.op("node_stop", node=1)
     assert sorted(m["partition"] for m in stopped["moved"] if m["topic"] == "t") == led_by_1
@@ -225,7 +225,7 @@ def test_stopping_a_node_moves_its_partitions_and_coordinators_and_starting_brin
 
 def test_an_offline_node_leaves_its_partitions_leaderless_and_its_groups_without_coordinator():
     env = Env()
-    env.broker.create_topic("t", 2, {})
+    env.broker.topics.create("t", 2, {})
     c = env.client()
     with pytest.raises(ControlError, match="leaders=offline") as refused:
         env.op("node_stop", node=0)
@@ -246,7 +246,7 @@ def test_an_offline_node_leaves_its_partitions_leaderless_and_its_groups_without
 
 def test_leader_and_coordinator_moves():
     env = Env(nodes=2)
-    env.broker.create_topic("t", 1, {})
+    env.broker.topics.create("t", 1, {})
     c = env.client(node_id=0)
     moved = env.op("leader_move", topic="t", partition=0, node=1)
     assert moved["leader"] == 1 and moved["leader_epoch"] == 1
@@ -318,13 +318,13 @@ def test_a_restore_is_written_to_the_data_directory(tmp_path):
     from kafkaemu.broker import Broker
     from kafkaemu.config import BrokerConfig
     env = Env(data_dir=str(tmp_path))
-    env.broker.create_topic("kept", 1, {})
+    env.broker.topics.create("kept", 1, {})
     c = env.client()
     c.produce("kept", 0, [b"a", b"b"])
     c.commit("simple", "kept", {0: 2})
     env.op("snapshot_save", name="s")
     c.produce("kept", 0, [b"c"])
-    env.broker.create_topic("dropped", 1, {})
+    env.broker.topics.create("dropped", 1, {})
     env.op("snapshot_restore", name="s")
     reloaded = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
     assert sorted(reloaded.store.topics) == ["__consumer_offsets", "__transaction_state", "kept"]
@@ -337,7 +337,7 @@ def test_a_snapshot_that_does_not_fit_in_memory_says_so_and_changes_nothing():
     snapshot takes its memory: copying a partition's batches (read from the segment files with a
     data directory)."""
     env = Env()
-    env.broker.create_topic("big", 2, {})
+    env.broker.topics.create("big", 2, {})
     env.client().produce("big", 1, [b"x" * 1000] * 5)
     env.op("snapshot_save", name="kept")
     store = env.broker.store.get("big").partitions[1].batch_store

@@ -134,10 +134,9 @@ HOSTILE_CLIENT = '"><img src=x onerror=alert(1)>'
 def test_names_clients_chose_are_escaped_everywhere():
     env = Env()
     env.op("request_log_config", enabled=True)
-    env.broker.create_topic("t", 2, {})
+    env.broker.topics.create("t", 2, {})
     env.client(HOSTILE_CLIENT).commit(HOSTILE_GROUP, "t", {0: 1})
-    from kafkaemu.handlers.group_common import coordinator_node
-    member = env.client(HOSTILE_CLIENT, coordinator_node(env.broker, "g&<b>"))
+    member = env.client(HOSTILE_CLIENT, env.broker.placement.group_coordinator("g&<b>"))
     member.join("g&<b>")
     member.join("g&<b>", member.replies()[-1].member_id)       # a member: the group rebalances
     text, doc = page(env, "client_id=" + HOSTILE_CLIENT.replace("&", "%26"))
@@ -195,7 +194,7 @@ def test_an_empty_broker_renders_and_faults_are_listed():
 
 def test_a_consumer_protocol_group_shows_member_state_and_assignment():
     env = Env(extra={"group.consumer.heartbeat.interval.ms": 500})
-    env.broker.create_topic("t", 2, {})
+    env.broker.topics.create("t", 2, {})
     reply = env.client("k").call(68, 0, {"group_id": "kip", "member_id": "m-k", "member_epoch": 0, "instance_id": None,
                                          "rack_id": None, "rebalance_timeout_ms": 30000,
                                          "subscribed_topic_names": ["t"], "server_assignor": None,

@@ -43,7 +43,7 @@ def bodies(draw):
 
 
 ENV = Env(nodes=2)
-ENV.broker.create_topic("t", 2, {})
+ENV.broker.topics.create("t", 2, {})
 
 
 @fuzz(150)

@@ -10,7 +10,8 @@ import pytest
 import kafkaemu.handlers
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
-from kafkaemu.handlers.registry import DEFERRED, REGISTRY, RequestContext
+from kafkaemu.broker.context import DEFERRED
+from kafkaemu.handlers.registry import REGISTRY
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode as E
 
@@ -23,8 +24,8 @@ HEARTBEAT, DESCRIBE, FETCH, LIST, API_VERSIONS = 68, 69, 9, 16, 18
 @pytest.fixture
 def broker():
     b = Broker(BrokerConfig(extra={"group.consumer.heartbeat.interval.ms": 750}), now_ms=0)
-    b.listeners[0] = ("127.0.0.1", 9092)
-    b.create_topic("t", 4, {})
+    b.placement.listeners[0] = ("127.0.0.1", 9092)
+    b.topics.create("t", 4, {})
     return b
 
 
@@ -32,8 +33,7 @@ def call(broker, api_key, version, body, node_id=0):
     cat = catalog()
     req = cat.request(api_key, version).decode(cat.request(api_key, version).encode(body))
     replies = []
-    ctx = RequestContext(broker=broker, api_key=api_key, api_version=version, correlation_id=1, client_id="C1",
-                         client_host="127.0.0.1", connection_id=1, now_ms=0, respond=replies.append, node_id=node_id)
+    ctx = broker.context(api_key, version, client_id="C1", now_ms=0, respond=replies.append, node_id=node_id)
     result = REGISTRY.get(api_key).func(ctx, req)
     assert result is not DEFERRED
     codec = cat.response(api_key, version)
@@ -68,7 +68,7 @@ def test_join_through_the_codec(broker, version):
 
 
 def test_v1_regex_and_v1_needs_a_member_id(broker):
-    broker.create_topic("orders", 1, {})
+    broker.topics.create("orders", 1, {})
     r = call(broker, HEARTBEAT, 1, join_body(subscribed_topic_names=None, subscribed_topic_regex="ord.*"))
     [tp] = r.assignment.topic_partitions
     assert bytes(tp.topic_id) == broker.store.get("orders").topic_id
@@ -80,9 +80,8 @@ def test_v1_regex_and_v1_needs_a_member_id(broker):
 
 def test_not_coordinator_with_several_nodes():
     b = Broker(BrokerConfig(nodes=3), now_ms=0)   # __consumer_offsets' partitions spread over the nodes
-    from kafkaemu.handlers.group_common import coordinator_node
-    node = coordinator_node(b, "g")
-    other = next(n for n in b.node_ids if n != node)
+    node = b.placement.group_coordinator("g")
+    other = next(n for n in b.placement.node_ids if n != node)
     assert call(b, HEARTBEAT, 1, join_body(), node_id=other).error_code == E.NOT_COORDINATOR
     [d] = call(b, DESCRIBE, 0, {"group_ids": ["g"], "include_authorized_operations": False}, node_id=other).groups
     assert d.error_code == E.NOT_COORDINATOR
@@ -130,7 +129,7 @@ class _TopicsNotToWalk(dict):
 
 def test_a_heartbeat_subscribing_by_name_reads_only_its_topics(broker):
     for i in range(20):
-        broker.create_topic(f"other-{i}", 1, {})
+        broker.topics.create(f"other-{i}", 1, {})
     broker.store.topics = _TopicsNotToWalk(broker.store.topics)
     r = call(broker, HEARTBEAT, 1, join_body())
     assert r.error_code == 0 and r.member_epoch == 1
@@ -139,8 +138,8 @@ def test_a_heartbeat_subscribing_by_name_reads_only_its_topics(broker):
 
 
 def test_a_regex_subscription_matches_existing_non_internal_topics(broker):
-    broker.create_topic("t2", 2, {})
-    broker.create_topic("u", 1, {})
+    broker.topics.create("t2", 2, {})
+    broker.topics.create("u", 1, {})
     r = call(broker, HEARTBEAT, 1, join_body(subscribed_topic_names=[], subscribed_topic_regex="t.*|__.*"))
     assert r.error_code == 0
     assigned = {tp.topic_id: sorted(tp.partitions) for tp in r.assignment.topic_partitions}
@@ -150,7 +149,7 @@ def test_a_regex_subscription_matches_existing_non_internal_topics(broker):
 def test_a_session_timeout_fences_with_the_topics_as_they_are(broker):
     r = call(broker, HEARTBEAT, 1, join_body())
     assert r.error_code == 0
-    broker.create_topic("late", 1, {})   # after the member's last heartbeat
+    broker.topics.create("late", 1, {})   # after the member's last heartbeat
     broker.tick(60_000)                   # its session (45 s) expires: the member is fenced
     group = broker.coordinator.consumer.groups["g"]
     assert not group.members and group.subscription_metadata == {}

@@ -45,7 +45,7 @@ def client(broker):
 
 def _fill(broker, name="t", partitions=1):
     """Partition 0: offsets 0-4 at T0+0..4 (gzip), 5-9 at T0+100..104 (zstd)."""
-    topic = broker.create_topic(name, partitions, {})
+    topic = broker.topics.create(name, partitions, {})
     plog = topic.partitions[0]
     plog.append(build_batch([(None, b"a", [], T0 + i) for i in range(5)], codec=compression.GZIP), T0)
     plog.append(build_batch([(None, b"b", [], T0 + 100 + i) for i in range(5)], codec=compression.ZSTD), T0)
@@ -147,7 +147,7 @@ def test_produce_to_internal_topic_is_refused(broker, client):
 
 
 def test_produce_reports_record_errors_for_keyless_records_on_compacted_topics(broker, client):
-    broker.create_topic("c", 1, {"cleanup.policy": "compact"})
+    broker.topics.create("c", 1, {"cleanup.policy": "compact"})
     p = _produce(client, "c", build_batch([(b"k", b"v", [], T0), (None, b"v", [], T0)]))
     assert p.error_code == ErrorCode.INVALID_RECORD
     assert [(e.batch_index, "without key" in e.batch_index_error_message) for e in p.record_errors] == [(1, True)]
@@ -163,7 +163,7 @@ def _fetch(client, topic, offsets, max_bytes, partition_max_bytes, version=13):
 
 
 def test_fetch_limits_across_partitions(broker, client):
-    topic = broker.create_topic("f", 3, {})
+    topic = broker.topics.create("f", 3, {})
     for p in topic.partitions:
         for _ in range(4):
             p.append(build_batch([(None, b"x" * 1000, [], T0)]), T0)
@@ -183,8 +183,8 @@ def test_fetch_limits_across_partitions(broker, client):
 
 def test_topic_max_message_bytes_defaults_to_the_broker_setting(broker, client):
     broker.config.message_max_bytes = 500
-    broker.create_topic("m", 1, {})
-    broker.create_topic("big", 1, {"max.message.bytes": "5000"})
+    broker.topics.create("m", 1, {})
+    broker.topics.create("big", 1, {"max.message.bytes": "5000"})
     record = build_batch([(None, b"x" * 1000, [], T0)])
     assert _produce(client, "m", record).error_code == ErrorCode.MESSAGE_TOO_LARGE
     assert _produce(client, "big", record).error_code == ErrorCode.NONE
@@ -207,7 +207,7 @@ def _answered(resp):
 
 @pytest.mark.parametrize("version", [7, 12, 13, 17])
 def test_incremental_fetch_sessions(broker, client, version):
-    topic = broker.create_topic("s", 3, {})
+    topic = broker.topics.create("s", 3, {})
     topic.partitions[0].append(build_batch([(None, b"x", [], T0)]), T0)
     full = _session_fetch(client, topic, 0, 0, [(0, 0), (1, 0), (2, 0)], version=version)
     sid = full.session_id
@@ -234,7 +234,7 @@ def test_incremental_fetch_sessions(broker, client, version):
 
 
 def test_fetch_session_cache_declines_when_full(broker, client):
-    topic = broker.create_topic("s", 1, {})
+    topic = broker.topics.create("s", 1, {})
     broker.store.fetch_sessions.max_slots = 1
     first = _session_fetch(client, topic, 0, 0, [(0, 0)])
     second = _session_fetch(client, topic, 0, 0, [(0, 0)])
@@ -242,7 +242,7 @@ def test_fetch_session_cache_declines_when_full(broker, client):
 
 
 def test_incremental_fetch_long_polls_on_the_whole_session(broker, client):
-    topic = broker.create_topic("s", 2, {})
+    topic = broker.topics.create("s", 2, {})
     sid = _session_fetch(client, topic, 0, 0, [(0, 0), (1, 0)]).session_id
     body = {"max_wait_ms": 5000, "min_bytes": 1, "max_bytes": 1 << 20, "isolation_level": 0, "session_id": sid,
             "session_epoch": 1, "rack_id": "", "replica_id": -1, "topics": [], "forgotten_topics_data": []}
@@ -255,8 +255,8 @@ def test_incremental_fetch_long_polls_on_the_whole_session(broker, client):
 
 def test_partitions_led_by_another_node_answer_not_leader_with_a_hint():
     broker = Broker(BrokerConfig(nodes=3, port=19000), T0)
-    topic = broker.create_topic("multi", 3, {})
-    leaders = {p.index: broker.partition_leader(p) for p in topic.partitions}
+    topic = broker.topics.create("multi", 3, {})
+    leaders = {p.index: broker.placement.partition_leader(p) for p in topic.partitions}
     assert sorted(leaders.values()) == [0, 1, 2]
     led_by_0 = next(i for i, n in leaders.items() if n == 0)
     other = next(i for i, n in leaders.items() if n != 0)
@@ -276,14 +276,14 @@ def test_partitions_led_by_another_node_answer_not_leader_with_a_hint():
     assert parts[1].current_leader.leader_id == leaders[other]
     assert _list(client, 7, -1, name="multi", partition=other).error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
     # a leader change bumps the epoch: the old epoch is fenced everywhere
-    broker.move_leader("multi", other, 0)
+    broker.placement.move_leader("multi", other, 0)
     assert _list(client, 7, -1, name="multi", partition=other, current_leader_epoch=0).error_code == \
         ErrorCode.FENCED_LEADER_EPOCH
     assert _list(client, 7, -1, name="multi", partition=other, current_leader_epoch=1).error_code == 0
 
 
 def test_a_parked_incremental_fetch_still_reports_a_moved_log_start(broker, client):
-    topic = broker.create_topic("s", 1, {})
+    topic = broker.topics.create("s", 1, {})
     plog = topic.partitions[0]
     plog.append(build_batch([(None, b"a", [], T0), (None, b"b", [], T0)]), T0)
     sid = _session_fetch(client, topic, 0, 0, [(0, 2)]).session_id
@@ -298,7 +298,7 @@ def test_a_parked_incremental_fetch_still_reports_a_moved_log_start(broker, clie
 
 
 def _fill_partitions(broker, name, partitions=3, batches=4):
-    topic = broker.create_topic(name, partitions, {})
+    topic = broker.topics.create(name, partitions, {})
     for p in topic.partitions:
         for _ in range(batches):
             p.append(build_batch([(None, b"x" * 1000, [], T0)]), T0)
@@ -346,7 +346,7 @@ def test_fetch_min_bytes_is_capped_at_the_response_limit(broker, client):
 def test_list_offsets_and_fetch_after_a_batch_with_max_timestamp_minus_one(broker, client):
     import crc32c
     import struct
-    broker.create_topic("go", 1, {})
+    broker.topics.create("go", 1, {})
     assert _produce(client, "go", build_batch([(None, b"a", [], T0), (None, b"b", [], T0 + 1)])).error_code == 0
     batch = bytearray(build_batch([(None, b"c", [], T0 + 10), (None, b"d", [], T0 + 20)]))
     struct.pack_into(">q", batch, 35, -1)                  # what older Go clients write
@@ -364,7 +364,7 @@ def test_list_offsets_and_fetch_after_a_batch_with_max_timestamp_minus_one(broke
 def test_one_produce_requests_batches_share_an_inflation_budget():
     broker = Broker(BrokerConfig(max_uncompressed_batch_bytes=1_000_000, socket_request_max_bytes=1_200_000), T0)
     client = Client(broker)
-    broker.create_topic("bud", 2, {})
+    broker.topics.create("bud", 2, {})
     batch = build_batch([(b"k%d" % i, bytes(100_000), [], T0) for i in range(8)], codec=compression.ZSTD)
     resp = client.call(0, 9, {"transactional_id": None, "acks": -1, "timeout_ms": 1000, "topic_data": [
         {"name": "bud", "partition_data": [{"index": 0, "records": batch}, {"index": 1, "records": batch}]}]})

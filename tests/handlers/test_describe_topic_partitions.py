@@ -6,7 +6,7 @@ import pytest
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers.describe_topic_partitions import describe_topic_partitions
-from kafkaemu.handlers.registry import REGISTRY, RequestContext
+from kafkaemu.handlers.registry import REGISTRY
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode
 
@@ -18,9 +18,9 @@ def broker():
     b = Broker(BrokerConfig(), now_ms=0)
     for internal in ("__consumer_offsets", "__transaction_state"):
         b.store.delete_topic(internal)   # created at start; these tests page over their own topics
-    b.create_topic("alpha", 3, {})
-    b.create_topic("beta", 5, {})
-    b.create_topic("gamma", 1, {})
+    b.topics.create("alpha", 3, {})
+    b.topics.create("beta", 5, {})
+    b.topics.create("gamma", 1, {})
     return b
 
 
@@ -32,8 +32,7 @@ def call(broker, topics, limit=2000, cursor=None):
         "cursor": cursor,
     })
     req = catalog().request(API, 0).decode(body)
-    ctx = RequestContext(broker=broker, api_key=API, api_version=0, correlation_id=1, client_id="t",
-                         client_host="127.0.0.1", connection_id=1, now_ms=0)
+    ctx = broker.context(API, 0, client_id="t", now_ms=0)
     resp = describe_topic_partitions(ctx, req)
     return catalog().response(API, 0).decode(catalog().response(API, 0).encode(resp))
 

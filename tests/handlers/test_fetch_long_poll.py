@@ -32,7 +32,7 @@ def _decoded_fetch_replies(conn):
 
 def _setup():
     broker = Broker(BrokerConfig(), T0)
-    topic = broker.create_topic("lp", 1, {})
+    topic = broker.topics.create("lp", 1, {})
     return broker, topic, Connection(broker, REGISTRY, 1, "127.0.0.1")
 
 

@@ -6,7 +6,8 @@ import pytest
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
-from kafkaemu.handlers.registry import DEFERRED, RequestContext
+from kafkaemu.broker.context import DEFERRED
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.storage.legacy_records import down_convert
 from kafkaemu.storage.record_batch import build_batch
@@ -17,7 +18,7 @@ T0 = 1_700_000_000_000
 @pytest.fixture
 def broker():
     b = Broker(BrokerConfig(), T0)
-    plog = b.create_topic("t", 1, {}).partitions[0]
+    plog = b.topics.create("t", 1, {}).partitions[0]
     for n in (1, 50, 3):
         assert plog.append(build_batch([(b"k%d" % i, b"v" * 200, [], T0 + i) for i in range(n)]), T0).error == "NONE"
     return b
@@ -31,9 +32,8 @@ def fetch(broker, version, isolation=0):
                 {"partition": 0, "current_leader_epoch": -1, "fetch_offset": 0, "last_fetched_epoch": -1,
                  "log_start_offset": -1, "partition_max_bytes": 1 << 20}]}]}
     req = cat.request(1, version).decode(cat.request(1, version).encode(body))
-    ctx = RequestContext(broker=broker, api_key=1, api_version=version, correlation_id=1, client_id="c",
-                         client_host="127.0.0.1", connection_id=1, now_ms=T0)
-    result = REGISTRY.get(1).func(ctx, req)
+    ctx = broker.context(ApiKey.FETCH, version, client_id="c", now_ms=T0)
+    result = REGISTRY.get(ApiKey.FETCH).func(ctx, req)
     assert result is not DEFERRED
     return result
 

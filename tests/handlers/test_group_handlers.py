@@ -10,7 +10,8 @@ import pytest
 import kafkaemu.handlers
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
-from kafkaemu.handlers.registry import DEFERRED, REGISTRY, RequestContext
+from kafkaemu.broker.context import DEFERRED
+from kafkaemu.handlers.registry import REGISTRY
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode as E
 
@@ -24,8 +25,8 @@ FIND, JOIN, HEARTBEAT, LEAVE, SYNC, DESCRIBE, LIST, COMMIT, FETCH, DELETE, OFFSE
 def broker():
     # no initial rebalance delay: on this manual clock a new group's first join completes at once
     b = Broker(BrokerConfig(group_initial_rebalance_delay_ms=0), now_ms=0)
-    b.listeners[0] = ("127.0.0.1", 9092)
-    b.create_topic("t", 2, {})
+    b.placement.listeners[0] = ("127.0.0.1", 9092)
+    b.topics.create("t", 2, {})
     return b
 
 
@@ -34,9 +35,7 @@ def call(broker, api_key, version, body, client_id="client", node_id=0):
     cat = catalog()
     req = cat.request(api_key, version).decode(cat.request(api_key, version).encode(body))
     replies = []
-    ctx = RequestContext(broker=broker, api_key=api_key, api_version=version, correlation_id=1, client_id=client_id,
-                         client_host="127.0.0.1", connection_id=1, now_ms=0, respond=replies.append,
-                         node_id=node_id)
+    ctx = broker.context(api_key, version, client_id=client_id, now_ms=0, respond=replies.append, node_id=node_id)
     result = REGISTRY.get(api_key).func(ctx, req)
     if result is not DEFERRED:
         replies.append(result)
@@ -207,7 +206,7 @@ def test_several_nodes_spread_coordinators_and_refuse_groups_they_do_not_coordin
     from kafkaemu.core.placement import partition_for
     topic = broker.store.get("__consumer_offsets")
     for key, node in owners.items():
-        assert node == broker.partition_leader(topic.partitions[partition_for(key, 50)])
+        assert node == broker.placement.partition_leader(topic.partitions[partition_for(key, 50)])
     key, owner = "group-0", owners["group-0"]
     other = (owner + 1) % 3
     body = dict(join_body(), group_id=key)
@@ -238,9 +237,8 @@ def test_offset_commit_v1_keeps_the_client_commit_timestamp_and_v2_retention_set
 def test_the_empty_group_id_is_invalid_before_any_not_coordinator():
     """Kafka's GroupCoordinatorService refuses "" before routing to a coordinator."""
     broker = Broker(BrokerConfig(nodes=3), now_ms=0)
-    from kafkaemu.handlers.group_common import coordinator_node
-    other = next(n for n in broker.node_ids if n != coordinator_node(broker, ""))
-    for node in (coordinator_node(broker, ""), other):
+    other = next(n for n in broker.placement.node_ids if n != broker.placement.group_coordinator(""))
+    for node in (broker.placement.group_coordinator(""), other):
         [j] = call(broker, JOIN, 5, dict(join_body(), group_id=""), node_id=node)
         [h] = call(broker, HEARTBEAT, 4, {"group_id": "", "generation_id": 1, "member_id": "m",
                                           "group_instance_id": None}, node_id=node)

@@ -16,7 +16,7 @@ UNKNOWN_ID = bytes(range(16))
 @pytest.fixture
 def broker():
     b = Broker(BrokerConfig(), 0)
-    b.create_topic("known", 2, {})
+    b.topics.create("known", 2, {})
     return b
 
 

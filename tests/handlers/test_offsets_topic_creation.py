@@ -14,7 +14,7 @@ GROUPS = [f"group-{i}" for i in range(20)]  # spread over many __consumer_offset
 
 
 def _commit_everywhere(broker):
-    broker.create_topic("t", 1, {})
+    broker.topics.create("t", 1, {})
     for group in GROUPS:
         answer = call(broker, 8, 8, {"group_id": group, "generation_id_or_member_epoch": -1, "member_id": "",
                                      "topics": [{"name": "t", "partitions": [

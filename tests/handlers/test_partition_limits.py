@@ -64,8 +64,8 @@ def _grow(broker, *topics, validate_only=False):
 @pytest.mark.parametrize("count", [10_002, 1_000_000, 2**31 - 1])
 def test_create_partitions_over_the_limit_is_a_policy_violation(count):
     broker = Broker(BrokerConfig(), 0)
-    broker.create_topic("t", 1, {})
-    broker.create_topic("u", 1, {})
+    broker.topics.create("t", 1, {})
+    broker.topics.create("u", 1, {})
     assert _grow(broker, ("t", count), ("u", 2)) == [
         ("t", ErrorCode.POLICY_VIOLATION, TOO_MANY_MORE), ("u", ErrorCode.POLICY_VIOLATION, TOO_MANY_MORE)]
     assert _grow(broker, ("t", count), validate_only=True) == [("t", ErrorCode.POLICY_VIOLATION, TOO_MANY_MORE)]
@@ -74,7 +74,7 @@ def test_create_partitions_over_the_limit_is_a_policy_violation(count):
 
 def test_create_partitions_counts_only_what_the_controller_would_add():
     broker = Broker(BrokerConfig(), 0)
-    broker.create_topic("t", 5, {})
+    broker.topics.create("t", 5, {})
     answer = _grow(broker, ("t", 10_005), ("nope", 50_000), ("t2", 20_000), ("t2", 20_000))
     assert [(n, code) for n, code, _ in answer] == [
         ("t", 0), ("nope", ErrorCode.UNKNOWN_TOPIC_OR_PARTITION),
@@ -84,7 +84,7 @@ def test_create_partitions_counts_only_what_the_controller_would_add():
 
 def test_create_partitions_messages_are_kafkas():
     broker = Broker(BrokerConfig(), 0)
-    broker.create_topic("t", 3, {})
+    broker.topics.create("t", 3, {})
     assert _grow(broker, ("t", 3), ("t", 3)) == [("t", ErrorCode.INVALID_REQUEST, "Duplicate topic name.")] * 2
     assert _grow(broker, ("t", 3)) == [("t", ErrorCode.INVALID_PARTITIONS, "Topic already has 3 partition(s).")]
     assert _grow(broker, ("t", 2)) == [

@@ -13,7 +13,7 @@ from .wire_call import call
 
 def _broker(nodes: int) -> Broker:
     b = Broker(BrokerConfig(nodes=nodes), 0)
-    b.create_topic("orders", 5, {})
+    b.topics.create("orders", 5, {})
     return b
 
 
@@ -21,17 +21,17 @@ def _broker(nodes: int) -> Broker:
 def test_a_whole_topic_is_described_as_each_of_its_partitions(nodes, stopped):
     b = _broker(nodes)
     if nodes > 1:
-        b.move_leader("orders", 2, b.node_ids[-1])
+        b.placement.move_leader("orders", 2, b.placement.node_ids[-1])
     if stopped:
-        b.stopped_nodes.add(b.node_ids[0])
+        b.placement.stopped_nodes.add(b.placement.node_ids[0])
     partitions = b.store.get("orders").partitions
-    assert partitions_metadata(b, partitions) == [partition_metadata(b, p) for p in partitions]
+    assert partitions_metadata(b.placement, partitions) == [partition_metadata(b.placement, p) for p in partitions]
 
 
 def test_a_stopped_single_node_leaves_every_partition_offline():
     b = _broker(1)
-    b.stopped_nodes.add(b.node_ids[0])
-    described = partitions_metadata(b, b.store.get("orders").partitions)
+    b.placement.stopped_nodes.add(b.placement.node_ids[0])
+    described = partitions_metadata(b.placement, b.store.get("orders").partitions)
     assert {d["error_code"] for d in described} == {ErrorCode.LEADER_NOT_AVAILABLE}
 
 

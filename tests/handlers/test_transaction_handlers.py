@@ -9,7 +9,8 @@ import kafkaemu.handlers  # noqa: F401  (registers every handler)
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
 from kafkaemu.core.placement import partition_for
-from kafkaemu.handlers.registry import DEFERRED, REGISTRY, RequestContext
+from kafkaemu.broker.context import DEFERRED
+from kafkaemu.handlers.registry import REGISTRY
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode as E
 from kafkaemu.storage.record_batch import build_batch, parse_header
@@ -22,8 +23,8 @@ TIMEOUT = 60000
 @pytest.fixture
 def broker():
     b = Broker(BrokerConfig(group_initial_rebalance_delay_ms=0), now_ms=0)
-    b.listeners[0] = ("127.0.0.1", 9092)
-    b.create_topic("t", 2, {})
+    b.placement.listeners[0] = ("127.0.0.1", 9092)
+    b.topics.create("t", 2, {})
     return b
 
 
@@ -31,9 +32,7 @@ def call(broker, api_key, version, body, node_id=0, now_ms=0):
     cat = catalog()
     req = cat.request(api_key, version).decode(cat.request(api_key, version).encode(body))
     replies = []
-    ctx = RequestContext(broker=broker, api_key=api_key, api_version=version, correlation_id=1, client_id="c",
-                         client_host="127.0.0.1", connection_id=1, now_ms=now_ms, respond=replies.append,
-                         node_id=node_id)
+    ctx = broker.context(api_key, version, client_id="c", now_ms=now_ms, respond=replies.append, node_id=node_id)
     result = REGISTRY.get(api_key).func(ctx, req)
     if result is DEFERRED:   # JoinGroup: answered through ctx.respond
         [result] = replies
@@ -263,9 +262,9 @@ def test_txn_offset_commit_with_a_fenced_producer(broker):
 @pytest.fixture
 def cluster():
     b = Broker(BrokerConfig(nodes=3), now_ms=0)
-    for n in b.node_ids:
-        b.listeners[n] = ("127.0.0.1", 9092 + n)
-    b.create_topic("t", 2, {})
+    for n in b.placement.node_ids:
+        b.placement.listeners[n] = ("127.0.0.1", 9092 + n)
+    b.topics.create("t", 2, {})
     return b
 
 
@@ -283,7 +282,7 @@ def test_find_coordinator_names_the_leader_of_the_ids_partition_and_others_answe
     assert E(describe(cluster, tid, node_id=wrong).error_code) == E.NOT_COORDINATOR
     lists = {n: [s.transactional_id for s in call(cluster, LIST, 1, {"state_filters": [], "producer_id_filters": [],
                                                                         "duration_filter": -1}, node_id=n)
-                 .transaction_states] for n in cluster.node_ids}
+                 .transaction_states] for n in cluster.placement.node_ids}
     assert lists[node] == [tid] and lists[wrong] == []
 
 
@@ -293,7 +292,7 @@ def test_moving_the_transaction_state_partition_moves_the_coordinator(cluster):
     r = init(cluster, tid, node_id=node)
     assert set(add(cluster, r.producer_id, r.producer_epoch, tid=tid, node_id=node).values()) == {E.NONE}
     new = (node + 1) % 3
-    cluster.move_leader("__transaction_state", partition_for(tid, 50), new)
+    cluster.placement.move_leader("__transaction_state", partition_for(tid, 50), new)
     assert end(cluster, r.producer_id, r.producer_epoch, tid=tid, node_id=node) == E.NOT_COORDINATOR
     assert end(cluster, r.producer_id, r.producer_epoch, tid=tid, node_id=new) == E.NONE
 
@@ -302,14 +301,14 @@ def test_moving_the_transaction_state_partition_moves_the_coordinator(cluster):
 def test_a_transaction_caught_mid_commit_completes_after_a_restart(tmp_path):
     config = BrokerConfig(data_dir=str(tmp_path))
     b = Broker(config, now_ms=0)
-    b.create_topic("t", 1, {})
+    b.topics.create("t", 1, {})
     pid, epoch = started(b)
     assert produce(b, pid, epoch, 0, [b"a"]) == E.NONE
-    b.hold_transaction("tx")
+    b.txn_hooks.hold("tx")
     assert end(b, pid, epoch) == E.NONE
     assert b.store.get("t").partitions[0].last_stable_offset == 0   # markers withheld: still pinned
     restarted = Broker(config, now_ms=10)
-    assert restarted.transaction_state("tx")["state"] == "CompleteCommit"
+    assert restarted.txn_hooks.state("tx")["state"] == "CompleteCommit"
     plog = restarted.store.get("t").partitions[0]
     assert plog.last_stable_offset == plog.high_watermark == 2
     # producer ids continue above the loaded ones
@@ -319,11 +318,11 @@ def test_a_transaction_caught_mid_commit_completes_after_a_restart(tmp_path):
 def test_offsets_of_a_transaction_caught_mid_commit_apply_after_a_restart(tmp_path):
     config = BrokerConfig(data_dir=str(tmp_path))
     b = Broker(config, now_ms=0)
-    b.create_topic("t", 1, {})
+    b.topics.create("t", 1, {})
     pid, epoch = started(b)
     add_offsets(b, pid, epoch)
     assert txn_commit(b, pid, epoch, 17) == E.NONE
-    b.hold_transaction("tx")
+    b.txn_hooks.hold("tx")
     assert end(b, pid, epoch) == E.NONE
     assert fetch_offset(b, require_stable=True) == (-1, E.UNSTABLE_OFFSET_COMMIT)
     restarted = Broker(config, now_ms=10)
@@ -367,7 +366,7 @@ def test_write_txn_markers_to_consumer_offsets_completes_pending_offsets(broker)
 
 
 def test_write_txn_markers_to_a_partition_led_elsewhere(cluster):
-    leader = cluster.partition_leader(cluster.store.get("t").partitions[0])
+    leader = cluster.placement.partition_leader(cluster.store.get("t").partitions[0])
     other = (leader + 1) % 3
     assert write_markers(cluster, 1000, 0, [("t", 0)], node_id=other) == {("t", 0): E.NOT_LEADER_OR_FOLLOWER}
 

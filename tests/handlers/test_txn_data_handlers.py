@@ -1,7 +1,7 @@
 """The transactions data path through the sans-IO connection: Produce of transactional batches
 (whole-request errors, the KIP-890 verifier hook), Fetch read_committed (LSO boundaries,
 aborted_transactions, long poll woken by the marker) and read_uncommitted, ListOffsets under
-both isolation levels, DescribeProducers, and Broker.write_txn_markers. No sockets."""
+both isolation levels, DescribeProducers, and TransactionDataPath.write_txn_markers. No sockets."""
 import pytest
 
 from kafkaemu.broker import Broker
@@ -70,7 +70,7 @@ def list_latest(client, topic, isolation, timestamp=-1, version=7):
 def mixed(broker):
     """Partition 0 of "m": plain 0-1, txn A (pid 1) 2-3, plain 4-5, txn B (pid 2) 6-7, A again 8-9,
     abort A at 10; B stays open. LSO 6, HW 11."""
-    plog = broker.create_topic("m", 1, {}).partitions[0]
+    plog = broker.topics.create("m", 1, {}).partitions[0]
     plog.append(plain(), T0)
     plog.append(txn_batch(1, 0), T0)
     plog.append(plain(), T0)
@@ -122,7 +122,7 @@ def test_read_committed_long_poll_is_completed_by_the_marker(client, broker, mix
     assert fetch(client, "m", 6, READ_COMMITTED, max_wait_ms=5000) is None     # parked at the LSO
     mixed.append(txn_batch(2, 2), T0)                                          # more open data: still parked
     assert client.conn.take_output() == b""
-    broker.write_txn_markers(2, 0, True, 0, [("m", 0)], T0)
+    broker.txn_path.write_txn_markers(2, 0, True, 0, [("m", 0)], T0)
     (reply,) = FrameDecoder(1 << 30).feed(client.conn.take_output())
     p = catalog().response(1, 11).decode(reply[4:]).responses[0].partitions[0]
     assert base_offsets(p.records) == [6, 8, 10, 11, 13] and p.last_stable_offset == 14
@@ -141,8 +141,8 @@ def test_list_offsets_latest_is_the_lso_under_read_committed(client, mixed):
 
 
 def test_transactional_produce_starts_a_transaction(client, broker):
-    broker.txn_partition_verifier = None   # producer 5 has no transaction at the coordinator: no KIP-890 check
-    plog = broker.create_topic("p", 2, {}).partitions[0]
+    broker.txn_path.partition_verifier = None   # producer 5 has no transaction at the coordinator: no KIP-890 check
+    plog = broker.topics.create("p", 2, {}).partitions[0]
     out = produce(client, [("p", 0, txn_batch(5, 0)), ("p", 1, plain())])
     assert [r.error_code for r in out.values()] == [0, 0]
     assert plog.open_transactions() == {5: 0} and plog.last_stable_offset == 0
@@ -152,7 +152,7 @@ def test_transactional_produce_starts_a_transaction(client, broker):
 
 
 def test_transactional_records_need_a_transactional_id_and_one_producer(client, broker):
-    topic = broker.create_topic("p", 2, {})
+    topic = broker.topics.create("p", 2, {})
     out = produce(client, [("p", 0, txn_batch(5, 0)), ("p", 1, plain())], transactional_id=None)
     assert {k: r.error_code for k, r in out.items()} == {
         ("p", 0): ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, ("p", 1): ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED}
@@ -162,7 +162,7 @@ def test_transactional_records_need_a_transactional_id_and_one_producer(client, 
 
 
 def test_the_verifier_is_asked_before_a_partition_joins_a_transaction(client, broker):
-    topic = broker.create_topic("v", 3, {})
+    topic = broker.topics.create("v", 3, {})
     asked = []
     answers = {0: 0, 1: ErrorCode.INVALID_TXN_STATE, 2: ErrorCode.CONCURRENT_TRANSACTIONS}
 
@@ -170,7 +170,7 @@ def test_the_verifier_is_asked_before_a_partition_joins_a_transaction(client, br
         asked.append((transactional_id, producer_id, epoch, topic_name, partition))
         return answers[partition]
 
-    broker.txn_partition_verifier = verifier
+    broker.txn_path.partition_verifier = verifier
     out = produce(client, [("v", 0, txn_batch(5, 0, epoch=2)), ("v", 1, txn_batch(5, 0, epoch=2)),
                            ("v", 2, txn_batch(5, 0, epoch=2))])
     assert sorted(asked) == [("tx", 5, 2, "v", 0), ("tx", 5, 2, "v", 1), ("tx", 5, 2, "v", 2)]
@@ -190,7 +190,7 @@ def test_the_verifier_is_asked_before_a_partition_joins_a_transaction(client, br
 
 
 def test_describe_producers(client, broker, mixed):
-    idem = broker.create_topic("i", 2, {}).partitions[1]
+    idem = broker.topics.create("i", 2, {}).partitions[1]
     idem.append(txn_batch(9, 0, n=3, transactional=False), T0)
     resp = client.call(61, 0, {"topics": [{"name": "m", "partition_indexes": [0, 5]},
                                           {"name": "i", "partition_indexes": [1, 0]},
@@ -215,28 +215,28 @@ def test_describe_producers(client, broker, mixed):
 
 def test_describe_producers_on_another_node_is_not_leader():
     broker = Broker(BrokerConfig(nodes=3, port=19000), T0)
-    topic = broker.create_topic("multi", 3, {})
+    topic = broker.topics.create("multi", 3, {})
     client = Client(broker)
     resp = client.call(61, 0, {"topics": [{"name": "multi", "partition_indexes": [0, 1, 2]}]})
     codes = [p.error_code for p in resp.topics[0].partitions]
-    leaders = [broker.partition_leader(p) for p in topic.partitions]
+    leaders = [broker.placement.partition_leader(p) for p in topic.partitions]
     assert codes == [0 if leader == broker.node_id else ErrorCode.NOT_LEADER_OR_FOLLOWER for leader in leaders]
     assert ErrorCode.NOT_LEADER_OR_FOLLOWER in codes
 
 
 def test_write_txn_markers_skips_deleted_partitions_and_reports_fencing(broker):
-    a = broker.create_topic("a", 2, {})
-    broker.create_topic("gone", 1, {})
+    a = broker.topics.create("a", 2, {})
+    broker.topics.create("gone", 1, {})
     a.partitions[0].append(txn_batch(3, 0, epoch=1), T0)
-    broker.delete_topic("gone")
-    results = broker.write_txn_markers(3, 1, True, 2, [("a", 0), ("a", 1), ("gone", 0), ("a", 7)], T0)
+    broker.topics.delete("gone")
+    results = broker.txn_path.write_txn_markers(3, 1, True, 2, [("a", 0), ("a", 1), ("gone", 0), ("a", 7)], T0)
     assert results == {("a", 0): ErrorCode.NONE, ("a", 1): ErrorCode.NONE,
                        ("gone", 0): ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ("a", 7): ErrorCode.UNKNOWN_TOPIC_OR_PARTITION}
     assert [p.high_watermark for p in a.partitions] == [3, 1] and a.partitions[0].last_stable_offset == 3
     # a zombie coordinator (older epoch) and a stale producer epoch write nothing
-    results = broker.write_txn_markers(3, 1, False, 1, [("a", 0)], T0)
+    results = broker.txn_path.write_txn_markers(3, 1, False, 1, [("a", 0)], T0)
     assert results == {("a", 0): ErrorCode.TRANSACTION_COORDINATOR_FENCED}
-    results = broker.write_txn_markers(3, 0, False, 2, [("a", 0)], T0)
+    results = broker.txn_path.write_txn_markers(3, 0, False, 2, [("a", 0)], T0)
     assert results == {("a", 0): ErrorCode.INVALID_PRODUCER_EPOCH}
     assert [p.high_watermark for p in a.partitions] == [3, 1]
     (marker,) = list(iter_records(a.partitions[0].batches()[-1]))

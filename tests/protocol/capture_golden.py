@@ -345,7 +345,7 @@ def capture(client: str) -> list:
     with KafkaEmulator() as emu:
         with Recorder(upstream=("127.0.0.1", emu.port)) as rec:
             # Advertise the recorder, so clients stay on it after bootstrap.
-            emu.call(lambda b: b.listeners.__setitem__(b.node_id, ("127.0.0.1", rec.port)))
+            emu.call(lambda b: b.placement.listeners.__setitem__(b.node_id, ("127.0.0.1", rec.port)))
             full_run(rec.address)
         frames += rec.frames
     return frames

@@ -14,7 +14,8 @@ from kafkaemu.storage import offsets_topic
 from kafkaemu.storage.offsets_topic import OFFSETS_TOPIC_CONFIGS
 from kafkaemu.core.placement import partition_for
 from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
-from kafkaemu.handlers.registry import DEFERRED, REGISTRY, RequestContext
+from kafkaemu.broker.context import DEFERRED
+from kafkaemu.handlers.registry import REGISTRY
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode as E
 from kafkaemu.storage.data_dir import DataDir
@@ -28,8 +29,7 @@ def call(broker, api_key, version, body, client_id="client"):
     cat = catalog()
     req = cat.request(api_key, version).decode(cat.request(api_key, version).encode(body))
     replies = []
-    ctx = RequestContext(broker=broker, api_key=api_key, api_version=version, correlation_id=1, client_id=client_id,
-                         client_host="127.0.0.1", connection_id=1, now_ms=broker.now_ms, respond=replies.append)
+    ctx = broker.context(api_key, version, client_id=client_id, respond=replies.append)
     result = REGISTRY.get(api_key).func(ctx, req)
     if result is not DEFERRED:
         replies.append(result)

@@ -6,7 +6,8 @@ import struct
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
-from kafkaemu.handlers.registry import DEFERRED, ApiRegistry
+from kafkaemu.broker.context import DEFERRED
+from kafkaemu.handlers.registry import ApiRegistry
 from kafkaemu.storage.record_batch import build_batch
 from kafkaemu.testing.raw_client import api_versions_frame, encode_request
 from kafkaemu.wire.connection import MAX_IN_FLIGHT, MAX_UNSENT_REPLY_BYTES, Connection
@@ -18,7 +19,7 @@ PIPELINED = 2000
 
 def _broker_with_data(record_bytes=20_000):
     broker = Broker(BrokerConfig(), T0)
-    topic = broker.create_topic("bp", 1, {})
+    topic = broker.topics.create("bp", 1, {})
     topic.partitions[0].append(build_batch([(None, b"x" * record_bytes, [], T0)]), T0)
     return broker, topic
 

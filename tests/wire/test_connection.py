@@ -6,7 +6,8 @@ import pytest
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
-from kafkaemu.handlers.registry import DEFERRED, NO_RESPONSE, ApiRegistry
+from kafkaemu.broker.context import DEFERRED, NO_RESPONSE
+from kafkaemu.handlers.registry import ApiRegistry
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.wire.connection import Connection, ProtocolViolation

@@ -5,7 +5,8 @@ import struct
 from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
-from kafkaemu.handlers.registry import DEFERRED, ApiRegistry
+from kafkaemu.broker.context import DEFERRED
+from kafkaemu.handlers.registry import ApiRegistry
 from kafkaemu.testing.raw_client import api_versions_frame
 from kafkaemu.wire.connection import Connection
 from kafkaemu.wire.framing import FrameDecoder

@@ -65,13 +65,13 @@ class ControlBase:
             self.broker.tick(self._now())
 
     def _node(self, node: int) -> int:
-        if node not in self.broker.listeners:
-            raise ControlError(404, f"no node {node} (nodes: {sorted(self.broker.listeners)})")
+        if node not in self.broker.placement.listeners:
+            raise ControlError(404, f"no node {node} (nodes: {sorted(self.broker.placement.listeners)})")
         return node
 
     def _live_target(self, node: int) -> int:
         self._node(node)
-        if node in self.broker.stopped_nodes:
+        if node in self.broker.placement.stopped_nodes:
             raise ControlError(409, f"node {node} is stopped; start it first")
         return node
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...faults import FaultRule
 from ...protocol.catalog import catalog
-from ..intercept import error_name
+from ...broker.intercept import error_name
 from ..params import ControlError, api_key, bad, boolean, duration_ms, error_code, integer, text
 from ..table import Cli, P, Py, op
 from .base import ControlBase, log
@@ -67,8 +67,8 @@ class FaultOps(ControlBase):
             raise bad("fault_add: partition needs topic")
         if min_version is not None and max_version is not None and min_version > max_version:
             raise bad(f"fault_add: min_version {min_version} is above max_version {max_version}")
-        if node is not None and node not in self.broker.listeners:
-            raise bad(f"fault_add: no node {node} (nodes: {sorted(self.broker.listeners)})")
+        if node is not None and node not in self.broker.placement.listeners:
+            raise bad(f"fault_add: no node {node} (nodes: {sorted(self.broker.placement.listeners)})")
         rule = self.broker.faults.add(FaultRule(
             api, error_code=error, delay_ms=delay_ms, drop_connection=drop_connection, black_hole=black_hole,
             client_id=client_id, times=None if until_removed else count, min_version=min_version,

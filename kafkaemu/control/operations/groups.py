@@ -2,7 +2,7 @@
 transitions; a member's session expired now."""
 from __future__ import annotations
 
-from ..intercept import error_name
+from ...broker.intercept import error_name
 from ..params import ControlError, bad, integer, text
 from ..table import Cli, P, Py, op
 from ..views import GroupSnapshot, group_ids, member_names

@@ -17,16 +17,17 @@ class NodeOps(ControlBase):
         leading: dict[int, int] = {}
         for topic in broker.store.topics.values():
             for p in topic.partitions:
-                leader = broker.partition_leader(p)
+                leader = broker.placement.partition_leader(p)
                 leading[leader] = leading.get(leader, 0) + 1
-        coordinating = {n: sum(1 for p in offsets.partitions if broker.partition_leader(p) == n)
-                        for n in broker.listeners}
-        return {"nodes": [{"node_id": n, "host": host, "port": port, "running": n not in broker.stopped_nodes,
+        coordinating = {n: sum(1 for p in offsets.partitions if broker.placement.partition_leader(p) == n)
+                        for n in broker.placement.listeners}
+        return {"nodes": [{"node_id": n, "host": host, "port": port, "running": n not in broker.placement.stopped_nodes,
                            "leader_of": leading.get(n, 0), "offsets_partitions": coordinating[n]}
-                          for n, (host, port) in sorted(broker.listeners.items())]}
+                          for n, (host, port) in sorted(broker.placement.listeners.items())]}
 
     def _running_nodes(self, excluding: int | None = None) -> list[int]:
-        return [n for n in self.broker.node_ids if n not in self.broker.stopped_nodes and n != excluding]
+        placement = self.broker.placement
+        return [n for n in placement.node_ids if n not in placement.stopped_nodes and n != excluding]
 
     @op("POST", "/api/nodes/{node}/stop", node=P(integer(min=0), required=True, help="the node's id"),
         leaders=P(choice("move", "offline"), default="move",
@@ -40,23 +41,24 @@ class NodeOps(ControlBase):
         the groups it coordinates) move to the running nodes or go offline."""
         broker = self.broker
         self._node(node)
-        if node in broker.stopped_nodes:
+        if node in broker.placement.stopped_nodes:
             raise ControlError(409, f"node {node} is already stopped")
         others = self._running_nodes(excluding=node)
         if leaders == "move" and not others:
             raise ControlError(409, f"no other node runs to take over node {node}'s partitions; "
                                     f"stop it with leaders=offline")
         moved, offline = [], []
-        led = [p for t in broker.store.topics.values() for p in t.partitions if broker.partition_leader(p) == node]
+        led = [p for t in broker.store.topics.values() for p in t.partitions
+               if broker.placement.partition_leader(p) == node]
         for i, p in enumerate(led):
             if leaders == "move":
                 target = others[i % len(others)]
-                broker.move_leader(p.topic.name, p.index, target)
+                broker.placement.move_leader(p.topic.name, p.index, target)
                 moved.append((p.topic.name, p.index, target))
             else:
                 p.bump_leader_epoch()
                 offline.append((p.topic.name, p.index))
-        broker.stopped_nodes.add(node)
+        broker.placement.stopped_nodes.add(node)
         self._moved_by_stop[node] = moved
         self._offline_by_stop[node] = offline
         if self.server is not None:
@@ -76,14 +78,14 @@ class NodeOps(ControlBase):
         leader, and (by default) those its stop moved away return to it."""
         broker = self.broker
         self._node(node)
-        if node not in broker.stopped_nodes:
+        if node not in broker.placement.stopped_nodes:
             raise ControlError(409, f"node {node} is running")
         if self.server is not None:
             try:
                 await self.server.start_listener(node)
             except OSError as exc:
                 raise ControlError(409, f"node {node} cannot listen on its port again: {exc}") from None
-        broker.stopped_nodes.discard(node)
+        broker.placement.stopped_nodes.discard(node)
         back = []
         for t, index in self._offline_by_stop.pop(node, []):
             topic = broker.store.get(t)
@@ -92,8 +94,8 @@ class NodeOps(ControlBase):
         for t, index, target in self._moved_by_stop.pop(node, []) if restore_leaders else []:
             topic = broker.store.get(t)
             if topic is not None and index < len(topic.partitions) \
-                    and broker.partition_leader(topic.partitions[index]) == target:
-                broker.move_leader(t, index, node)
+                    and broker.placement.partition_leader(topic.partitions[index]) == target:
+                broker.placement.move_leader(t, index, node)
                 back.append({"topic": t, "partition": index, "leader": node})
         log.info("node_started", node_id=node, leaders_back=len(back))
         return {"node": node, "running": True, "returned": back}
@@ -118,7 +120,7 @@ class NodeOps(ControlBase):
         NOT_LEADER_OR_FOLLOWER from the old leader and follow Metadata."""
         plog = self._partition(topic, partition)
         self._live_target(node)
-        epoch = self.broker.move_leader(topic, partition, node)
+        epoch = self.broker.placement.move_leader(topic, partition, node)
         return {"topic": topic, "partition": plog.index, "leader": node, "leader_epoch": epoch}
 
     @op("POST", "/api/groups/{group}/coordinator", group=P(text, required=True),
@@ -129,8 +131,8 @@ class NodeOps(ControlBase):
         """Move a group's coordinator: its __consumer_offsets partition gets a new leader (so do
         the other groups on that partition, listed in the answer)."""
         self._live_target(node)
-        index = self.broker.coordinator.partition_for(group)
-        epoch = self.broker.move_leader(OFFSETS_TOPIC, index, node)
-        sharing = [g for g in group_ids(self.broker) if self.broker.coordinator.partition_for(g) == index]
+        index = self.broker.placement.group_partition(group)
+        epoch = self.broker.placement.move_leader(OFFSETS_TOPIC, index, node)
+        sharing = [g for g in group_ids(self.broker) if self.broker.placement.group_partition(g) == index]
         return {"group": group, "coordinator": node, "offsets_partition": index, "leader_epoch": epoch,
                 "groups_on_partition": sharing}

@@ -105,11 +105,11 @@ class SnapshotOps(ControlBase):
         fault rules, version caps or logged requests, every node running with its own partitions.
         The clock, the request log's settings and the snapshots stay."""
         started = time.perf_counter()
-        for node in sorted(self.broker.stopped_nodes):
+        for node in sorted(self.broker.placement.stopped_nodes):
             await self.node_start(node, restore_leaders=False)
         self._moved_by_stop.clear()
         self._offline_by_stop.clear()
-        self.broker.clear_moved_leaders()
+        self.broker.placement.clear_moved_leaders()
         self.broker.faults.clear()
         self.broker.interceptor.version_caps.clear()
         self.broker.interceptor.log.clear()

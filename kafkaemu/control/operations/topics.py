@@ -45,7 +45,7 @@ class TopicOps(ControlBase):
         """Create a topic (as CreateTopics would, without a client)."""
         from ...storage.log_store import TopicError
         try:
-            topic = self.broker.create_topic(name, partitions, configs or {})
+            topic = self.broker.topics.create(name, partitions, configs or {})
         except TopicError as exc:
             if exc.code.name == "TOPIC_ALREADY_EXISTS":
                 raise ControlError(409, str(exc)) from None
@@ -62,5 +62,5 @@ class TopicOps(ControlBase):
         if t.internal:
             raise ControlError(409, f"{topic} is internal")
         view = topic_view(self.broker, t)
-        self.broker.delete_topic(topic)
+        self.broker.topics.delete(topic)
         return view

@@ -3,7 +3,7 @@ released, aborts and time-outs now, fencing, its coordinator moved."""
 from __future__ import annotations
 
 from ...storage.transaction_state_topic import TRANSACTION_STATE_TOPIC
-from ..intercept import error_name
+from ...broker.intercept import error_name
 from ..params import ControlError, integer, text
 from ..table import Cli, P, Py, op
 from .base import ControlBase
@@ -39,7 +39,7 @@ def _by_id(transactional_id):
 
 class TransactionOps(ControlBase):
     def _transaction(self, transactional_id: str) -> dict:
-        state = self.broker.transaction_state(transactional_id)
+        state = self.broker.txn_hooks.state(transactional_id)
         if state is None:
             raise ControlError(404, f"no transactional id {transactional_id!r}")
         return _json_transaction(state)
@@ -62,7 +62,7 @@ class TransactionOps(ControlBase):
         stays in PrepareCommit/PrepareAbort and the last stable offset of its partitions stays pinned
         (read_committed consumers wait). A held transaction never times out."""
         self._transaction(transactional_id)
-        self.broker.hold_transaction(transactional_id)
+        self.broker.txn_hooks.hold(transactional_id)
         return self._transaction(transactional_id)
 
     @op("POST", "/api/transactions/{transactional_id}/release", transactional_id=TXN_ID,
@@ -71,7 +71,7 @@ class TransactionOps(ControlBase):
     def transaction_release(self, transactional_id: str) -> dict:
         """Write the markers withheld by hold; ``completed`` says whether a transaction completed."""
         self._transaction(transactional_id)
-        completed = self.broker.release_transaction(transactional_id, self._now())
+        completed = self.broker.txn_hooks.release(transactional_id, self._now())
         self._tick()
         return {"completed": completed, **self._transaction(transactional_id)}
 
@@ -83,7 +83,7 @@ class TransactionOps(ControlBase):
     def transaction_abort(self, transactional_id: str) -> dict:
         """Abort the id's open transaction as the coordinator does on its own (fencing the epoch)."""
         self._transaction(transactional_id)
-        error = self.broker.abort_transaction(transactional_id, self._now())
+        error = self.broker.txn_hooks.abort(transactional_id, self._now())
         self._tick()
         return self._transaction_result(transactional_id, error)
 
@@ -94,7 +94,7 @@ class TransactionOps(ControlBase):
     def transaction_time_out(self, transactional_id: str) -> dict:
         """Make the id's open transaction time out now, whatever the clock."""
         self._transaction(transactional_id)
-        error = self.broker.time_out_transaction(transactional_id, self._now())
+        error = self.broker.txn_hooks.time_out(transactional_id, self._now())
         self._tick()
         return self._transaction_result(transactional_id, error)
 
@@ -106,7 +106,7 @@ class TransactionOps(ControlBase):
     def transaction_fence(self, transactional_id: str) -> dict:
         """Bump the id's epoch as a new producer instance would: the running producer is fenced."""
         self._transaction(transactional_id)
-        result = self.broker.fence_producer(transactional_id, self._now())
+        result = self.broker.txn_hooks.fence(transactional_id, self._now())
         self._tick()
         return {"error": error_name(result["error_code"]), **self._transaction(transactional_id)}
 
@@ -125,7 +125,7 @@ class TransactionOps(ControlBase):
         """Move a transactional id's coordinator: its __transaction_state partition gets a new
         leader; producers get NOT_COORDINATOR from the old node and find the new one."""
         self._live_target(node)
-        index = self.broker.txn_coordinator.partition_for(transactional_id)
-        epoch = self.broker.move_leader(TRANSACTION_STATE_TOPIC, index, node)
+        index = self.broker.placement.txn_partition(transactional_id)
+        epoch = self.broker.placement.move_leader(TRANSACTION_STATE_TOPIC, index, node)
         return {"transactional_id": transactional_id, "coordinator": node, "state_partition": index,
                 "leader_epoch": epoch}

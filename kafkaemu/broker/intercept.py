@@ -13,14 +13,13 @@ from collections import deque
 from typing import TYPE_CHECKING, Callable
 
 from ..faults import FaultRule, replace_error_codes
+from ..protocol.api_keys import ApiKey
 from ..protocol.catalog import catalog
 from ..protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
-    from ..broker import Broker
+    from .broker import Broker
 
-API_VERSIONS = 18
-PRODUCE = 0
 _TOPIC_NAME_KEYS = ("name", "topic", "topic_name")
 _PARTITION_KEYS = ("partition_index", "partition", "index")
 _PARTITION_LIST_KEYS = ("partition_indexes", "partitions")
@@ -90,7 +89,7 @@ class RequestInterceptor:
         if self.log.enabled:
             entry = {"time_ms": now_ms, "node": node_id, "connection": conn.connection_id,
                      "client_host": conn.client_host, "client_id": client_id, "api": catalog().api_name(api_key),
-                     "api_key": api_key, "version": api_version, "correlation_id": correlation_id,
+                     "api_key": int(api_key), "version": api_version, "correlation_id": correlation_id,
                      "fault": fault.id if fault else None}
             if self.log.bodies:
                 entry["request"] = to_json(body)
@@ -101,8 +100,8 @@ class RequestInterceptor:
             if fault.black_hole:
                 self._finish(entry, started, None, "black_holed")
                 return None
-            withheld = _withhold_produce(body, fault) if api_key == PRODUCE else []
-        if entry is not None and api_key == PRODUCE and getattr(body, "acks", None) == 0:
+            withheld = _withhold_produce(body, fault) if api_key == ApiKey.PRODUCE else []
+        if entry is not None and api_key == ApiKey.PRODUCE and getattr(body, "acks", None) == 0:
             self._finish(entry, started, None, "no_response")  # acks=0: the handler never replies
             entry = None
 
@@ -115,7 +114,7 @@ class RequestInterceptor:
         out = logged if (entry is not None or self.on_reply is not None) else respond
         if fault is not None:
             out = self._faulty(conn, fault, out, entry, started, withheld)
-        if api_key == API_VERSIONS and self.version_caps:
+        if api_key == ApiKey.API_VERSIONS and self.version_caps:
             out = self._capped(out)
         return out
 

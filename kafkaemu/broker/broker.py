@@ -1,0 +1,140 @@
+"""The broker: its state, start, clock, tick and close. Pure: time arrives as ``now_ms``.
+
+It owns what its rooms share: the log store, placement over the emulated nodes, the coordinators
+(``coordinators.py`` builds them), topic administration (``topics.py``), the transaction data
+path and test hooks (``transactions.py``), request dispatch with interception (``dispatch.py``,
+``intercept.py``). Handlers see none of it but what their ``RequestContext`` carries (``context.py``).
+"""
+from __future__ import annotations
+
+from ..config import BrokerConfig
+from ..core.coordinator import GroupCoordinator
+from ..core.timers import Timers
+from ..core.transactions.coordinator import TransactionCoordinator
+from ..faults import Faults
+from ..storage import transaction_state_topic
+from ..storage.data_dir import DataDir
+from ..storage.log_store import LogStore
+from ..storage.offsets_topic import prepare_offsets_topic
+from . import dispatch
+from .context import ANONYMOUS, RequestContext, services_for
+from .coordinators import build_group_coordinator, build_transaction_coordinator
+from .intercept import RequestInterceptor
+from .placement import Placement
+from .topics import TopicAdmin
+from .transactions import TransactionDataPath, TransactionHooks
+
+
+class Broker:
+    handle_request = dispatch.handle_request   # (conn, api, header, body, respond, now_ms): every request
+
+    def __init__(self, config: BrokerConfig, now_ms: int) -> None:
+        self.config = config
+        self.node_id = config.node_id
+        self.cluster_id = config.cluster_id
+        self.store = store = LogStore(config.log_retention_check_interval_ms, config.log_cleaner_backoff_ms,
+                                      config.max_uncompressed_batch_bytes)
+        if config.data_dir:
+            DataDir(config.data_dir, config.data_dir_tail_cache_bytes).attach(store)  # loads what a previous run stored
+        store.tick(now_ms)  # starts the retention schedule
+        self.now_ms = now_ms
+        node_ids = list(range(config.node_id, config.node_id + max(1, config.nodes)))
+        self.placement = Placement(node_ids, {n: (config.advertised, config.port + i if config.port else 0)
+                                              for i, n in enumerate(node_ids)}, store)
+        # the broker's RequestContext subclass: its class attributes are what handlers may use
+        self.services = services = services_for(store, self.placement, config)
+        services.topics = self.topics = TopicAdmin(services, self._clock)
+        services.txn_path = self.txn_path = TransactionDataPath(services, self._clock)
+        self.txn_hooks = TransactionHooks(services, self._clock)
+        self.faults = Faults()
+        self.timers = Timers()  # broker-level timers (delayed fault replies, idle connections)
+        # __consumer_offsets and __transaction_state exist from the start as internal topics, so no
+        # lookup can create them as ordinary topics; groups and transactional ids are placed by the
+        # partition counts they have (as Kafka, after a setting change too). With a data directory
+        # their records are replayed (completing transactions caught mid-commit).
+        prepare_offsets_topic(store, config.offsets_topic_num_partitions, f"data directory {config.data_dir}")
+        transaction_state_topic.prepare_transaction_state_topic(store, config.transaction_state_log_num_partitions)
+        self.coordinator = self.new_coordinator(now_ms, load=bool(config.data_dir))
+        self.txn_coordinator = self.new_transaction_coordinator(now_ms, load=bool(config.data_dir))
+        if self.txn_coordinator.settings.partition_verification_enable:
+            self.txn_path.partition_verifier = self.txn_path.verify_partition
+        self.interceptor = RequestInterceptor(self)  # faults, request log, API version caps
+
+    def _clock(self) -> int:
+        return self.now_ms
+
+    # -- the coordinators (replaced by snapshot restores and control resets) ----------------
+    @property
+    def coordinator(self) -> GroupCoordinator:
+        return self.services.groups
+
+    @coordinator.setter
+    def coordinator(self, coordinator: GroupCoordinator) -> None:
+        self.services.groups = coordinator
+
+    @property
+    def txn_coordinator(self) -> TransactionCoordinator:
+        return self.services.txns
+
+    @txn_coordinator.setter
+    def txn_coordinator(self, coordinator: TransactionCoordinator) -> None:
+        self.services.txns = coordinator
+
+    def new_coordinator(self, now_ms: int, load: bool = True) -> GroupCoordinator:
+        """A group coordinator writing to __consumer_offsets; ``load``: with the groups and offsets
+        its records hold (a previous run's, or a restored snapshot's)."""
+        return build_group_coordinator(self.config, self.store, self.placement, now_ms, load)
+
+    def new_transaction_coordinator(self, now_ms: int, load: bool = True) -> TransactionCoordinator:
+        """A transaction coordinator writing to __transaction_state; ``load``: with the transactions
+        its records hold (a previous run's, or a restored snapshot's)."""
+        return build_transaction_coordinator(self.config, self.store, self.placement, self.txn_path.write_markers,
+                                             now_ms, load)
+
+    # -- requests --------------------------------------------------------------------------
+    def observe_time(self, now_ms: int) -> None:
+        """A connection received bytes at ``now_ms``: the broker's clock never goes back."""
+        if now_ms > self.now_ms:
+            self.now_ms = now_ms
+
+    def context(self, api_key: int, api_version: int, *, node_id: int | None = None, now_ms: int | None = None,
+                respond=None, client_id: str | None = "client", client_host: str = "127.0.0.1",
+                connection_id: int = 1, correlation_id: int = 1, principal: str = ANONYMOUS) -> RequestContext:
+        """A context for calling a handler directly (tests, benchmarks): on the first node, at the
+        broker's clock, replies dropped unless ``respond`` is given."""
+        ctx = self.services(api_key, api_version, correlation_id, client_id, client_host, connection_id,
+                            self.node_id if node_id is None else node_id, self.now_ms if now_ms is None else now_ms,
+                            principal=principal)
+        if respond is not None:
+            ctx.respond = respond
+        return ctx
+
+    def use_real_time_for_fetch_waits(self, call_later) -> None:
+        """Under a manual clock, clients still time their long polls in real time: ``call_later(s, fn)``
+        (the IO layer's timer) ends each parked Fetch after its max_wait_ms of real time, or it
+        would hold back its connection until the test advanced the clock."""
+        fetches = self.store.fetches
+        fetches.on_park = lambda waiter, ms: call_later(ms / 1000, fetches.complete, waiter)
+
+    # -- time ----------------------------------------------------------------------------
+    def close(self) -> None:
+        """A clean shutdown of the data directory (if any); the broker serves no more requests."""
+        if self.store.persistence is not None:
+            self.store.persistence.close()
+            self.store.persistence = None
+
+    def tick(self, now_ms: int) -> None:
+        """Fire every timer due at ``now_ms`` (session expiry, long-poll timeouts, ...)."""
+        self.now_ms = now_ms
+        self.store.tick(now_ms)
+        self.coordinator.tick(now_ms)
+        self.txn_coordinator.tick(now_ms)
+        self.timers.poll(now_ms)
+
+    def next_deadline_ms(self) -> int | None:
+        """The earliest time ``tick`` has work to do, or None."""
+        deadlines = [d for d in (self.store.next_deadline_ms(), self.coordinator.next_deadline_ms(),
+                                 self.txn_coordinator.next_deadline_ms(), self.timers.next_deadline())
+                     if d is not None]
+        return min(deadlines, default=None)
+

@@ -1,0 +1,104 @@
+"""What a handler is given: the facts of one request and the narrow services it may use. The only
+part of ``kafkaemu.broker`` that ``kafkaemu/handlers/`` imports (``tests/broker/test_handler_imports.py``).
+
+A ``RequestContext`` is built for every request, so it is kept small and quick to read: the
+request's own facts are slots, and the services every request of a broker shares are class
+attributes of a ``RequestContext`` subclass made for that broker (``services_for``). Building a
+context sets only the request's facts; reading ``ctx.store`` is one class-attribute lookup (a
+property over a shared object costs three times that); and a coordinator the control API replaces
+is seen by every context at once, parked ones included.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..protocol.api_keys import ApiKey
+
+if TYPE_CHECKING:
+    from ..config import BrokerConfig
+    from ..core.coordinator import GroupCoordinator
+    from ..core.transactions.coordinator import TransactionCoordinator
+    from ..storage.log_store import LogStore
+    from .placement import Placement
+    from .topics import TopicAdmin
+    from .transactions import TransactionDataPath
+
+DEFERRED = object()     # the handler keeps ctx.respond and calls it later (parked replies)
+NO_RESPONSE = object()  # nothing is sent back (acks=0 produce)
+ANONYMOUS = "User:ANONYMOUS"   # Kafka's principal for a connection that has not authenticated
+
+Response = dict
+
+
+class ConstantResponse(dict):
+    """A response a handler answers again and again without change (ApiVersions): the connection
+    encodes it once per version and reuses the bytes. Never mutate one; wrappers (faults, version
+    caps) build new dicts from it."""
+
+    __slots__ = ("encoded",)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.encoded: dict[int, bytes] = {}
+
+
+def _drop(response: Response) -> None:
+    pass
+
+
+class RequestContext:
+    """What a handler knows besides the request's body: the request (``api_key``, ``api_version``,
+    ``correlation_id``, ``client_id``), its connection (``client_host``, ``connection_id``,
+    ``principal``: ``User:<sasl user>`` or ``User:ANONYMOUS``), the node it reached (``node_id``),
+    the broker's clock (``now_ms``), ``respond`` for a reply given later (the handler returns
+    DEFERRED), and the broker's services (``store``, ``groups``, ``txns``, ``placement``,
+    ``config``, ``cluster_id``, ``topics``, ``txn_path``, ``authorizer``: None while authorization
+    is off). Built by a broker's subclass (``services_for``), never by this class itself."""
+
+    __slots__ = ("api_key", "api_version", "correlation_id", "client_id", "client_host", "connection_id", "node_id",
+                 "now_ms", "respond", "principal")
+
+    def __init__(self, api_key: ApiKey | int, api_version: int, correlation_id: int, client_id: str | None,
+                 client_host: str, connection_id: int, node_id: int, now_ms: int,
+                 respond: Callable[[Response], None] = _drop, principal: str = ANONYMOUS) -> None:
+        self.api_key = api_key
+        self.api_version = api_version
+        self.correlation_id = correlation_id
+        self.client_id = client_id
+        self.client_host = client_host
+        self.connection_id = connection_id
+        self.node_id = node_id
+        self.now_ms = now_ms
+        self.respond = respond
+        self.principal = principal
+
+    # the broker's services: class attributes of the broker's subclass (``services_for``)
+    store: "LogStore" = None  # type: ignore[assignment]
+    groups: "GroupCoordinator" = None  # type: ignore[assignment]
+    txns: "TransactionCoordinator" = None  # type: ignore[assignment]
+    placement: "Placement" = None  # type: ignore[assignment]
+    config: "BrokerConfig" = None  # type: ignore[assignment]
+    cluster_id: str = ""
+    topics: "TopicAdmin" = None  # type: ignore[assignment]
+    txn_path: "TransactionDataPath" = None  # type: ignore[assignment]
+    authorizer = None   # None while authorization is off
+
+    def __repr__(self) -> str:
+        return (f"RequestContext(api_key={self.api_key!r}, api_version={self.api_version}, "
+                f"correlation_id={self.correlation_id}, client_id={self.client_id!r}, node_id={self.node_id}, "
+                f"principal={self.principal!r})")
+
+
+BrokerServices = type[RequestContext]
+"""A broker's RequestContext subclass: its class attributes are the broker's services."""
+
+Handler = Callable[[RequestContext, Any], Any]
+
+
+def services_for(store: "LogStore", placement: "Placement", config: "BrokerConfig") -> BrokerServices:
+    """The RequestContext subclass of one broker: calling it builds that broker's contexts, and its
+    class attributes hold the services (the broker sets ``groups``, ``txns``, ``topics`` and
+    ``txn_path`` on it as it builds them, and ``authorizer`` when authorization is on)."""
+    return type("RequestContext", (RequestContext,), {
+        "__slots__": (), "__module__": __name__, "store": store, "placement": placement, "config": config,
+        "cluster_id": config.cluster_id})

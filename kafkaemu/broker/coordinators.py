@@ -1,0 +1,51 @@
+"""Where the broker builds its coordinators: each writes its records to its internal topic and
+is placed by that topic's partition count (``Placement`` learns the same count here)."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from ..config import BrokerConfig
+from ..core.coordinator import CoordinatorSettings, GroupCoordinator
+from ..core.settings import TransactionSettings
+from ..core.transactions.context import WriteMarkers
+from ..core.transactions.coordinator import TransactionCoordinator
+from ..storage import transaction_state_topic
+from ..storage.log_store import OFFSETS_TOPIC, LogStore
+from ..storage.offsets_topic import log_sink, read_entries
+from .placement import Placement
+
+
+def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Placement, now_ms: int,
+                            load: bool) -> GroupCoordinator:
+    """A group coordinator writing to __consumer_offsets; ``load``: with the groups and offsets
+    its records hold (a previous run's, or a restored snapshot's)."""
+    offsets_partitions = len(store.get(OFFSETS_TOPIC).partitions)
+    placement.offsets_partitions = offsets_partitions
+    settings = dataclasses.replace(CoordinatorSettings.from_config(config),
+                                   offsets_topic_num_partitions=offsets_partitions)
+    coordinator = GroupCoordinator(settings, log_sink(store, offsets_partitions), now_ms)
+    if load:
+        coordinator.load(read_entries(store), now_ms)
+    return coordinator
+
+
+def build_transaction_coordinator(config: BrokerConfig, store: LogStore, placement: Placement,
+                                  write_markers: Callable[[WriteMarkers], None], now_ms: int,
+                                  load: bool) -> TransactionCoordinator:
+    """A transaction coordinator writing to __transaction_state; ``load``: with the transactions
+    its records hold (a previous run's, or a restored snapshot's), producer ids continuing above
+    every id the logs know."""
+    txn_partitions = len(store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC).partitions)
+    placement.txn_partitions = txn_partitions
+    settings = dataclasses.replace(TransactionSettings.from_config(config), state_log_num_partitions=txn_partitions)
+    coordinator = TransactionCoordinator(settings, transaction_state_topic.log_sink(store), write_markers,
+                                         store.producer_ids.new_id, now_ms)
+    if load:
+        ids = store.producer_ids
+        for topic in store.topics.values():
+            for plog in topic.partitions:
+                ids.ensure_above(max(plog.producers.producers, default=-1))
+        coordinator.load(transaction_state_topic.read_records(store), now_ms)
+        ids.ensure_above(coordinator.max_producer_id())
+    return coordinator

@@ -1,0 +1,102 @@
+"""Placement: the one answer to "which node leads this partition, coordinates this group, this
+transactional id?" for the nodes one broker emulates, and the leadership the control API moves.
+
+Partitions are spread round robin over the nodes from a node chosen by the topic's name
+(``__consumer_offsets`` and ``__transaction_state`` partition p on node p % n). A group is
+coordinated by the leader of its ``__consumer_offsets`` partition and a transactional id by the
+leader of its ``__transaction_state`` partition, each found by Kafka's hash
+(``core/placement.py``) over the partition count the coordinator was built with.
+"""
+from __future__ import annotations
+
+import zlib
+
+import structlog
+
+from ..core.placement import partition_for
+from ..storage.log_store import OFFSETS_TOPIC, LogStore
+from ..storage.transaction_state_topic import TRANSACTION_STATE_TOPIC
+
+log = structlog.get_logger("kafkaemu.broker")
+NO_LEADER = -1
+
+
+class Placement:
+    def __init__(self, node_ids: list[int], listeners: dict[int, tuple[str, int]], store: LogStore) -> None:
+        self.node_ids = node_ids
+        # node id -> (advertised host, port); the server fills in the bound ports.
+        self.listeners = listeners
+        self.stopped_nodes: set[int] = set()   # nodes whose listener the control API stopped
+        self.store = store
+        self.offsets_partitions = 1   # set as the coordinators are built (Broker.new_coordinator)
+        self.txn_partitions = 1
+        self._moved_leaders: dict[tuple[str, int], int] = {}
+
+    # -- partitions ----------------------------------------------------------------------
+    def partition_leader(self, partition) -> int:
+        """The node leading a partition, or -1 (NO_LEADER) while that node is stopped and the
+        partition is offline (see ``placed_leader``)."""
+        leader = self.placed_leader(partition)
+        return NO_LEADER if leader in self.stopped_nodes else leader
+
+    def placed_leader(self, partition) -> int:
+        """The node a partition belongs to: spread round robin over the nodes, starting at a node
+        chosen by the topic name (``__consumer_offsets`` partition p on node p % n), unless moved."""
+        nodes = self.node_ids
+        if len(nodes) == 1:
+            return nodes[0]
+        moved = self._moved_leaders.get((partition.topic.name, partition.index))
+        if moved is not None:
+            return moved
+        start = 0 if partition.topic.internal else zlib.crc32(partition.topic.name.encode())
+        return nodes[(start + partition.index) % len(nodes)]
+
+    def move_leader(self, topic_name: str, index: int, node_id: int) -> int:
+        """Make ``node_id`` lead the partition (a leader election); returns the new leader epoch.
+        Moving a ``__consumer_offsets`` partition moves the coordinator of its groups."""
+        if node_id not in self.listeners:
+            raise ValueError(f"no node {node_id}")
+        partition = self.store.get(topic_name).partitions[index]
+        self._moved_leaders[(topic_name, index)] = node_id
+        epoch = partition.bump_leader_epoch()
+        log.info("leader_moved", topic=topic_name, partition=index, node_id=node_id, leader_epoch=epoch)
+        return epoch
+
+    def clear_moved_leaders(self) -> None:
+        """Every partition back on the node it was placed on (a control reset)."""
+        for topic_name, index in list(self._moved_leaders):
+            topic = self.store.get(topic_name)
+            if topic is not None and index < len(topic.partitions):
+                topic.partitions[index].bump_leader_epoch()
+        self._moved_leaders.clear()
+
+    def forget_topic(self, name: str) -> None:
+        """A deleted topic's moved leaders are forgotten (a new topic of that name starts placed)."""
+        self._moved_leaders = {k: v for k, v in self._moved_leaders.items() if k[0] != name}
+
+    # -- coordinators --------------------------------------------------------------------
+    def group_partition(self, group_id: str) -> int:
+        """The ``__consumer_offsets`` partition holding a group's records."""
+        return partition_for(group_id, self.offsets_partitions)
+
+    def txn_partition(self, transactional_id: str) -> int:
+        """The ``__transaction_state`` partition holding a transactional id's records."""
+        return partition_for(transactional_id, self.txn_partitions)
+
+    def group_coordinator(self, group_id: str) -> int:
+        """The node leading the group's __consumer_offsets partition (-1 while it is offline)."""
+        topic = self.store.get(OFFSETS_TOPIC)
+        index = self.group_partition(group_id)
+        if topic is None or index >= len(topic.partitions):
+            return self.node_ids[0]
+        return self.partition_leader(topic.partitions[index])
+
+    def txn_coordinator(self, transactional_id: str) -> int:
+        """The node leading the transactional id's __transaction_state partition (-1 while offline)."""
+        topic = self.store.get(TRANSACTION_STATE_TOPIC)
+        return self.partition_leader(topic.partitions[self.txn_partition(transactional_id)])
+
+    # -- nodes ---------------------------------------------------------------------------
+    def live_nodes(self) -> list[tuple[int, str, int]]:
+        """(node id, host, port) of every node whose listener runs, by id."""
+        return [(n, host, port) for n, (host, port) in sorted(self.listeners.items()) if n not in self.stopped_nodes]

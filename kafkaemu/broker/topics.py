@@ -1,0 +1,33 @@
+"""Creating and deleting topics with what follows from it: the log line, placement forgetting a
+deleted topic's moved leaders, the group coordinator dropping its committed offsets."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+import structlog
+
+from ..storage.log_store import Topic
+
+if TYPE_CHECKING:
+    from .context import BrokerServices
+
+log = structlog.get_logger("kafkaemu.broker")
+
+
+class TopicAdmin:
+    def __init__(self, services: "BrokerServices", clock: Callable[[], int]) -> None:
+        self.services = services
+        self.clock = clock
+
+    def create(self, name: str, num_partitions: int, configs: dict[str, str]) -> Topic:
+        topic = self.services.store.create_topic(name, num_partitions, configs)
+        log.info("topic_created", topic=name, partitions=num_partitions)
+        return topic
+
+    def delete(self, name: str) -> Topic:
+        services = self.services
+        topic = services.store.delete_topic(name)
+        services.placement.forget_topic(name)
+        services.groups.on_topic_deleted(self.clock(), name)
+        log.info("topic_deleted", topic=name)
+        return topic
