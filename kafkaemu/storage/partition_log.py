@@ -1,7 +1,7 @@
 """One partition's log: record batches kept as the bytes the producer sent.
 
-Appends validate (``append_checks``) as Kafka 3.9's UnifiedLog and LogValidator do (magic, CRC, size, offset range,
-record count, control batches, idempotent sequences, then every record: see
+Appends validate as Kafka 3.9's UnifiedLog and LogValidator do (``append_checks``: magic, CRC,
+size, offset range, record count, control batches, idempotent sequences, then every record: see
 ``record_validation``), assign offsets by rewriting each batch's base offset and partition leader
 epoch in place, set the max timestamp Kafka recomputes from the records (LogAppendTime topics: the
 append time), and wake fetches waiting for data. As in Kafka, a batch is re-encoded only when it
