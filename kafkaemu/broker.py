@@ -189,10 +189,13 @@ class Broker:
     def tick(self, now_ms: int) -> None:
         """Fire every timer due at ``now_ms`` (session expiry, long-poll timeouts, ...)."""
         self.now_ms = now_ms
-        self.store.tick(now_ms)
-        self.coordinator.tick(now_ms)
-        self.txn_coordinator.tick(now_ms)
-        self.timers.poll(now_ms)
+        # one subsystem's failure is logged and does not stop the others' timers
+        for subsystem, tick in (("storage", self.store.tick), ("groups", self.coordinator.tick),
+                                ("transactions", self.txn_coordinator.tick), ("broker", self.timers.poll)):
+            try:
+                tick(now_ms)
+            except Exception:
+                log.exception("tick_failed", subsystem=subsystem)
 
     def next_deadline_ms(self) -> int | None:
         """The earliest time ``tick`` has work to do, or None."""

@@ -20,7 +20,7 @@ from collections import Counter
 from ..storage.offsets_topic import OFFSETS_TOPIC_CONFIGS
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
-from ..storage.topic_config import topic_config_entries, validate_topic_config
+from ..storage.topic_config import topic_config_entries, validate_topic_config, validate_topic_configs
 from .registry import handler
 
 MAX_PARTITIONS_PER_BATCH = 10_000  # Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH
@@ -119,6 +119,9 @@ def _validate(broker, t, counts):
         message = validate_topic_config(c.name, c.value)
         if message:
             return ErrorCode.INVALID_CONFIG, message
+    message = validate_topic_configs({c.name: c.value for c in t.configs if c.value is not None})
+    if message:
+        return ErrorCode.INVALID_CONFIG, message
     return None
 
 

@@ -13,6 +13,17 @@ from .record_validation import check_records
 def validate(plog, records, produce_version: int, max_message_bytes: int, configs, now_ms: int,
              limit: int, inflated: list) -> list:
     """[(batch, header, max timestamp)] ready to append, or InvalidBatch."""
+    batches = _validate(plog, records, produce_version, max_message_bytes, configs, now_ms, limit, inflated)
+    size, segment_bytes = sum(len(b) for b, _, _ in batches), topic_config.int_config(configs, "segment.bytes")
+    if size > segment_bytes:   # UnifiedLog.append: no segment could hold it
+        raise InvalidBatch("RECORD_LIST_TOO_LARGE", f"Message batch size is {size} bytes in append to partition "
+                           f"{plog.topic.name}-{plog.index}, which exceeds the maximum configured segment size "
+                           f"of {segment_bytes}.")
+    return batches
+
+
+def _validate(plog, records, produce_version: int, max_message_bytes: int, configs, now_ms: int,
+              limit: int, inflated: list) -> list:
     if records is None:
         raise InvalidBatch("INVALID_RECORD", "produce request without records for the partition")
     found = list(split_batches(records))

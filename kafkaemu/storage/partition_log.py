@@ -30,6 +30,7 @@ from .producer_state import ProducerStateTable
 from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, NO_TIMESTAMP, InvalidBatch, control_record, end_txn_marker,
                            iter_records, parse_header, rewrite_offsets, set_max_timestamp)
 from .record_validation import check_records
+from .segment import StorageError
 
 log = structlog.get_logger("kafkaemu.storage")
 
@@ -157,7 +158,11 @@ class PartitionLog:
             if log_append_time:
                 max_ts = now_ms
             set_max_timestamp(batch, log_append_time, max_ts)
-            self._store(batch, base, base + h.last_offset_delta, max_ts)
+            try:
+                self._store(batch, base, base + h.last_offset_delta, max_ts)
+            except StorageError as exc:   # nothing of this batch stays; the log takes writes again when it can
+                log.warning("storage_error", topic=self.topic.name, partition=self.index, offset=base, reason=str(exc))
+                return AppendResult(exc.code_name, log_start_offset=self.log_start_offset, message=str(exc))
             total += len(batch)
             if h.producer_id >= 0:
                 producers.record(h, base, max_ts)

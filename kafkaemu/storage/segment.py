@@ -3,7 +3,8 @@ batches byte for byte, its sparse ``.index`` and ``.timeindex`` (``offset_index`
 ``.txnindex`` of aborted transactions.
 
 Appends are one unbuffered write each (a killed process keeps every acknowledged batch; there is
-no fsync). Reads use ``os.pread`` of byte ranges found through the offset index and batch
+no fsync). A write that fails (ENOSPC, EIO) is cut back off the file before ``StorageError`` is
+raised, so the segment always ends with a whole batch and the next append lands where it should. Reads use ``os.pread`` of byte ranges found through the offset index and batch
 headers scanned forward from there: the page cache does the caching, nothing is mapped.
 """
 from __future__ import annotations
@@ -14,7 +15,8 @@ from bisect import bisect_left
 from collections import OrderedDict
 
 from .offset_index import OffsetIndex, TimeIndex
-from .record_batch import HEADER_SIZE, LOG_OVERHEAD, MAGIC_OFFSET, NO_TIMESTAMP, crc_ok, parse_header
+from .record_batch import (HEADER_SIZE, LOG_OVERHEAD, MAGIC_OFFSET, NO_TIMESTAMP, InvalidBatch, crc_ok,
+                           parse_header)
 
 _BASE_LEN = struct.Struct(">qi")
 _DELTA = struct.Struct(">i")           # last offset delta, at byte 23
@@ -23,6 +25,14 @@ _TXN_ENTRY = struct.Struct(">hqqqq")   # Kafka's AbortedTxn: version, producer i
 SCAN_CHUNK = 1 << 16
 MAX_OPEN_FILES = 512     # segment files open at once, over all partitions (reads of old segments open theirs)
 _OPEN: OrderedDict = OrderedDict()   # id(segment) -> segment with an open file, oldest opened first
+
+
+class StorageError(InvalidBatch):
+    """A segment write failed (the disk is full, an IO error); nothing of the batch stays in the
+    file. Appends answer KAFKA_STORAGE_ERROR."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("KAFKA_STORAGE_ERROR", message)
 
 
 def file_name(base: int, suffix: str) -> str:
@@ -51,6 +61,7 @@ class Segment:
         self._rolling_ts: int | None = None
         self._txn_fd: int | None = None
         self.bytes_read = 0              # bytes read back from the file (tests spy on restarts)
+        self._torn = False               # a failed write may have left bytes past ``size``
 
     @property
     def fd(self) -> int:
@@ -65,12 +76,27 @@ class Segment:
     # -- appending -------------------------------------------------------------------------
     def append(self, batch, last: int, max_ts: int) -> None:
         pos = self.size
-        written = os.write(self.fd, batch)
-        if written < len(batch):
-            view = memoryview(batch)[written:]
-            while view:
-                view = view[os.write(self.fd, view):]
+        try:
+            if self._torn:
+                self._cut_back()
+            written = os.write(self.fd, batch)
+            if written < len(batch):
+                view = memoryview(batch)[written:]
+                while view:
+                    view = view[os.write(self.fd, view):]
+        except OSError as exc:
+            self._torn = True
+            try:
+                self._cut_back()
+            except OSError:
+                pass     # cut before the next append
+            raise StorageError(f"write to {self.path} failed: {exc.strerror or exc}") from exc
         self._indexed(pos, len(batch), last, max_ts)
+
+    def _cut_back(self) -> None:
+        """Drop what a failed write left after the last whole batch (Kafka's recovery would)."""
+        os.ftruncate(self.fd, self.size)
+        self._torn = False
 
     def rolling_timestamp(self) -> int:
         """The largest timestamp of the segment's first batch (segment.ms counts from it)."""
