@@ -1,0 +1,89 @@
+"""One check of topic configs for every way one arrives (CreateTopics, AlterConfigs,
+IncrementalAlterConfigs, the control API, a data directory being loaded), with Kafka's types,
+ranges and enums; and periodic work isolated, so one subsystem's failing tick stops no other."""
+import json
+from types import SimpleNamespace
+
+import pytest
+from structlog.testing import capture_logs
+
+from kafkaemu.control.params import ControlError
+from kafkaemu.handlers.config_changes import SET, apply_changes
+from kafkaemu.storage.data_dir import DataDir
+from kafkaemu.storage.log_store import LogStore, TopicError
+from kafkaemu.storage.record_batch import build_batch
+from kafkaemu.storage.topic_config import validate_topic_configs
+from tests.control.harness import Env
+
+BAD = [
+    ({"retention.ms": "1h"}, "Expected value to be a long"),
+    ({"max.message.bytes": "abc"}, "Expected value to be a int"),
+    ({"segment.bytes": "1"}, "Value must be at least 14"),
+    ({"cleanup.policy": "compactt"}, "String must be one of"),
+    ({"retention.bytes": "1_000"}, "Expected value to be a long"),
+    ({"retention.ms": "99999999999999999999"}, "Expected value to be a long"),
+    ({"min.cleanable.dirty.ratio": "1.5"}, "between"),
+    ({"min.cleanable.dirty.ratio": "NaN"}, "between"),
+    ({"segment.jitter.ms": "-1"}, "at least 0"),
+    ({"min.compaction.lag.ms": "10", "max.compaction.lag.ms": "5"}, "conflict topic config setting"),
+    ({"retention.ms": 1000}, "strings"),
+]
+
+
+@pytest.mark.parametrize("configs,message", BAD)
+def test_creating_a_topic_refuses_them_on_every_path(configs, message):
+    assert message in validate_topic_configs(configs)
+    with pytest.raises(TopicError, match=message) as refused:
+        LogStore().create_topic("t", 1, configs)
+    assert refused.value.code.name == "INVALID_CONFIG"
+    if not all(isinstance(v, str) for v in configs.values()):
+        return      # the control API takes JSON numbers as their text
+    env = Env()
+    with pytest.raises(ControlError, match=message) as answered:   # the control API: HTTP 400
+        env.op("topic_create", name="t", configs=configs)
+    assert answered.value.status == 400 and env.broker.store.get("t") is None
+
+
+@pytest.mark.parametrize("configs,message", BAD[:-1])
+def test_alter_configs_refuses_them_and_keeps_the_old_configs(configs, message):
+    env = Env()
+    topic = env.broker.create_topic("t", 1, {"retention.ms": "5000"})
+    resource = SimpleNamespace(resource_type=2, resource_name="t")
+    result = apply_changes(env.broker, resource, [(k, SET, v) for k, v in configs.items()], False, False)
+    assert result["error_code"].name == "INVALID_CONFIG" and message in result["error_message"]
+    assert topic.configs == {"retention.ms": "5000"}
+
+
+def test_a_data_directory_with_refused_configs_loads_with_the_defaults_and_says_so(tmp_path):
+    (tmp_path / "topics.json").write_text(json.dumps({"topics": [
+        {"name": "old", "id": "00" * 16, "partitions": 1, "internal": False,
+         "configs": {"retention.ms": "1h", "max.message.bytes": "abc", "segment.bytes": "4096"}}]}))
+    store = LogStore()
+    with capture_logs() as logs:
+        DataDir(str(tmp_path)).attach(store)
+    assert store.get("old").configs == {"segment.bytes": "4096"}
+    dropped = [e for e in logs if e["event"] == "data_dir_topic_configs_dropped"]
+    assert dropped and dropped[0]["dropped"] == {"retention.ms": "1h", "max.message.bytes": "abc"}
+    store.tick(0)
+    store.tick(10**9)     # retention and compaction run over the loaded topic
+
+
+def test_one_failing_subsystem_tick_does_not_stop_the_group_timers():
+    env = Env(log_retention_check_interval_ms=1000)
+    env.two_member_group()
+    env.broker.create_topic("broken", 1, {}).partitions[0].append(build_batch([(None, b"x", [], 0)]), 0)
+    env.broker.store.get("broken").configs["retention.ms"] = "1h"   # as an older kafkaemu accepted
+    with capture_logs() as logs:
+        env.op("clock_advance", ms=10_000)   # retention raises; the sessions (10 s) still expire
+    assert env.op("group", group="g")["member_count"] == 0
+    assert any(e["event"] == "partition_work_failed" and e["topic"] == "broken" for e in logs)
+    env = Env()
+    env.two_member_group()
+
+    def broken(now_ms):
+        raise RuntimeError("a storage bug")
+    env.broker.store.tick = broken
+    with capture_logs() as logs:
+        env.op("clock_advance", ms=10_000)
+    assert env.op("group", group="g")["member_count"] == 0
+    assert any(e["event"] == "tick_failed" and e["subsystem"] == "storage" for e in logs)
