@@ -34,7 +34,7 @@ class Broker:
         self.node_id = config.node_id
         self.cluster_id = config.cluster_id
         self.store = LogStore(config.log_retention_check_interval_ms, config.log_cleaner_backoff_ms,
-                              config.max_uncompressed_batch_bytes)
+                              config.max_uncompressed_batch_bytes, config.topic_defaults)
         if config.data_dir:
             DataDir(config.data_dir, config.data_dir_tail_cache_bytes).attach(self.store)  # loads what a previous run stored
         self.store.tick(now_ms)  # starts the retention schedule

@@ -37,7 +37,8 @@ def apply_changes(broker, resource, changes, replace_all: bool, validate_only: b
         elif op == DELETE:
             configs.pop(name, None)
         else:
-            current = [v for v in configs.get(name, TOPIC_CONFIG_DEFAULTS[name][0]).split(",") if v]
+            default = topic.defaults.get(name, TOPIC_CONFIG_DEFAULTS[name][0])
+            current = [v for v in configs.get(name, default).split(",") if v]
             items = [v.strip() for v in value.split(",") if v.strip()]
             merged = current + [v for v in items if v not in current] if op == APPEND \
                 else [v for v in current if v not in items]

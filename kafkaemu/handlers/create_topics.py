@@ -59,7 +59,7 @@ def create_topics(ctx, req):
                 results.append(result)
                 continue
         result.update(topic_id=topic_id, num_partitions=partitions, replication_factor=rf,
-                      configs=_config_entries(configs))
+                      configs=_config_entries(configs, broker.store.topic_defaults))
         results.append(result)
     return {"topics": results}
 
@@ -125,6 +125,6 @@ def _validate(broker, t, counts):
     return None
 
 
-def _config_entries(configs):
+def _config_entries(configs, broker_defaults):
     return [{"name": name, "value": value, "read_only": False, "config_source": source, "is_sensitive": False}
-            for name, value, source, _ in topic_config_entries(configs)]
+            for name, value, source, _ in topic_config_entries(configs, broker_defaults)]

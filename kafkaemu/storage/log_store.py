@@ -32,6 +32,7 @@ class Topic:
     partitions: list[PartitionLog]
     configs: dict[str, str] = field(default_factory=dict)
     internal: bool = False
+    defaults: dict[str, str] = field(default_factory=dict)   # the broker's topic defaults (log.retention.ms, ...)
 
 
 def validate_topic_name(name: str) -> bool:
@@ -40,8 +41,9 @@ def validate_topic_name(name: str) -> bool:
 
 class LogStore:
     def __init__(self, retention_check_interval_ms: int = 300000, cleaner_backoff_ms: int = 15000,
-                 max_uncompressed_batch_bytes: int = DEFAULT_LIMIT) -> None:
+                 max_uncompressed_batch_bytes: int = DEFAULT_LIMIT, topic_defaults: dict[str, str] | None = None) -> None:
         self.topics: dict[str, Topic] = {}
+        self.topic_defaults = dict(topic_defaults or {})   # topic config -> the broker's value, where not Kafka's
         self._by_id: dict[bytes, Topic] = {}
         self.fetches = FetchPurgatory()
         self.fetch_sessions = FetchSessionCache()
@@ -112,7 +114,7 @@ class LogStore:
         message = validate_topic_configs(configs or {})
         if message:
             raise TopicError(ErrorCode.INVALID_CONFIG, message)
-        topic = Topic(name, topic_id or uuid.uuid4().bytes, [], dict(configs or {}), internal)
+        topic = Topic(name, topic_id or uuid.uuid4().bytes, [], dict(configs or {}), internal, self.topic_defaults)
         topic.partitions = [self._new_partition(topic, i) for i in range(num_partitions)]
         self.topics[name] = topic
         self._by_id[topic.topic_id] = topic

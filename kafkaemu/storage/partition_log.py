@@ -19,6 +19,7 @@ high watermark; aborted transactions are indexed for read_committed fetches.
 from __future__ import annotations
 
 import struct
+from collections import ChainMap
 from dataclasses import dataclass, field
 
 import structlog
@@ -79,8 +80,11 @@ class PartitionLog:
         return min(max(first, self.log_start_offset), self.high_watermark)
 
     @property
-    def configs(self) -> dict[str, str]:
-        return getattr(self.topic, "configs", None) or {}
+    def configs(self):
+        """The topic's configs, over the broker's topic defaults when it has some."""
+        configs = getattr(self.topic, "configs", None) or {}
+        defaults = getattr(self.topic, "defaults", None)
+        return ChainMap(configs, defaults) if defaults else configs
 
     @property
     def batch_count(self) -> int:

@@ -123,11 +123,14 @@ def validate_topic_configs(configs) -> str | None:
     return None
 
 
-def topic_config_entries(configs: dict[str, str]):
-    """(name, effective value, config_source, config_type) for every topic config, sorted by name."""
+def topic_config_entries(configs: dict[str, str], broker_defaults: dict[str, str] | None = None):
+    """(name, effective value, config_source, config_type) for every topic config, sorted by name
+    (set on the topic, else the broker's default, else Kafka's)."""
     for name, (default, typ) in sorted(TOPIC_CONFIG_DEFAULTS.items()):
         if name in configs:
             yield name, configs[name], DYNAMIC_TOPIC_CONFIG, typ
+        elif broker_defaults and name in broker_defaults:
+            yield name, broker_defaults[name], STATIC_BROKER_CONFIG, typ
         else:
             yield name, default, DEFAULT_CONFIG, typ
 

@@ -87,3 +87,36 @@ def test_one_failing_subsystem_tick_does_not_stop_the_group_timers():
         env.op("clock_advance", ms=10_000)
     assert env.op("group", group="g")["member_count"] == 0
     assert any(e["event"] == "tick_failed" and e["subsystem"] == "storage" for e in logs)
+
+
+def test_broker_level_log_settings_are_the_defaults_of_topics_that_set_none():
+    from kafkaemu.config import BrokerConfig
+    config = BrokerConfig(extra={"log.retention.ms": "60000", "log.segment.bytes": "1048576",
+                                 "log.cleanup.policy": "compact,delete"})
+    assert config.topic_defaults == {"retention.ms": "60000", "segment.bytes": "1048576",
+                                     "cleanup.policy": "compact,delete"}
+    env = Env(log_retention_ms=60000, log_retention_check_interval_ms=1000)
+    plain = env.broker.create_topic("plain", 1, {})
+    kept = env.broker.create_topic("kept", 1, {"retention.ms": "-1"})
+    for topic in (plain, kept):
+        topic.partitions[0].append(build_batch([(None, b"old", [], env.clock.now_ms())]), env.clock.now_ms())
+    env.op("clock_advance", ms=61_000)
+    env.op("clock_advance", ms=1_000)
+    assert plain.partitions[0].log_start_offset == 1      # the broker's retention.ms applied
+    assert kept.partitions[0].log_start_offset == 0       # the topic's own setting wins
+    from kafkaemu.storage.topic_config import STATIC_BROKER_CONFIG, topic_config_entries
+    entries = {n: (v, src) for n, v, src, _ in topic_config_entries(plain.configs, plain.defaults)}
+    assert entries["retention.ms"] == ("60000", STATIC_BROKER_CONFIG)
+
+
+@pytest.mark.parametrize("override,message", [
+    ("log.retention.ms=1h", "takes an integer"),
+    ("log.cleanup.policy=compactt", "String must be one of"),
+    ("log.segment.bytes=1", "at least 14"),
+])
+def test_a_bad_broker_level_log_setting_stops_the_start_with_one_line(override, message, capsys):
+    from kafkaemu.cli import main
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", "--port", "0", "--override", override, "--print-config"])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
