@@ -341,7 +341,7 @@ class Setting:
         if (self.min is not None and value < self.min) or value > self.max:
             if self.max in (INT32_MAX, INT64_MAX):
                 return f"must be at least {self.min}, got {value}"
-            return f"must be within {self.min}-{self.max}, got {value}"
+            return f"must be from {self.min} to {self.max}, got {value}"
         return None
 
     def argv(self, value) -> list[str]:

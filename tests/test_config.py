@@ -141,11 +141,12 @@ def files(tmp_path):
 
 
 BAD = [
-    (["--port", "70000"], "--port must be within 0-65535, got 70000"),
-    (["--port", "-1"], "--port must be within 0-65535, got -1"),
+    (["--port", "70000"], "--port must be from 0 to 65535, got 70000"),
+    (["--port", "-1"], "--port must be from 0 to 65535, got -1"),
     (["--port", "nine"], "--port takes an integer, got 'nine'"),
     (["--port", "65535", "--nodes", "3"], "--port 65535 with --nodes 3 needs ports up to 65537, beyond 65535"),
-    (["--nodes", "0"], "--nodes must be within 1-1024, got 0"),
+    (["--nodes", "0"], "--nodes must be from 1 to 1024, got 0"),
+    (["--control-port", "70000"], "--control-port must be from -1 to 65535, got 70000"),
     (["--num-partitions", "0"], "--num-partitions must be at least 1, got 0"),
     (["--override", "num.partitions=0"], "--num-partitions must be at least 1, got 0"),
     (["--group-min-session-timeout-ms", "7000", "--group-max-session-timeout-ms", "6000"],
