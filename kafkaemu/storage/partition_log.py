@@ -62,6 +62,7 @@ class PartitionLog:
         self.duplicate_batches = 0         # idempotent retries answered from the producer state
         self.last_append_ms = 0            # the "segment file time" ListOffsets v0 compares against
         self._clean_bytes = 0              # log size right after the last compaction
+        self.tombstones_due_ms: int | None = None   # when the oldest tombstone kept passes delete.retention.ms
         self.persistence = None            # the store's DataDir, when there is one
         self.max_uncompressed_bytes = compression.DEFAULT_LIMIT   # the most one batch may inflate to
 
