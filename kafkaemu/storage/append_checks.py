@@ -82,9 +82,9 @@ def _validate(plog, records, produce_version: int, max_message_bytes: int, confi
 def validate_records(plog, batch: bytearray, h, configs, now_ms: int, max_message_bytes: int, limit: int,
                      inflated: list, source: int | None = None):
     """LogValidator's record pass over one v2 batch: (batch, header, max timestamp), the batch
-    re-encoded when it cannot be kept (a compressed batch whose offset deltas are not 0, 1, 2, ... or whose codec is not the
-    topic's ``compression.type``). ``source``: the codec the
-    producer used, when not the batch's (a converted legacy message set)."""
+    re-encoded when it cannot be kept (a compressed batch whose offset deltas are not 0, 1, 2, ...
+    or whose codec is not the topic's ``compression.type``). ``source``: the codec the producer
+    used, when not the batch's (a converted legacy message set)."""
     lat_topic, compacted, before_ms, after_ms, ranged = _record_settings(configs) if configs else _DEFAULT_SETTINGS
     target = topic_config.target_codec(configs, h.codec if source is None else source)
     keep = h.codec == target   # in place unless the codec changes (or, below, deltas are off)

@@ -41,7 +41,8 @@ def validate_topic_name(name: str) -> bool:
 
 class LogStore:
     def __init__(self, retention_check_interval_ms: int = 300000, cleaner_backoff_ms: int = 15000,
-                 max_uncompressed_batch_bytes: int = DEFAULT_LIMIT, topic_defaults: dict[str, str] | None = None) -> None:
+                 max_uncompressed_batch_bytes: int = DEFAULT_LIMIT,
+                 topic_defaults: dict[str, str] | None = None) -> None:
         self.topics: dict[str, Topic] = {}
         self.topic_defaults = dict(topic_defaults or {})   # topic config -> the broker's value, where not Kafka's
         self._by_id: dict[bytes, Topic] = {}

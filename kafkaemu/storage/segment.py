@@ -4,8 +4,9 @@ batches byte for byte, its sparse ``.index`` and ``.timeindex`` (``offset_index`
 
 Appends are one unbuffered write each (a killed process keeps every acknowledged batch; there is
 no fsync). A write that fails (ENOSPC, EIO) is cut back off the file before ``StorageError`` is
-raised, so the segment always ends with a whole batch and the next append lands where it should. Reads use ``os.pread`` of byte ranges found through the offset index and batch
-headers scanned forward from there: the page cache does the caching, nothing is mapped.
+raised, so the segment always ends with a whole batch and the next append lands where it should.
+Reads use ``os.pread`` of byte ranges found through the offset index and batch headers scanned
+forward from there: the page cache does the caching, nothing is mapped.
 """
 from __future__ import annotations
 
