@@ -126,7 +126,15 @@ class DataDir:
         """An abort marker was appended: index the aborted transaction in the segment holding it."""
         store = plog.batch_store
         seg = store.segments[store._segment_index(txn.last_offset)]
-        seg.append_aborted(txn.producer_id, txn.first_offset, txn.last_offset, txn.last_stable_offset)
+        if not seg.append_aborted(txn.producer_id, txn.first_offset, txn.last_offset, txn.last_stable_offset):
+            log.warning("txn_index_not_written", topic=plog.topic.name, partition=plog.index,
+                        producer_id=txn.producer_id, reason="written later; no producer snapshot goes past it before")
+
+    @staticmethod
+    def _aborted_written(plog) -> bool:
+        """Every aborted transaction indexed in the files: a producer snapshot past one that is not
+        would lose it on a restart (recovery replays only the batches after the snapshot)."""
+        return all(seg.flush_aborted() for seg in plog.batch_store.segments if seg.txn_backlog)
 
     def rewritten(self, plog) -> None:
         """The partition's log start, leader epochs or batches changed other than by appending
@@ -156,6 +164,8 @@ class DataDir:
         self._write_recovery_points()
 
     def _rolled(self, plog, base: int) -> None:
+        if not self._aborted_written(plog):
+            return
         try:
             producer_snapshot.write(self._dir(plog.topic.name, plog.index), plog.producers, base)
         except OSError as exc:   # a snapshot only shortens the replay on start
@@ -184,6 +194,8 @@ class DataDir:
             end = plog.high_watermark
             if self._checkpointed.get(key) != end or force:
                 if plog.batch_store.segments:
+                    if not self._aborted_written(plog):
+                        continue
                     try:
                         producer_snapshot.write(self._dir(plog.topic.name, plog.index), plog.producers, end)
                     except OSError as exc:

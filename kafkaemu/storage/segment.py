@@ -61,6 +61,7 @@ class Segment:
         self._since_index = 0
         self._rolling_ts: int | None = None
         self._txn_fd: int | None = None
+        self.txn_backlog: list[bytes] = []   # aborted-transaction entries not written yet (a full disk)
         self.bytes_read = 0              # bytes read back from the file (tests spy on restarts)
         self._torn = False               # a failed write may have left bytes past ``size``
 
@@ -137,10 +138,34 @@ class Segment:
             self._fd = None
             _OPEN.pop(id(self), None)
 
-    def append_aborted(self, producer_id: int, first: int, last: int, lso: int) -> None:
-        if self._txn_fd is None:
-            self._txn_fd = os.open(self.txn_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        os.write(self._txn_fd, _TXN_ENTRY.pack(0, producer_id, first, last, lso))
+    def append_aborted(self, producer_id: int, first: int, last: int, lso: int) -> bool:
+        """Index an aborted transaction; False when the entry could not be written yet (a full
+        disk): it is kept and written before the next one, or by ``flush_aborted``."""
+        self.txn_backlog.append(_TXN_ENTRY.pack(0, producer_id, first, last, lso))
+        return self.flush_aborted()
+
+    def flush_aborted(self) -> bool:
+        if not self.txn_backlog:
+            return True
+        data = b"".join(self.txn_backlog)
+        try:
+            if self._txn_fd is None:
+                self._txn_fd = os.open(self.txn_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            size = os.fstat(self._txn_fd).st_size
+        except OSError:
+            return False
+        try:
+            written = os.write(self._txn_fd, data)
+        except OSError:
+            written = -1
+        if written == len(data):
+            self.txn_backlog.clear()
+            return True
+        try:
+            os.ftruncate(self._txn_fd, size)   # no torn entry stays (read_aborted would skip it anyway)
+        except OSError:
+            pass
+        return False
 
     def read_aborted(self) -> list[tuple[int, int, int, int]]:
         try:

@@ -168,3 +168,24 @@ def test_a_log_start_past_the_log_end_is_clamped(tmp_path):
     plog = open_store(tmp_path).get("t").partitions[0]
     assert plog.high_watermark == 10 and plog.log_start_offset == 10
     assert plog.append(batch(10), NOW).base_offset == 10
+
+
+def test_an_abort_marker_whose_index_entry_waits_for_space_is_not_lost(small_disk):
+    data = small_disk / "data"
+    store = open_store(data)
+    plog = store.create_topic("txn", 1).partitions[0]
+    txn = build_batch([(b"k", b"aborted", [], NOW)], producer_id=7, producer_epoch=0, base_sequence=0,
+                      transactional=True)
+    assert plog.append(txn, NOW).error == "NONE"
+    assert os.path.getsize(data / "txn-0" / "00000000000000000000.log") % 4096 < 3000   # room in its last page
+    fill(small_disk / "filler")
+    with capture_logs() as logs:
+        plog.append_control_batch(7, 0, False, 0, NOW)   # the marker fits its page; a new .txnindex does not
+    assert [e for e in logs if e["event"] == "txn_index_not_written"]
+    assert [a.producer_id for a in plog.aborted_transactions(0, 10)] == [7]
+    store.persistence.checkpoint(force=True)              # no snapshot goes past the unindexed abort
+    os.unlink(small_disk / "filler")
+    store.persistence.checkpoint(force=True)              # written now
+    again = open_store(data).get("txn").partitions[0]
+    assert [a.producer_id for a in again.aborted_transactions(0, 10)] == [7]
+    assert again.high_watermark == 2 and again.last_stable_offset == 2
