@@ -1,5 +1,7 @@
-"""The shell examples of the README and docs/ run as written: every fenced ``sh`` block is run by
-bash (errors stop it) in an empty directory, with this interpreter's ``kafkaemu`` on the PATH."""
+"""The examples of the README and docs/ as written: every fenced ``sh`` block is run by bash (errors
+stop it) in an empty directory, with this interpreter's ``kafkaemu`` on the PATH; every ``python``
+block is valid Python, and the README's runs. (The other Python blocks are fragments of a test:
+they use a producer, consumers or certificate files the reader brings.)"""
 import os
 import pathlib
 import re
@@ -36,3 +38,24 @@ def test_a_shell_example_runs_as_written(block, tmp_path):
     done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+
+
+PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+
+def python_blocks():
+    for doc in DOCS:
+        for n, match in enumerate(PYTHON_BLOCK.finditer(doc.read_text())):
+            yield pytest.param(match.group(1), id=f"{doc.relative_to(REPO)}#{n + 1}")
+
+
+@pytest.mark.parametrize("block", list(python_blocks()))
+def test_a_python_example_is_valid_python(block):
+    compile(block, "<doc>", "exec")
+
+
+def test_the_readme_python_example_runs_as_written():
+    readme = next(p for p in python_blocks() if p.id.startswith("README.md#1")).values[0]
+    done = subprocess.run([sys.executable, "-c", readme + "\nprint(servers)\n"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and re.fullmatch(r"127\.0\.0\.1:\d+\n", done.stdout), done.stderr
