@@ -14,7 +14,9 @@ def validate(plog, records, produce_version: int, max_message_bytes: int, config
              limit: int, inflated: list) -> list:
     """[(batch, header, max timestamp)] ready to append, or InvalidBatch."""
     batches = _validate(plog, records, produce_version, max_message_bytes, configs, now_ms, limit, inflated)
-    size, segment_bytes = sum(len(b) for b, _, _ in batches), topic_config.int_config(configs, "segment.bytes")
+    size = len(batches[0][0]) if len(batches) == 1 else sum(len(b) for b, _, _ in batches)
+    segment_bytes = configs.get("segment.bytes")
+    segment_bytes = _DEFAULT_SEGMENT_BYTES if segment_bytes is None else int(segment_bytes)
     if size > segment_bytes:   # UnifiedLog.append: no segment could hold it
         raise InvalidBatch("RECORD_LIST_TOO_LARGE", f"Message batch size is {size} bytes in append to partition "
                            f"{plog.topic.name}-{plog.index}, which exceeds the maximum configured segment size "
@@ -179,3 +181,4 @@ def _record_settings(configs) -> tuple:
 
 
 _DEFAULT_SETTINGS = _record_settings({})   # a topic without overrides
+_DEFAULT_SEGMENT_BYTES = topic_config.int_config({}, "segment.bytes")
