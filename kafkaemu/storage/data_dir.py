@@ -43,7 +43,7 @@ from .producer_state import AbortedTxn
 from .record_batch import parse_header
 from .recovery import load_segments
 from .segmented_log import SegmentedBatchStore
-from .topic_config import validate_topic_config, validate_topic_configs
+from .topic_config import is_compacted, validate_topic_config, validate_topic_configs
 from .tail_cache import TailBudget
 
 log = structlog.get_logger("kafkaemu.storage")
@@ -275,6 +275,8 @@ class DataDir:
             if h.last_offset >= replay_from:
                 plog.replay(batch, h)
         plog.finish_load(start, hw, end)
+        if is_compacted(plog.configs):
+            plog.tombstones_due_ms = 0         # the first cleaning finds the tombstones kept and when they go
         self._checkpointed[id(plog)] = -1      # the next checkpoint covers what was loaded
 
     def _load_producer_snapshot(self, plog, d: str, end: int) -> int:

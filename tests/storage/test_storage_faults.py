@@ -189,3 +189,16 @@ def test_an_abort_marker_whose_index_entry_waits_for_space_is_not_lost(small_dis
     again = open_store(data).get("txn").partitions[0]
     assert [a.producer_id for a in again.aborted_transactions(0, 10)] == [7]
     assert again.high_watermark == 2 and again.last_stable_offset == 2
+
+
+def test_tombstones_kept_before_a_restart_still_go_after_delete_retention(tmp_path):
+    store = open_store(tmp_path)
+    plog = store.create_topic("c", 1, {"cleanup.policy": "compact", "delete.retention.ms": "1000"}).partitions[0]
+    plog.append(build_batch([(b"a", b"1", [], NOW), (b"b", b"1", [], NOW)]), NOW)
+    plog.append(build_batch([(b"a", None, [], NOW)]), NOW)
+    plog.append(build_batch([(b"c", b"1", [], NOW)]), NOW)
+    assert plog.compact(NOW) == 1                  # a=1 goes, the young tombstone stays
+    store.persistence.close()
+    again = open_store(tmp_path).get("c").partitions[0]
+    assert again.compact(NOW + 5000) == 1          # past delete.retention.ms: cleaned without new writes
+    assert [(r.key, r.value) for b in again.batches() for r in iter_records(b)] == [(b"b", b"1"), (b"c", b"1")]
