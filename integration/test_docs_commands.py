@@ -1,5 +1,5 @@
 """The examples of the README and docs/ as written: every fenced ``sh`` block is run by bash (errors
-stop it) in an empty directory, with this interpreter's ``kafkaemu`` on the PATH; every ``python``
+stop it) from the repository's root, with this interpreter's ``kafkaemu`` on the PATH; every ``python``
 block is valid Python, and the README's runs. (The other Python blocks are fragments of a test:
 they use a producer, consumers or certificate files the reader brings.)"""
 import os
@@ -31,12 +31,13 @@ def test_a_shell_example_runs_as_written(block, tmp_path):
     bin_dir = pathlib.Path(sys.executable).parent
     if not (bin_dir / "kafkaemu").exists():
         pytest.skip(f"no kafkaemu command beside {sys.executable} (pip install -e . installs it)")
-    missing = [tool for tool in ("bash", "curl") if shutil.which(tool) is None]
+    tools = ["bash", "curl"] + ["java", "javac"] * ("javac " in block)
+    missing = [tool for tool in tools if shutil.which(tool) is None]
     if missing:
-        pytest.skip(f"the shell examples need {', '.join(missing)}")
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
-    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+        pytest.skip(f"this shell example needs {', '.join(missing)}")
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "TMPDIR": str(tmp_path)}
+    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
 
 
