@@ -297,7 +297,7 @@ class DataDir:
 
 
 def _valid_configs(topic: dict) -> dict:
-    """A stored topic's configs as the brokers' one check accepts them: an entry it refuses (an
+    """A stored topic's configs as the broker's one check accepts them: an entry it refuses (an
     older kafkaemu stored configs unchecked) is dropped with a warning, the default applies."""
     configs = topic["configs"] if isinstance(topic["configs"], dict) else {}
     kept = {k: v for k, v in configs.items() if isinstance(v, str) and validate_topic_config(k, v) is None}
