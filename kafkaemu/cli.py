@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import signal
 import sys
 from dataclasses import asdict
@@ -59,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "(repeatable; the names are listed with the flags above)")
     serve.add_argument("--log-format", choices=["console", "json"], default="console",
                        help="json: every log line is a JSON object (the 'listening' lines on stdout stay plain)")
-    serve.add_argument("--log-level", type=str.lower, choices=list(LEVELS), default="info")
+    serve.add_argument("--log-level", type=str.lower, choices=list(LEVELS), default="info",
+                       help=f"least severe log events shown: {', '.join(LEVELS)} (any case; default info)")
     serve.add_argument("--print-config", action="store_true",
                        help="check the settings, print them as JSON and exit without serving")
     sub.add_parser("apis", help="list the APIs and versions kafkaemu implements (what ApiVersions advertises)")
@@ -160,6 +162,19 @@ def _settings_error(message: str):
     raise SystemExit(2)
 
 
+def _to_stdout(write) -> int:
+    """Run a command that prints; a reader that stops early (``kafkaemu apis | head``) ends it
+    quietly with the status a SIGPIPE gives, as other command-line tools."""
+    try:
+        write()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())   # the interpreter's own flush at exit must not fail again
+        return 141
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["ctl"]:  # its own parser, so that its options may come anywhere
@@ -167,18 +182,15 @@ def main(argv: list[str] | None = None) -> int:
         return ctl_main(argv[1:])
     args = build_parser().parse_args(argv)
     if args.command == "apis":
-        print_apis()
-        return 0
+        return _to_stdout(print_apis)
     if args.command == "errors":
-        print_errors()
-        return 0
+        return _to_stdout(print_errors)
     try:
         config = config_from_args(args).validate(label=lambda s: s.flag)
     except ValueError as exc:
         _settings_error(str(exc))
     if args.print_config:
-        print(json.dumps(asdict(config), indent=2))
-        return 0
+        return _to_stdout(lambda: print(json.dumps(asdict(config), indent=2)))
     configure_logging(args.log_format, args.log_level, stdlib=True)
     keep_large_buffers()
     raise_open_files_limit()   # a connection is a file descriptor: 1024 is soon reached

@@ -15,6 +15,11 @@ import typing
 from dataclasses import InitVar, dataclass, field, fields
 
 INT32_MAX = 2**31 - 1
+# broker settings that are the default of a topic config (Kafka's LogConfig synonyms)
+TOPIC_DEFAULTS = {"log_retention_ms": "retention.ms", "log_retention_bytes": "retention.bytes",
+                  "log_segment_bytes": "segment.bytes", "log_roll_ms": "segment.ms",
+                  "log_cleanup_policy": "cleanup.policy", "log_cleaner_delete_retention_ms": "delete.retention.ms",
+                  "log_index_interval_bytes": "index.interval.bytes"}
 INT64_MAX = 2**63 - 1
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
@@ -64,6 +69,20 @@ class BrokerConfig:
                                                    kafka="log.retention.check.interval.ms", min=1, max=INT64_MAX)
     log_cleaner_backoff_ms: int = setting(15000, "how often compacted topics are cleaned",
                                           kafka="log.cleaner.backoff.ms", min=0, max=INT64_MAX)
+    # defaults of topics that do not set their own (TOPIC_DEFAULTS: the topic config each one is)
+    log_retention_ms: int = setting(604800000, "topics' default retention.ms (-1: keep forever)",
+                                    kafka="log.retention.ms", min=-1, max=INT64_MAX)
+    log_retention_bytes: int = setting(-1, "topics' default retention.bytes, per partition (-1: no limit)",
+                                       kafka="log.retention.bytes", min=-1, max=INT64_MAX)
+    log_segment_bytes: int = setting(1073741824, "topics' default segment.bytes", kafka="log.segment.bytes",
+                                     min=14)
+    log_roll_ms: int = setting(604800000, "topics' default segment.ms", kafka="log.roll.ms", min=1, max=INT64_MAX)
+    log_cleanup_policy: tuple[str, ...] = setting(("delete",), "topics' default cleanup.policy (delete, compact)",
+                                                  kafka="log.cleanup.policy", metavar="LIST")
+    log_cleaner_delete_retention_ms: int = setting(86400000, "topics' default delete.retention.ms",
+                                                   kafka="log.cleaner.delete.retention.ms", min=0, max=INT64_MAX)
+    log_index_interval_bytes: int = setting(4096, "topics' default index.interval.bytes",
+                                            kafka="log.index.interval.bytes", min=0)
     # -- classic consumer groups and offsets
     offsets_topic_num_partitions: int = setting(50, "partitions of __consumer_offsets",
                                                 kafka="offsets.topic.num.partitions", min=1)
@@ -169,6 +188,18 @@ class BrokerConfig:
         return {(False, False): "PLAINTEXT", (False, True): "SSL",
                 (True, False): "SASL_PLAINTEXT", (True, True): "SASL_SSL"}[(sasl, tls)]
 
+    @property
+    def topic_defaults(self) -> dict[str, str]:
+        """The topic configs whose broker default differs from Kafka's, by topic config name."""
+        from .storage.topic_config import TOPIC_CONFIG_DEFAULTS
+        out = {}
+        for field_name, topic_name in TOPIC_DEFAULTS.items():
+            value = getattr(self, field_name)
+            text = ",".join(value) if isinstance(value, tuple) else str(value)
+            if text != TOPIC_CONFIG_DEFAULTS[topic_name][0]:
+                out[topic_name] = text
+        return out
+
     def to_argv(self) -> list[str]:
         """``kafkaemu serve`` arguments for every setting that differs from its default."""
         return [arg for s in SETTINGS.values() for arg in s.argv(getattr(self, s.name))]
@@ -211,6 +242,12 @@ class BrokerConfig:
         if unknown or not self.group_consumer_assignors:
             problems.append(f"{name('group_consumer_assignors')} must name assignors among {', '.join(ASSIGNORS)}, "
                             f"got {','.join(self.group_consumer_assignors) or 'none'}")
+        from .storage.topic_config import validate_topic_config
+        for field_name, topic_name in TOPIC_DEFAULTS.items():   # the topics' own check
+            value = getattr(self, field_name)
+            problem = validate_topic_config(topic_name, ",".join(value) if isinstance(value, tuple) else str(value))
+            if problem:
+                problems.append(f"{name(field_name)}: {problem}")
         unknown = [m for m in self.sasl_mechanisms if m not in SUPPORTED_MECHANISMS]
         if unknown:
             problems.append(f"unsupported SASL mechanism(s) {', '.join(unknown)}; kafkaemu supports "
@@ -304,7 +341,7 @@ class Setting:
         if (self.min is not None and value < self.min) or value > self.max:
             if self.max in (INT32_MAX, INT64_MAX):
                 return f"must be at least {self.min}, got {value}"
-            return f"must be within {self.min}-{self.max}, got {value}"
+            return f"must be from {self.min} to {self.max}, got {value}"
         return None
 
     def argv(self, value) -> list[str]:

@@ -108,8 +108,10 @@ class KafkaServer:
     # -- time ----------------------------------------------------------------------------
     def tick(self) -> None:
         self._timer = self._timer_deadline = None
-        self.broker.tick(self.clock.now_ms())
-        self.schedule_tick()
+        try:
+            self.broker.tick(self.clock.now_ms())
+        finally:
+            self.schedule_tick()
 
     def schedule_tick(self) -> None:
         """(Re)arm the timer for the broker's next deadline. With a manual clock, time only

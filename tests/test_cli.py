@@ -30,3 +30,10 @@ def test_apis_lists_what_api_versions_advertises(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(REGISTRY.versions())
     assert any(line.split()[:2] == ["11", "JoinGroup"] and line.endswith("v0-v9") for line in lines)
+
+
+def test_every_serve_flag_has_help_including_log_level():
+    from kafkaemu.cli import build_parser
+    serve = next(a for a in build_parser()._subparsers._group_actions[0].choices.items() if a[0] == "serve")[1]
+    missing = [a.option_strings for a in serve._actions if a.option_strings and not a.help]
+    assert missing == []

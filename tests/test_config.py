@@ -19,6 +19,9 @@ SAMPLES = {
     "socket_request_max_bytes": 5000000, "message_max_bytes": 2000000, "fetch_max_bytes": 10000000, "connections_max_idle_ms": 120000,
     "max_uncompressed_batch_bytes": 8000000, "data_dir": "/tmp/kafkaemu-data", "data_dir_tail_cache_bytes": 1000000,
     "log_retention_check_interval_ms": 1000, "log_cleaner_backoff_ms": 2000, "offsets_topic_num_partitions": 5,
+    "log_retention_ms": 60000, "log_retention_bytes": 1000000, "log_segment_bytes": 1048576, "log_roll_ms": 3600000,
+    "log_cleanup_policy": ("compact", "delete"), "log_cleaner_delete_retention_ms": 1000,
+    "log_index_interval_bytes": 512,
     "group_min_session_timeout_ms": 1000, "group_max_session_timeout_ms": 60000,
     "group_initial_rebalance_delay_ms": 3000, "group_max_size": 10, "offset_metadata_max_bytes": 100,
     "offsets_retention_minutes": 60, "offsets_retention_check_interval_ms": 30000,
@@ -138,11 +141,12 @@ def files(tmp_path):
 
 
 BAD = [
-    (["--port", "70000"], "--port must be within 0-65535, got 70000"),
-    (["--port", "-1"], "--port must be within 0-65535, got -1"),
+    (["--port", "70000"], "--port must be from 0 to 65535, got 70000"),
+    (["--port", "-1"], "--port must be from 0 to 65535, got -1"),
     (["--port", "nine"], "--port takes an integer, got 'nine'"),
     (["--port", "65535", "--nodes", "3"], "--port 65535 with --nodes 3 needs ports up to 65537, beyond 65535"),
-    (["--nodes", "0"], "--nodes must be within 1-1024, got 0"),
+    (["--nodes", "0"], "--nodes must be from 1 to 1024, got 0"),
+    (["--control-port", "70000"], "--control-port must be from -1 to 65535, got 70000"),
     (["--num-partitions", "0"], "--num-partitions must be at least 1, got 0"),
     (["--override", "num.partitions=0"], "--num-partitions must be at least 1, got 0"),
     (["--group-min-session-timeout-ms", "7000", "--group-max-session-timeout-ms", "6000"],

@@ -7,6 +7,8 @@ path and test hooks (``transactions.py``), request dispatch with interception (`
 """
 from __future__ import annotations
 
+import structlog
+
 from ..config import BrokerConfig
 from ..core.coordinator import GroupCoordinator
 from ..core.timers import Timers
@@ -24,6 +26,8 @@ from .placement import Placement
 from .topics import TopicAdmin
 from .transactions import TransactionDataPath, TransactionHooks
 
+log = structlog.get_logger("kafkaemu.broker")
+
 
 class Broker:
     handle_request = dispatch.handle_request   # (conn, api, header, body, respond, now_ms): every request
@@ -33,7 +37,7 @@ class Broker:
         self.node_id = config.node_id
         self.cluster_id = config.cluster_id
         self.store = store = LogStore(config.log_retention_check_interval_ms, config.log_cleaner_backoff_ms,
-                                      config.max_uncompressed_batch_bytes)
+                                      config.max_uncompressed_batch_bytes, config.topic_defaults)
         if config.data_dir:
             DataDir(config.data_dir, config.data_dir_tail_cache_bytes).attach(store)  # loads what a previous run stored
         store.tick(now_ms)  # starts the retention schedule
@@ -126,10 +130,13 @@ class Broker:
     def tick(self, now_ms: int) -> None:
         """Fire every timer due at ``now_ms`` (session expiry, long-poll timeouts, ...)."""
         self.now_ms = now_ms
-        self.store.tick(now_ms)
-        self.coordinator.tick(now_ms)
-        self.txn_coordinator.tick(now_ms)
-        self.timers.poll(now_ms)
+        # one subsystem's failure is logged and does not stop the others' timers
+        for subsystem, tick in (("storage", self.store.tick), ("groups", self.coordinator.tick),
+                                ("transactions", self.txn_coordinator.tick), ("broker", self.timers.poll)):
+            try:
+                tick(now_ms)
+            except Exception:
+                log.exception("tick_failed", subsystem=subsystem)
 
     def next_deadline_ms(self) -> int | None:
         """The earliest time ``tick`` has work to do, or None."""

@@ -3,7 +3,7 @@
 Only topic resources (type 2) are alterable; broker configs are static in kafkaemu, so a
 broker resource gets INVALID_REQUEST, and other types too."""
 from ..protocol.errors import ErrorCode
-from ..storage.topic_config import LIST, TOPIC_CONFIG_DEFAULTS, validate_topic_config
+from ..storage.topic_config import LIST, TOPIC_CONFIG_DEFAULTS, validate_topic_config, validate_topic_configs
 
 TOPIC = 2
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
@@ -37,11 +37,16 @@ def apply_changes(ctx, resource, changes, replace_all: bool, validate_only: bool
         elif op == DELETE:
             configs.pop(name, None)
         else:
-            current = [v for v in configs.get(name, TOPIC_CONFIG_DEFAULTS[name][0]).split(",") if v]
+            default = topic.defaults.get(name, TOPIC_CONFIG_DEFAULTS[name][0])
+            current = [v for v in configs.get(name, default).split(",") if v]
             items = [v.strip() for v in value.split(",") if v.strip()]
             merged = current + [v for v in items if v not in current] if op == APPEND \
                 else [v for v in current if v not in items]
             configs[name] = ",".join(merged)
+    message = validate_topic_configs(configs)
+    if message:
+        result["error_code"], result["error_message"] = ErrorCode.INVALID_CONFIG, message
+        return result
     if not validate_only:
         topic.configs = configs
     return result

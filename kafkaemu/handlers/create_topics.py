@@ -20,7 +20,7 @@ from collections import Counter
 from ..storage.offsets_topic import OFFSETS_TOPIC_CONFIGS
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
-from ..storage.topic_config import topic_config_entries, validate_topic_config
+from ..storage.topic_config import topic_config_entries, validate_topic_config, validate_topic_configs
 from ..protocol.api_keys import ApiKey
 from .registry import registry
 
@@ -59,7 +59,7 @@ def create_topics(ctx, req):
                 results.append(result)
                 continue
         result.update(topic_id=topic_id, num_partitions=partitions, replication_factor=rf,
-                      configs=_config_entries(configs))
+                      configs=_config_entries(configs, ctx.store.topic_defaults))
         results.append(result)
     return {"topics": results}
 
@@ -119,9 +119,12 @@ def _validate(ctx, t, counts):
         message = validate_topic_config(c.name, c.value)
         if message:
             return ErrorCode.INVALID_CONFIG, message
+    message = validate_topic_configs({c.name: c.value for c in t.configs if c.value is not None})
+    if message:
+        return ErrorCode.INVALID_CONFIG, message
     return None
 
 
-def _config_entries(configs):
+def _config_entries(configs, broker_defaults):
     return [{"name": name, "value": value, "read_only": False, "config_source": source, "is_sensitive": False}
-            for name, value, source, _ in topic_config_entries(configs)]
+            for name, value, source, _ in topic_config_entries(configs, broker_defaults)]

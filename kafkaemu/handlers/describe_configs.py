@@ -1,13 +1,14 @@
 """DescribeConfigs (key 32), v0-v4.
 
 Topics (resource type 2) report every topic config with its effective value: set on the topic
-(DYNAMIC_TOPIC_CONFIG) or Kafka's default (DEFAULT_CONFIG). Brokers (type 4, name "" or this
+(DYNAMIC_TOPIC_CONFIG), the broker's default (STATIC_BROKER_CONFIG: ``log.retention.ms`` and the
+other topic defaults kafkaemu takes) or Kafka's default (DEFAULT_CONFIG). Brokers (type 4, name "" or this
 node's id) report the settings kafkaemu has. Broker loggers (type 8) answer an empty list.
 configuration_keys filters; synonyms list the entry itself; documentation is null.
 """
 from ..protocol.errors import ErrorCode
 from ..storage.topic_config import (BOOLEAN, DEFAULT_CONFIG, INT, LIST, LONG, SHORT, STATIC_BROKER_CONFIG,
-                                    TOPIC_CONFIG_DEFAULTS, topic_config_entries)
+                                    topic_config_entries)
 from ..protocol.api_keys import ApiKey
 from .registry import registry
 
@@ -32,8 +33,13 @@ def broker_configs(ctx) -> dict[str, tuple[str, int]]:
         "group.min.session.timeout.ms": (str(c.group_min_session_timeout_ms), INT),
         "group.max.session.timeout.ms": (str(c.group_max_session_timeout_ms), INT),
         "group.max.size": (str(c.group_max_size), INT),
-        "log.retention.ms": (TOPIC_CONFIG_DEFAULTS["retention.ms"][0], LONG),
-        "log.cleanup.policy": ("delete", LIST),
+        "log.retention.ms": (str(c.log_retention_ms), LONG),
+        "log.retention.bytes": (str(c.log_retention_bytes), LONG),
+        "log.segment.bytes": (str(c.log_segment_bytes), INT),
+        "log.roll.ms": (str(c.log_roll_ms), LONG),
+        "log.cleanup.policy": (",".join(c.log_cleanup_policy), LIST),
+        "log.cleaner.delete.retention.ms": (str(c.log_cleaner_delete_retention_ms), LONG),
+        "log.index.interval.bytes": (str(c.log_index_interval_bytes), INT),
         "min.insync.replicas": ("1", INT),
         "transaction.state.log.replication.factor": ("1", SHORT),
     }
@@ -60,7 +66,7 @@ def _describe(ctx, res, synonyms):
             out["error_code"] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             out["error_message"] = f"Topic {res.resource_name} does not exist."
             return out
-        for name, value, source, typ in topic_config_entries(topic.configs):
+        for name, value, source, typ in topic_config_entries(topic.configs, topic.defaults):
             if keys is None or name in keys:
                 out["configs"].append(_entry(ctx, name, value, source, typ, synonyms))
     elif res.resource_type == BROKER:

@@ -22,6 +22,7 @@ JARS_ENV = "KAFKAEMU_SPARK_JARS"
 PACKAGES_ENV = "KAFKAEMU_SPARK_PACKAGES"
 _REPO = Path(__file__).resolve().parents[2]
 _JAVA_LIB = _REPO / "integration" / "java" / "lib"
+_CONNECTOR = ("spark-sql-kafka-0-10", "spark-token-provider-kafka-0-10")
 _COMPANIONS = ("kafka-clients", "commons-pool2")
 
 
@@ -68,17 +69,22 @@ def connector_config() -> dict[str, str]:
     folder = os.environ.get(JARS_ENV)
     if folder:
         jars = sorted(Path(folder).glob("*.jar"))
-        if not any(j.name.startswith("spark-sql-kafka-0-10") for j in jars):
-            raise ConnectorUnavailable(f"{JARS_ENV}={folder} has no spark-sql-kafka-0-10 jar")
         jars += _companion_jars(jars)
+        missing = [name for name in _CONNECTOR + _COMPANIONS if not any(j.name.startswith(name) for j in jars)]
+        if missing:
+            raise ConnectorUnavailable(
+                f"{JARS_ENV}={folder} lacks the jar(s) {', '.join(missing)}"
+                + (f" ({' and '.join(_COMPANIONS)} may also come from integration/java/lib: run "
+                   "python integration/java/fetch_jars.py in a source checkout)"
+                   if set(missing) & set(_COMPANIONS) else ""))
         return {"spark.jars": ",".join(str(j) for j in jars)}
     packages = os.environ.get(PACKAGES_ENV)
     if packages:
         return {"spark.jars.packages": default_packages() if packages.strip() in ("1", "true", "yes") else packages}
     raise ConnectorUnavailable(
-        f"Spark's Kafka connector is not available: set {JARS_ENV} to a folder holding spark-sql-kafka-0-10 "
-        f"and spark-token-provider-kafka-0-10 for this pyspark version, or {PACKAGES_ENV}=1 where Maven "
-        "Central is reachable")
+        f"Spark's Kafka connector is not available: set {JARS_ENV} to a folder holding the jars "
+        f"{', '.join(_CONNECTOR)} for this pyspark version (and {', '.join(_COMPANIONS)}, unless "
+        f"integration/java/fetch_jars.py provides them), or {PACKAGES_ENV}=1 where Maven Central is reachable")
 
 
 def local_session(app_name: str = "kafkaemu", *, cores: int = 2, extra: dict[str, str] | None = None):

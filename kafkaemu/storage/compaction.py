@@ -21,9 +21,14 @@ def compact(plog, now_ms: int | None, force: bool) -> int:
         return 0
     dirty = plog.size_bytes - plog._clean_bytes
     ratio = float(topic_config.effective(configs, "min.cleanable.dirty.ratio"))
-    if not force and (plog.size_bytes == 0 or dirty / plog.size_bytes < ratio):
+    # tombstones past delete.retention.ms make a log cleanable too (KIP-534), however little is dirty:
+    # the records of abandoned groups in __consumer_offsets then give their memory back
+    due = plog.tombstones_due_ms is not None and now_ms is not None and now_ms >= plog.tombstones_due_ms
+    if not force and not due and (plog.size_bytes == 0 or dirty / plog.size_bytes < ratio):
         return 0
-    horizon = None if now_ms is None else now_ms - topic_config.int_config(configs, "delete.retention.ms")
+    retention_ms = topic_config.int_config(configs, "delete.retention.ms")
+    horizon = None if now_ms is None else now_ms - retention_ms
+    kept_tombstone_ts: list[int] = []
     stable = plog.last_stable_offset      # open transactions are never looked at (Kafka's first uncleanable offset)
     aborted = _aborted_ranges(plog)
     latest: dict[bytes, int] = {}
@@ -50,6 +55,8 @@ def compact(plog, now_ms: int | None, force: bool) -> int:
             kept = []
         else:
             kept = [r for r in recs if latest.get(r.key) == r.offset and not (expired and r.value is None)]
+        if any(r.value is None for r in kept):
+            kept_tombstone_ts.append(h.max_timestamp)
         if len(kept) == len(recs):
             return batch
         removed += len(recs) - len(kept)
@@ -63,6 +70,7 @@ def compact(plog, now_ms: int | None, force: bool) -> int:
                            last_offset_delta=h.last_offset_delta)
 
     store.rewrite(clean, stable)
+    plog.tombstones_due_ms = min(kept_tombstone_ts) + retention_ms if kept_tombstone_ts else None
     if removed:
         log.info("compacted", topic=plog.topic.name, partition=plog.index, removed=removed)
     plog._clean_bytes = plog.size_bytes

@@ -37,11 +37,13 @@ import shutil
 
 import structlog
 
-from . import producer_snapshot
+from . import checkpoint_files, producer_snapshot
+from .files import write_atomically
 from .producer_state import AbortedTxn
 from .record_batch import parse_header
 from .recovery import load_segments
 from .segmented_log import SegmentedBatchStore
+from .topic_config import is_compacted, validate_topic_config, validate_topic_configs
 from .tail_cache import TailBudget
 
 log = structlog.get_logger("kafkaemu.storage")
@@ -56,21 +58,6 @@ CHECKPOINT_INTERVAL_MS = 5000
 TAIL_CACHE_BYTES = 64 << 20          # BrokerConfig.data_dir_tail_cache_bytes' default
 
 
-def _write_atomically(path: str, data: bytes) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-
-
-def _read_lines(path: str) -> list[str] | None:
-    try:
-        with open(path, "r", encoding="utf-8") as f:
-            return f.read().splitlines()
-    except FileNotFoundError:
-        return None
-
-
 class DataDir:
     def __init__(self, path: str, tail_cache_bytes: int = TAIL_CACHE_BYTES) -> None:
         self.path = path
@@ -81,6 +68,7 @@ class DataDir:
         self._checkpointed: dict[int, int] = {}        # id(partition log) -> log end at the last checkpoint
         self._next_checkpoint_ms: int | None = None
         self._loading = False
+        self._unwritten: set[int] = set()              # id(partition log) whose rewritten() could not write
 
     # -- wiring ---------------------------------------------------------------------------
     def attach(self, store) -> None:
@@ -120,7 +108,11 @@ class DataDir:
             {"name": t.name, "id": t.topic_id.hex(), "partitions": len(t.partitions), "configs": t.configs,
              "internal": t.internal} for t in store.topics.values()]}, sort_keys=True).encode()
         if meta != self._meta:
-            _write_atomically(os.path.join(self.path, META), meta)
+            try:
+                write_atomically(os.path.join(self.path, META), meta)
+            except OSError as exc:   # written at the next tick, when there is room
+                log.warning("data_dir_write_failed", file=META, error=exc.strerror or str(exc))
+                return
             self._meta = meta
 
     def topic_deleted(self, topic) -> None:
@@ -134,15 +126,33 @@ class DataDir:
         """An abort marker was appended: index the aborted transaction in the segment holding it."""
         store = plog.batch_store
         seg = store.segments[store._segment_index(txn.last_offset)]
-        seg.append_aborted(txn.producer_id, txn.first_offset, txn.last_offset, txn.last_stable_offset)
+        if not seg.append_aborted(txn.producer_id, txn.first_offset, txn.last_offset, txn.last_stable_offset):
+            log.warning("txn_index_not_written", topic=plog.topic.name, partition=plog.index,
+                        producer_id=txn.producer_id, reason="written later; no producer snapshot goes past it before")
+
+    @staticmethod
+    def _aborted_written(plog) -> bool:
+        """Every aborted transaction indexed in the files: a producer snapshot past one that is not
+        would lose it on a restart (recovery replays only the batches after the snapshot)."""
+        return all(seg.flush_aborted() for seg in plog.batch_store.segments if seg.txn_backlog)
 
     def rewritten(self, plog) -> None:
-        """The partition's log start, leader epochs or batches changed other than by appending."""
+        """The partition's log start, leader epochs or batches changed other than by appending
+        (files that cannot be written now are written at the next checkpoint)."""
+        try:
+            self._write_partition_state(plog)
+            self._unwritten.discard(id(plog))
+        except OSError as exc:
+            log.warning("data_dir_write_failed", topic=plog.topic.name, partition=plog.index,
+                        error=exc.strerror or str(exc))
+            self._unwritten.add(id(plog))
+
+    def _write_partition_state(self, plog) -> None:
         d = self._dir(plog.topic.name, plog.index)
         os.makedirs(d, exist_ok=True)
-        _write_atomically(os.path.join(d, LOG_START), b"%d\n%d\n" % (plog.log_start_offset, plog.high_watermark))
+        write_atomically(os.path.join(d, LOG_START), b"%d\n%d\n" % (plog.log_start_offset, plog.high_watermark))
         lines = ["0", str(len(plog.epochs))] + [f"{e} {s}" for e, s in plog.epochs]
-        _write_atomically(os.path.join(d, EPOCHS), ("\n".join(lines) + "\n").encode())
+        write_atomically(os.path.join(d, EPOCHS), ("\n".join(lines) + "\n").encode())
 
     def state_replaced(self, plog) -> None:
         """A control snapshot restore: the producer state no longer follows from the old snapshots."""
@@ -154,7 +164,13 @@ class DataDir:
         self._write_recovery_points()
 
     def _rolled(self, plog, base: int) -> None:
-        producer_snapshot.write(self._dir(plog.topic.name, plog.index), plog.producers, base)
+        if not self._aborted_written(plog):
+            return
+        try:
+            producer_snapshot.write(self._dir(plog.topic.name, plog.index), plog.producers, base)
+        except OSError as exc:   # a snapshot only shortens the replay on start
+            log.warning("producer_snapshot_not_written", topic=plog.topic.name, partition=plog.index,
+                        error=exc.strerror or str(exc))
 
     # -- checkpoints ------------------------------------------------------------------------
     def tick(self, now_ms: int) -> None:
@@ -166,49 +182,54 @@ class DataDir:
         return self._next_checkpoint_ms
 
     def checkpoint(self, force: bool = False) -> None:
-        """Producer snapshots at the log end of every partition that changed, then the recovery points."""
+        """Producer snapshots at the log end of every partition that changed, then the recovery
+        points. What cannot be written (a full disk) is logged and tried again at the next one."""
         changed = False
+        for key in list(self._unwritten):
+            if key in self._partitions:
+                self.rewritten(self._partitions[key])
+            else:
+                self._unwritten.discard(key)
         for key, plog in self._partitions.items():
             end = plog.high_watermark
             if self._checkpointed.get(key) != end or force:
                 if plog.batch_store.segments:
-                    producer_snapshot.write(self._dir(plog.topic.name, plog.index), plog.producers, end)
+                    if not self._aborted_written(plog):
+                        continue
+                    try:
+                        producer_snapshot.write(self._dir(plog.topic.name, plog.index), plog.producers, end)
+                    except OSError as exc:
+                        log.warning("checkpoint_failed", topic=plog.topic.name, partition=plog.index,
+                                    error=exc.strerror or str(exc))
+                        continue
                 self._checkpointed[key] = end
                 changed = True
         if changed:
-            self._write_recovery_points()
+            try:
+                self._write_recovery_points()
+            except OSError as exc:
+                log.warning("checkpoint_failed", file=RECOVERY_POINTS, error=exc.strerror or str(exc))
 
     def _write_recovery_points(self) -> None:
         lines = [f"{p.topic.name} {p.index} {self._checkpointed.get(k, 0)}" for k, p in self._partitions.items()]
         data = "\n".join(["0", str(len(lines))] + lines) + "\n"
-        _write_atomically(os.path.join(self.path, RECOVERY_POINTS), data.encode())
-
-    def _read_recovery_points(self) -> dict[tuple[str, int], int]:
-        lines = _read_lines(os.path.join(self.path, RECOVERY_POINTS)) or []
-        points = {}
-        for line in lines[2:]:
-            parts = line.rsplit(" ", 2)
-            if len(parts) == 3:
-                points[(parts[0], int(parts[1]))] = int(parts[2])
-        return points
+        write_atomically(os.path.join(self.path, RECOVERY_POINTS), data.encode())
 
     # -- loading --------------------------------------------------------------------------
     def _dir(self, topic: str, index: int) -> str:
         return os.path.join(self.path, f"{topic}-{index}")
 
     def _load(self, store) -> None:
-        meta_path = os.path.join(self.path, META)
-        if not os.path.exists(meta_path):
+        topics = checkpoint_files.topics(self.path, META)
+        if topics is None:
             return
-        with open(meta_path, "rb") as f:
-            meta = json.load(f)
         clean = os.path.exists(os.path.join(self.path, CLEAN_SHUTDOWN))
-        points = self._read_recovery_points()
+        points = checkpoint_files.recovery_points(os.path.join(self.path, RECOVERY_POINTS))
         store.persistence = self     # new partitions get segment stores
         self._loading = True
-        for t in meta["topics"]:
-            topic = store.create_topic(t["name"], t["partitions"], t["configs"], internal=t["internal"],
-                                       topic_id=bytes.fromhex(t["id"]))
+        for t in topics:
+            topic = store.create_topic(t["name"], t["partitions"], _valid_configs(t), internal=t["internal"],
+                                       topic_id=bytes.fromhex(t["id"]) if t["id"] else None)
             for plog in topic.partitions:
                 point = (1 << 63) if clean else points.get((plog.topic.name, plog.index), 0)
                 self._load_partition(plog, point)
@@ -221,25 +242,25 @@ class DataDir:
         older = not os.path.exists(os.path.join(d, SEGMENT.replace(".log", ".index")))
         # an older kafkaemu's segment may hold max timestamps of -1: repaired as it is indexed
         truncated = load_segments(store, recovery_point, (lambda pos, b: plog.repair_max_timestamp(b)) if older else None)
-        start, hw = 0, 0
-        lines = _read_lines(os.path.join(d, LOG_START))
-        if lines:
-            numbers = [int(x) for x in lines if x.strip()]
-            start, hw = numbers[0], numbers[1] if len(numbers) > 1 else 0
+        start, hw = checkpoint_files.log_start(os.path.join(d, LOG_START)) or (0, 0)
+        if store.segments:   # at least the first segment's base, as Kafka's LogLoader
+            start = max(start, store.segments[0].base)
         if truncated is not None:
             log.warning("data_dir_truncated", topic=plog.topic.name, partition=plog.index,
                         offset=max(truncated["offset"], start), position=truncated["position"],
                         dropped_bytes=truncated["dropped_bytes"], reason=truncated["reason"],
                         kept_in=truncated["kept_in"])
             hw = 0   # the log ends where its valid batches do
-        end = store.end_offset()
         if not store.segments:
             store.new_segment(max(start, hw))
-            end = store.end_offset()
-        epochs = _read_lines(os.path.join(d, EPOCHS))
-        if epochs and len(epochs) >= 2:
-            plog.epochs = [tuple(int(x) for x in line.split()) for line in epochs[2:] if line.strip()] or plog.epochs
-            plog.epochs = [(e, s) for e, s in plog.epochs if s <= end] or [(plog.epochs[0][0], 0)]
+        end = store.end_offset()
+        if start > end or hw > end:   # a log start past the log end would hide the partition
+            log.warning("data_dir_log_start_clamped", topic=plog.topic.name, partition=plog.index, log_start=start,
+                        high_watermark=hw, log_end=end)
+            start, hw = min(start, end), min(hw, end)
+        epochs = checkpoint_files.leader_epochs(os.path.join(d, EPOCHS))
+        if epochs:
+            plog.epochs = [(e, s) for e, s in epochs if s <= end] or [(epochs[0][0], 0)]
             plog.leader_epoch = plog.epochs[-1][0]
         replay_from = self._load_producer_snapshot(plog, d, end)
         for seg in store.segments:
@@ -254,6 +275,8 @@ class DataDir:
             if h.last_offset >= replay_from:
                 plog.replay(batch, h)
         plog.finish_load(start, hw, end)
+        if is_compacted(plog.configs):
+            plog.tombstones_due_ms = 0         # the first cleaning finds the tombstones kept and when they go
         self._checkpointed[id(plog)] = -1      # the next checkpoint covers what was loaded
 
     def _load_producer_snapshot(self, plog, d: str, end: int) -> int:
@@ -271,3 +294,16 @@ class DataDir:
                             offset=offset, reason=str(exc))
                 plog.producers.__init__()
         return 0
+
+
+def _valid_configs(topic: dict) -> dict:
+    """A stored topic's configs as the broker's one check accepts them: an entry it refuses (an
+    older kafkaemu stored configs unchecked) is dropped with a warning, the default applies."""
+    configs = topic["configs"] if isinstance(topic["configs"], dict) else {}
+    kept = {k: v for k, v in configs.items() if isinstance(v, str) and validate_topic_config(k, v) is None}
+    if validate_topic_configs(kept):
+        kept = {}
+    if kept != configs:
+        log.warning("data_dir_topic_configs_dropped", topic=topic["name"],
+                    dropped={k: v for k, v in configs.items() if kept.get(k) != v})
+    return kept

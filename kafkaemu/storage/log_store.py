@@ -5,14 +5,18 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
+import structlog
+
 from .compression import DEFAULT_LIMIT
 from .fetch_purgatory import FetchPurgatory
 from .fetch_sessions import FetchSessionCache
 from .partition_log import PartitionLog
 from .producer_ids import ProducerIdManager
+from .topic_config import validate_topic_configs
 
 _LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 OFFSETS_TOPIC = "__consumer_offsets"
+log = structlog.get_logger("kafkaemu.storage")
 
 
 class TopicError(Exception):
@@ -28,6 +32,7 @@ class Topic:
     partitions: list[PartitionLog]
     configs: dict[str, str] = field(default_factory=dict)
     internal: bool = False
+    defaults: dict[str, str] = field(default_factory=dict)   # the broker's topic defaults (log.retention.ms, ...)
 
 
 def validate_topic_name(name: str) -> bool:
@@ -36,8 +41,10 @@ def validate_topic_name(name: str) -> bool:
 
 class LogStore:
     def __init__(self, retention_check_interval_ms: int = 300000, cleaner_backoff_ms: int = 15000,
-                 max_uncompressed_batch_bytes: int = DEFAULT_LIMIT) -> None:
+                 max_uncompressed_batch_bytes: int = DEFAULT_LIMIT,
+                 topic_defaults: dict[str, str] | None = None) -> None:
         self.topics: dict[str, Topic] = {}
+        self.topic_defaults = dict(topic_defaults or {})   # topic config -> the broker's value, where not Kafka's
         self._by_id: dict[bytes, Topic] = {}
         self.fetches = FetchPurgatory()
         self.fetch_sessions = FetchSessionCache()
@@ -51,17 +58,19 @@ class LogStore:
 
     # -- time-driven work: long-poll deadlines, retention and compaction ---------------------
     def tick(self, now_ms: int) -> None:
+        """Each piece of periodic work is rescheduled before it runs, and a failure in one (logged)
+        does not stop the others; retention and compaction go on with the next partition."""
         self.fetches.expire(now_ms)
         if self._next_retention_ms is None:
             self._next_retention_ms = now_ms + self.retention_check_interval_ms
             self._next_clean_ms = now_ms + self.cleaner_backoff_ms
             return
         if now_ms >= self._next_retention_ms:
-            self.apply_retention(now_ms)
             self._next_retention_ms = now_ms + self.retention_check_interval_ms
+            self.apply_retention(now_ms)
         if now_ms >= self._next_clean_ms:
-            self.clean(now_ms)
             self._next_clean_ms = now_ms + self.cleaner_backoff_ms
+            self.clean(now_ms)
         if self.persistence is not None:
             self.persistence.topics_changed(self)  # configs are altered in place
             self.persistence.tick(now_ms)          # producer snapshots and recovery points
@@ -74,15 +83,19 @@ class LogStore:
 
     def apply_retention(self, now_ms: int) -> None:
         """retention.ms / retention.bytes on every partition (cleanup.policy=delete)."""
-        for topic in list(self.topics.values()):
-            for p in topic.partitions:
-                p.apply_retention(now_ms)
+        self._each_partition("retention", lambda p: p.apply_retention(now_ms))
 
     def clean(self, now_ms: int) -> None:
         """Compact the partitions of cleanup.policy=compact topics that are dirty enough."""
+        self._each_partition("compaction", lambda p: p.compact(now_ms))
+
+    def _each_partition(self, work: str, run) -> None:
         for topic in list(self.topics.values()):
             for p in topic.partitions:
-                p.compact(now_ms)
+                try:
+                    run(p)
+                except Exception:
+                    log.exception("partition_work_failed", work=work, topic=topic.name, partition=p.index)
 
     def get(self, name: str) -> Topic | None:
         return self.topics.get(name)
@@ -99,7 +112,10 @@ class LogStore:
             raise TopicError(ErrorCode.TOPIC_ALREADY_EXISTS, f"topic {name!r} already exists")
         if num_partitions < 1:
             raise TopicError(ErrorCode.INVALID_PARTITIONS, "number of partitions must be at least 1")
-        topic = Topic(name, topic_id or uuid.uuid4().bytes, [], dict(configs or {}), internal)
+        message = validate_topic_configs(configs or {})
+        if message:
+            raise TopicError(ErrorCode.INVALID_CONFIG, message)
+        topic = Topic(name, topic_id or uuid.uuid4().bytes, [], dict(configs or {}), internal, self.topic_defaults)
         topic.partitions = [self._new_partition(topic, i) for i in range(num_partitions)]
         self.topics[name] = topic
         self._by_id[topic.topic_id] = topic

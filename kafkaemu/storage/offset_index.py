@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import os
 import sys
+
+import structlog
+
+log = structlog.get_logger("kafkaemu.storage")
 from array import array
 from bisect import bisect_right
 
@@ -45,9 +49,23 @@ class _Index:
         return True
 
     def _write(self, data: bytes) -> None:
-        if self._fd is None:
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        os.write(self._fd, data)
+        """Append the entry just added in memory. An entry that cannot be written (a full disk) is
+        dropped from memory and the file: the index is sparse, lookups scan from the entry before."""
+        try:
+            if self._fd is None:
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            if os.write(self._fd, data) == len(data):
+                return
+            error = "short write"
+        except OSError as exc:
+            error = exc.strerror or str(exc)
+        self.keys.pop()
+        self.values.pop()
+        try:
+            os.truncate(self.path, len(self.keys) * self.ENTRY)
+        except OSError:
+            pass     # a torn file fails the sanity check on load and is rebuilt
+        log.warning("index_entry_not_written", path=self.path, error=error)
 
     def rewrite(self) -> None:
         """Store the in-memory entries as the whole file (after a rebuild or truncation)."""

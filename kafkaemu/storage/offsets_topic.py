@@ -11,6 +11,7 @@ import struct
 from ..core.coordinator import record_group_id
 from ..core.placement import partition_for
 from ..core.record_format import EndTransactionMarker
+from . import topic_config
 from .log_store import OFFSETS_TOPIC
 from .record_batch import build_batch, iter_records, parse_header
 
@@ -95,10 +96,14 @@ def append_coordinator_batch(topic, partition: int, records: list[tuple[bytes, b
     topic; transactional when written for a producer. A refusal is a kafkaemu bug: it raises."""
     batch = build_batch([(key, value, (), now_ms) for key, value in records], producer_id=producer_id,
                         producer_epoch=producer_epoch, transactional=producer_id >= 0)
-    result = topic.partitions[partition].append_batch(batch, now_ms)
+    plog = topic.partitions[partition]
+    result = plog.append_batch(batch, now_ms)
     if result.error != "NONE":
         raise RuntimeError(f"{topic.name}-{partition} refused the coordinator's batch: {result.error} "
                            f"{result.message or ''}")
+    if any(value is None for _, value in records):   # compaction drops them after delete.retention.ms
+        due = now_ms + topic_config.int_config(plog.configs, "delete.retention.ms")
+        plog.tombstones_due_ms = due if plog.tombstones_due_ms is None else min(plog.tombstones_due_ms, due)
 
 
 def read_records(store) -> Iterator[tuple[bytes, bytes | None]]:

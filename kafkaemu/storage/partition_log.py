@@ -1,7 +1,7 @@
 """One partition's log: record batches kept as the bytes the producer sent.
 
-Appends validate as Kafka 3.9's UnifiedLog and LogValidator do (magic, CRC, size, offset range,
-record count, control batches, idempotent sequences, then every record: see
+Appends validate as Kafka 3.9's UnifiedLog and LogValidator do (``append_checks``: magic, CRC,
+size, offset range, record count, control batches, idempotent sequences, then every record: see
 ``record_validation``), assign offsets by rewriting each batch's base offset and partition leader
 epoch in place, set the max timestamp Kafka recomputes from the records (LogAppendTime topics: the
 append time), and wake fetches waiting for data. As in Kafka, a batch is re-encoded only when it
@@ -19,17 +19,19 @@ high watermark; aborted transactions are indexed for read_committed fetches.
 from __future__ import annotations
 
 import struct
+from collections import ChainMap
 from dataclasses import dataclass, field
 
 import structlog
 
-from . import compaction, compression, legacy_records, topic_config
+from . import compaction, compression, topic_config
+from .append_checks import validate
 from .batch_store import MemoryBatchStore
 from .producer_state import ProducerStateTable
-from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, HEADER_SIZE, NO_TIMESTAMP, InvalidBatch, build_batch,
-                           control_record, crc_ok, end_txn_marker, iter_records, parse_header, rewrite_offsets,
-                           set_max_timestamp, split_batches)
+from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, NO_TIMESTAMP, InvalidBatch, control_record, end_txn_marker,
+                           iter_records, parse_header, rewrite_offsets, set_max_timestamp)
 from .record_validation import check_records
+from .segment import StorageError
 
 log = structlog.get_logger("kafkaemu.storage")
 
@@ -60,6 +62,7 @@ class PartitionLog:
         self.duplicate_batches = 0         # idempotent retries answered from the producer state
         self.last_append_ms = 0            # the "segment file time" ListOffsets v0 compares against
         self._clean_bytes = 0              # log size right after the last compaction
+        self.tombstones_due_ms: int | None = None   # when the oldest tombstone kept passes delete.retention.ms
         self.persistence = None            # the store's DataDir, when there is one
         self.max_uncompressed_bytes = compression.DEFAULT_LIMIT   # the most one batch may inflate to
 
@@ -78,8 +81,11 @@ class PartitionLog:
         return min(max(first, self.log_start_offset), self.high_watermark)
 
     @property
-    def configs(self) -> dict[str, str]:
-        return getattr(self.topic, "configs", None) or {}
+    def configs(self):
+        """The topic's configs, over the broker's topic defaults when it has some."""
+        configs = getattr(self.topic, "configs", None) or {}
+        defaults = getattr(self.topic, "defaults", None)
+        return ChainMap(configs, defaults) if defaults else configs
 
     @property
     def batch_count(self) -> int:
@@ -102,8 +108,7 @@ class PartitionLog:
         inflated = [0]
         try:
             try:
-                batches = self._validate(records, produce_version, max_message_bytes, configs, now_ms, limit,
-                                         inflated)
+                batches = validate(self, records, produce_version, max_message_bytes, configs, now_ms, limit, inflated)
             except (struct.error, IndexError, ValueError, OverflowError) as exc:  # malformed beyond the checks
                 raise InvalidBatch("CORRUPT_MESSAGE", f"malformed records: {exc}") from exc
         except InvalidBatch as exc:
@@ -124,135 +129,6 @@ class PartitionLog:
         producer epoch is checked, not its sequence, as Kafka's coordinator appends."""
         h = parse_header(batch)
         return self._append_validated([(bytearray(batch), h, h.max_timestamp)], now_ms, False, client=False)
-
-    def _validate(self, records, produce_version: int, max_message_bytes: int, configs, now_ms: int,
-                  limit: int, inflated: list) -> list:
-        """[(batch, header, max timestamp)] ready to append, or InvalidBatch."""
-        if records is None:
-            raise InvalidBatch("INVALID_RECORD", "produce request without records for the partition")
-        found = list(split_batches(records))
-        if produce_version >= 3:
-            if not found:
-                raise InvalidBatch("INVALID_RECORD", f"Produce requests with version {produce_version} must have "
-                                   "at least one record batch per partition")
-            if found[0][2] != 2:
-                raise InvalidBatch("INVALID_RECORD", f"Produce requests with version {produce_version} are only "
-                                   "allowed to contain record batches with magic version 2")
-            if produce_version < 7 and records[21 + found[0][0] + 1] & 0x07 == 4:
-                raise InvalidBatch("UNSUPPORTED_COMPRESSION_TYPE", f"Produce requests with version "
-                                   f"{produce_version} are not allowed to use ZStandard compression")
-            if len(found) > 1:
-                raise InvalidBatch("INVALID_RECORD", f"Produce requests with version {produce_version} are only "
-                                   "allowed to contain exactly one record batch per partition")
-        elif not found:
-            raise InvalidBatch("CORRUPT_MESSAGE", "no complete message in the message set")
-        view = memoryview(records)
-        if produce_version < 3 and any(magic < 2 for _, _, magic in found):   # v3+: one v2 batch, checked above
-            batch, source = self._convert_legacy(view, found, max_message_bytes, limit, inflated)
-            return [self._validate_records(batch, parse_header(batch), configs, now_ms, max_message_bytes,
-                                           limit, inflated, source)]
-        out = []
-        for pos, size, magic in found:
-            if magic >= 2 and records[pos:pos + 8] != b"\0" * 8:
-                raise InvalidBatch("INVALID_RECORD", f"The baseOffset of the record batch in the append to "
-                                   f"{self.topic.name}-{self.index} should be 0, but it is "
-                                   f"{int.from_bytes(records[pos:pos + 8], 'big', signed=True)}")
-            if size > max_message_bytes:
-                raise InvalidBatch("MESSAGE_TOO_LARGE", f"The record batch size in the append is {size} bytes, "
-                                   f"which exceeds the maximum configured value of {max_message_bytes}.")
-            if size < HEADER_SIZE:
-                raise InvalidBatch("CORRUPT_MESSAGE", f"record batch of {size} bytes is shorter than its header")
-            batch = bytearray(view[pos:pos + size])
-            if not crc_ok(batch):
-                raise InvalidBatch("CORRUPT_MESSAGE", "Record is corrupt (stored crc does not match the computed crc)")
-            h = parse_header(batch)
-            if h.last_offset_delta < 0:
-                raise InvalidBatch("INVALID_RECORD", f"Batch has an invalid offset range: [0, {h.last_offset_delta}] "
-                                   f"in topic partition {self.topic.name}-{self.index}")
-            if h.records_count <= 0:
-                raise InvalidBatch("INVALID_RECORD", f"Invalid reported count for record batch: {h.records_count} "
-                                   f"in topic partition {self.topic.name}-{self.index}")
-            if h.records_count != h.last_offset_delta + 1:
-                raise InvalidBatch("INVALID_RECORD", f"Inconsistent batch offset range [0, {h.last_offset_delta}] "
-                                   f"and count of records {h.records_count} in topic partition "
-                                   f"{self.topic.name}-{self.index}")
-            if h.is_control:
-                raise InvalidBatch("INVALID_RECORD", f"Clients are not allowed to write control records in topic "
-                                   f"partition {self.topic.name}-{self.index}")
-            out.append(self._validate_records(batch, h, configs, now_ms, max_message_bytes, limit, inflated))
-        return out
-
-    def _validate_records(self, batch: bytearray, h, configs, now_ms: int, max_message_bytes: int, limit: int,
-                          inflated: list, source: int | None = None):
-        """LogValidator's record pass over one v2 batch: (batch, header, max timestamp), the batch
-        re-encoded when it cannot be kept (see the module docstring). ``source``: the codec the
-        producer used, when not the batch's (a converted legacy message set)."""
-        lat_topic, compacted, before_ms, after_ms, ranged = _record_settings(configs) if configs else _DEFAULT_SETTINGS
-        target = topic_config.target_codec(configs, h.codec if source is None else source)
-        keep = h.codec == target   # in place unless the codec changes (or, below, deltas are off)
-        check = check_records(batch, h, fields=compacted, limit=limit - inflated[0])
-        inflated[0] += check.uncompressed_bytes
-        errors = []   # (record index, error code name, message); at most one per record, keys first
-        if compacted and check.null_keys:
-            errors += [(i, "INVALID_RECORD", f"Compacted topic cannot accept message without key in topic "
-                        f"partition {self.topic.name}-{self.index}") for i in check.null_keys]
-        if h.log_append_time and (lat_topic or h.max_timestamp == NO_TIMESTAMP):
-            keyless = set(check.null_keys) if compacted else ()
-            errors += [(i, "INVALID_TIMESTAMP", "Invalid timestamp type in message with offset "
-                        f"{i}. Producer should not set timestamp type to LogAppendTime.")
-                       for i in range(h.records_count) if i not in keyless]
-        elif ranged:
-            errors += self._timestamp_errors(batch, now_ms, before_ms, after_ms, limit,
-                                             set(check.null_keys) if compacted else set())
-        if errors:
-            raise _record_errors(errors)
-        if not keep or not check.sequential:
-            batch = self._reencode(batch, h, target, lat_topic, now_ms, max_message_bytes, limit)
-            h = parse_header(batch)
-        return batch, h, check.max_timestamp
-
-    def _timestamp_errors(self, batch, now_ms: int, before_ms: int, after_ms: int, limit: int, skip: set) -> list:
-        """Records outside message.timestamp.before/after.max.ms (decoded: only topics that set them)."""
-        lo, hi = now_ms - before_ms, now_ms + after_ms
-        return [(i, "INVALID_TIMESTAMP", f"Timestamp {r.timestamp} of message with offset {r.offset} is out of "
-                 f"range. The timestamp should be within [{lo}, {hi}]")
-                for i, r in enumerate(iter_records(batch, limit))
-                if i not in skip and r.timestamp != NO_TIMESTAMP and not lo <= r.timestamp <= hi]
-
-    def _reencode(self, batch, h, codec: int, lat_topic: bool, now_ms: int, max_message_bytes: int, limit: int):
-        """Kafka's buildRecordsAndAssignOffsets: the records again, offset deltas 0, 1, 2, ..., in
-        the topic's codec; the result must still fit max.message.bytes."""
-        try:
-            records = [(r.key, r.value, r.headers, r.timestamp) for r in iter_records(batch, limit)]
-        except InvalidBatch as exc:
-            raise InvalidBatch("INVALID_RECORD", f"Found invalid record structure: {exc}") from exc
-        new = build_batch(records, codec=codec, producer_id=h.producer_id, producer_epoch=h.producer_epoch,
-                          base_sequence=h.base_sequence, transactional=h.is_transactional,
-                          log_append_time=lat_topic)
-        if len(new) > max_message_bytes:
-            raise InvalidBatch("MESSAGE_TOO_LARGE", f"Message batch size is {len(new)} bytes in append to"
-                               f"partition {self.topic.name}-{self.index} which exceeds the maximum configured "
-                               f"size of {max_message_bytes}.")
-        return bytearray(new)
-
-    def _convert_legacy(self, view, found, max_message_bytes: int, limit: int, inflated: list):
-        """A legacy (magic 0/1) message set becomes one v2 batch, as Kafka converts on append:
-        (uncompressed batch, the message set's codec); validation then encodes it in the codec
-        the topic stores."""
-        if any(magic == 2 for _, _, magic in found):
-            raise InvalidBatch("INVALID_RECORD", "legacy messages and v2 record batches mixed in one message set")
-        for _, size, _ in found:
-            if size > max_message_bytes:
-                raise InvalidBatch("MESSAGE_TOO_LARGE", f"The message size {size} exceeds the maximum "
-                                   f"configured value of {max_message_bytes}.")
-        end = found[-1][0] + found[-1][1]
-        converted, _, used, source = legacy_records.to_v2_batch(view[:end], limit - inflated[0], compression.NONE)
-        inflated[0] += used
-        if source == compression.NONE and len(converted) > max_message_bytes:
-            raise InvalidBatch("MESSAGE_TOO_LARGE", f"Message batch size is {len(converted)} bytes in append to"
-                               f"partition {self.topic.name}-{self.index} which exceeds the maximum configured "
-                               f"size of {max_message_bytes}.")
-        return bytearray(converted), source
 
     def _append_validated(self, batches: list, now_ms: int, log_append_time: bool, client: bool = True) -> AppendResult:
         """Append validated batches. ``client``: a producer's (duplicates answered from the
@@ -287,7 +163,11 @@ class PartitionLog:
             if log_append_time:
                 max_ts = now_ms
             set_max_timestamp(batch, log_append_time, max_ts)
-            self._store(batch, base, base + h.last_offset_delta, max_ts)
+            try:
+                self._store(batch, base, base + h.last_offset_delta, max_ts)
+            except StorageError as exc:   # nothing of this batch stays; the log takes writes again when it can
+                log.warning("storage_error", topic=self.topic.name, partition=self.index, offset=base, reason=str(exc))
+                return AppendResult(exc.code_name, log_start_offset=self.log_start_offset, message=str(exc))
             total += len(batch)
             if h.producer_id >= 0:
                 producers.record(h, base, max_ts)
@@ -558,27 +438,3 @@ def _records(batch, limit: int):
     except (InvalidBatch, struct.error, IndexError, ValueError) as exc:
         log.warning("undecodable_batch", base_offset=parse_header(batch).base_offset, reason=str(exc))
 
-
-def _record_errors(errors: list) -> InvalidBatch:
-    """Kafka's processRecordErrors: INVALID_TIMESTAMP when any record has a bad timestamp, else
-    INVALID_RECORD; every record error is listed (``record_errors``), the message shows three."""
-    shown = ", ".join(f"RecordError(batchIndex={i}, message='{m}')" for i, _, m in errors[:3])
-    if any(code == "INVALID_TIMESTAMP" for _, code, _ in errors):
-        exc = InvalidBatch("INVALID_TIMESTAMP", "One or more records have been rejected due to invalid timestamp")
-    else:
-        exc = InvalidBatch("INVALID_RECORD", f"One or more records have been rejected due to {len(errors)} record "
-                           f"errors in total, and only showing the first three errors at most: [{shown}]")
-    exc.record_errors = [(i, m) for i, _, m in errors]
-    return exc
-
-
-def _record_settings(configs) -> tuple:
-    """The topic configs record validation reads: (LogAppendTime topic, compacted, timestamp
-    bounds before and after, whether those bounds are set)."""
-    lat_topic = topic_config.log_append_time(configs)
-    before_ms, after_ms = topic_config.timestamp_bounds(configs)
-    ranged = not lat_topic and (before_ms != topic_config.LONG_MAX or after_ms != topic_config.LONG_MAX)
-    return lat_topic, topic_config.is_compacted(configs), before_ms, after_ms, ranged
-
-
-_DEFAULT_SETTINGS = _record_settings({})   # a topic without overrides

@@ -8,6 +8,7 @@ import json
 import os
 import re
 
+from .files import write_atomically
 from .producer_state import BatchMetadata, ProducerEntry, ProducerStateTable
 
 _NAME = re.compile(r"^(\d{20})\.snapshot$")
@@ -52,10 +53,7 @@ def offsets(directory: str) -> list[int]:
 
 
 def write(directory: str, table: ProducerStateTable, offset: int) -> None:
-    path = os.path.join(directory, file_name(offset))
-    with open(path + ".tmp", "wb") as f:
-        f.write(encode(table, offset))
-    os.replace(path + ".tmp", path)
+    write_atomically(os.path.join(directory, file_name(offset)), encode(table, offset))
     for old in offsets(directory)[:-KEEP]:
         delete(directory, old)
 

@@ -80,10 +80,30 @@ def load_segments(store: SegmentedBatchStore, recovery_point: int, repair=None) 
 
 def _load_indexes(seg: Segment, next_base: int | None) -> bool:
     """Kafka's sanity check: the index files exist, hold whole entries, and their last entries
-    point inside the segment (its file size, the next segment's base offset)."""
+    point inside the segment (its file size, the next segment's base offset); entries must also
+    increase (offsets and positions; timestamps and offsets of the time index), so garbage inside
+    an index is found too. An index that fails is emptied, to be rebuilt from the segment."""
+    if _sane(seg, next_base):
+        return True
+    seg.index.clear()
+    seg.time_index.clear()
+    return False
+
+
+def _increasing(values, strictly: bool = True) -> bool:
+    if strictly:
+        return all(a < b for a, b in zip(values, values[1:]))
+    return all(a <= b for a, b in zip(values, values[1:]))
+
+
+def _sane(seg: Segment, next_base: int | None) -> bool:
     if not seg.index.load() or not seg.time_index.load():
-        seg.index.clear()
-        seg.time_index.clear()
+        return False
+    index, time_index = seg.index, seg.time_index
+    if not (_increasing(index.keys) and _increasing(index.values) and _increasing(time_index.keys)
+            and _increasing(time_index.values, strictly=False)):
+        return False
+    if len(index) and (index.keys[0] < 0 or index.values[0] < 0) or len(time_index) and time_index.values[0] < 0:
         return False
     last = seg.index.last_offset()
     if last is not None and (seg.index.values[-1] + LOG_OVERHEAD > seg.size

@@ -3,8 +3,10 @@ batches byte for byte, its sparse ``.index`` and ``.timeindex`` (``offset_index`
 ``.txnindex`` of aborted transactions.
 
 Appends are one unbuffered write each (a killed process keeps every acknowledged batch; there is
-no fsync). Reads use ``os.pread`` of byte ranges found through the offset index and batch
-headers scanned forward from there: the page cache does the caching, nothing is mapped.
+no fsync). A write that fails (ENOSPC, EIO) is cut back off the file before ``StorageError`` is
+raised, so the segment always ends with a whole batch and the next append lands where it should.
+Reads use ``os.pread`` of byte ranges found through the offset index and batch headers scanned
+forward from there: the page cache does the caching, nothing is mapped.
 """
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from bisect import bisect_left
 from collections import OrderedDict
 
 from .offset_index import OffsetIndex, TimeIndex
-from .record_batch import HEADER_SIZE, LOG_OVERHEAD, MAGIC_OFFSET, NO_TIMESTAMP, crc_ok, parse_header
+from .record_batch import (HEADER_SIZE, LOG_OVERHEAD, MAGIC_OFFSET, NO_TIMESTAMP, InvalidBatch, crc_ok,
+                           parse_header)
 
 _BASE_LEN = struct.Struct(">qi")
 _DELTA = struct.Struct(">i")           # last offset delta, at byte 23
@@ -23,6 +26,14 @@ _TXN_ENTRY = struct.Struct(">hqqqq")   # Kafka's AbortedTxn: version, producer i
 SCAN_CHUNK = 1 << 16
 MAX_OPEN_FILES = 512     # segment files open at once, over all partitions (reads of old segments open theirs)
 _OPEN: OrderedDict = OrderedDict()   # id(segment) -> segment with an open file, oldest opened first
+
+
+class StorageError(InvalidBatch):
+    """A segment write failed (the disk is full, an IO error); nothing of the batch stays in the
+    file. Appends answer KAFKA_STORAGE_ERROR."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("KAFKA_STORAGE_ERROR", message)
 
 
 def file_name(base: int, suffix: str) -> str:
@@ -50,7 +61,9 @@ class Segment:
         self._since_index = 0
         self._rolling_ts: int | None = None
         self._txn_fd: int | None = None
+        self.txn_backlog: list[bytes] = []   # aborted-transaction entries not written yet (a full disk)
         self.bytes_read = 0              # bytes read back from the file (tests spy on restarts)
+        self._torn = False               # a failed write may have left bytes past ``size``
 
     @property
     def fd(self) -> int:
@@ -65,12 +78,27 @@ class Segment:
     # -- appending -------------------------------------------------------------------------
     def append(self, batch, last: int, max_ts: int) -> None:
         pos = self.size
-        written = os.write(self.fd, batch)
-        if written < len(batch):
-            view = memoryview(batch)[written:]
-            while view:
-                view = view[os.write(self.fd, view):]
+        try:
+            if self._torn:
+                self._cut_back()
+            written = os.write(self.fd, batch)
+            if written < len(batch):
+                view = memoryview(batch)[written:]
+                while view:
+                    view = view[os.write(self.fd, view):]
+        except OSError as exc:
+            self._torn = True
+            try:
+                self._cut_back()
+            except OSError:
+                pass     # cut before the next append
+            raise StorageError(f"write to {self.path} failed: {exc.strerror or exc}") from exc
         self._indexed(pos, len(batch), last, max_ts)
+
+    def _cut_back(self) -> None:
+        """Drop what a failed write left after the last whole batch (Kafka's recovery would)."""
+        os.ftruncate(self.fd, self.size)
+        self._torn = False
 
     def rolling_timestamp(self) -> int:
         """The largest timestamp of the segment's first batch (segment.ms counts from it)."""
@@ -110,10 +138,34 @@ class Segment:
             self._fd = None
             _OPEN.pop(id(self), None)
 
-    def append_aborted(self, producer_id: int, first: int, last: int, lso: int) -> None:
-        if self._txn_fd is None:
-            self._txn_fd = os.open(self.txn_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        os.write(self._txn_fd, _TXN_ENTRY.pack(0, producer_id, first, last, lso))
+    def append_aborted(self, producer_id: int, first: int, last: int, lso: int) -> bool:
+        """Index an aborted transaction; False when the entry could not be written yet (a full
+        disk): it is kept and written before the next one, or by ``flush_aborted``."""
+        self.txn_backlog.append(_TXN_ENTRY.pack(0, producer_id, first, last, lso))
+        return self.flush_aborted()
+
+    def flush_aborted(self) -> bool:
+        if not self.txn_backlog:
+            return True
+        data = b"".join(self.txn_backlog)
+        try:
+            if self._txn_fd is None:
+                self._txn_fd = os.open(self.txn_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            size = os.fstat(self._txn_fd).st_size
+        except OSError:
+            return False
+        try:
+            written = os.write(self._txn_fd, data)
+        except OSError:
+            written = -1
+        if written == len(data):
+            self.txn_backlog.clear()
+            return True
+        try:
+            os.ftruncate(self._txn_fd, size)   # no torn entry stays (read_aborted would skip it anyway)
+        except OSError:
+            pass
+        return False
 
     def read_aborted(self) -> list[tuple[int, int, int, int]]:
         try:

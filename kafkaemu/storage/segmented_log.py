@@ -13,7 +13,7 @@ from bisect import bisect_right
 from . import topic_config
 from .batch_store import MemoryBatchStore
 from .record_batch import LOG_OVERHEAD
-from .segment import Segment, read_max_timestamp
+from .segment import Segment, StorageError, read_max_timestamp
 from .tail_cache import Tail, TailBudget
 
 _BASE_LEN = struct.Struct(">qi")
@@ -68,10 +68,13 @@ class SegmentedBatchStore:
     # -- appending -------------------------------------------------------------------------
     def append(self, batch, base: int, last: int, max_ts: int, now_ms: int | None = None) -> None:
         seg = self.active
-        if seg is None:
-            seg = self.new_segment(base)
-        elif seg.size and self._should_roll(seg, len(batch), now_ms):
-            seg = self.roll(base)
+        try:
+            if seg is None:
+                seg = self.new_segment(base)
+            elif seg.size and self._should_roll(seg, len(batch), now_ms):
+                seg = self.roll(base)
+        except OSError as exc:
+            raise StorageError(f"new segment at {base} in {self.dir}: {exc.strerror or exc}") from exc
         seg.append(batch, last, max_ts)
         self.size_bytes += len(batch)
         self.tail.append(batch, base, last)

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from ..config import BrokerConfig
 from ..control.python_api import install as install_control_methods
 from ..logging import configure_default_logging
+from . import manual_time
 
 
 class StateName(str):
@@ -176,6 +177,20 @@ class KafkaEmulator:
                                    e["generation"])
                         for e in page]
             after = page[-1]["seq"]
+
+    # the manual clock run until something holds (kafkaemu/testing/manual_time.py)
+    def advance_until(self, condition: Callable[[], Any], *, step: int | str = "100ms", limit: int | str = "10m",
+                      settle: float = 0.25) -> Any:
+        """Manual clock: advance by ``step`` until ``condition()`` is truthy (returned), giving
+        clients up to ``settle`` s of real time after each step; AwaitTimeout past ``limit``."""
+        return manual_time.advance_until(self, condition, step, limit, settle)
+
+    def advance_until_group(self, group: str, *, state: str | None = None, generation: int | None = None,
+                            members: int | None = None, assigned: bool = False, step: int | str = "100ms",
+                            limit: int | str = "10m", settle: float = 0.25) -> dict:
+        """``advance_until`` the group is as ``await_group`` would wait for; returns the group."""
+        return manual_time.advance_until_group(self, group, step, limit, settle, state=state, generation=generation,
+                                               members=members, assigned=assigned)
 
     def transaction_transitions(self, transactional_id: str | None = None) -> list:
         """Every transaction state transition so far (time, id, from, to, producer id, epoch), oldest

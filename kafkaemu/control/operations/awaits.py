@@ -16,6 +16,17 @@ GROUP_STATES = ("Empty", "PreparingRebalance", "CompletingRebalance", "Stable", 
                 "Assigning", "Reconciling")                                                # consumer (KIP-848)
 
 
+def describe_group(current: dict | None) -> str:
+    """A group as an await saw it last, in a few words (a timeout's message says it)."""
+    if not current:
+        return "nothing seen"
+    if current.get("exists") is False:
+        return "the group does not exist"
+    members = current.get("member_count", current.get("members"))
+    return (f"state {current.get('state')}, generation {current.get('generation')}, "
+            f"{members} member{'' if members == 1 else 's'}")
+
+
 def _group_state(name: str, value) -> str:
     if not isinstance(value, str) or state_key(value) not in {state_key(s) for s in GROUP_STATES}:
         raise bad(f"{name} must be a group state ({', '.join(GROUP_STATES)}), got {value!r}")
@@ -39,10 +50,12 @@ AWAIT_CLI = {"flags": {"timeout_ms": "--timeout"}, "defaults": {"timeout_ms": "3
 
 
 class AwaitOps(ControlBase):
-    async def _await(self, check: Callable[[], tuple[bool, Any]], timeout_ms: int, what: str) -> dict:
+    async def _await(self, check: Callable[[], tuple[bool, Any]], timeout_ms: int, what: str,
+                     seen: Callable[[Any], str] | None = None) -> dict:
         """Answer as soon as ``check()`` holds (re-checked after every reply the broker sends, after
         every control call, and every 10 ms), or 408 after ``timeout_ms``. ``check`` returns
-        (holds, view), the view possibly a callable rendering it."""
+        (holds, view), the view possibly a callable rendering it; ``seen(view)`` says in the
+        timeout's message what was seen last."""
         started = time.perf_counter()
         ok, view = check()
         view = view() if callable(view) else view
@@ -58,7 +71,8 @@ class AwaitOps(ControlBase):
             except asyncio.TimeoutError:
                 _, view = check()
                 view = view() if callable(view) else view
-                raise AwaitTimeout(f"timed out after {timeout_ms} ms waiting for {what}",
+                now = f"; now: {seen(view)}" if seen is not None else ""
+                raise AwaitTimeout(f"timed out after {timeout_ms} ms waiting for {what}{now}",
                                    waited_ms=round((time.perf_counter() - started) * 1000, 1), current=view) from None
             finally:
                 if entry in self._waiters:
@@ -126,7 +140,8 @@ class AwaitOps(ControlBase):
                   and (members is None or g.member_count == members)
                   and (not assigned or g.fully_assigned()))
             return ok, g.detail   # rendered only when answering
-        return await self._await(check, timeout_ms, f"group {group!r}: {', '.join(w for w in wanted if w)}")
+        return await self._await(check, timeout_ms, f"group {group!r}: {', '.join(w for w in wanted if w)}",
+                                 describe_group)
 
     @op("POST", "/api/await/lag", group=P(text, required=True, help="the group id"),
         lag=P(integer(min=0), default=0, help="at most this total lag"),

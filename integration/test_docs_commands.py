@@ -1,0 +1,62 @@
+"""The examples of the README and docs/ as written: every fenced ``sh`` block is run by bash (errors
+stop it) from the repository's root, with this interpreter's ``kafkaemu`` on the PATH; every ``python``
+block is valid Python, and the README's runs. (The other Python blocks are fragments of a test:
+they use a producer, consumers or certificate files the reader brings.)"""
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+BLOCK = re.compile(r"^```sh\n(.*?)^```", re.S | re.M)
+
+
+def shell_blocks():
+    for doc in DOCS:
+        for n, match in enumerate(BLOCK.finditer(doc.read_text())):
+            yield pytest.param(match.group(1), id=f"{doc.relative_to(REPO)}#{n + 1}")
+
+
+def test_the_docs_have_shell_examples():
+    assert list(shell_blocks())
+
+
+@pytest.mark.parametrize("block", list(shell_blocks()))
+def test_a_shell_example_runs_as_written(block, tmp_path):
+    bin_dir = pathlib.Path(sys.executable).parent
+    if not (bin_dir / "kafkaemu").exists():
+        pytest.skip(f"no kafkaemu command beside {sys.executable} (pip install -e . installs it)")
+    tools = ["bash", "curl"] + ["java", "javac"] * ("javac " in block)
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"this shell example needs {', '.join(missing)}")
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "TMPDIR": str(tmp_path)}
+    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+
+
+PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+
+def python_blocks():
+    for doc in DOCS:
+        for n, match in enumerate(PYTHON_BLOCK.finditer(doc.read_text())):
+            yield pytest.param(match.group(1), id=f"{doc.relative_to(REPO)}#{n + 1}")
+
+
+@pytest.mark.parametrize("block", list(python_blocks()))
+def test_a_python_example_is_valid_python(block):
+    compile(block, "<doc>", "exec")
+
+
+def test_the_readme_python_example_runs_as_written():
+    readme = next(p for p in python_blocks() if p.id.startswith("README.md#1")).values[0]
+    done = subprocess.run([sys.executable, "-c", readme + "\nprint(servers)\n"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and re.fullmatch(r"127\.0\.0\.1:\d+\n", done.stdout), done.stderr
