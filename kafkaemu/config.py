@@ -224,9 +224,9 @@ class BrokerConfig:
                       if (path := getattr(self, key)) is not None and (problem := _unreadable(path))]
         problems += unreadable
         if self.tls_cert and not unreadable:
-            from .tls import server_ssl_context
+            from .tls import server_ssl_context  # ssl is loaded only when TLS is asked for
             try:
-                server_ssl_context(self)
+                server_ssl_context(self.tls_cert, self.tls_key, self.tls_key_password)
             except ValueError as exc:
                 problems.append(str(exc))
         if self.data_dir is not None and (problem := _unusable_dir(self.data_dir)):
