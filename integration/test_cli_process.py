@@ -11,6 +11,7 @@ from dataclasses import asdict
 
 import pytest
 
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.testing import KafkaEmulator
 from kafkaemu.testing import raw_client
 from tests.test_config import SAMPLES
@@ -43,7 +44,7 @@ def stop(proc) -> str:
 
 def metadata(host: str, port: int):
     with socket.create_connection((host, port), timeout=10) as sock:
-        return raw_client.request(sock, 3, 12, {"topics": [], "allow_auto_topic_creation": False})
+        return raw_client.request(sock, ApiKey.METADATA, 12, {"topics": [], "allow_auto_topic_creation": False})
 
 
 # -- every setting reaches the child ---------------------------------------------------------

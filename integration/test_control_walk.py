@@ -14,6 +14,7 @@ from kafkaemu.control import cli
 from kafkaemu.control.params import ControlError, duration_ms
 from kafkaemu.control.python_api import mapping
 from kafkaemu.control.table import OPS
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.testing import KafkaEmulator
 from kafkaemu.testing.raw_client import connect, decode_reply, encode_request, read_reply
 
@@ -73,16 +74,18 @@ def prepare(e: KafkaEmulator, op: str) -> dict:
     e.move_coordinator("g", 0)
     e.move_transaction_coordinator("tx", 0)
     with connect(e) as sock:
-        joined = request(sock, 11, 5, {"group_id": "g", "session_timeout_ms": 30000, "rebalance_timeout_ms": 30000,
-                                       "member_id": "", "group_instance_id": "walker-1", "protocol_type": "consumer",
-                                       "protocols": [{"name": "range", "metadata": SUBSCRIPTION}]}, correlation_id=2)
+        joined = request(sock, ApiKey.JOIN_GROUP, 5, {
+            "group_id": "g", "session_timeout_ms": 30000, "rebalance_timeout_ms": 30000, "member_id": "",
+            "group_instance_id": "walker-1", "protocol_type": "consumer",
+            "protocols": [{"name": "range", "metadata": SUBSCRIPTION}]}, correlation_id=2)
         assert joined.error_code == 0, joined
-        pid = request(sock, 22, 1, {"transactional_id": "tx", "transaction_timeout_ms": 60000}, correlation_id=3)
+        pid = request(sock, ApiKey.INIT_PRODUCER_ID, 1, {"transactional_id": "tx", "transaction_timeout_ms": 60000},
+                      correlation_id=3)
         assert pid.error_code == 0, pid
-        added = request(sock, 24, 1, {"v3_and_below_transactional_id": "tx",
-                                      "v3_and_below_producer_id": pid.producer_id,
-                                      "v3_and_below_producer_epoch": pid.producer_epoch,
-                                      "v3_and_below_topics": [{"name": "t", "partitions": [0]}]}, correlation_id=4)
+        added = request(sock, ApiKey.ADD_PARTITIONS_TO_TXN, 1, {
+            "v3_and_below_transactional_id": "tx", "v3_and_below_producer_id": pid.producer_id,
+            "v3_and_below_producer_epoch": pid.producer_epoch,
+            "v3_and_below_topics": [{"name": "t", "partitions": [0]}]}, correlation_id=4)
         assert added.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code == 0
     fault = e.inject_fault("Produce", error="NOT_LEADER_OR_FOLLOWER", times=None)
     e.snapshot("s")

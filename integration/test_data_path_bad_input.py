@@ -7,6 +7,7 @@ import struct
 from kafka.record.legacy_records import LegacyRecordBatchBuilder
 from kafka.record.memory_records import MemoryRecords
 
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.storage.record_batch import build_batch, iter_records
 
@@ -21,8 +22,8 @@ def _batch(n, size=20, tag=b"r"):
 
 
 def _produce(sock, version, topic_data, acks=-1, correlation_id=1):
-    return raw_kafka.request(sock, 0, version, {"transactional_id": None, "acks": acks, "timeout_ms": 5000,
-                                                "topic_data": topic_data}, correlation_id)
+    return raw_kafka.request(sock, ApiKey.PRODUCE, version, {"transactional_id": None, "acks": acks, "timeout_ms": 5000,
+                                                             "topic_data": topic_data}, correlation_id)
 
 
 def _fetch(sock, version, name, topic_id, partition, offset, correlation_id=2, max_wait_ms=0, **extra):
@@ -32,7 +33,7 @@ def _fetch(sock, version, name, topic_id, partition, offset, correlation_id=2, m
                         "partitions": [{"partition": partition, "fetch_offset": offset,
                                         "partition_max_bytes": 1 << 20}]}]}
     body.update(extra)
-    return raw_kafka.request(sock, 1, version, body, correlation_id)
+    return raw_kafka.request(sock, ApiKey.FETCH, version, body, correlation_id)
 
 
 def test_bad_batches_fail_only_their_partition(kafka_emulator):
@@ -80,9 +81,9 @@ def test_acks_zero_sends_no_reply(kafka_emulator):
     create_topic(kafka_emulator, topic, partitions=1)
     sock = raw_kafka.connect(kafka_emulator)
     try:
-        sock.sendall(raw_kafka.encode_request(0, 8, {"transactional_id": None, "acks": 0, "timeout_ms": 100,
-                                                     "topic_data": [{"name": topic, "partition_data": [
-                                                         {"index": 0, "records": _batch(2)}]}]}, 41))
+        sock.sendall(raw_kafka.encode_request(ApiKey.PRODUCE, 8, {
+            "transactional_id": None, "acks": 0, "timeout_ms": 100,
+            "topic_data": [{"name": topic, "partition_data": [{"index": 0, "records": _batch(2)}]}]}, 41))
         sock.sendall(raw_kafka.api_versions_frame(0, 42))
         reply = raw_kafka.read_reply(sock)
         assert struct.unpack(">i", reply[:4])[0] == 42  # the produce got no reply

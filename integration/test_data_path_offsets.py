@@ -5,6 +5,8 @@ import asyncio
 import threading
 import time
 
+from kafkaemu.protocol.api_keys import ApiKey
+
 from .data_path_records import create_topic, unique_topic
 
 BASE_TS = 1_600_000_000_000
@@ -145,7 +147,7 @@ def test_fetch_min_bytes_waits_then_times_out_at_max_wait(kafka_emulator):
     sock = raw_kafka.connect(kafka_emulator)
     try:
         start = time.monotonic()
-        resp = raw_kafka.request(sock, 1, 13, {
+        resp = raw_kafka.request(sock, ApiKey.FETCH, 13, {
             "max_wait_ms": 300, "min_bytes": 1, "max_bytes": 1 << 20, "isolation_level": 0,
             "session_id": 0, "session_epoch": -1,
             "topics": [{"topic_id": topic_id, "partitions": [{"partition": 0, "fetch_offset": 0,

@@ -10,6 +10,7 @@ import crc32c
 import zstandard
 from kafka.record.legacy_records import LegacyRecordBatchBuilder
 
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.storage import compression
 from kafkaemu.storage.data_dir import SEGMENT
@@ -24,17 +25,16 @@ _HEADER = struct.Struct(">qiibIhiqqqhii")
 
 
 def _produce(sock, name, records, version=9, partition=0):
-    resp = raw_kafka.request(sock, 0, version, {"transactional_id": None, "acks": -1, "timeout_ms": 5000,
-                                                "topic_data": [{"name": name, "partition_data": [
+    resp = raw_kafka.request(sock, ApiKey.PRODUCE, version, {"transactional_id": None, "acks": -1, "timeout_ms": 5000,
+                                                             "topic_data": [{"name": name, "partition_data": [
                                                     {"index": partition, "records": records}]}]})
     return resp.responses[0].partition_responses[0]
 
 
 def _list_offsets(sock, name, timestamp, version):
-    resp = raw_kafka.request(sock, 2, version, {"replica_id": -1, "isolation_level": 0, "timeout_ms": 1000,
-                                                "topics": [{"name": name, "partitions": [
-                                                    {"partition_index": 0, "current_leader_epoch": -1,
-                                                     "timestamp": timestamp, "max_num_offsets": 1}]}]})
+    resp = raw_kafka.request(sock, ApiKey.LIST_OFFSETS, version, {
+        "replica_id": -1, "isolation_level": 0, "timeout_ms": 1000, "topics": [{"name": name, "partitions": [
+            {"partition_index": 0, "current_leader_epoch": -1, "timestamp": timestamp, "max_num_offsets": 1}]}]})
     p = resp.topics[0].partitions[0]
     return p.timestamp, p.offset
 
@@ -173,7 +173,7 @@ def test_a_fetch_asking_for_everything_gets_fetch_max_bytes():
                     batch = build_batch([(None, b"%d-%d" % (p, n) * 1000, [], BASE_TS)])
                     assert _produce(sock, topic, batch, partition=p).error_code == 0
             meta = emu.call(lambda b: b.store.get(topic).topic_id)
-            resp = raw_kafka.request(sock, 1, 13, {
+            resp = raw_kafka.request(sock, ApiKey.FETCH, 13, {
                 "max_wait_ms": 0, "min_bytes": 1, "max_bytes": 0x7FFFFFFF, "isolation_level": 0, "session_id": 0,
                 "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "", "replica_id": -1,
                 "topics": [{"topic": topic, "topic_id": meta, "partitions": [

@@ -12,6 +12,7 @@ import uuid
 
 import pytest
 
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode as E
 from kafkaemu.testing import KafkaEmulator
 from kafkaemu.testing.raw_client import request
@@ -47,8 +48,9 @@ def observe(bootstrap: str) -> dict:
             return request(sock, api, version, body, next(ids))
 
         def create(name, partitions=3, rf=1, configs=()):
-            return call(19, 7, {"topics": [{"name": name, "num_partitions": partitions, "replication_factor": rf,
-                                            "configs": [{"name": k, "value": v} for k, v in configs]}]}).topics[0].error_code
+            return call(ApiKey.CREATE_TOPICS, 7, {"topics": [{
+                "name": name, "num_partitions": partitions, "replication_factor": rf,
+                "configs": [{"name": k, "value": v} for k, v in configs]}]}).topics[0].error_code
 
         seen["create"] = create(topic)
         seen["create again"] = create(topic)
@@ -56,15 +58,16 @@ def observe(bootstrap: str) -> dict:
         seen["create 0 partitions"] = create(topic + "-zero", partitions=0)
         seen["create bad name"] = create("bad/name")
         seen["create unknown config"] = create(topic + "-cfg", configs=[("no.such.config", "1")])
-        seen["shrink partitions"] = call(37, 3, {"topics": [{"name": topic, "count": 2, "assignments": None}],
-                                                 "timeout_ms": 5000}).results[0].error_code
-        seen["delete unknown topic"] = call(20, 6, {"topics": [{"name": topic + "-nope"}],
-                                                    "timeout_ms": 5000}).responses[0].error_code
-        seen["metadata unknown topic"] = call(3, 12, {"topics": [{"name": topic + "-nope"}],
-                                                      "allow_auto_topic_creation": False}).topics[0].error_code
+        seen["shrink partitions"] = call(ApiKey.CREATE_PARTITIONS, 3, {
+            "topics": [{"name": topic, "count": 2, "assignments": None}], "timeout_ms": 5000}).results[0].error_code
+        seen["delete unknown topic"] = call(ApiKey.DELETE_TOPICS, 6, {"topics": [{"name": topic + "-nope"}],
+                                                                      "timeout_ms": 5000}).responses[0].error_code
+        seen["metadata unknown topic"] = call(ApiKey.METADATA, 12, {
+            "topics": [{"name": topic + "-nope"}], "allow_auto_topic_creation": False}).topics[0].error_code
 
         deadline = time.time() + 60
-        while call(10, 4, {"key_type": 0, "coordinator_keys": [group]}).coordinators[0].error_code != E.NONE:
+        find = {"key_type": 0, "coordinator_keys": [group]}
+        while call(ApiKey.FIND_COORDINATOR, 4, find).coordinators[0].error_code != E.NONE:
             assert time.time() < deadline, "coordinator never became available"
             time.sleep(0.5)
 
@@ -73,7 +76,7 @@ def observe(bootstrap: str) -> dict:
 
         def join_group(body):
             while True:  # a real coordinator may still be loading its partition
-                answer = call(11, 9, body)
+                answer = call(ApiKey.JOIN_GROUP, 9, body)
                 if answer.error_code not in LOADING or time.time() > deadline:
                     return answer
                 time.sleep(0.5)
@@ -84,38 +87,42 @@ def observe(bootstrap: str) -> dict:
         member = first.member_id
         joined = join_group(dict(join, member_id=member))
         seen["join"] = (joined.error_code, joined.generation_id, joined.leader == member)
-        synced = call(14, 5, {"group_id": group, "generation_id": 1, "member_id": member, "protocol_type": "consumer",
-                              "protocol_name": "range",
-                              "assignments": [{"member_id": member, "assignment": b"assignment-bytes"}]})
+        synced = call(ApiKey.SYNC_GROUP, 5, {"group_id": group, "generation_id": 1, "member_id": member,
+                                             "protocol_type": "consumer", "protocol_name": "range",
+                                             "assignments": [{"member_id": member, "assignment": b"assignment-bytes"}]})
         seen["sync"] = (synced.error_code, synced.assignment)
-        seen["heartbeat wrong generation"] = call(12, 4, {"group_id": group, "generation_id": 2,
-                                                          "member_id": member}).error_code
-        seen["heartbeat unknown member"] = call(12, 4, {"group_id": group, "generation_id": 1,
-                                                        "member_id": "nobody"}).error_code
+        seen["heartbeat wrong generation"] = call(ApiKey.HEARTBEAT, 4, {"group_id": group, "generation_id": 2,
+                                                                        "member_id": member}).error_code
+        seen["heartbeat unknown member"] = call(ApiKey.HEARTBEAT, 4, {"group_id": group, "generation_id": 1,
+                                                                      "member_id": "nobody"}).error_code
 
         def commit(generation, topic_name):
-            answer = call(8, 8, {"group_id": group, "generation_id_or_member_epoch": generation, "member_id": member,
-                                 "topics": [{"name": topic_name, "partitions": [
-                                     {"partition_index": 0, "committed_offset": 42, "committed_metadata": "meta"}]}]})
+            answer = call(ApiKey.OFFSET_COMMIT, 8, {
+                "group_id": group, "generation_id_or_member_epoch": generation, "member_id": member,
+                "topics": [{"name": topic_name, "partitions": [
+                    {"partition_index": 0, "committed_offset": 42, "committed_metadata": "meta"}]}]})
             return [p.error_code for t in answer.topics for p in t.partitions]
 
         seen["commit"] = commit(1, topic)
         seen["commit stale generation"] = commit(7, topic)
         seen["commit unknown topic"] = commit(1, topic + "-nope")
-        fetched = call(9, 8, {"groups": [{"group_id": group, "topics": [{"name": topic, "partition_indexes": [0, 1]}]}]})
+        fetched = call(ApiKey.OFFSET_FETCH, 8, {
+            "groups": [{"group_id": group, "topics": [{"name": topic, "partition_indexes": [0, 1]}]}]})
         seen["fetch offsets"] = [(p.partition_index, p.committed_offset, p.metadata or "")
                                  for t in fetched.groups[0].topics for p in t.partitions]
-        seen["delete non-empty group"] = call(42, 2, {"groups_names": [group]}).results[0].error_code
-        left = call(13, 5, {"group_id": group, "members": [{"member_id": member, "group_instance_id": None}]})
+        seen["delete non-empty group"] = call(ApiKey.DELETE_GROUPS, 2, {"groups_names": [group]}).results[0].error_code
+        left = call(ApiKey.LEAVE_GROUP, 5,
+                    {"group_id": group, "members": [{"member_id": member, "group_instance_id": None}]})
         seen["leave"] = (left.error_code, [m.error_code for m in left.members])
-        seen["delete empty group"] = call(42, 2, {"groups_names": [group]}).results[0].error_code
-        seen["delete deleted group"] = call(42, 2, {"groups_names": [group]}).results[0].error_code
+        seen["delete empty group"] = call(ApiKey.DELETE_GROUPS, 2, {"groups_names": [group]}).results[0].error_code
+        seen["delete deleted group"] = call(ApiKey.DELETE_GROUPS, 2, {"groups_names": [group]}).results[0].error_code
 
-        listed = call(2, 7, {"replica_id": -1, "isolation_level": 0, "topics": [{"name": topic, "partitions": [
-            {"partition_index": 0, "timestamp": -2}, {"partition_index": 1, "timestamp": -1}]}]})
+        listed = call(ApiKey.LIST_OFFSETS, 7, {"replica_id": -1, "isolation_level": 0, "topics": [
+            {"name": topic, "partitions": [{"partition_index": 0, "timestamp": -2},
+                                           {"partition_index": 1, "timestamp": -1}]}]})
         seen["list offsets earliest/latest"] = [(p.error_code, p.offset) for p in listed.topics[0].partitions]
-        fetch = call(1, 11, {"replica_id": -1, "max_wait_ms": 0, "min_bytes": 1, "max_bytes": 1 << 20,
-                             "session_epoch": -1, "topics": [{"topic": topic, "partitions": [
+        fetch = call(ApiKey.FETCH, 11, {"replica_id": -1, "max_wait_ms": 0, "min_bytes": 1, "max_bytes": 1 << 20,
+                                        "session_epoch": -1, "topics": [{"topic": topic, "partitions": [
                                  {"partition": 0, "fetch_offset": 100, "partition_max_bytes": 1 << 20}]}]})
         seen["fetch out of range"] = fetch.responses[0].partitions[0].error_code
     return seen

@@ -6,6 +6,7 @@ import time
 
 from kafkaemu.core.classic import records as group_records
 from kafkaemu.core.placement import partition_for
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.storage.record_batch import build_batch
 from kafkaemu.testing import KafkaEmulator
@@ -72,15 +73,16 @@ def test_a_join_listing_a_protocol_twice_does_not_wedge_the_group_or_close_other
     append_records(kafka_emulator, topic, 2)
     meta = _subscription(topic)
     with connect(kafka_emulator) as bystander, connect(kafka_emulator) as sock:
-        join = request(sock, 11, 3, {"group_id": group, "session_timeout_ms": 6000, "rebalance_timeout_ms": 6000,
-                                     "member_id": "", "protocol_type": "consumer",
-                                     "protocols": [{"name": "range", "metadata": meta},
-                                                   {"name": "range", "metadata": meta}]})
+        join = request(sock, ApiKey.JOIN_GROUP, 3, {"group_id": group, "session_timeout_ms": 6000,
+                                                    "rebalance_timeout_ms": 6000, "member_id": "",
+                                                    "protocol_type": "consumer",
+                                                    "protocols": [{"name": "range", "metadata": meta},
+                                                                  {"name": "range", "metadata": meta}]})
         assert (join.error_code, join.protocol_name, join.generation_id) == (0, "range", 1)
-        sync = request(sock, 14, 3, {"group_id": group, "generation_id": 1, "member_id": join.member_id,
-                                     "group_instance_id": None, "assignments": []}, 2)
+        sync = request(sock, ApiKey.SYNC_GROUP, 3, {"group_id": group, "generation_id": 1, "member_id": join.member_id,
+                                                    "group_instance_id": None, "assignments": []}, 2)
         assert sync.error_code == 0
-        leave = request(sock, 13, 3, {"group_id": group, "members": [
+        leave = request(sock, ApiKey.LEAVE_GROUP, 3, {"group_id": group, "members": [
             {"member_id": join.member_id, "group_instance_id": None}]}, 3)
         assert leave.error_code == 0
         # A real client joins the same group afterwards (it got INCONSISTENT_GROUP_PROTOCOL and crashed).
@@ -92,12 +94,14 @@ def test_a_join_listing_a_protocol_twice_does_not_wedge_the_group_or_close_other
 
 def test_the_empty_group_id_gets_invalid_group_id(kafka_emulator):
     with connect(kafka_emulator) as sock:
-        hb = request(sock, 12, 4, {"group_id": "", "generation_id": 1, "member_id": "m", "group_instance_id": None})
+        hb = request(sock, ApiKey.HEARTBEAT, 4,
+                     {"group_id": "", "generation_id": 1, "member_id": "m", "group_instance_id": None})
         assert hb.error_code == 24
-        sync = request(sock, 14, 5, {"group_id": "", "generation_id": 1, "member_id": "m", "group_instance_id": None,
-                                     "protocol_type": "consumer", "protocol_name": "range", "assignments": []}, 2)
+        sync = request(sock, ApiKey.SYNC_GROUP, 5, {
+            "group_id": "", "generation_id": 1, "member_id": "m", "group_instance_id": None,
+            "protocol_type": "consumer", "protocol_name": "range", "assignments": []}, 2)
         assert sync.error_code == 24
-        leave = request(sock, 13, 5, {"group_id": "", "members": [
+        leave = request(sock, ApiKey.LEAVE_GROUP, 5, {"group_id": "", "members": [
             {"member_id": "m", "group_instance_id": None, "reason": None}]}, 3)
         assert leave.error_code == 24
 
@@ -113,12 +117,14 @@ def test_a_commit_with_int64_max_retention_is_answered_and_survives_a_restart(tm
     with KafkaEmulator(data_dir=str(tmp_path)) as emulator:
         create_topic(emulator, topic, 1)
         with connect(emulator) as sock:
-            resp = request(sock, 8, 2, _commit_v2(group, topic, 17, INT64_MAX))
+            resp = request(sock, ApiKey.OFFSET_COMMIT, 2, _commit_v2(group, topic, 17, INT64_MAX))
             assert resp.topics[0].partitions[0].error_code == 0
-            fetched = request(sock, 9, 1, {"group_id": group, "topics": [{"name": topic, "partition_indexes": [0]}]}, 2)
+            fetched = request(sock, ApiKey.OFFSET_FETCH, 1,
+                              {"group_id": group, "topics": [{"name": topic, "partition_indexes": [0]}]}, 2)
             assert fetched.topics[0].partitions[0].committed_offset == 17   # the same connection goes on
     with KafkaEmulator(data_dir=str(tmp_path)) as emulator, connect(emulator) as sock:
-        fetched = request(sock, 9, 1, {"group_id": group, "topics": [{"name": topic, "partition_indexes": [0]}]})
+        fetched = request(sock, ApiKey.OFFSET_FETCH, 1,
+                          {"group_id": group, "topics": [{"name": topic, "partition_indexes": [0]}]})
         assert fetched.topics[0].partitions[0].committed_offset == 17
 
 
@@ -127,17 +133,20 @@ def test_records_of_unknown_type_in_the_offsets_topic_do_not_stop_a_restart(tmp_
     with KafkaEmulator(data_dir=str(tmp_path)) as emulator:
         create_topic(emulator, topic, 1)
         with connect(emulator) as sock:
-            assert request(sock, 8, 2, _commit_v2(group, topic, 5, -1)).topics[0].partitions[0].error_code == 0
+            committed = request(sock, ApiKey.OFFSET_COMMIT, 2, _commit_v2(group, topic, 5, -1))
+            assert committed.topics[0].partitions[0].error_code == 0
             now = int(time.time() * 1000)
             junk = build_batch([(struct.pack(">h", 99) + b"a newer record type", b"\x00\x00?", (), now),
                                 (group_records.encode_group_key(group), b"\x00\x03cut short", (), now)])
             body = {"transactional_id": None, "acks": -1, "timeout_ms": 5000, "topic_data": [
                 {"name": OFFSETS, "partition_data": [{"index": partition_for(group, 50), "records": junk}]}]}
             # Kafka lets a client with this client.id write to internal topics; so does kafkaemu.
-            sock.sendall(encode_request(0, 9, body, 2, client_id="__admin_client"))
-            produced = catalog().response(0, 9).decode(read_reply(sock)[5:])
+            sock.sendall(encode_request(ApiKey.PRODUCE, 9, body, 2, client_id="__admin_client"))
+            produced = catalog().response(ApiKey.PRODUCE, 9).decode(read_reply(sock)[5:])
             assert produced.responses[0].partition_responses[0].error_code == 0
     with KafkaEmulator(data_dir=str(tmp_path)) as emulator, connect(emulator) as sock:
-        fetched = request(sock, 9, 1, {"group_id": group, "topics": [{"name": topic, "partition_indexes": [0]}]})
+        fetched = request(sock, ApiKey.OFFSET_FETCH, 1,
+                          {"group_id": group, "topics": [{"name": topic, "partition_indexes": [0]}]})
         assert fetched.topics[0].partitions[0].committed_offset == 5
-        assert request(sock, 8, 2, _commit_v2(group, topic, 6, -1), 2).topics[0].partitions[0].error_code == 0
+        committed = request(sock, ApiKey.OFFSET_COMMIT, 2, _commit_v2(group, topic, 6, -1), 2)
+        assert committed.topics[0].partitions[0].error_code == 0

@@ -6,6 +6,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafkaemu.core.placement import partition_for
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.testing import KafkaEmulator
 
@@ -40,14 +41,14 @@ def test_find_coordinator_names_the_leader_of_the_groups_offsets_partition(clust
     group = "placed-group"
     expected = partition_for(group, 50) % 3
     with node_socket(cluster, (expected + 1) % 3) as sock:
-        found = request(sock, 10, 4, {"key_type": 0, "coordinator_keys": [group]})
+        found = request(sock, ApiKey.FIND_COORDINATOR, 4, {"key_type": 0, "coordinator_keys": [group]})
         (coordinator,) = found.coordinators
         assert coordinator.node_id == expected
         assert (coordinator.host, coordinator.port) == cluster.call(lambda b: b.placement.listeners[expected])
-        hb = request(sock, 12, 4, {"group_id": group, "generation_id": 1, "member_id": "m"}, 2)
+        hb = request(sock, ApiKey.HEARTBEAT, 4, {"group_id": group, "generation_id": 1, "member_id": "m"}, 2)
         assert hb.error_code == ErrorCode.NOT_COORDINATOR
     with node_socket(cluster, expected) as sock:
-        hb = request(sock, 12, 4, {"group_id": group, "generation_id": 1, "member_id": "m"}, 3)
+        hb = request(sock, ApiKey.HEARTBEAT, 4, {"group_id": group, "generation_id": 1, "member_id": "m"}, 3)
         assert hb.error_code == ErrorCode.UNKNOWN_MEMBER_ID
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.testing import KafkaEmulator
 
@@ -259,26 +260,28 @@ def test_aiokafka_wrong_password(sasl_emulator, caplog):
 # -- raw protocol --------------------------------------------------------------------------------
 def test_request_before_authentication_closes_the_connection(sasl_emulator):
     with raw_kafka.connect(sasl_emulator) as sock:
-        assert raw_kafka.request(sock, 18, 3, {"client_software_name": "t", "client_software_version": "1"}) \
-            .error_code == ErrorCode.NONE
-        sock.sendall(raw_kafka.encode_request(3, 12, {"topics": [], "allow_auto_topic_creation": False}))
+        assert raw_kafka.request(sock, ApiKey.API_VERSIONS, 3, {
+            "client_software_name": "t", "client_software_version": "1"}).error_code == ErrorCode.NONE
+        sock.sendall(raw_kafka.encode_request(ApiKey.METADATA, 12, {"topics": [], "allow_auto_topic_creation": False}))
         assert raw_kafka.is_closed(sock)
 
 
 def test_handshake_v0_raw_plain_token_then_requests(sasl_emulator):
     with raw_kafka.connect(sasl_emulator) as sock:
-        resp = raw_kafka.request(sock, 17, 0, {"mechanism": "PLAIN"})
+        resp = raw_kafka.request(sock, ApiKey.SASL_HANDSHAKE, 0, {"mechanism": "PLAIN"})
         assert resp.error_code == ErrorCode.NONE and list(resp.mechanisms) == MECHANISMS
         sock.sendall(raw_kafka.frame(b"\x00alice\x00s3cret"))
         assert raw_kafka.read_reply(sock) == b""  # the empty PLAIN reply, size-framed
-        resp = raw_kafka.request(sock, 3, 12, {"topics": [], "allow_auto_topic_creation": False}, correlation_id=2)
+        resp = raw_kafka.request(sock, ApiKey.METADATA, 12, {"topics": [], "allow_auto_topic_creation": False},
+                                 correlation_id=2)
         assert resp.cluster_id and resp.brokers
 
 
 def test_wrong_password_reply_then_close(sasl_emulator):
     with raw_kafka.connect(sasl_emulator) as sock:
-        raw_kafka.request(sock, 17, 1, {"mechanism": "PLAIN"})
-        resp = raw_kafka.request(sock, 36, 2, {"auth_bytes": b"\x00alice\x00nope"}, correlation_id=2)
+        raw_kafka.request(sock, ApiKey.SASL_HANDSHAKE, 1, {"mechanism": "PLAIN"})
+        resp = raw_kafka.request(sock, ApiKey.SASL_AUTHENTICATE, 2, {"auth_bytes": b"\x00alice\x00nope"},
+                                 correlation_id=2)
         assert resp.error_code == ErrorCode.SASL_AUTHENTICATION_FAILED
         assert resp.error_message == "Authentication failed: Invalid username or password"
         assert raw_kafka.is_closed(sock)
@@ -286,7 +289,8 @@ def test_wrong_password_reply_then_close(sasl_emulator):
 
 def test_plaintext_listener_answers_sasl_handshake_with_illegal_sasl_state(kafka_emulator):
     with raw_kafka.connect(kafka_emulator) as sock:
-        assert raw_kafka.request(sock, 17, 1, {"mechanism": "PLAIN"}).error_code == ErrorCode.ILLEGAL_SASL_STATE
+        resp = raw_kafka.request(sock, ApiKey.SASL_HANDSHAKE, 1, {"mechanism": "PLAIN"})
+        assert resp.error_code == ErrorCode.ILLEGAL_SASL_STATE
 
 
 def test_plaintext_bytes_to_a_tls_listener_close_the_connection(ssl_emulator):
@@ -299,7 +303,8 @@ def test_tls_listener_serves_kafka_requests(ssl_emulator, certificate):
     host, port = ssl_emulator.bootstrap_server.split(":")
     context = ssl.create_default_context(cafile=certificate[0])
     with context.wrap_socket(socket.create_connection((host, int(port)), timeout=5), server_hostname=host) as sock:
-        resp = raw_kafka.request(sock, 18, 3, {"client_software_name": "t", "client_software_version": "1"})
+        resp = raw_kafka.request(sock, ApiKey.API_VERSIONS, 3,
+                                 {"client_software_name": "t", "client_software_version": "1"})
         assert resp.error_code == ErrorCode.NONE
 
 

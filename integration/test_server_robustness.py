@@ -10,6 +10,7 @@ import uuid
 import pytest
 from confluent_kafka.admin import AdminClient
 
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.storage.record_batch import build_batch
@@ -48,7 +49,7 @@ def test_newer_api_versions_request_is_negotiated_down(kafka_emulator):
         sock.sendall(frame(struct.pack(">hhih", 18, 9, 77, 4) + b"test\x00", b"\x05hello\x021\x00"))
         reply = read_reply(sock)
         assert struct.unpack(">i", reply[:4])[0] == 77
-        body = catalog().response(18, 0).decode(reply[4:])
+        body = catalog().response(ApiKey.API_VERSIONS, 0).decode(reply[4:])
         assert body.error_code == 35  # UNSUPPORTED_VERSION, answered in v0
         ranges = {k.api_key: (k.min_version, k.max_version) for k in body.api_keys}
         assert ranges[18] == (0, 4)
@@ -99,7 +100,7 @@ def _server_side(emulator, sock):
 
 
 def _fetch_frame(topic_id, correlation_id):
-    return encode_request(1, 13, {
+    return encode_request(ApiKey.FETCH, 13, {
         "max_wait_ms": 0, "min_bytes": 1, "max_bytes": 1 << 20, "isolation_level": 0, "session_id": 0,
         "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "", "replica_id": -1,
         "topics": [{"topic_id": topic_id, "partitions": [
@@ -113,10 +114,13 @@ def test_unread_pipelined_fetches_keep_the_server_memory_bounded_and_lose_nothin
     pipelined, bound = 2000, 4 << 20
     with KafkaEmulator() as emulator:
         setup = connect(emulator)
-        created = request(setup, 19, 7, {"topics": [{"name": "bp", "num_partitions": 1, "replication_factor": 1}]})
+        created = request(setup, ApiKey.CREATE_TOPICS, 7,
+                          {"topics": [{"name": "bp", "num_partitions": 1, "replication_factor": 1}]})
         topic_id = created.topics[0].topic_id
-        produced = request(setup, 0, 9, {"transactional_id": None, "acks": 1, "timeout_ms": 5000, "topic_data": [
-            {"name": "bp", "partition_data": [{"index": 0, "records": build_batch([(None, b"x" * 20_000, [], 0)])}]}]})
+        records = build_batch([(None, b"x" * 20_000, [], 0)])
+        produced = request(setup, ApiKey.PRODUCE, 9, {"transactional_id": None, "acks": 1, "timeout_ms": 5000,
+                                                      "topic_data": [{"name": "bp", "partition_data": [
+                                                          {"index": 0, "records": records}]}]})
         assert produced.responses[0].partition_responses[0].error_code == 0
 
         greedy = socket.socket()
@@ -178,13 +182,14 @@ def test_huge_partition_counts_are_refused_at_once_as_kafka_does(kafka_emulator)
     name = f"huge-{uuid.uuid4().hex[:6]}"
     with connect(kafka_emulator) as sock:
         for count in (1_000_000, 2**31 - 1):
-            answer = request(sock, 19, 7, {"topics": [{"name": name, "num_partitions": count,
-                                                       "replication_factor": 1}]})
+            answer = request(sock, ApiKey.CREATE_TOPICS, 7, {"topics": [{"name": name, "num_partitions": count,
+                                                                         "replication_factor": 1}]})
             assert [(t.error_code, t.error_message) for t in answer.topics] == [
                 (ErrorCode.POLICY_VIOLATION, "Excessively large number of partitions per request.")]
-        request(sock, 19, 7, {"topics": [{"name": name, "num_partitions": 1, "replication_factor": 1}]})
-        answer = request(sock, 37, 3, {"topics": [{"name": name, "count": 2**31 - 1, "assignments": None}],
-                                       "timeout_ms": 5000})
+        request(sock, ApiKey.CREATE_TOPICS, 7,
+                {"topics": [{"name": name, "num_partitions": 1, "replication_factor": 1}]})
+        answer = request(sock, ApiKey.CREATE_PARTITIONS, 3, {
+            "topics": [{"name": name, "count": 2**31 - 1, "assignments": None}], "timeout_ms": 5000})
         assert [(r.error_code, r.error_message) for r in answer.results] == [
             (ErrorCode.POLICY_VIOLATION, "Excessively large number of additional partitions per request.")]
 
@@ -204,7 +209,8 @@ def test_metadata_with_a_null_topic_name_is_answered_not_dropped(kafka_emulator)
     with connect(kafka_emulator) as sock:
         for version, code in ((10, ErrorCode.INVALID_REQUEST), (11, ErrorCode.INVALID_REQUEST),
                               (12, ErrorCode.UNKNOWN_SERVER_ERROR)):
-            answer = request(sock, 3, version, {"topics": [{"name": None, "topic_id": bytes(16)}]}, version)
+            answer = request(sock, ApiKey.METADATA, version,
+                             {"topics": [{"name": None, "topic_id": bytes(16)}]}, version)
             assert [(t.error_code, t.name) for t in answer.topics] == [(code, "")]
         sock.sendall(api_versions_frame(correlation_id=99))  # the connection is still served
         assert struct.unpack(">i", read_reply(sock)[:4])[0] == 99
@@ -212,6 +218,8 @@ def test_metadata_with_a_null_topic_name_is_answered_not_dropped(kafka_emulator)
 
 def test_produce_to_an_illegal_topic_name_is_an_unknown_partition(kafka_emulator):
     with connect(kafka_emulator) as sock:
-        answer = request(sock, 0, 9, {"transactional_id": None, "acks": -1, "timeout_ms": 5000, "topic_data": [
-            {"name": "bad/name", "partition_data": [{"index": 0, "records": build_batch([(None, b"v", [], 0)])}]}]})
+        records = build_batch([(None, b"v", [], 0)])
+        answer = request(sock, ApiKey.PRODUCE, 9, {
+            "transactional_id": None, "acks": -1, "timeout_ms": 5000,
+            "topic_data": [{"name": "bad/name", "partition_data": [{"index": 0, "records": records}]}]})
         assert answer.responses[0].partition_responses[0].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION

@@ -4,6 +4,7 @@ import struct
 
 import pytest
 
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.testing import KafkaEmulator
 
@@ -66,20 +67,21 @@ def test_advancing_the_manual_clock_expires_a_silent_member_at_once():
         join = {"group_id": "clocked", "session_timeout_ms": 10_000, "rebalance_timeout_ms": 10_000,
                 "member_id": "", "protocol_type": "consumer",
                 "protocols": [{"name": "range", "metadata": b""}]}
-        first = request(sock, 11, 9, join, 1)
+        first = request(sock, ApiKey.JOIN_GROUP, 9, join, 1)
         assert first.error_code == ErrorCode.MEMBER_ID_REQUIRED
-        joined = request(sock, 11, 9, dict(join, member_id=first.member_id), 2)
+        joined = request(sock, ApiKey.JOIN_GROUP, 9, dict(join, member_id=first.member_id), 2)
         assert joined.error_code == 0 and joined.generation_id == 1
-        synced = request(sock, 14, 5, {"group_id": "clocked", "generation_id": 1, "member_id": joined.member_id,
-                                       "protocol_type": "consumer", "protocol_name": "range",
-                                       "assignments": [{"member_id": joined.member_id, "assignment": b"x"}]}, 3)
+        synced = request(sock, ApiKey.SYNC_GROUP, 5, {
+            "group_id": "clocked", "generation_id": 1, "member_id": joined.member_id, "protocol_type": "consumer",
+            "protocol_name": "range", "assignments": [{"member_id": joined.member_id, "assignment": b"x"}]}, 3)
         assert synced.error_code == 0 and synced.assignment == b"x"
 
         emulator.advance_clock(9_999)
         states = [t.to_state.value for t in emulator.group_transitions("clocked")]
         assert states[-1] == "Stable"
         emulator.advance_clock(1)  # session.timeout.ms has passed without a heartbeat
-        hb = request(sock, 12, 4, {"group_id": "clocked", "generation_id": 1, "member_id": joined.member_id}, 4)
+        hb = request(sock, ApiKey.HEARTBEAT, 4,
+                     {"group_id": "clocked", "generation_id": 1, "member_id": joined.member_id}, 4)
         assert hb.error_code == ErrorCode.UNKNOWN_MEMBER_ID
         states = [t.to_state.value for t in emulator.group_transitions("clocked")]
         assert states[-2:] == ["PreparingRebalance", "Empty"]
@@ -95,11 +97,12 @@ def test_fetch_long_poll_ends_in_real_time_under_a_manual_clock():
     """Without this, an empty long poll would wait for the test to advance the clock and hold
     back every later reply on its connection."""
     with KafkaEmulator(manual_clock=True) as emulator, connect(emulator) as sock:
-        created = request(sock, 19, 7, {"topics": [{"name": "quiet", "num_partitions": 1, "replication_factor": 1}]})
+        created = request(sock, ApiKey.CREATE_TOPICS, 7,
+                          {"topics": [{"name": "quiet", "num_partitions": 1, "replication_factor": 1}]})
         fetch = {"replica_id": -1, "max_wait_ms": 200, "min_bytes": 1, "max_bytes": 1 << 20, "session_epoch": -1,
                  "topics": [{"topic_id": created.topics[0].topic_id,
                              "partitions": [{"partition": 0, "fetch_offset": 0, "partition_max_bytes": 1 << 20}]}]}
         sock.settimeout(3)
-        answer = request(sock, 1, 13, fetch, 2)  # answered after ~200 ms of real time, clock untouched
+        answer = request(sock, ApiKey.FETCH, 13, fetch, 2)  # answered after ~200 ms of real time, clock untouched
         assert answer.responses[0].partitions[0].error_code == 0
         assert not answer.responses[0].partitions[0].records

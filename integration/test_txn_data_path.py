@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.storage.record_batch import build_batch
 from kafkaemu.testing.raw_client import connect, request
 
@@ -25,8 +26,8 @@ def _batch(values, pid=None, seq=0):
 
 
 def _produce(sock, topic, partition, records, transactional_id, cid):
-    resp = request(sock, 0, 9, {"transactional_id": transactional_id, "acks": -1, "timeout_ms": 5000,
-                                "topic_data": [{"name": topic, "partition_data": [
+    resp = request(sock, ApiKey.PRODUCE, 9, {"transactional_id": transactional_id, "acks": -1, "timeout_ms": 5000,
+                                             "topic_data": [{"name": topic, "partition_data": [
                                     {"index": partition, "records": records}]}]}, correlation_id=cid)
     part = resp.responses[0].partition_responses[0]
     assert part.error_code == 0, part

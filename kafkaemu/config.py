@@ -1,10 +1,11 @@
 """Broker configuration: every setting kafkaemu reads, held once with its default, its Kafka name,
-its help text and its bounds.
+its help text and its bounds. The coordinators' settings take their defaults from the core
+(``core/settings.py``, as Kafka's GroupCoordinatorConfig holds its own); the core never imports this.
 
 Everything else is derived from the fields below: the ``kafkaemu serve`` flags (``--num-partitions``),
-the ``--override NAME=VALUE`` names (Kafka's, e.g. ``num.partitions``), the core's ``*Settings``
-views, and ``KafkaEmulator``'s subprocess arguments (``to_argv``). ``validate()`` checks a whole
-configuration for the command line and for ``KafkaEmulator`` alike.
+the ``--override NAME=VALUE`` names (Kafka's, e.g. ``num.partitions``), the values the broker passes
+to the core's ``*Settings``, and ``KafkaEmulator``'s subprocess arguments (``to_argv``). ``validate()``
+checks a whole configuration for the command line and for ``KafkaEmulator`` alike.
 """
 from __future__ import annotations
 
@@ -14,7 +15,10 @@ import socket
 import typing
 from dataclasses import InitVar, dataclass, field, fields
 
-INT32_MAX = 2**31 - 1
+from .core.settings import INT32_MAX, ConsumerSettings, CoordinatorSettings, TransactionSettings
+
+# The coordinators keep the defaults of their settings (core/settings.py), as Kafka's do.
+_GROUP, _CONSUMER, _TXN = CoordinatorSettings(), ConsumerSettings(), TransactionSettings()
 # broker settings that are the default of a topic config (Kafka's LogConfig synonyms)
 TOPIC_DEFAULTS = {"log_retention_ms": "retention.ms", "log_retention_bytes": "retention.bytes",
                   "log_segment_bytes": "segment.bytes", "log_roll_ms": "segment.ms",
@@ -83,51 +87,63 @@ class BrokerConfig:
                                                    kafka="log.cleaner.delete.retention.ms", min=0, max=INT64_MAX)
     log_index_interval_bytes: int = setting(4096, "topics' default index.interval.bytes",
                                             kafka="log.index.interval.bytes", min=0)
-    # -- classic consumer groups and offsets
-    offsets_topic_num_partitions: int = setting(50, "partitions of __consumer_offsets",
-                                                kafka="offsets.topic.num.partitions", min=1)
-    group_min_session_timeout_ms: int = setting(6000, "smallest session timeout a member may ask for",
-                                                kafka="group.min.session.timeout.ms", min=0)
-    group_max_session_timeout_ms: int = setting(1800000, "largest session timeout a member may ask for",
-                                                kafka="group.max.session.timeout.ms", min=0)
-    group_initial_rebalance_delay_ms: int = setting(150, "how long an empty group waits for more members "
-                                                         "(Kafka's default is 3000; see docs/groups.md)",
-                                                    kafka="group.initial.rebalance.delay.ms", min=0)
-    group_max_size: int = setting(INT32_MAX, "most members of a classic group", kafka="group.max.size", min=1)
-    offset_metadata_max_bytes: int = setting(4096, "longest metadata of a committed offset",
-                                             kafka="offset.metadata.max.bytes", min=0)
-    offsets_retention_minutes: int = setting(7 * 24 * 60, "how long committed offsets of an empty group are kept",
-                                             kafka="offsets.retention.minutes", min=1)
-    offsets_retention_check_interval_ms: int = setting(600000, "how often expired offsets are removed",
-                                                       kafka="offsets.retention.check.interval.ms", min=1,
-                                                       max=INT64_MAX)
+    # -- classic consumer groups and offsets (defaults: the group coordinator's, core/settings.py)
+    offsets_topic_num_partitions: int = setting(
+        _GROUP.offsets_topic_num_partitions, "partitions of __consumer_offsets",
+        kafka="offsets.topic.num.partitions", min=1)
+    group_min_session_timeout_ms: int = setting(
+        _GROUP.min_session_timeout_ms, "smallest session timeout a member may ask for",
+        kafka="group.min.session.timeout.ms", min=0)
+    group_max_session_timeout_ms: int = setting(
+        _GROUP.max_session_timeout_ms, "largest session timeout a member may ask for",
+        kafka="group.max.session.timeout.ms", min=0)
+    group_initial_rebalance_delay_ms: int = setting(
+        _GROUP.initial_rebalance_delay_ms, "how long an empty group waits for more members "
+                                           "(Kafka's default is 3000; see docs/groups.md)",
+        kafka="group.initial.rebalance.delay.ms", min=0)
+    group_max_size: int = setting(
+        _GROUP.max_group_size, "most members of a classic group", kafka="group.max.size", min=1)
+    offset_metadata_max_bytes: int = setting(
+        _GROUP.offset_metadata_max_bytes, "longest metadata of a committed offset",
+        kafka="offset.metadata.max.bytes", min=0)
+    offsets_retention_minutes: int = setting(
+        _GROUP.offsets_retention_ms // 60000, "how long committed offsets of an empty group are kept",
+        kafka="offsets.retention.minutes", min=1)
+    offsets_retention_check_interval_ms: int = setting(
+        _GROUP.offsets_retention_check_interval_ms, "how often expired offsets are removed",
+        kafka="offsets.retention.check.interval.ms", min=1, max=INT64_MAX)
     # -- consumer groups of the KIP-848 protocol
-    group_consumer_session_timeout_ms: int = setting(45000, "session timeout of KIP-848 consumer group members",
-                                                     kafka="group.consumer.session.timeout.ms", min=1)
-    group_consumer_heartbeat_interval_ms: int = setting(5000, "heartbeat interval given to KIP-848 members",
-                                                        kafka="group.consumer.heartbeat.interval.ms", min=1)
-    group_consumer_max_size: int = setting(INT32_MAX, "most members of a KIP-848 consumer group",
-                                           kafka="group.consumer.max.size", min=1)
-    group_consumer_assignors: tuple[str, ...] = setting(("uniform", "range"), "server-side assignors, the first "
-                                                        "is the default", kafka="group.consumer.assignors",
-                                                        metavar="LIST")
-    # -- transactions
-    transaction_state_log_num_partitions: int = setting(50, "partitions of __transaction_state",
-                                                        kafka="transaction.state.log.num.partitions", min=1)
-    transaction_max_timeout_ms: int = setting(900000, "largest transaction timeout a producer may ask for",
-                                              kafka="transaction.max.timeout.ms", min=1)
-    transactional_id_expiration_ms: int = setting(604800000, "how long a transactional id without transactions "
-                                                             "is kept", kafka="transactional.id.expiration.ms",
-                                                  min=1)
+    group_consumer_session_timeout_ms: int = setting(
+        _CONSUMER.session_timeout_ms, "session timeout of KIP-848 consumer group members",
+        kafka="group.consumer.session.timeout.ms", min=1)
+    group_consumer_heartbeat_interval_ms: int = setting(
+        _CONSUMER.heartbeat_interval_ms, "heartbeat interval given to KIP-848 members",
+        kafka="group.consumer.heartbeat.interval.ms", min=1)
+    group_consumer_max_size: int = setting(
+        _CONSUMER.max_size, "most members of a KIP-848 consumer group", kafka="group.consumer.max.size", min=1)
+    group_consumer_assignors: tuple[str, ...] = setting(
+        _CONSUMER.assignors, "server-side assignors, the first is the default", kafka="group.consumer.assignors",
+        metavar="LIST")
+    # -- transactions (defaults: the transaction coordinator's, core/settings.py)
+    transaction_state_log_num_partitions: int = setting(
+        _TXN.state_log_num_partitions, "partitions of __transaction_state",
+        kafka="transaction.state.log.num.partitions", min=1)
+    transaction_max_timeout_ms: int = setting(
+        _TXN.max_timeout_ms, "largest transaction timeout a producer may ask for",
+        kafka="transaction.max.timeout.ms", min=1)
+    transactional_id_expiration_ms: int = setting(
+        _TXN.transactional_id_expiration_ms, "how long a transactional id without transactions is kept",
+        kafka="transactional.id.expiration.ms", min=1)
     transaction_abort_timed_out_transaction_cleanup_interval_ms: int = setting(
-        10000, "how often transactions open past their timeout are aborted",
+        _TXN.abort_timed_out_transactions_interval_ms, "how often transactions open past their timeout are aborted",
         kafka="transaction.abort.timed.out.transaction.cleanup.interval.ms", min=1)
     transaction_remove_expired_transaction_cleanup_interval_ms: int = setting(
-        3600000, "how often expired transactional ids are removed",
+        _TXN.remove_expired_transactional_ids_interval_ms, "how often expired transactional ids are removed",
         kafka="transaction.remove.expired.transaction.cleanup.interval.ms", min=1)
     transaction_partition_verification_enable: bool = setting(
-        True, "don't check that a transactional produce or offset commit goes to a partition of the "
-              "transaction (KIP-890)", kafka="transaction.partition.verification.enable")
+        _TXN.partition_verification_enable, "don't check that a transactional produce or offset commit goes to a "
+                                            "partition of the transaction (KIP-890)",
+        kafka="transaction.partition.verification.enable")
     # -- security, off by default: SASL when users or mechanisms are given, TLS when a certificate is
     sasl_users: dict[str, str] = setting({}, "enable SASL and add a user (repeatable)", flag="--sasl-user",
                                          metavar="NAME:PASSWORD")
@@ -261,9 +277,9 @@ class BrokerConfig:
                       if (path := getattr(self, key)) is not None and (problem := _unreadable(path))]
         problems += unreadable
         if self.tls_cert and not unreadable:
-            from .tls import server_ssl_context
+            from .tls import server_ssl_context  # ssl is loaded only when TLS is asked for
             try:
-                server_ssl_context(self)
+                server_ssl_context(self.tls_cert, self.tls_key, self.tls_key_password)
             except ValueError as exc:
                 problems.append(str(exc))
         if self.data_dir is not None and (problem := _unusable_dir(self.data_dir)):

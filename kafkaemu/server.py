@@ -30,7 +30,7 @@ class KafkaServer:
         self.clock = clock or (ManualClock() if config.manual_clock else SystemClock())
         self.registry = registry
         self.broker = Broker(config, self.clock.now_ms())
-        self.ssl_context = server_ssl_context(config)
+        self.ssl_context = server_ssl_context(config.tls_cert, config.tls_key, config.tls_key_password)
         mechanisms = config.enabled_sasl_mechanisms
         self.credentials = CredentialStore(config.sasl_users, mechanisms) if mechanisms else None
         self.port: int | None = None

@@ -5,12 +5,12 @@ import logging
 
 import pytest
 
-from kafkaemu.broker import Broker
 from kafkaemu.cli import build_parser, config_from_args, main
 from kafkaemu.config import DEFAULTS, KAFKA_NAMES, SETTINGS, BrokerConfig, setting_named
 from kafkaemu.core.settings import ConsumerSettings
 from kafkaemu.core.coordinator import CoordinatorSettings
 from kafkaemu.logging import log_level
+from tests.conftest import new_broker
 
 # A value other than the default for every field; the first test keeps this table complete.
 SAMPLES = {
@@ -115,12 +115,12 @@ def test_transaction_settings_are_derived_from_the_config():
             t.abort_timed_out_transactions_interval_ms, t.remove_expired_transactional_ids_interval_ms,
             t.partition_verification_enable) == (7, 60000, 86400000, 1000, 60000, False)
     assert TransactionSettings() == TransactionSettings.from_config(DEFAULTS)
-    broker = Broker(BrokerConfig(transaction_state_log_num_partitions=7, transaction_partition_verification_enable=False), 0)
+    broker = new_broker(transaction_state_log_num_partitions=7, transaction_partition_verification_enable=False)
     assert len(broker.store.get("__transaction_state").partitions) == 7 and broker.txn_path.partition_verifier is None
 
 
 def test_the_log_store_gets_its_intervals_from_the_config():
-    broker = Broker(BrokerConfig(log_retention_check_interval_ms=1000, log_cleaner_backoff_ms=2000), 0)
+    broker = new_broker(log_retention_check_interval_ms=1000, log_cleaner_backoff_ms=2000)
     assert (broker.store.retention_check_interval_ms, broker.store.cleaner_backoff_ms) == (1000, 2000)
 
 

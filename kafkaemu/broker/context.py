@@ -1,5 +1,5 @@
 """What a handler is given: the facts of one request and the narrow services it may use. The only
-part of ``kafkaemu.broker`` that ``kafkaemu/handlers/`` imports (``tests/broker/test_handler_imports.py``).
+part of ``kafkaemu.broker`` that ``kafkaemu/handlers/`` imports (``tests/core/test_layering.py``).
 
 A ``RequestContext`` is built for every request, so it is kept small and quick to read: the
 request's own facts are slots, and the services every request of a broker shares are class

@@ -1,18 +1,21 @@
-"""The group coordinator's settings: its part of BrokerConfig (whose defaults these are)."""
+"""The coordinators' settings with their defaults, as Kafka's GroupCoordinatorConfig and
+TransactionStateManagerConfig hold theirs: ``BrokerConfig`` takes the defaults of these settings from
+here, and the broker passes the configured values in (``from_config`` reads them by name). The core
+imports nothing from ``kafkaemu.config``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..config import DEFAULTS
+INT32_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
 class ConsumerSettings:
     """The KIP-848 consumer group settings (group.consumer.*)."""
-    session_timeout_ms: int = DEFAULTS.group_consumer_session_timeout_ms
-    heartbeat_interval_ms: int = DEFAULTS.group_consumer_heartbeat_interval_ms
-    max_size: int = DEFAULTS.group_consumer_max_size
-    assignors: tuple[str, ...] = DEFAULTS.group_consumer_assignors
+    session_timeout_ms: int = 45000
+    heartbeat_interval_ms: int = 5000
+    max_size: int = INT32_MAX
+    assignors: tuple[str, ...] = ("uniform", "range")
 
     @classmethod
     def from_config(cls, config) -> "ConsumerSettings":
@@ -26,15 +29,15 @@ class ConsumerSettings:
 
 @dataclass(frozen=True)
 class CoordinatorSettings:
-    offsets_topic_num_partitions: int = DEFAULTS.offsets_topic_num_partitions
-    min_session_timeout_ms: int = DEFAULTS.group_min_session_timeout_ms
-    max_session_timeout_ms: int = DEFAULTS.group_max_session_timeout_ms
-    initial_rebalance_delay_ms: int = DEFAULTS.group_initial_rebalance_delay_ms
-    max_group_size: int = DEFAULTS.group_max_size
+    offsets_topic_num_partitions: int = 50
+    min_session_timeout_ms: int = 6000
+    max_session_timeout_ms: int = 1800000
+    initial_rebalance_delay_ms: int = 150  # Kafka's is 3000 (docs/groups.md)
+    max_group_size: int = INT32_MAX
     new_member_join_timeout_ms: int = 5 * 60 * 1000  # a constant in Kafka, not a setting
-    offset_metadata_max_bytes: int = DEFAULTS.offset_metadata_max_bytes
-    offsets_retention_ms: int = DEFAULTS.offsets_retention_minutes * 60 * 1000
-    offsets_retention_check_interval_ms: int = DEFAULTS.offsets_retention_check_interval_ms
+    offset_metadata_max_bytes: int = 4096
+    offsets_retention_ms: int = 7 * 24 * 60 * 60 * 1000
+    offsets_retention_check_interval_ms: int = 600000
     consumer: ConsumerSettings = ConsumerSettings()
 
     @classmethod
@@ -55,13 +58,12 @@ class CoordinatorSettings:
 @dataclass(frozen=True)
 class TransactionSettings:
     """The transaction coordinator's settings (transaction.*, transactional.id.*)."""
-    state_log_num_partitions: int = DEFAULTS.transaction_state_log_num_partitions
-    max_timeout_ms: int = DEFAULTS.transaction_max_timeout_ms
-    transactional_id_expiration_ms: int = DEFAULTS.transactional_id_expiration_ms
-    abort_timed_out_transactions_interval_ms: int = DEFAULTS.transaction_abort_timed_out_transaction_cleanup_interval_ms
-    remove_expired_transactional_ids_interval_ms: int = \
-        DEFAULTS.transaction_remove_expired_transaction_cleanup_interval_ms
-    partition_verification_enable: bool = DEFAULTS.transaction_partition_verification_enable
+    state_log_num_partitions: int = 50
+    max_timeout_ms: int = 900000
+    transactional_id_expiration_ms: int = 604800000
+    abort_timed_out_transactions_interval_ms: int = 10000
+    remove_expired_transactional_ids_interval_ms: int = 3600000
+    partition_verification_enable: bool = True
 
     @classmethod
     def from_config(cls, config) -> "TransactionSettings":

@@ -7,7 +7,7 @@ INVALID_TOPIC_EXCEPTION: deleting it would wipe every group's state.
 """
 from collections import Counter
 
-from ..protocol.codegen import ZERO_UUID
+from ..protocol.defaults import ZERO_UUID
 from ..protocol.errors import ErrorCode
 from ..protocol.api_keys import ApiKey
 from .registry import registry

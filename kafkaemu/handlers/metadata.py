@@ -20,7 +20,7 @@ Topic ids and null names, as KafkaApis.handleTopicMetadataRequest:
 Names asked twice are answered once (Kafka works on a set).
 """
 from ..storage.offsets_topic import ensure_offsets_topic
-from ..protocol.codegen import ZERO_UUID
+from ..protocol.defaults import ZERO_UUID
 from ..protocol.errors import ErrorCode
 from ..protocol.operations import CLUSTER_OPERATIONS, NOT_REQUESTED, TOPIC_OPERATIONS
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name

@@ -12,60 +12,16 @@ from functools import cached_property
 from construct import (Construct, ConstructError, Float64b, Int8sb, Int16sb, Int16ub, Int32sb,
                        Int32ub, Int64sb)
 
+from .constructs import KArray, KBool, KBytes, KOptional, KString, KStruct, KUuid
+from .defaults import field_default, shape_default
 from .fastcodec import FastCodec
-from .primitives import DecodeError, KArray, KBool, KBytes, KOptional, KString, KStruct, KUuid
+from .primitives import DecodeError
 from .spec import FieldSpec, MessageSpec
 
 _FIXED: dict[str, Construct] = {
     "bool": KBool(), "int8": Int8sb, "int16": Int16sb, "int32": Int32sb, "int64": Int64sb,
     "uint16": Int16ub, "uint32": Int32ub, "float64": Float64b, "uuid": KUuid(),
 }
-
-ZERO_UUID = bytes(16)
-
-
-def _prim_default(typ: str, raw: str | None, nullable: bool):
-    if raw == "null":
-        return None
-    if typ in ("int8", "int16", "int32", "int64", "uint16", "uint32"):
-        return int(raw, 0) if raw is not None else 0
-    if typ == "float64":
-        return float(raw) if raw is not None else 0.0
-    if typ == "bool":
-        return raw == "true"
-    if typ == "string":
-        if raw is None:
-            return ""
-        return "" if raw == '""' else raw
-    if typ == "uuid":
-        return ZERO_UUID
-    if typ == "records":
-        return None
-    if typ == "bytes":
-        return b""
-    raise ValueError(f"no default for {typ}")
-
-
-def field_default(f: FieldSpec, version: int):
-    if f.is_array:
-        return None if f.default == "null" else []
-    if f.is_struct:
-        if f.default == "null":
-            return None
-        return {c.name: field_default(c, version) for c in f.fields if version in c.versions}
-    return _prim_default(f.type, f.default, version in f.nullable)
-
-
-def shape_default(f: FieldSpec):
-    """The default of a field in the one shape all versions share (every child included)."""
-    if f.is_array:
-        return None if f.default == "null" else []
-    if f.is_struct:
-        if f.default == "null":
-            return None
-        return {c.name: shape_default(c) for c in f.fields}
-    return _prim_default(f.type, f.default, False)
-
 
 def _field_construct(f: FieldSpec, version: int, flexible: bool) -> Construct:
     compact = flexible if f.flex is None else version in f.flex

@@ -20,7 +20,8 @@ from __future__ import annotations
 import struct
 from operator import itemgetter
 
-from .primitives import _ONE_BYTE, DecodeError, is_default, uvarint_bytes
+from .defaults import field_default, is_default, shape_default
+from .primitives import _ONE_BYTE, DecodeError, uvarint_bytes
 from .spec import FieldSpec, MessageSpec
 
 _FIXED = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H", "uint32": "I",
@@ -107,7 +108,6 @@ class _Gen:
     # -- defaults ----------------------------------------------------------------------------
     def default_expr(self, f: FieldSpec, version: int | None) -> str:
         """Source of a fresh default: ``version`` None for the shape default (every child)."""
-        from .codegen import field_default, shape_default
         if f.is_array:
             return "None" if f.default == "null" else "[]"
         if f.is_struct:
@@ -335,7 +335,6 @@ class _Gen:
         self.write_value(f, True, out, ind + "        ", "x")
 
     def struct_encoder(self, fields: list[FieldSpec]) -> str:
-        from .codegen import field_default
         v = self.version
         fn = self.name("e")
         out = [f"def {fn}(o, out):", "    w = out.append", "    get = o.get"]

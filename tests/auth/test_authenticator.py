@@ -6,15 +6,15 @@ from kafka.net.sasl.scram import ScramClient
 
 from kafkaemu.auth.authenticator import IllegalSaslTransition, SaslAuthenticator, SaslState
 from kafkaemu.auth.credentials import CredentialStore, parse_mechanisms
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
 from kafkaemu.protocol import envelope
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.wire.connection import Connection, ProtocolViolation
 from kafkaemu.protocol.envelope import frame
 from kafkaemu.wire.framing import FrameDecoder
+from tests.conftest import new_broker
 
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 STORE = CredentialStore({"alice": "s3cret"}, MECHANISMS)
@@ -26,7 +26,7 @@ def request(api_key, version, body, correlation_id=7):
 
 def open_connection(sasl=True, store=STORE):
     auth = SaslAuthenticator(store, REGISTRY.supports) if sasl else None
-    return Connection(Broker(BrokerConfig(), 0), REGISTRY, 1, "127.0.0.1", authenticator=auth)
+    return Connection(new_broker(), REGISTRY, 1, "127.0.0.1", authenticator=auth)
 
 
 def replies(conn):
@@ -45,19 +45,19 @@ def call(conn, api_key, version, body, correlation_id=7):
 
 
 def api_versions(conn, version=3):
-    return call(conn, 18, version, {"client_software_name": "t", "client_software_version": "1"})
+    return call(conn, ApiKey.API_VERSIONS, version, {"client_software_name": "t", "client_software_version": "1"})
 
 
 def handshake(conn, mechanism, version=1):
-    return call(conn, 17, version, {"mechanism": mechanism})
+    return call(conn, ApiKey.SASL_HANDSHAKE, version, {"mechanism": mechanism})
 
 
 def authenticate(conn, token, version=2):
-    return call(conn, 36, version, {"auth_bytes": token})
+    return call(conn, ApiKey.SASL_AUTHENTICATE, version, {"auth_bytes": token})
 
 
 def metadata(conn):
-    return call(conn, 3, 12, {"topics": [], "allow_auto_topic_creation": False})
+    return call(conn, ApiKey.METADATA, 12, {"topics": [], "allow_auto_topic_creation": False})
 
 
 def test_api_versions_then_plain_authenticates_and_unlocks_other_requests():
@@ -88,7 +88,7 @@ def test_scram_exchange_over_every_sasl_authenticate_version(version):
 def test_request_before_authentication_closes_without_a_reply():
     conn = open_connection()
     with pytest.raises(ProtocolViolation, match="during SASL handshake"):
-        conn.receive(request(3, 12, {"topics": [], "allow_auto_topic_creation": False}), 0)
+        conn.receive(request(ApiKey.METADATA, 12, {"topics": [], "allow_auto_topic_creation": False}), 0)
     assert conn.take_output() == b""
     assert conn.authenticator.state is SaslState.FAILED
 
@@ -97,14 +97,14 @@ def test_request_during_the_exchange_closes_the_connection():
     conn = open_connection()
     handshake(conn, "SCRAM-SHA-256")
     with pytest.raises(ProtocolViolation, match="during SASL authentication"):
-        conn.receive(request(3, 12, {"topics": [], "allow_auto_topic_creation": False}), 0)
+        conn.receive(request(ApiKey.METADATA, 12, {"topics": [], "allow_auto_topic_creation": False}), 0)
 
 
 def test_wrong_password_is_answered_sasl_authentication_failed_then_closed():
     conn = open_connection()
     handshake(conn, "PLAIN")
     with pytest.raises(ProtocolViolation):
-        conn.receive(request(36, 2, {"auth_bytes": b"\x00alice\x00nope"}), 0)
+        conn.receive(request(ApiKey.SASL_AUTHENTICATE, 2, {"auth_bytes": b"\x00alice\x00nope"}), 0)
     (reply,) = replies(conn)
     resp = decode(36, 2, reply)
     assert resp.error_code == ErrorCode.SASL_AUTHENTICATION_FAILED
@@ -118,7 +118,7 @@ def test_scram_wrong_password_gets_the_generic_message():
     client = ScramClient("alice", "nope", "SCRAM-SHA-256")
     client.process_server_first_message(authenticate(conn, client.first_message()).auth_bytes)
     with pytest.raises(ProtocolViolation):
-        conn.receive(request(36, 1, {"auth_bytes": client.final_message()}), 0)
+        conn.receive(request(ApiKey.SASL_AUTHENTICATE, 1, {"auth_bytes": client.final_message()}), 0)
     resp = decode(36, 1, replies(conn)[0])
     assert resp.error_code == ErrorCode.SASL_AUTHENTICATION_FAILED
     assert resp.error_message == ("Authentication failed during authentication due to invalid credentials "
@@ -129,7 +129,7 @@ def test_scram_wrong_password_gets_the_generic_message():
 def test_unsupported_mechanism_lists_the_enabled_ones_then_closes(version):
     conn = open_connection(store=CredentialStore({"alice": "s3cret"}, ("SCRAM-SHA-256",)))
     with pytest.raises(ProtocolViolation, match="Unsupported SASL mechanism PLAIN"):
-        conn.receive(request(17, version, {"mechanism": "PLAIN"}), 0)
+        conn.receive(request(ApiKey.SASL_HANDSHAKE, version, {"mechanism": "PLAIN"}), 0)
     resp = decode(17, version, replies(conn)[0])
     assert resp.error_code == ErrorCode.UNSUPPORTED_SASL_MECHANISM
     assert list(resp.mechanisms) == ["SCRAM-SHA-256"]
@@ -167,7 +167,7 @@ def test_api_versions_is_accepted_only_as_the_first_request():
     conn = open_connection()
     api_versions(conn)
     with pytest.raises(ProtocolViolation, match="Unexpected ApiVersions"):
-        conn.receive(request(18, 3, {"client_software_name": "t", "client_software_version": "1"}), 0)
+        conn.receive(request(ApiKey.API_VERSIONS, 3, {"client_software_name": "t", "client_software_version": "1"}), 0)
 
 
 def test_api_versions_above_the_max_is_answered_and_may_be_retried():
@@ -175,7 +175,7 @@ def test_api_versions_above_the_max_is_answered_and_may_be_retried():
     raw_header = struct.pack(">hhih", 18, 99, 42, 3) + b"cli" + b"\x00"
     conn.receive(frame(raw_header, b"\x00future"), 0)
     (reply,) = replies(conn)
-    assert catalog().response(18, 0).decode(reply[4:]).error_code == ErrorCode.UNSUPPORTED_VERSION
+    assert catalog().response(ApiKey.API_VERSIONS, 0).decode(reply[4:]).error_code == ErrorCode.UNSUPPORTED_VERSION
     assert conn.authenticator.state is SaslState.HANDSHAKE_OR_VERSIONS_REQUEST
     assert api_versions(conn).error_code == ErrorCode.NONE
 
@@ -212,8 +212,9 @@ def test_frames_are_limited_to_sasl_server_max_receive_size_until_authenticated(
 
 def test_pipelined_requests_after_authentication_are_dispatched():
     conn = open_connection()
-    conn.receive(request(17, 1, {"mechanism": "PLAIN"}, 1) + request(36, 2, {"auth_bytes": b"\x00alice\x00s3cret"}, 2)
-                 + request(3, 12, {"topics": [], "allow_auto_topic_creation": False}, 3), 0)
+    conn.receive(request(ApiKey.SASL_HANDSHAKE, 1, {"mechanism": "PLAIN"}, 1)
+                 + request(ApiKey.SASL_AUTHENTICATE, 2, {"auth_bytes": b"\x00alice\x00s3cret"}, 2)
+                 + request(ApiKey.METADATA, 12, {"topics": [], "allow_auto_topic_creation": False}, 3), 0)
     assert [struct.unpack(">i", r[:4])[0] for r in replies(conn)] == [1, 2, 3]
 
 
@@ -249,11 +250,12 @@ class RecordingLog:
 def test_outcomes_are_logged_with_user_and_mechanism():
     log = RecordingLog()
     auth = SaslAuthenticator(STORE, REGISTRY.supports, log=log)
-    auth.receive(request(17, 1, {"mechanism": "PLAIN"})[4:])  # frame bodies, as the connection passes them
-    assert auth.receive(request(36, 2, {"auth_bytes": b"\x00alice\x00s3cret"})[4:]).close_reason is None
+    auth.receive(request(ApiKey.SASL_HANDSHAKE, 1, {"mechanism": "PLAIN"})[4:])  # frame bodies, as the connection has them
+    authenticated = auth.receive(request(ApiKey.SASL_AUTHENTICATE, 2, {"auth_bytes": b"\x00alice\x00s3cret"})[4:])
+    assert authenticated.close_reason is None
     auth = SaslAuthenticator(STORE, REGISTRY.supports, log=log)
-    auth.receive(request(17, 1, {"mechanism": "SCRAM-SHA-256"})[4:])
-    assert auth.receive(request(36, 2, {"auth_bytes": b"n,,n=mallory,r=abc"})[4:]).close_reason
+    auth.receive(request(ApiKey.SASL_HANDSHAKE, 1, {"mechanism": "SCRAM-SHA-256"})[4:])
+    assert auth.receive(request(ApiKey.SASL_AUTHENTICATE, 2, {"auth_bytes": b"n,,n=mallory,r=abc"})[4:]).close_reason
     assert log.events == [
         ("sasl_authenticated", {"user": "alice", "mechanism": "PLAIN"}),
         ("sasl_authentication_failed", {"user": "mallory", "mechanism": "SCRAM-SHA-256",

@@ -4,13 +4,12 @@ import pytest
 
 from kafkaemu.auth.authenticator import SaslAuthenticator
 from kafkaemu.auth.credentials import CredentialStore
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
 from kafkaemu.handlers.registry import ApiRegistry
 from kafkaemu.protocol import envelope
 from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.wire.connection import Connection
+from tests.conftest import new_broker
 
 STORE = CredentialStore({"alice": "s3cret"}, ("PLAIN",))
 API_VERSIONS_BODY = {"client_software_name": "t", "client_software_version": "1"}
@@ -33,7 +32,7 @@ def connection(seen, sasl: bool) -> Connection:
         return REGISTRY.get(ApiKey.METADATA).func(ctx, req)
 
     auth = SaslAuthenticator(STORE, registry.supports) if sasl else None
-    return Connection(Broker(BrokerConfig(), 0), registry, 1, "127.0.0.1", authenticator=auth)
+    return Connection(new_broker(), registry, 1, "127.0.0.1", authenticator=auth)
 
 
 def send(conn, api_key, version, body, correlation_id=1):

@@ -4,16 +4,16 @@ leaders moved and nodes stopped by the control API, a deleted topic's moves forg
 import pytest
 
 from kafkaemu.broker import NO_LEADER, Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.core.placement import partition_for
+from tests.conftest import new_broker
 
 
 def cluster(**settings) -> Broker:
-    return Broker(BrokerConfig(nodes=3, **settings), now_ms=0)
+    return new_broker(nodes=3, **settings)
 
 
 def test_one_node_leads_everything():
-    b = Broker(BrokerConfig(), now_ms=0)
+    b = new_broker()
     topic = b.topics.create("t", 4, {})
     assert {b.placement.partition_leader(p) for p in topic.partitions} == {0}
     assert b.placement.group_coordinator("g") == b.placement.txn_coordinator("tx") == 0

@@ -5,18 +5,16 @@ from __future__ import annotations
 import asyncio
 import struct
 
-from kafkaemu.broker import Broker
 from kafkaemu.clock import ManualClock
-from kafkaemu.config import BrokerConfig
 from kafkaemu.control.operations import Control
 from kafkaemu.handlers import REGISTRY
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.storage.record_batch import build_batch
 from kafkaemu.wire.connection import Connection
 from kafkaemu.wire.framing import FrameDecoder, frame
+from tests.conftest import T0, new_broker
 
-T0 = 1_700_000_000_000
-PRODUCE, FETCH, METADATA, COMMIT, FIND, JOIN, HEARTBEAT, SYNC, API_VERSIONS, CREATE = 0, 1, 3, 8, 10, 11, 12, 14, 18, 19
 
 
 def subscription(*topics: str) -> bytes:
@@ -65,7 +63,7 @@ class Client:
         out = []
         for body in self.decoder.feed(self.conn.take_output()):
             api_key, version = self.pending.pop(0)
-            flexible = catalog().is_flexible_request(api_key, version) and api_key != API_VERSIONS
+            flexible = catalog().is_flexible_request(api_key, version) and api_key != ApiKey.API_VERSIONS
             out.append(catalog().response(api_key, version).decode(body[5 if flexible else 4:]))
         return out
 
@@ -79,46 +77,48 @@ class Client:
         pid, epoch, seq = producer
         batch = build_batch([(None, v, [], self.env.clock.now_ms()) for v in values], producer_id=pid,
                             producer_epoch=epoch, base_sequence=seq)
-        return self.call(PRODUCE, 9, {"transactional_id": None, "acks": acks, "timeout_ms": 1000, "topic_data": [
+        return self.call(ApiKey.PRODUCE, 9, {"transactional_id": None, "acks": acks, "timeout_ms": 1000, "topic_data": [
             {"name": topic, "partition_data": [{"index": partition, "records": batch}]}]})
 
     def produce_many(self, topic: str, partitions: list[int]):
         batches = {p: build_batch([(None, b"v%d" % p, [], self.env.clock.now_ms())]) for p in partitions}
-        return self.call(PRODUCE, 9, {"transactional_id": None, "acks": -1, "timeout_ms": 1000, "topic_data": [
+        return self.call(ApiKey.PRODUCE, 9, {"transactional_id": None, "acks": -1, "timeout_ms": 1000, "topic_data": [
             {"name": topic, "partition_data": [{"index": p, "records": b} for p, b in batches.items()]}]})
 
     def join(self, group: str, member_id: str = "", topics=("t",), instance: str | None = None,
              session_ms: int = 10000) -> None:
-        self.send(JOIN, 9, {"group_id": group, "session_timeout_ms": session_ms, "rebalance_timeout_ms": 30000,
-                            "member_id": member_id, "group_instance_id": instance, "protocol_type": "consumer",
-                            "protocols": [{"name": "range", "metadata": subscription(*topics)}], "reason": None})
+        self.send(ApiKey.JOIN_GROUP, 9, {
+            "group_id": group, "session_timeout_ms": session_ms, "rebalance_timeout_ms": 30000, "member_id": member_id,
+            "group_instance_id": instance, "protocol_type": "consumer",
+            "protocols": [{"name": "range", "metadata": subscription(*topics)}], "reason": None})
 
     def sync(self, group: str, generation: int, member_id: str, assignments: dict[str, bytes] | None = None,
              instance: str | None = None) -> None:
-        self.send(SYNC, 5, {"group_id": group, "generation_id": generation, "member_id": member_id,
-                            "group_instance_id": instance, "protocol_type": "consumer", "protocol_name": "range",
-                            "assignments": [{"member_id": m, "assignment": a} for m, a in (assignments or {}).items()]})
+        self.send(ApiKey.SYNC_GROUP, 5, {
+            "group_id": group, "generation_id": generation, "member_id": member_id, "group_instance_id": instance,
+            "protocol_type": "consumer", "protocol_name": "range",
+            "assignments": [{"member_id": m, "assignment": a} for m, a in (assignments or {}).items()]})
 
     def heartbeat(self, group: str, generation: int, member_id: str, instance: str | None = None):
-        return self.call(HEARTBEAT, 4, {"group_id": group, "generation_id": generation, "member_id": member_id,
-                                        "group_instance_id": instance})
+        return self.call(ApiKey.HEARTBEAT, 4, {"group_id": group, "generation_id": generation, "member_id": member_id,
+                                               "group_instance_id": instance})
 
     def commit(self, group: str, topic: str, offsets: dict[int, int], generation: int = -1, member_id: str = ""):
-        return self.call(COMMIT, 8, {"group_id": group, "generation_id_or_member_epoch": generation,
-                                     "member_id": member_id, "group_instance_id": None, "topics": [
+        return self.call(ApiKey.OFFSET_COMMIT, 8, {"group_id": group, "generation_id_or_member_epoch": generation,
+                                                   "member_id": member_id, "group_instance_id": None, "topics": [
                                          {"name": topic, "partitions": [
                                              {"partition_index": p, "committed_offset": o,
                                               "committed_leader_epoch": -1, "committed_metadata": ""}
                                              for p, o in offsets.items()]}]})
 
     def fetch(self, topic: str, partition: int, offset: int = 0):
-        return self.call(FETCH, 11, {"replica_id": -1, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20,
-                                     "isolation_level": 0, "session_id": 0, "session_epoch": -1, "topics": [
+        return self.call(ApiKey.FETCH, 11, {"replica_id": -1, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20,
+                                            "isolation_level": 0, "session_id": 0, "session_epoch": -1, "topics": [
                                          {"topic": topic, "partitions": [
                                              {"partition": partition, "current_leader_epoch": -1,
                                               "fetch_offset": offset, "log_start_offset": -1,
                                               "partition_max_bytes": 1 << 20}]}],
-                                     "forgotten_topics_data": [], "rack_id": ""})
+                                            "forgotten_topics_data": [], "rack_id": ""})
 
 
 class Env:
@@ -126,7 +126,7 @@ class Env:
         from kafkaemu.clock import SystemClock
         self.clock = ManualClock(T0) if manual else SystemClock()
         settings.setdefault("group_initial_rebalance_delay_ms", 0)  # joins complete without advancing the clock
-        self.broker = Broker(BrokerConfig(**settings), self.clock.now_ms())
+        self.broker = new_broker(self.clock.now_ms(), **settings)
         for i, n in enumerate(self.broker.placement.node_ids):
             self.broker.placement.listeners[n] = ("127.0.0.1", 19092 + i)
         self.control = Control(self.broker, self.clock)

@@ -4,8 +4,10 @@ import re
 import pytest
 
 from kafkaemu.control.params import BadRequest, ControlError
+from kafkaemu.protocol.api_keys import ApiKey
+from tests.conftest import T0
 
-from .harness import T0, Env
+from .harness import Env
 
 
 def test_clock_reads_advances_and_sets_the_manual_clock():
@@ -96,10 +98,10 @@ def test_expiring_a_consumer_protocol_member_fences_it_alone():
     topic = env.broker.topics.create("t", 4, {})
 
     def beat(client, member_id, epoch):
-        return client.call(68, 0, {"group_id": "kip", "member_id": member_id, "member_epoch": epoch,
-                                   "instance_id": None, "rack_id": None, "rebalance_timeout_ms": 30000,
-                                   "subscribed_topic_names": ["t"] if epoch == 0 else None, "server_assignor": None,
-                                   "topic_partitions": [] if epoch == 0 else None})
+        return client.call(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, {
+            "group_id": "kip", "member_id": member_id, "member_epoch": epoch, "instance_id": None, "rack_id": None,
+            "rebalance_timeout_ms": 30000, "subscribed_topic_names": ["t"] if epoch == 0 else None,
+            "server_assignor": None, "topic_partitions": [] if epoch == 0 else None})
     a, b = env.client("a"), env.client("b")
     ra = beat(a, "m-a", 0)
     rb = beat(b, "m-b", 0)

@@ -2,20 +2,20 @@
 import pytest
 
 from kafkaemu.control.params import BadRequest, ControlError
+from kafkaemu.protocol.api_keys import ApiKey
 
-from .harness import API_VERSIONS, CREATE, METADATA, Env
+from .harness import Env
 
 
 def create(client, name, partitions=1):
-    return client.call(CREATE, 7, {"topics": [{"name": name, "num_partitions": partitions, "replication_factor": 1,
-                                               "assignments": [], "configs": []}], "timeout_ms": 1000,
-                                   "validate_only": False})
+    topic = {"name": name, "num_partitions": partitions, "replication_factor": 1, "assignments": [], "configs": []}
+    return client.call(ApiKey.CREATE_TOPICS, 7, {"topics": [topic], "timeout_ms": 1000, "validate_only": False})
 
 
 def metadata(client, *topics, version=12):
-    return client.call(METADATA, version, {"topics": [{"topic_id": b"\0" * 16, "name": t} for t in topics],
-                                           "allow_auto_topic_creation": False,
-                                           "include_topic_authorized_operations": False})
+    return client.call(ApiKey.METADATA, version, {"topics": [{"topic_id": b"\0" * 16, "name": t} for t in topics],
+                                                  "allow_auto_topic_creation": False,
+                                                  "include_topic_authorized_operations": False})
 
 
 def test_a_rule_by_names_fires_its_count_and_reports_it():
@@ -88,7 +88,7 @@ def test_a_delayed_reply_waits_for_the_manual_clock():
     env = Env()
     env.op("fault_add", api="ApiVersions", delay_ms="2s")
     c = env.client()
-    assert c.call(API_VERSIONS, 3, {"client_software_name": "t", "client_software_version": "1"}) is None
+    assert c.call(ApiKey.API_VERSIONS, 3, {"client_software_name": "t", "client_software_version": "1"}) is None
     env.op("clock_advance", ms="1999ms")
     assert c.replies() == []
     env.op("clock_advance", ms=1)
@@ -123,7 +123,7 @@ def test_a_version_cap_lowers_what_api_versions_advertises():
     c = env.client()
 
     def advertised():
-        reply = c.call(API_VERSIONS, 3, {"client_software_name": "t", "client_software_version": "1"})
+        reply = c.call(ApiKey.API_VERSIONS, 3, {"client_software_name": "t", "client_software_version": "1"})
         return {k.api_key: (k.min_version, k.max_version) for k in reply.api_keys}
     full = advertised()
     env.op("api_version_cap", api="Fetch", max_version=4)

@@ -4,9 +4,11 @@ import asyncio
 import pytest
 
 from kafkaemu.control.params import AwaitTimeout, BadRequest, ControlError
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode
+from tests.conftest import T0, new_broker
 
-from .harness import FIND, METADATA, T0, Env
+from .harness import Env
 
 
 def test_topics_show_offsets_and_groups_show_decoded_assignments_offsets_and_lag():
@@ -197,7 +199,7 @@ def test_reset_empties_the_broker_and_its_controls_but_keeps_snapshots_and_the_c
 
 
 def find_coordinator(client, group):
-    return client.call(FIND, 4, {"key_type": 0, "coordinator_keys": [group]}).coordinators[0]
+    return client.call(ApiKey.FIND_COORDINATOR, 4, {"key_type": 0, "coordinator_keys": [group]}).coordinators[0]
 
 
 def test_stopping_a_node_moves_its_partitions_and_coordinators_and_starting_brings_them_back():
@@ -208,8 +210,9 @@ def test_stopping_a_node_moves_its_partitions_and_coordinators_and_starting_brin
     group = next(g for g in (f"g{i}" for i in range(100)) if find_coordinator(c, g).node_id == 1)
     stopped = env.op("node_stop", node=1)
     assert sorted(m["partition"] for m in stopped["moved"] if m["topic"] == "t") == led_by_1
-    meta = c.call(METADATA, 12, {"topics": [{"topic_id": b"\0" * 16, "name": "t"}],
-                                 "allow_auto_topic_creation": False, "include_topic_authorized_operations": False})
+    meta = c.call(ApiKey.METADATA, 12, {"topics": [{"topic_id": b"\0" * 16, "name": "t"}],
+                                        "allow_auto_topic_creation": False,
+                                        "include_topic_authorized_operations": False})
     assert sorted(b.node_id for b in meta.brokers) == [0, 2]
     assert all(p.leader_id in (0, 2) and p.error_code == 0 for p in meta.topics[0].partitions)
     assert find_coordinator(c, group).node_id in (0, 2)
@@ -232,8 +235,9 @@ def test_an_offline_node_leaves_its_partitions_leaderless_and_its_groups_without
     assert refused.value.status == 409
     epoch = env.broker.store.get("t").partitions[0].leader_epoch
     env.op("node_stop", node=0, leaders="offline")
-    meta = c.call(METADATA, 12, {"topics": [{"topic_id": b"\0" * 16, "name": "t"}],
-                                 "allow_auto_topic_creation": False, "include_topic_authorized_operations": False})
+    meta = c.call(ApiKey.METADATA, 12, {"topics": [{"topic_id": b"\0" * 16, "name": "t"}],
+                                        "allow_auto_topic_creation": False,
+                                        "include_topic_authorized_operations": False})
     assert [(p.error_code, p.leader_id, list(p.offline_replicas)) for p in meta.topics[0].partitions] == [
         (ErrorCode.LEADER_NOT_AVAILABLE, -1, [0])] * 2
     assert find_coordinator(c, "g").error_code == ErrorCode.COORDINATOR_NOT_AVAILABLE
@@ -292,11 +296,12 @@ def test_restored_groups_equal_a_full_load_of_the_restored_offsets_topic():
     c = env.client("simple")
     c.commit("simple", "t", {0: 5})                     # a standalone commit: offsets only
     c.commit("gone", "t", {1: 7})
-    assert c.call(42, 2, {"groups_names": ["gone"]}).results[0].error_code == 0   # DeleteGroups: tombstones
+    assert c.call(ApiKey.DELETE_GROUPS, 2, {"groups_names": ["gone"]}).results[0].error_code == 0   # tombstones
     kip = env.client("k")
-    assert kip.call(68, 0, {"group_id": "kip", "member_id": "m-k", "member_epoch": 0, "instance_id": None,
-                            "rack_id": None, "rebalance_timeout_ms": 30000, "subscribed_topic_names": ["t"],
-                            "server_assignor": None, "topic_partitions": []}).error_code == 0
+    assert kip.call(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, {
+        "group_id": "kip", "member_id": "m-k", "member_epoch": 0, "instance_id": None, "rack_id": None,
+        "rebalance_timeout_ms": 30000, "subscribed_topic_names": ["t"], "server_assignor": None,
+        "topic_partitions": []}).error_code == 0
     env.op("snapshot_save", name="s")
     a.commit("g", "t", {0: 9}, gen, mid_a)
     c.commit("later", "t", {0: 1})
@@ -315,8 +320,6 @@ def test_restored_groups_equal_a_full_load_of_the_restored_offsets_topic():
 
 
 def test_a_restore_is_written_to_the_data_directory(tmp_path):
-    from kafkaemu.broker import Broker
-    from kafkaemu.config import BrokerConfig
     env = Env(data_dir=str(tmp_path))
     env.broker.topics.create("kept", 1, {})
     c = env.client()
@@ -326,7 +329,7 @@ def test_a_restore_is_written_to_the_data_directory(tmp_path):
     c.produce("kept", 0, [b"c"])
     env.broker.topics.create("dropped", 1, {})
     env.op("snapshot_restore", name="s")
-    reloaded = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
+    reloaded = new_broker(T0, data_dir=str(tmp_path))
     assert sorted(reloaded.store.topics) == ["__consumer_offsets", "__transaction_state", "kept"]
     assert reloaded.store.get("kept").partitions[0].high_watermark == 2
     assert reloaded.coordinator.offsets.store.get("simple", "kept", 0).offset == 2

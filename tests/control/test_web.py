@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 
 from kafkaemu.control.web import render_page
 from kafkaemu.control.web_timeline import membership_changes
+from kafkaemu.protocol.api_keys import ApiKey
 
 from .harness import Env
 
@@ -195,10 +196,10 @@ def test_an_empty_broker_renders_and_faults_are_listed():
 def test_a_consumer_protocol_group_shows_member_state_and_assignment():
     env = Env(extra={"group.consumer.heartbeat.interval.ms": 500})
     env.broker.topics.create("t", 2, {})
-    reply = env.client("k").call(68, 0, {"group_id": "kip", "member_id": "m-k", "member_epoch": 0, "instance_id": None,
-                                         "rack_id": None, "rebalance_timeout_ms": 30000,
-                                         "subscribed_topic_names": ["t"], "server_assignor": None,
-                                         "topic_partitions": []})
+    reply = env.client("k").call(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, {
+        "group_id": "kip", "member_id": "m-k", "member_epoch": 0, "instance_id": None, "rack_id": None,
+        "rebalance_timeout_ms": 30000, "subscribed_topic_names": ["t"], "server_assignor": None,
+        "topic_partitions": []})
     assert reply.error_code == 0
     _, doc = page(env)
     card = doc.one("article", "group", data_group="kip")

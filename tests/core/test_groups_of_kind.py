@@ -3,8 +3,6 @@ group's members (the control journal), so with thousands of groups a walk per lo
 than the rebalance itself."""
 import pytest
 
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.control.views import member_names
 from kafkaemu.core.group_api import GroupType
 
@@ -33,8 +31,7 @@ def test_a_rebalance_and_its_lookups_never_walk_every_group():
         h.c.consumer.groups["g"]
 
 
-def test_the_journal_lookup_of_a_groups_members_never_walks_every_group():
-    broker = Broker(BrokerConfig(), 0)
+def test_the_journal_lookup_of_a_groups_members_never_walks_every_group(broker):
     h = Harness()
     broker.coordinator = h.c
     h.stable_group("g", n=2)

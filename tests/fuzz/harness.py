@@ -10,15 +10,16 @@ import functools
 import struct
 
 from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
 from kafkaemu.handlers.registry import ApiRegistry
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.storage.record_batch import build_batch
 from kafkaemu.testing.raw_client import api_versions_frame, encode_request
 from kafkaemu.wire.connection import AuthenticationFailure, Connection, ProtocolViolation
 from kafkaemu.wire.framing import FrameDecoder
+from tests.conftest import new_broker
 
 from .strategies import T0, TOPIC, TOPIC_ID
 
@@ -56,7 +57,7 @@ def advertised() -> list[tuple[int, int]]:
 
 def seeded_broker() -> Broker:
     """A broker with one three-partition topic holding a few records."""
-    broker = Broker(BrokerConfig(), T0)
+    broker = new_broker(T0)
     topic = broker.store.create_topic(TOPIC, 3, {}, topic_id=TOPIC_ID)
     topic.partitions[0].append(build_batch([(b"k", b"v", [], T0 + i) for i in range(3)]), T0)
     return broker
@@ -147,13 +148,13 @@ def assert_still_serving(broker: Broker, session: Session | None = None) -> None
         sessions.append(session)
     for s in sessions:
         s.send(api_versions_frame(version=3, correlation_id=7001)
-               + encode_request(3, 12, {"topics": [{"name": TOPIC}], "allow_auto_topic_creation": False},
+               + encode_request(ApiKey.METADATA, 12, {"topics": [{"name": TOPIC}], "allow_auto_topic_creation": False},
                                 correlation_id=7002))
         assert s.violation is None, s.violation
         versions, metadata = s.replies()
         assert struct.unpack_from(">i", versions)[0] == 7001
         assert catalog().response(API_VERSIONS, 3).decode(versions[4:]).error_code == 0
         assert struct.unpack_from(">i", metadata)[0] == 7002
-        topics = catalog().response(3, 12).decode(metadata[5:]).topics
+        topics = catalog().response(ApiKey.METADATA, 12).decode(metadata[5:]).topics
         exists = broker.store.get(TOPIC) is not None  # a fuzzed DeleteTopics may have removed it
         assert [(t.name, t.error_code) for t in topics] == [(TOPIC, 0 if exists else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)]

@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.spec import FieldSpec
 from kafkaemu.storage.record_batch import build_batch
+from tests.conftest import T0
 
 TOPIC = "fuzz-topic"
 TOPIC_ID = bytes(range(1, 17))
 GROUP = "fuzz-group"
-T0 = 1_700_000_000_000
+
 
 _INT_LIMITS = {
     "int8": (-(2**7), 2**7 - 1), "int16": (-(2**15), 2**15 - 1),

@@ -18,6 +18,7 @@ from hypothesis import strategies as st  # noqa: E402
 from kafkaemu.control.http import parse_body  # noqa: E402
 from kafkaemu.control.operations import OPS  # noqa: E402
 from kafkaemu.control.params import ControlError  # noqa: E402
+from kafkaemu.protocol.api_keys import ApiKey  # noqa: E402
 
 from ..control.harness import Env  # noqa: E402
 from .test_wire_fuzz import fuzz  # noqa: E402
@@ -59,4 +60,4 @@ def test_any_body_is_answered_or_refused_with_a_4xx(case):
     except ControlError as exc:
         assert exc.status < 500, exc.body()
     assert math.isfinite(ENV.clock.now_ms())
-    assert ENV.client().call(18, 0, {}).error_code == 0   # ApiVersions still answered
+    assert ENV.client().call(ApiKey.API_VERSIONS, 0, {}).error_code == 0   # ApiVersions still answered

@@ -19,11 +19,11 @@ from hypothesis import strategies as st  # noqa: E402
 
 from kafkaemu.auth.authenticator import SaslAuthenticator
 from kafkaemu.auth.credentials import CredentialStore
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.protocol import envelope
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.wire.framing import frame
+from tests.conftest import new_broker
 
 from .harness import CHECKED, T0, Session, advertised, assert_still_serving, check_replies, seeded_broker
 from .strategies import Seen, encoded_request, ints
@@ -174,7 +174,7 @@ def test_mutated_requests(request):
 @given(st.lists(st.one_of(st.binary(max_size=60), st.sampled_from(ADVERTISED).flatmap(
     lambda kv: encoded_request(kv[0], kv[1], correlation_id=1)).map(frame)), max_size=4))
 def test_sasl_listener_before_authentication(chunks):
-    broker = Broker(BrokerConfig(sasl_users={"alice": "secret"}), T0)
+    broker = new_broker(T0, sasl_users={"alice": "secret"})
     credentials = CredentialStore(broker.config.sasl_users, broker.config.enabled_sasl_mechanisms)
     session = Session(broker, authenticator=SaslAuthenticator(credentials, CHECKED.supports))
     for chunk in chunks:
@@ -192,7 +192,7 @@ def test_partition_counts_never_stall_the_broker(api, data):
     broker = seeded_broker()
     before = sum(len(t.partitions) for t in broker.store.topics.values())
     count = data.draw(ints("int32"))
-    if api_key == 19:
+    if api_key == ApiKey.CREATE_TOPICS:
         body = {"topics": [{"name": "t", "num_partitions": count, "replication_factor": -1, "assignments": [],
                             "configs": []}], "timeout_ms": 1000, "validate_only": data.draw(st.booleans())}
     else:
@@ -215,7 +215,7 @@ def test_the_harness_notices_a_raising_handler():
         raise KeyError("bug")
 
     registry = ApiRegistry()
-    registry.register(18, 0, 4)(harness._checked(broken))
+    registry.register(ApiKey.API_VERSIONS, 0, 4)(harness._checked(broken))
     harness.HANDLER_FAILURES.clear()
     with pytest.raises(ProtocolViolation):
         Connection(seeded_broker(), registry, 1, "127.0.0.1").receive(api_versions_frame(), T0)

@@ -2,42 +2,14 @@
 group APIs (OffsetFetch v9, ListGroups v5) answering for a KIP-848 group."""
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 import pytest
 
-import kafkaemu.handlers
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
-from kafkaemu.broker.context import DEFERRED
-from kafkaemu.handlers.registry import REGISTRY
-from kafkaemu.protocol.catalog import catalog
+from kafkaemu.handlers import REGISTRY
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode as E
+from tests.conftest import call, new_broker
 
-for _m in pkgutil.iter_modules(kafkaemu.handlers.__path__):
-    importlib.import_module(f"kafkaemu.handlers.{_m.name}")
-
-HEARTBEAT, DESCRIBE, FETCH, LIST, API_VERSIONS = 68, 69, 9, 16, 18
-
-
-@pytest.fixture
-def broker():
-    b = Broker(BrokerConfig(extra={"group.consumer.heartbeat.interval.ms": 750}), now_ms=0)
-    b.placement.listeners[0] = ("127.0.0.1", 9092)
-    b.topics.create("t", 4, {})
-    return b
-
-
-def call(broker, api_key, version, body, node_id=0):
-    cat = catalog()
-    req = cat.request(api_key, version).decode(cat.request(api_key, version).encode(body))
-    replies = []
-    ctx = broker.context(api_key, version, client_id="C1", now_ms=0, respond=replies.append, node_id=node_id)
-    result = REGISTRY.get(api_key).func(ctx, req)
-    assert result is not DEFERRED
-    codec = cat.response(api_key, version)
-    return codec.decode(codec.encode(result))
+pytestmark = pytest.mark.broker(topics={"t": 4}, extra={"group.consumer.heartbeat.interval.ms": 750})
 
 
 def join_body(member_id="m1", **over):
@@ -49,47 +21,51 @@ def join_body(member_id="m1", **over):
 
 
 def test_registered_and_advertised():
-    assert REGISTRY.get(HEARTBEAT).min_version == 0 and REGISTRY.get(HEARTBEAT).max_version == 1
-    assert REGISTRY.get(DESCRIBE).max_version == 0
+    heartbeat = REGISTRY.get(ApiKey.CONSUMER_GROUP_HEARTBEAT)
+    assert heartbeat.min_version == 0 and heartbeat.max_version == 1
+    assert REGISTRY.get(ApiKey.CONSUMER_GROUP_DESCRIBE).max_version == 0
     keys = {k for k, _, _ in REGISTRY.versions()}
-    assert {HEARTBEAT, DESCRIBE} <= keys
+    assert {ApiKey.CONSUMER_GROUP_HEARTBEAT, ApiKey.CONSUMER_GROUP_DESCRIBE} <= keys
 
 
 @pytest.mark.parametrize("version", [0, 1])
 def test_join_through_the_codec(broker, version):
-    r = call(broker, HEARTBEAT, version, join_body())
+    r = call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, version, join_body())
     assert r.error_code == 0 and r.member_id == "m1" and r.member_epoch == 1
     assert r.heartbeat_interval_ms == 750
     [tp] = r.assignment.topic_partitions
     assert bytes(tp.topic_id) == broker.store.get("t").topic_id and list(tp.partitions) == [0, 1, 2, 3]
-    r = call(broker, HEARTBEAT, version, join_body(member_epoch=1, rebalance_timeout_ms=-1,
-                                                   subscribed_topic_names=None, topic_partitions=None))
+    r = call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, version,
+             join_body(member_epoch=1, rebalance_timeout_ms=-1, subscribed_topic_names=None, topic_partitions=None))
     assert r.error_code == 0 and r.member_epoch == 1 and r.assignment is None
 
 
 def test_v1_regex_and_v1_needs_a_member_id(broker):
     broker.topics.create("orders", 1, {})
-    r = call(broker, HEARTBEAT, 1, join_body(subscribed_topic_names=None, subscribed_topic_regex="ord.*"))
+    r = call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1,
+             join_body(subscribed_topic_names=None, subscribed_topic_regex="ord.*"))
     [tp] = r.assignment.topic_partitions
     assert bytes(tp.topic_id) == broker.store.get("orders").topic_id
-    r = call(broker, HEARTBEAT, 1, join_body(member_id="", group_id="g2"))
+    r = call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, join_body(member_id="", group_id="g2"))
     assert r.error_code == E.INVALID_REQUEST and r.error_message == "MemberId can't be empty."
-    r = call(broker, HEARTBEAT, 0, join_body(member_id="", group_id="g2"))
+    r = call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, join_body(member_id="", group_id="g2"))
     assert r.error_code == 0 and r.member_id
 
 
 def test_not_coordinator_with_several_nodes():
-    b = Broker(BrokerConfig(nodes=3), now_ms=0)   # __consumer_offsets' partitions spread over the nodes
+    b = new_broker(nodes=3)   # __consumer_offsets' partitions spread over the nodes
     node = b.placement.group_coordinator("g")
     other = next(n for n in b.placement.node_ids if n != node)
-    assert call(b, HEARTBEAT, 1, join_body(), node_id=other).error_code == E.NOT_COORDINATOR
-    [d] = call(b, DESCRIBE, 0, {"group_ids": ["g"], "include_authorized_operations": False}, node_id=other).groups
+    assert call(b, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, join_body(), node_id=other).error_code == E.NOT_COORDINATOR
+    [d] = call(b, ApiKey.CONSUMER_GROUP_DESCRIBE, 0, {"group_ids": ["g"], "include_authorized_operations": False},
+               node_id=other).groups
     assert d.error_code == E.NOT_COORDINATOR
 
 
 def test_describe_through_the_codec(broker):
-    call(broker, HEARTBEAT, 1, join_body())
-    r = call(broker, DESCRIBE, 0, {"group_ids": ["g", "nope"], "include_authorized_operations": True})
+    call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, join_body(), client_id="C1")
+    r = call(broker, ApiKey.CONSUMER_GROUP_DESCRIBE, 0,
+             {"group_ids": ["g", "nope"], "include_authorized_operations": True})
     g, nope = r.groups
     assert g.error_code == 0 and g.group_state == "Stable" and g.group_epoch == 1 and g.assignor_name == "uniform"
     [m] = g.members
@@ -100,11 +76,12 @@ def test_describe_through_the_codec(broker):
 
 
 def test_offset_fetch_v9_checks_the_member_epoch(broker):
-    call(broker, HEARTBEAT, 1, join_body())
+    call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, join_body())
 
     def fetch(member_id, epoch):
-        return call(broker, FETCH, 9, {"groups": [{"group_id": "g", "member_id": member_id, "member_epoch": epoch,
-                                                   "topics": None}], "require_stable": False}).groups[0].error_code
+        return call(broker, ApiKey.OFFSET_FETCH, 9, {
+            "groups": [{"group_id": "g", "member_id": member_id, "member_epoch": epoch, "topics": None}],
+            "require_stable": False}).groups[0].error_code
 
     assert fetch("m1", 1) == 0
     assert fetch("m1", 7) == E.STALE_MEMBER_EPOCH
@@ -113,8 +90,8 @@ def test_offset_fetch_v9_checks_the_member_epoch(broker):
 
 
 def test_list_groups_v5_reports_the_consumer_type(broker):
-    call(broker, HEARTBEAT, 1, join_body())
-    r = call(broker, LIST, 5, {"states_filter": [], "types_filter": ["consumer"]})
+    call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, join_body())
+    r = call(broker, ApiKey.LIST_GROUPS, 5, {"states_filter": [], "types_filter": ["consumer"]})
     assert [(g.group_id, g.group_type, g.protocol_type, g.group_state) for g in r.groups] == [
         ("g", "consumer", "consumer", "Stable")]
 
@@ -131,7 +108,7 @@ def test_a_heartbeat_subscribing_by_name_reads_only_its_topics(broker):
     for i in range(20):
         broker.topics.create(f"other-{i}", 1, {})
     broker.store.topics = _TopicsNotToWalk(broker.store.topics)
-    r = call(broker, HEARTBEAT, 1, join_body())
+    r = call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, join_body())
     assert r.error_code == 0 and r.member_epoch == 1
     (owned,) = r.assignment.topic_partitions
     assert owned.topic_id == broker.store.get("t").topic_id and sorted(owned.partitions) == [0, 1, 2, 3]
@@ -140,14 +117,15 @@ def test_a_heartbeat_subscribing_by_name_reads_only_its_topics(broker):
 def test_a_regex_subscription_matches_existing_non_internal_topics(broker):
     broker.topics.create("t2", 2, {})
     broker.topics.create("u", 1, {})
-    r = call(broker, HEARTBEAT, 1, join_body(subscribed_topic_names=[], subscribed_topic_regex="t.*|__.*"))
+    r = call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1,
+             join_body(subscribed_topic_names=[], subscribed_topic_regex="t.*|__.*"))
     assert r.error_code == 0
     assigned = {tp.topic_id: sorted(tp.partitions) for tp in r.assignment.topic_partitions}
     assert assigned == {broker.store.get("t").topic_id: [0, 1, 2, 3], broker.store.get("t2").topic_id: [0, 1]}
 
 
 def test_a_session_timeout_fences_with_the_topics_as_they_are(broker):
-    r = call(broker, HEARTBEAT, 1, join_body())
+    r = call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, join_body())
     assert r.error_code == 0
     broker.topics.create("late", 1, {})   # after the member's last heartbeat
     broker.tick(60_000)                   # its session (45 s) expires: the member is fenced

@@ -4,43 +4,15 @@ InitProducerId, Produce auto-creation, internal topics and the inflation budget,
 across partitions and fetch.max.bytes. No sockets: bytes in, bytes out."""
 import pytest
 
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
-from kafkaemu.handlers import REGISTRY
 from kafkaemu.protocol import envelope
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.storage import compression
 from kafkaemu.storage.record_batch import build_batch, parse_header
-from kafkaemu.wire.connection import Connection
 from kafkaemu.wire.framing import FrameDecoder
+from tests.conftest import T0, WireClient, new_broker
 
-T0 = 1_700_000_000_000
-
-
-class Client:
-    def __init__(self, broker):
-        self.broker = broker
-        self.conn = Connection(broker, REGISTRY, 1, "127.0.0.1")
-        self.cid = 0
-
-    def call(self, api_key, version, body, now=T0, client_id="t"):
-        self.cid += 1
-        self.conn.receive(envelope.encode_request(api_key, version, body, self.cid, client_id), now)
-        frames = FrameDecoder(1 << 30).feed(self.conn.take_output())
-        if not frames:
-            return None
-        (reply,) = frames
-        return envelope.decode_response(api_key, version, reply)[1]
-
-
-@pytest.fixture
-def broker():
-    return Broker(BrokerConfig(), T0)
-
-
-@pytest.fixture
-def client(broker):
-    return Client(broker)
+pytestmark = pytest.mark.broker(T0)
 
 
 def _fill(broker, name="t", partitions=1):
@@ -55,8 +27,8 @@ def _fill(broker, name="t", partitions=1):
 def _list(client, version, timestamp, name="t", partition=0, **extra):
     part = {"partition_index": partition, "current_leader_epoch": -1, "timestamp": timestamp, "max_num_offsets": 5}
     part.update(extra)
-    resp = client.call(2, version, {"replica_id": -1, "isolation_level": 0, "timeout_ms": 1000,
-                                    "topics": [{"name": name, "partitions": [part]}]})
+    resp = client.call(ApiKey.LIST_OFFSETS, version, {"replica_id": -1, "isolation_level": 0, "timeout_ms": 1000,
+                                                      "topics": [{"name": name, "partitions": [part]}]})
     return resp.topics[0].partitions[0]
 
 
@@ -91,8 +63,8 @@ def test_offset_for_leader_epoch(broker, client):
     _fill(broker)
 
     def ask(epoch, current=-1, version=4):
-        resp = client.call(23, version, {"replica_id": -1, "topics": [{"topic": "t", "partitions": [
-            {"partition": 0, "current_leader_epoch": current, "leader_epoch": epoch}]}]})
+        resp = client.call(ApiKey.OFFSET_FOR_LEADER_EPOCH, version, {"replica_id": -1, "topics": [
+            {"topic": "t", "partitions": [{"partition": 0, "current_leader_epoch": current, "leader_epoch": epoch}]}]})
         return resp.topics[0].partitions[0]
 
     p = ask(0)
@@ -104,8 +76,9 @@ def test_offset_for_leader_epoch(broker, client):
 
 def test_delete_records(broker, client):
     _fill(broker, partitions=2)
-    resp = client.call(21, 2, {"timeout_ms": 100, "topics": [{"name": "t", "partitions": [
-        {"partition_index": 0, "offset": 6}, {"partition_index": 1, "offset": 1}, {"partition_index": 9, "offset": 0}]}]})
+    resp = client.call(ApiKey.DELETE_RECORDS, 2, {"timeout_ms": 100, "topics": [{"name": "t", "partitions": [
+        {"partition_index": 0, "offset": 6}, {"partition_index": 1, "offset": 1},
+        {"partition_index": 9, "offset": 0}]}]})
     got = [(p.partition_index, p.error_code, p.low_watermark) for p in resp.topics[0].partitions]
     assert got == [(0, 0, 6), (1, ErrorCode.OFFSET_OUT_OF_RANGE, -1), (9, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1)]
     assert broker.store.get("t").partitions[0].log_start_offset == 6
@@ -113,8 +86,8 @@ def test_delete_records(broker, client):
 
 def test_init_producer_id(client):
     def init(txn, timeout=60000, version=4):
-        return client.call(22, version, {"transactional_id": txn, "transaction_timeout_ms": timeout,
-                                         "producer_id": -1, "producer_epoch": -1})
+        return client.call(ApiKey.INIT_PRODUCER_ID, version, {"transactional_id": txn, "producer_id": -1,
+                                                              "transaction_timeout_ms": timeout, "producer_epoch": -1})
     a, b = init(None), init(None)
     assert a.error_code == 0 and a.producer_id != b.producer_id and a.producer_epoch == 0
     t1, t2 = init("tx"), init("tx")
@@ -124,8 +97,8 @@ def test_init_producer_id(client):
 
 
 def _produce(client, name, records, version=9, client_id="t", partition=0):
-    resp = client.call(0, version, {"transactional_id": None, "acks": -1, "timeout_ms": 1000,
-                                    "topic_data": [{"name": name, "partition_data": [
+    resp = client.call(ApiKey.PRODUCE, version, {"transactional_id": None, "acks": -1, "timeout_ms": 1000,
+                                                 "topic_data": [{"name": name, "partition_data": [
                                         {"index": partition, "records": records}]}]}, client_id=client_id)
     return resp.responses[0].partition_responses[0]
 
@@ -159,7 +132,7 @@ def _fetch(client, topic, offsets, max_bytes, partition_max_bytes, version=13):
             "topics": [{"topic": topic.name, "topic_id": topic.topic_id, "partitions": [
                 {"partition": p, "fetch_offset": o, "partition_max_bytes": partition_max_bytes}
                 for p, o in offsets]}]}
-    return client.call(1, version, body).responses[0].partitions
+    return client.call(ApiKey.FETCH, version, body).responses[0].partitions
 
 
 def test_fetch_limits_across_partitions(broker, client):
@@ -198,7 +171,7 @@ def _session_fetch(client, topic, session_id, epoch, partitions, forgotten=(), v
             if partitions else [],
             "forgotten_topics_data": [{"topic": topic.name, "topic_id": topic.topic_id, "partitions": list(forgotten)}]
             if forgotten else []}
-    return client.call(1, version, body)
+    return client.call(ApiKey.FETCH, version, body)
 
 
 def _answered(resp):
@@ -246,24 +219,24 @@ def test_incremental_fetch_long_polls_on_the_whole_session(broker, client):
     sid = _session_fetch(client, topic, 0, 0, [(0, 0), (1, 0)]).session_id
     body = {"max_wait_ms": 5000, "min_bytes": 1, "max_bytes": 1 << 20, "isolation_level": 0, "session_id": sid,
             "session_epoch": 1, "rack_id": "", "replica_id": -1, "topics": [], "forgotten_topics_data": []}
-    assert client.call(1, 13, body) is None  # parked
+    assert client.call(ApiKey.FETCH, 13, body) is None  # parked
     topic.partitions[1].append(build_batch([(None, b"late", [], T0)]), T0)
     (reply,) = FrameDecoder(1 << 30).feed(client.conn.take_output())
-    resp = envelope.decode_response(1, 13, reply)[1]
+    resp = envelope.decode_response(ApiKey.FETCH, 13, reply)[1]
     assert _answered(resp) == {(1, True, 1)}
 
 
 def test_partitions_led_by_another_node_answer_not_leader_with_a_hint():
-    broker = Broker(BrokerConfig(nodes=3, port=19000), T0)
+    broker = new_broker(T0, nodes=3, port=19000)
     topic = broker.topics.create("multi", 3, {})
     leaders = {p.index: broker.placement.partition_leader(p) for p in topic.partitions}
     assert sorted(leaders.values()) == [0, 1, 2]
     led_by_0 = next(i for i, n in leaders.items() if n == 0)
     other = next(i for i, n in leaders.items() if n != 0)
-    client = Client(broker)  # connected to node 0
+    client = WireClient(broker)  # connected to node 0
     ok = _produce(client, "multi", build_batch([(None, b"v", [], T0)]), version=11, partition=led_by_0)
     assert ok.error_code == 0
-    resp = client.call(0, 11, {"transactional_id": None, "acks": -1, "timeout_ms": 1000, "topic_data": [
+    resp = client.call(ApiKey.PRODUCE, 11, {"transactional_id": None, "acks": -1, "timeout_ms": 1000, "topic_data": [
         {"name": "multi", "partition_data": [{"index": other, "records": build_batch([(None, b"v", [], T0)])}]}]})
     p = resp.responses[0].partition_responses[0]
     assert p.error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
@@ -290,10 +263,10 @@ def test_a_parked_incremental_fetch_still_reports_a_moved_log_start(broker, clie
     plog.delete_records(1)  # nothing new to read, but the log start moved
     body = {"max_wait_ms": 500, "min_bytes": 1, "max_bytes": 1 << 20, "isolation_level": 0, "session_id": sid,
             "session_epoch": 1, "rack_id": "", "replica_id": -1, "topics": [], "forgotten_topics_data": []}
-    assert client.call(1, 13, body) is None  # parked: no bytes to return yet
+    assert client.call(ApiKey.FETCH, 13, body) is None  # parked: no bytes to return yet
     broker.tick(T0 + 500)
     (reply,) = FrameDecoder(1 << 30).feed(client.conn.take_output())
-    resp = envelope.decode_response(1, 13, reply)[1]
+    resp = envelope.decode_response(ApiKey.FETCH, 13, reply)[1]
     assert [(p.partition_index, p.log_start_offset) for t in resp.responses for p in t.partitions] == [(0, 1)]
 
 
@@ -339,7 +312,7 @@ def test_fetch_min_bytes_is_capped_at_the_response_limit(broker, client):
             "session_id": 0, "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "", "replica_id": -1,
             "topics": [{"topic": "cap-min", "topic_id": topic.topic_id, "partitions": [
                 {"partition": 0, "fetch_offset": 0, "partition_max_bytes": 0x7FFFFFFF}]}]}
-    resp = client.call(1, 13, body)   # answered at once: as much as a response may carry is there
+    resp = client.call(ApiKey.FETCH, 13, body)   # answered at once: as much as a response may carry is there
     assert resp is not None and len(resp.responses[0].partitions[0].records) == 2 * size
 
 
@@ -362,11 +335,11 @@ def test_list_offsets_and_fetch_after_a_batch_with_max_timestamp_minus_one(broke
 
 
 def test_one_produce_requests_batches_share_an_inflation_budget():
-    broker = Broker(BrokerConfig(max_uncompressed_batch_bytes=1_000_000, socket_request_max_bytes=1_200_000), T0)
-    client = Client(broker)
+    broker = new_broker(T0, max_uncompressed_batch_bytes=1_000_000, socket_request_max_bytes=1_200_000)
+    client = WireClient(broker)
     broker.topics.create("bud", 2, {})
     batch = build_batch([(b"k%d" % i, bytes(100_000), [], T0) for i in range(8)], codec=compression.ZSTD)
-    resp = client.call(0, 9, {"transactional_id": None, "acks": -1, "timeout_ms": 1000, "topic_data": [
+    resp = client.call(ApiKey.PRODUCE, 9, {"transactional_id": None, "acks": -1, "timeout_ms": 1000, "topic_data": [
         {"name": "bud", "partition_data": [{"index": 0, "records": batch}, {"index": 1, "records": batch}]}]})
     codes = [p.error_code for p in resp.responses[0].partition_responses]
     assert codes == [ErrorCode.NONE, ErrorCode.MESSAGE_TOO_LARGE]

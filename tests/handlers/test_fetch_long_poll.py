@@ -1,15 +1,14 @@
 """Fetch long polls through the sans-IO connection and the broker's tick: a parked fetch is
 answered by an append that brings min_bytes, or by ``Broker.tick`` at its max_wait deadline;
 nothing happens in between. No sockets, no sleeps: time is an argument."""
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
 from kafkaemu.protocol import envelope
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.storage.record_batch import build_batch, iter_records
 from kafkaemu.wire.connection import Connection
 from kafkaemu.wire.framing import FrameDecoder
+from tests.conftest import T0, new_broker
 
-T0 = 1_700_000_000_000
 
 
 def _request(api_key, version, body, correlation_id):
@@ -26,12 +25,12 @@ def _fetch_body(topic_id, offset, max_wait_ms, min_bytes):
 def _decoded_fetch_replies(conn):
     out = []
     for reply in FrameDecoder(1 << 30).feed(conn.take_output()):
-        out.append(envelope.decode_response(1, 13, reply)[1])
+        out.append(envelope.decode_response(ApiKey.FETCH, 13, reply)[1])
     return out
 
 
 def _setup():
-    broker = Broker(BrokerConfig(), T0)
+    broker = new_broker(T0)
     topic = broker.topics.create("lp", 1, {})
     return broker, topic, Connection(broker, REGISTRY, 1, "127.0.0.1")
 

@@ -3,22 +3,19 @@ v0-v3), which the codec writes without joining; on the wire that is the same byt
 concatenation, in every version and for read_committed."""
 import pytest
 
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
 from kafkaemu.broker.context import DEFERRED
 from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.storage.legacy_records import down_convert
 from kafkaemu.storage.record_batch import build_batch
-
-T0 = 1_700_000_000_000
+from tests.conftest import T0, new_broker
 
 
 @pytest.fixture
 def broker():
-    b = Broker(BrokerConfig(), T0)
-    plog = b.topics.create("t", 1, {}).partitions[0]
+    b = new_broker(T0, topics={"t": 1})
+    plog = b.store.get("t").partitions[0]
     for n in (1, 50, 3):
         assert plog.append(build_batch([(b"k%d" % i, b"v" * 200, [], T0 + i) for i in range(n)]), T0).error == "NONE"
     return b
@@ -31,7 +28,7 @@ def fetch(broker, version, isolation=0):
             "topics": [{"topic": "t", "topic_id": broker.store.get("t").topic_id, "partitions": [
                 {"partition": 0, "current_leader_epoch": -1, "fetch_offset": 0, "last_fetched_epoch": -1,
                  "log_start_offset": -1, "partition_max_bytes": 1 << 20}]}]}
-    req = cat.request(1, version).decode(cat.request(1, version).encode(body))
+    req = cat.request(ApiKey.FETCH, version).decode(cat.request(ApiKey.FETCH, version).encode(body))
     ctx = broker.context(ApiKey.FETCH, version, client_id="c", now_ms=T0)
     result = REGISTRY.get(ApiKey.FETCH).func(ctx, req)
     assert result is not DEFERRED
@@ -50,7 +47,7 @@ def test_fetch_records_are_the_stored_batches_unjoined(broker, version):
     else:
         magic = 0 if version <= 1 else 1
         assert [bytes(r) for r in records] == [down_convert(b, magic, 1 << 20, 1 << 25) for b in stored]
-    codec = catalog().response(1, version)
+    codec = catalog().response(ApiKey.FETCH, version)
     joined = dict(response, responses=[dict(response["responses"][0], partitions=[
         dict(response["responses"][0]["partitions"][0], records=b"".join(bytes(r) for r in records))])])
     encoded = codec.encode(response)

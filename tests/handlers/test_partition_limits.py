@@ -3,11 +3,10 @@ controller does (ReplicationControlManager.validateTotalNumberOfPartitions): eve
 request gets POLICY_VIOLATION before anything is validated or allocated."""
 import pytest
 
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode
+from tests.conftest import new_broker, wire_call
 
-from .wire_call import call
 
 TOO_MANY = "Excessively large number of partitions per request."
 TOO_MANY_MORE = "Excessively large number of additional partitions per request."
@@ -23,20 +22,20 @@ def _user_topics(broker):
 
 
 def _create(broker, *topics, validate_only=False, version=7):
-    answer = call(broker, 19, version, {"topics": list(topics), "timeout_ms": 1000, "validate_only": validate_only})
+    answer = wire_call(broker, ApiKey.CREATE_TOPICS, version,
+                       {"topics": list(topics), "timeout_ms": 1000, "validate_only": validate_only})
     return [(t.name, t.error_code, t.error_message) for t in answer.topics]
 
 
 @pytest.mark.parametrize("count", [10_001, 1_000_000, 2**31 - 1])
-def test_create_topics_over_the_limit_is_a_policy_violation(count):
-    broker = Broker(BrokerConfig(), 0)
+def test_create_topics_over_the_limit_is_a_policy_violation(broker, count):
     assert _create(broker, _topic("big", count)) == [("big", ErrorCode.POLICY_VIOLATION, TOO_MANY)]
     assert _create(broker, _topic("big", count), validate_only=True) == [("big", ErrorCode.POLICY_VIOLATION, TOO_MANY)]
     assert _user_topics(broker) == {}
 
 
 def test_the_limit_is_on_the_whole_request_and_fails_every_topic():
-    broker = Broker(BrokerConfig(num_partitions=5000), 0)
+    broker = new_broker(num_partitions=5000)
     answer = _create(broker, _topic("a", 5000), _topic("b"), _topic("c", assignments=1), _topic("bad/name", 0))
     assert answer == [(n, ErrorCode.POLICY_VIOLATION, TOO_MANY) for n in ("a", "b", "c", "bad/name")]
     assert _user_topics(broker) == {}
@@ -49,21 +48,20 @@ def test_the_limit_is_on_the_whole_request_and_fails_every_topic():
     assert sum(len(t.partitions) for t in _user_topics(broker).values()) == 10_000
 
 
-def test_old_versions_get_the_same_answer():
-    broker = Broker(BrokerConfig(), 0)
+def test_old_versions_get_the_same_answer(broker):
     assert [(n, code) for n, code, _ in _create(broker, _topic("big", 2**31 - 1), version=0)] == \
         [("big", ErrorCode.POLICY_VIOLATION)]
 
 
 def _grow(broker, *topics, validate_only=False):
-    answer = call(broker, 37, 3, {"topics": [{"name": n, "count": c, "assignments": None} for n, c in topics],
-                                  "timeout_ms": 1000, "validate_only": validate_only})
+    answer = wire_call(broker, ApiKey.CREATE_PARTITIONS, 3, {
+        "topics": [{"name": n, "count": c, "assignments": None} for n, c in topics],
+        "timeout_ms": 1000, "validate_only": validate_only})
     return [(r.name, r.error_code, r.error_message) for r in answer.results]
 
 
 @pytest.mark.parametrize("count", [10_002, 1_000_000, 2**31 - 1])
-def test_create_partitions_over_the_limit_is_a_policy_violation(count):
-    broker = Broker(BrokerConfig(), 0)
+def test_create_partitions_over_the_limit_is_a_policy_violation(broker, count):
     broker.topics.create("t", 1, {})
     broker.topics.create("u", 1, {})
     assert _grow(broker, ("t", count), ("u", 2)) == [
@@ -72,8 +70,7 @@ def test_create_partitions_over_the_limit_is_a_policy_violation(count):
     assert [len(broker.store.get(n).partitions) for n in ("t", "u")] == [1, 1]
 
 
-def test_create_partitions_counts_only_what_the_controller_would_add():
-    broker = Broker(BrokerConfig(), 0)
+def test_create_partitions_counts_only_what_the_controller_would_add(broker):
     broker.topics.create("t", 5, {})
     answer = _grow(broker, ("t", 10_005), ("nope", 50_000), ("t2", 20_000), ("t2", 20_000))
     assert [(n, code) for n, code, _ in answer] == [
@@ -82,8 +79,7 @@ def test_create_partitions_counts_only_what_the_controller_would_add():
     assert len(broker.store.get("t").partitions) == 10_005
 
 
-def test_create_partitions_messages_are_kafkas():
-    broker = Broker(BrokerConfig(), 0)
+def test_create_partitions_messages_are_kafkas(broker):
     broker.topics.create("t", 3, {})
     assert _grow(broker, ("t", 3), ("t", 3)) == [("t", ErrorCode.INVALID_REQUEST, "Duplicate topic name.")] * 2
     assert _grow(broker, ("t", 3)) == [("t", ErrorCode.INVALID_PARTITIONS, "Topic already has 3 partition(s).")]

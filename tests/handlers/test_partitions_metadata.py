@@ -4,15 +4,15 @@ a stopped node or several nodes still take the per-partition path."""
 import pytest
 
 from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers.topic_views import partition_metadata, partitions_metadata
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode
+from tests.conftest import new_broker, wire_call
 
-from .wire_call import call
 
 
 def _broker(nodes: int) -> Broker:
-    b = Broker(BrokerConfig(nodes=nodes), 0)
+    b = new_broker(nodes=nodes)
     b.topics.create("orders", 5, {})
     return b
 
@@ -38,7 +38,7 @@ def test_a_stopped_single_node_leaves_every_partition_offline():
 def test_full_metadata_describes_every_partition_with_its_leader_epoch():
     b = _broker(1)
     b.store.get("orders").partitions[3].bump_leader_epoch()
-    resp = call(b, 3, 12, {"topics": None, "allow_auto_topic_creation": False,
+    resp = wire_call(b, ApiKey.METADATA, 12, {"topics": None, "allow_auto_topic_creation": False,
                             "include_topic_authorized_operations": False})
     (orders,) = [t for t in resp.topics if t.name == "orders"]
     assert [(p.partition_index, p.leader_id, p.leader_epoch, p.replica_nodes, p.isr_nodes, p.offline_replicas)
@@ -47,7 +47,8 @@ def test_full_metadata_describes_every_partition_with_its_leader_epoch():
 
 def test_describe_topic_partitions_gives_empty_elr_lists_on_every_partition():
     b = _broker(1)
-    resp = call(b, 75, 0, {"topics": [{"name": "orders"}], "response_partition_limit": 2000, "cursor": None})
+    resp = wire_call(b, ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0,
+                     {"topics": [{"name": "orders"}], "response_partition_limit": 2000, "cursor": None})
     (orders,) = resp.topics
     assert [(p.partition_index, p.eligible_leader_replicas, p.last_known_elr, p.replica_nodes)
             for p in orders.partitions] == [(i, [], [], [0]) for i in range(5)]

@@ -5,51 +5,27 @@ from __future__ import annotations
 
 import pytest
 
-import kafkaemu.handlers  # noqa: F401  (registers every handler)
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.core.placement import partition_for
-from kafkaemu.broker.context import DEFERRED
-from kafkaemu.handlers.registry import REGISTRY
-from kafkaemu.protocol.catalog import catalog
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode as E
 from kafkaemu.storage.record_batch import build_batch, parse_header
+from tests.conftest import call, new_broker
 
-INIT, ADD_PARTITIONS, ADD_OFFSETS, END, TXN_COMMIT, DESCRIBE, LIST = 22, 24, 25, 26, 28, 65, 66
-FIND, FETCH_OFFSETS, PRODUCE, API_VERSIONS = 10, 9, 0, 18
 TIMEOUT = 60000
-
-
-@pytest.fixture
-def broker():
-    b = Broker(BrokerConfig(group_initial_rebalance_delay_ms=0), now_ms=0)
-    b.placement.listeners[0] = ("127.0.0.1", 9092)
-    b.topics.create("t", 2, {})
-    return b
-
-
-def call(broker, api_key, version, body, node_id=0, now_ms=0):
-    cat = catalog()
-    req = cat.request(api_key, version).decode(cat.request(api_key, version).encode(body))
-    replies = []
-    ctx = broker.context(api_key, version, client_id="c", now_ms=now_ms, respond=replies.append, node_id=node_id)
-    result = REGISTRY.get(api_key).func(ctx, req)
-    if result is DEFERRED:   # JoinGroup: answered through ctx.respond
-        [result] = replies
-    codec = cat.response(api_key, version)
-    return codec.decode(codec.encode(result))
+pytestmark = pytest.mark.broker(topics={"t": 2}, group_initial_rebalance_delay_ms=0)
 
 
 def init(broker, tid="tx", version=5, pid=-1, epoch=-1, timeout=TIMEOUT, node_id=0):
-    return call(broker, INIT, version, {"transactional_id": tid, "transaction_timeout_ms": timeout,
-                                        "producer_id": pid, "producer_epoch": epoch}, node_id=node_id)
+    return call(broker, ApiKey.INIT_PRODUCER_ID, version, {"transactional_id": tid, "transaction_timeout_ms": timeout,
+                                                           "producer_id": pid, "producer_epoch": epoch},
+                node_id=node_id)
 
 
 def add(broker, pid, epoch, partitions=(("t", 0),), tid="tx", version=3, node_id=0):
     topics = {}
     for topic, p in partitions:
         topics.setdefault(topic, []).append(p)
-    resp = call(broker, ADD_PARTITIONS, version, {
+    resp = call(broker, ApiKey.ADD_PARTITIONS_TO_TXN, version, {
         "v3_and_below_transactional_id": tid, "v3_and_below_producer_id": pid, "v3_and_below_producer_epoch": epoch,
         "v3_and_below_topics": [{"name": t, "partitions": ps} for t, ps in topics.items()]}, node_id=node_id)
     return {(t.name, r.partition_index): E(r.partition_error_code)
@@ -57,20 +33,22 @@ def add(broker, pid, epoch, partitions=(("t", 0),), tid="tx", version=3, node_id
 
 
 def end(broker, pid, epoch, commit=True, tid="tx", version=4, node_id=0):
-    return E(call(broker, END, version, {"transactional_id": tid, "producer_id": pid, "producer_epoch": epoch,
-                                         "committed": commit}, node_id=node_id).error_code)
+    return E(call(broker, ApiKey.END_TXN, version, {"transactional_id": tid, "producer_id": pid,
+                                                    "producer_epoch": epoch, "committed": commit},
+                  node_id=node_id).error_code)
 
 
 def produce(broker, pid, epoch, seq, values, topic="t", partition=0, tid="tx"):
     batch = build_batch([(None, v, (), 1000) for v in values], producer_id=pid, producer_epoch=epoch,
                         base_sequence=seq, transactional=tid is not None)
-    resp = call(broker, PRODUCE, 9, {"transactional_id": tid, "acks": -1, "timeout_ms": 1000, "topic_data": [
+    resp = call(broker, ApiKey.PRODUCE, 9, {"transactional_id": tid, "acks": -1, "timeout_ms": 1000, "topic_data": [
         {"name": topic, "partition_data": [{"index": partition, "records": batch}]}]})
     return E(resp.responses[0].partition_responses[0].error_code)
 
 
 def describe(broker, tid="tx", node_id=0):
-    return call(broker, DESCRIBE, 0, {"transactional_ids": [tid]}, node_id=node_id).transaction_states[0]
+    resp = call(broker, ApiKey.DESCRIBE_TRANSACTIONS, 0, {"transactional_ids": [tid]}, node_id=node_id)
+    return resp.transaction_states[0]
 
 
 def started(broker, tid="tx", partitions=(("t", 0),)):
@@ -82,11 +60,12 @@ def started(broker, tid="tx", partitions=(("t", 0),)):
 
 # ------------------------------------------------------------------ advertised versions
 def test_api_versions_advertise_the_transaction_apis_without_the_transaction_version_feature(broker):
-    resp = call(broker, API_VERSIONS, 3, {"client_software_name": "x", "client_software_version": "1"})
+    resp = call(broker, ApiKey.API_VERSIONS, 3, {"client_software_name": "x", "client_software_version": "1"})
     versions = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
-    assert {k: versions[k] for k in (INIT, ADD_PARTITIONS, ADD_OFFSETS, END, TXN_COMMIT, DESCRIBE, LIST)} == {
-        INIT: (0, 5), ADD_PARTITIONS: (0, 5), ADD_OFFSETS: (0, 4), END: (0, 4), TXN_COMMIT: (0, 4),
-        DESCRIBE: (0, 0), LIST: (0, 1)}
+    transaction_apis = {ApiKey.INIT_PRODUCER_ID: (0, 5), ApiKey.ADD_PARTITIONS_TO_TXN: (0, 5),
+                        ApiKey.ADD_OFFSETS_TO_TXN: (0, 4), ApiKey.END_TXN: (0, 4), ApiKey.TXN_OFFSET_COMMIT: (0, 4),
+                        ApiKey.DESCRIBE_TRANSACTIONS: (0, 0), ApiKey.LIST_TRANSACTIONS: (0, 1)}
+    assert {k: versions[k] for k in transaction_apis} == transaction_apis
     assert not resp.finalized_features   # no transaction.version: clients use transactions V1
 
 
@@ -141,7 +120,7 @@ def test_add_partitions_for_an_unknown_transactional_id(broker):
 def test_v4_batches_transactions_and_verifies_without_adding(broker):
     pid, epoch = started(broker, "a", (("t", 0),))
     other = init(broker, "b")
-    resp = call(broker, ADD_PARTITIONS, 5, {"transactions": [
+    resp = call(broker, ApiKey.ADD_PARTITIONS_TO_TXN, 5, {"transactions": [
         {"transactional_id": "a", "producer_id": pid, "producer_epoch": epoch, "verify_only": True,
          "topics": [{"name": "t", "partitions": [0, 1]}]},
         {"transactional_id": "b", "producer_id": other.producer_id, "producer_epoch": other.producer_epoch,
@@ -190,7 +169,7 @@ def test_a_transactional_produce_to_a_partition_not_added_is_refused(broker):
 
 # ------------------------------------------------------------------ offsets in a transaction
 def txn_commit(broker, pid, epoch, offset, group="g", version=4, generation=-1, member=""):
-    resp = call(broker, TXN_COMMIT, version, {
+    resp = call(broker, ApiKey.TXN_OFFSET_COMMIT, version, {
         "transactional_id": "tx", "group_id": group, "producer_id": pid, "producer_epoch": epoch,
         "generation_id": generation, "member_id": member, "group_instance_id": None,
         "topics": [{"name": "t", "partitions": [{"partition_index": 0, "committed_offset": offset,
@@ -199,15 +178,15 @@ def txn_commit(broker, pid, epoch, offset, group="g", version=4, generation=-1, 
 
 
 def fetch_offset(broker, group="g", require_stable=False, version=7):
-    resp = call(broker, FETCH_OFFSETS, version, {"group_id": group, "require_stable": require_stable,
+    resp = call(broker, ApiKey.OFFSET_FETCH, version, {"group_id": group, "require_stable": require_stable,
                                                   "topics": [{"name": "t", "partition_indexes": [0]}]})
     p = resp.topics[0].partitions[0]
     return p.committed_offset, E(p.error_code)
 
 
 def add_offsets(broker, pid, epoch, group="g", version=3):
-    return E(call(broker, ADD_OFFSETS, version, {"transactional_id": "tx", "producer_id": pid,
-                                                 "producer_epoch": epoch, "group_id": group}).error_code)
+    return E(call(broker, ApiKey.ADD_OFFSETS_TO_TXN, version, {"transactional_id": "tx", "producer_id": pid,
+                                                               "producer_epoch": epoch, "group_id": group}).error_code)
 
 
 @pytest.mark.parametrize("version,code", [(3, E.INVALID_TXN_STATE), (4, E.TRANSACTION_ABORTABLE)])
@@ -242,8 +221,8 @@ def test_txn_offset_commit_for_the_wrong_generation(broker):
     join = {"group_id": "g", "session_timeout_ms": 10000, "rebalance_timeout_ms": 20000, "member_id": "",
             "group_instance_id": None, "protocol_type": "consumer",
             "protocols": [{"name": "range", "metadata": b"m"}], "reason": None}
-    member = call(broker, 11, 9, join).member_id               # MEMBER_ID_REQUIRED gives the id
-    assert call(broker, 11, 9, dict(join, member_id=member)).error_code == 0
+    member = call(broker, ApiKey.JOIN_GROUP, 9, join).member_id               # MEMBER_ID_REQUIRED gives the id
+    assert call(broker, ApiKey.JOIN_GROUP, 9, dict(join, member_id=member)).error_code == 0
     group = broker.coordinator.group("g")
     pid, epoch = started(broker)
     add_offsets(broker, pid, epoch)
@@ -261,17 +240,13 @@ def test_txn_offset_commit_with_a_fenced_producer(broker):
 # ------------------------------------------------------------------ several nodes
 @pytest.fixture
 def cluster():
-    b = Broker(BrokerConfig(nodes=3), now_ms=0)
-    for n in b.placement.node_ids:
-        b.placement.listeners[n] = ("127.0.0.1", 9092 + n)
-    b.topics.create("t", 2, {})
-    return b
+    return new_broker(topics={"t": 2}, nodes=3)   # node n listens on port 9092 + n
 
 
 def test_find_coordinator_names_the_leader_of_the_ids_partition_and_others_answer_not_coordinator(cluster):
     tid = "placed"
     node = partition_for(tid, 50) % 3
-    resp = call(cluster, FIND, 4, {"key_type": 1, "coordinator_keys": [tid, "other"]})
+    resp = call(cluster, ApiKey.FIND_COORDINATOR, 4, {"key_type": 1, "coordinator_keys": [tid, "other"]})
     assert resp.coordinators[0].node_id == node and resp.coordinators[0].port == 9092 + node
     wrong = (node + 1) % 3
     assert E(init(cluster, tid, node_id=wrong).error_code) == E.NOT_COORDINATOR
@@ -280,8 +255,8 @@ def test_find_coordinator_names_the_leader_of_the_ids_partition_and_others_answe
     assert set(add(cluster, r.producer_id, r.producer_epoch, tid=tid, node_id=wrong).values()) == {E.NOT_COORDINATOR}
     assert end(cluster, r.producer_id, r.producer_epoch, tid=tid, node_id=wrong) == E.NOT_COORDINATOR
     assert E(describe(cluster, tid, node_id=wrong).error_code) == E.NOT_COORDINATOR
-    lists = {n: [s.transactional_id for s in call(cluster, LIST, 1, {"state_filters": [], "producer_id_filters": [],
-                                                                        "duration_filter": -1}, node_id=n)
+    body = {"state_filters": [], "producer_id_filters": [], "duration_filter": -1}
+    lists = {n: [s.transactional_id for s in call(cluster, ApiKey.LIST_TRANSACTIONS, 1, body, node_id=n)
                  .transaction_states] for n in cluster.placement.node_ids}
     assert lists[node] == [tid] and lists[wrong] == []
 
@@ -299,15 +274,13 @@ def test_moving_the_transaction_state_partition_moves_the_coordinator(cluster):
 
 # ------------------------------------------------------------------ restart with a data dir
 def test_a_transaction_caught_mid_commit_completes_after_a_restart(tmp_path):
-    config = BrokerConfig(data_dir=str(tmp_path))
-    b = Broker(config, now_ms=0)
-    b.topics.create("t", 1, {})
+    b = new_broker(topics={"t": 1}, data_dir=str(tmp_path))
     pid, epoch = started(b)
     assert produce(b, pid, epoch, 0, [b"a"]) == E.NONE
     b.txn_hooks.hold("tx")
     assert end(b, pid, epoch) == E.NONE
     assert b.store.get("t").partitions[0].last_stable_offset == 0   # markers withheld: still pinned
-    restarted = Broker(config, now_ms=10)
+    restarted = new_broker(10, data_dir=str(tmp_path))
     assert restarted.txn_hooks.state("tx")["state"] == "CompleteCommit"
     plog = restarted.store.get("t").partitions[0]
     assert plog.last_stable_offset == plog.high_watermark == 2
@@ -316,18 +289,16 @@ def test_a_transaction_caught_mid_commit_completes_after_a_restart(tmp_path):
 
 
 def test_offsets_of_a_transaction_caught_mid_commit_apply_after_a_restart(tmp_path):
-    config = BrokerConfig(data_dir=str(tmp_path))
-    b = Broker(config, now_ms=0)
-    b.topics.create("t", 1, {})
+    b = new_broker(topics={"t": 1}, data_dir=str(tmp_path))
     pid, epoch = started(b)
     add_offsets(b, pid, epoch)
     assert txn_commit(b, pid, epoch, 17) == E.NONE
     b.txn_hooks.hold("tx")
     assert end(b, pid, epoch) == E.NONE
     assert fetch_offset(b, require_stable=True) == (-1, E.UNSTABLE_OFFSET_COMMIT)
-    restarted = Broker(config, now_ms=10)
+    restarted = new_broker(10, data_dir=str(tmp_path))
     assert fetch_offset(restarted, require_stable=True) == (17, E.NONE)
-    again = Broker(config, now_ms=20)   # the marker is in __consumer_offsets now: replayed as such
+    again = new_broker(20, data_dir=str(tmp_path))   # the marker is in __consumer_offsets now: replayed as such
     assert fetch_offset(again, require_stable=True) == (17, E.NONE)
 
 
@@ -336,7 +307,7 @@ def write_markers(broker, pid, epoch, partitions, commit=False, coordinator_epoc
     topics = {}
     for topic, p in partitions:
         topics.setdefault(topic, []).append(p)
-    resp = call(broker, 27, version, {"markers": [{
+    resp = call(broker, ApiKey.WRITE_TXN_MARKERS, version, {"markers": [{
         "producer_id": pid, "producer_epoch": epoch, "transaction_result": commit, "coordinator_epoch": coordinator_epoch,
         "topics": [{"name": t, "partition_indexes": ps} for t, ps in topics.items()]}]}, node_id=node_id)
     return {(t.name, p.partition_index): E(p.error_code) for m in resp.markers for t in m.topics for p in t.partitions}
@@ -392,7 +363,7 @@ def test_txn_offset_commit_every_version_commits_on_end_txn(broker, version):
 def test_txn_offset_commit_errors_before_the_group_is_looked_at(broker):
     pid, epoch = started(broker)
     assert txn_commit(broker, pid, epoch, 1, group="") == E.INVALID_GROUP_ID
-    resp = call(broker, TXN_COMMIT, 3, {
+    resp = call(broker, ApiKey.TXN_OFFSET_COMMIT, 3, {
         "transactional_id": "tx", "group_id": "g", "producer_id": pid, "producer_epoch": epoch,
         "generation_id": -1, "member_id": "", "group_instance_id": None,
         "topics": [{"name": "gone", "partitions": [{"partition_index": 0, "committed_offset": 1,

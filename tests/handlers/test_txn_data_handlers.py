@@ -4,26 +4,15 @@ aborted_transactions, long poll woken by the marker) and read_uncommitted, ListO
 both isolation levels, DescribeProducers, and TransactionDataPath.write_txn_markers. No sockets."""
 import pytest
 
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.storage.record_batch import build_batch, iter_records, parse_header, split_batches
 from kafkaemu.wire.framing import FrameDecoder
-from tests.handlers.test_data_path_handlers import Client
+from tests.conftest import T0, WireClient, new_broker
 
-T0 = 1_700_000_000_000
 READ_UNCOMMITTED, READ_COMMITTED = 0, 1
-
-
-@pytest.fixture
-def broker():
-    return Broker(BrokerConfig(), T0)
-
-
-@pytest.fixture
-def client(broker):
-    return Client(broker)
+pytestmark = pytest.mark.broker(T0)
 
 
 def txn_batch(pid, seq, n=2, epoch=0, value=b"t", transactional=True):
@@ -40,8 +29,9 @@ def produce(client, parts, transactional_id="tx", version=9, acks=-1):
     by_topic = {}
     for name, index, records in parts:
         by_topic.setdefault(name, []).append({"index": index, "records": records})
-    resp = client.call(0, version, {"transactional_id": transactional_id, "acks": acks, "timeout_ms": 1000,
-                                    "topic_data": [{"name": n, "partition_data": p} for n, p in by_topic.items()]})
+    topic_data = [{"name": n, "partition_data": p} for n, p in by_topic.items()]
+    resp = client.call(ApiKey.PRODUCE, version, {"transactional_id": transactional_id, "acks": acks, "timeout_ms": 1000,
+                                                 "topic_data": topic_data})
     return {(t.name, p.index): p for t in resp.responses for p in t.partition_responses}
 
 
@@ -50,7 +40,7 @@ def fetch(client, topic, offset, isolation, partition=0, version=11, partition_m
             "session_id": 0, "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "", "replica_id": -1,
             "topics": [{"topic": topic, "topic_id": bytes(16), "partitions": [
                 {"partition": partition, "fetch_offset": offset, "partition_max_bytes": partition_max_bytes}]}]}
-    resp = client.call(1, version, body)
+    resp = client.call(ApiKey.FETCH, version, body)
     return None if resp is None else resp.responses[0].partitions[0]
 
 
@@ -59,9 +49,10 @@ def base_offsets(records):
 
 
 def list_latest(client, topic, isolation, timestamp=-1, version=7):
-    resp = client.call(2, version, {"replica_id": -1, "isolation_level": isolation, "timeout_ms": 1000, "topics": [
-        {"name": topic, "partitions": [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": timestamp,
-                                        "max_num_offsets": 1}]}]})
+    partition = {"partition_index": 0, "current_leader_epoch": -1, "timestamp": timestamp, "max_num_offsets": 1}
+    resp = client.call(ApiKey.LIST_OFFSETS, version, {"replica_id": -1, "isolation_level": isolation,
+                                                      "timeout_ms": 1000,
+                                                      "topics": [{"name": topic, "partitions": [partition]}]})
     p = resp.topics[0].partitions[0]
     return p.error_code, p.timestamp, p.offset
 
@@ -124,7 +115,7 @@ def test_read_committed_long_poll_is_completed_by_the_marker(client, broker, mix
     assert client.conn.take_output() == b""
     broker.txn_path.write_txn_markers(2, 0, True, 0, [("m", 0)], T0)
     (reply,) = FrameDecoder(1 << 30).feed(client.conn.take_output())
-    p = catalog().response(1, 11).decode(reply[4:]).responses[0].partitions[0]
+    p = catalog().response(ApiKey.FETCH, 11).decode(reply[4:]).responses[0].partitions[0]
     assert base_offsets(p.records) == [6, 8, 10, 11, 13] and p.last_stable_offset == 14
 
 
@@ -192,10 +183,10 @@ def test_the_verifier_is_asked_before_a_partition_joins_a_transaction(client, br
 def test_describe_producers(client, broker, mixed):
     idem = broker.topics.create("i", 2, {}).partitions[1]
     idem.append(txn_batch(9, 0, n=3, transactional=False), T0)
-    resp = client.call(61, 0, {"topics": [{"name": "m", "partition_indexes": [0, 5]},
-                                          {"name": "i", "partition_indexes": [1, 0]},
-                                          {"name": "nope", "partition_indexes": [0]},
-                                          {"name": "bad/name", "partition_indexes": [0]}]})
+    resp = client.call(ApiKey.DESCRIBE_PRODUCERS, 0, {"topics": [{"name": "m", "partition_indexes": [0, 5]},
+                                                                 {"name": "i", "partition_indexes": [1, 0]},
+                                                                 {"name": "nope", "partition_indexes": [0]},
+                                                                 {"name": "bad/name", "partition_indexes": [0]}]})
     m, i, nope, bad = resp.topics
     p0, p5 = m.partitions
     assert p0.error_code == 0 and p0.error_message is None
@@ -214,10 +205,10 @@ def test_describe_producers(client, broker, mixed):
 
 
 def test_describe_producers_on_another_node_is_not_leader():
-    broker = Broker(BrokerConfig(nodes=3, port=19000), T0)
+    broker = new_broker(T0, nodes=3, port=19000)
     topic = broker.topics.create("multi", 3, {})
-    client = Client(broker)
-    resp = client.call(61, 0, {"topics": [{"name": "multi", "partition_indexes": [0, 1, 2]}]})
+    client = WireClient(broker)
+    resp = client.call(ApiKey.DESCRIBE_PRODUCERS, 0, {"topics": [{"name": "multi", "partition_indexes": [0, 1, 2]}]})
     codes = [p.error_code for p in resp.topics[0].partitions]
     leaders = [broker.placement.partition_leader(p) for p in topic.partitions]
     assert codes == [0 if leader == broker.node_id else ErrorCode.NOT_LEADER_OR_FOLLOWER for leader in leaders]
@@ -244,5 +235,5 @@ def test_write_txn_markers_skips_deleted_partitions_and_reports_fencing(broker):
 
 
 def test_describe_producers_is_advertised(client):
-    resp = client.call(18, 2, {})
-    assert {(k.api_key, k.min_version, k.max_version) for k in resp.api_keys} >= {(61, 0, 0)}
+    resp = client.call(ApiKey.API_VERSIONS, 2, {})
+    assert {(k.api_key, k.min_version, k.max_version) for k in resp.api_keys} >= {(ApiKey.DESCRIBE_PRODUCERS, 0, 0)}

@@ -19,9 +19,11 @@ import struct
 import threading
 from dataclasses import dataclass
 
+from kafkaemu.protocol.api_keys import ApiKey
+
 # What the standalone mode advertises in its v0 ApiVersions answer: enough for clients to go on
 # to Metadata (after which they get their connection closed).
-ADVERTISED = {18: (0, 3), 3: (0, 12), 10: (0, 4)}
+ADVERTISED = {ApiKey.API_VERSIONS: (0, 3), ApiKey.METADATA: (0, 12), ApiKey.FIND_COORDINATOR: (0, 4)}
 UNSUPPORTED_VERSION = 35
 
 
@@ -142,7 +144,7 @@ class Recorder:
         with client:
             while (data := _read_frame(client, buf)) is not None:
                 frame = self._record(data)
-                if frame.api_key != 18:
+                if frame.api_key != ApiKey.API_VERSIONS:
                     return  # only ApiVersions is answered: close, as a broker without the API
                 (correlation_id,) = struct.unpack_from(">i", data, 4)
                 error = UNSUPPORTED_VERSION if frame.api_version > 0 else 0

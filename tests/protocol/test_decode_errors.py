@@ -9,7 +9,8 @@ import pytest
 from construct import ConstructError
 
 from kafkaemu.protocol.codegen import build_struct
-from kafkaemu.protocol.primitives import DecodeError, KBool, KStruct, KUuid
+from kafkaemu.protocol.constructs import KBool, KStruct, KUuid
+from kafkaemu.protocol.primitives import DecodeError
 from kafkaemu.protocol.spec import parse_spec
 from tests.protocol.samples import all_cases, codec_for, normalise, plain, sample
 

@@ -17,13 +17,16 @@ pytest.importorskip("hypothesis", reason="the codec property tests need hypothes
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from kafkaemu.protocol.api_keys import ApiKey  # noqa: E402
 from kafkaemu.protocol.catalog import catalog  # noqa: E402
 from kafkaemu.protocol.fastcodec import BIG_CHUNK, coalesce  # noqa: E402
 from tests.fuzz.strategies import Seen, fields_dict  # noqa: E402
 from tests.protocol.samples import plain  # noqa: E402
 
-HOT = {0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata", 8: "OffsetCommit", 9: "OffsetFetch",
-       10: "FindCoordinator", 11: "JoinGroup", 12: "Heartbeat", 14: "SyncGroup", 18: "ApiVersions"}
+HOT = {ApiKey.PRODUCE: "Produce", ApiKey.FETCH: "Fetch", ApiKey.LIST_OFFSETS: "ListOffsets",
+       ApiKey.METADATA: "Metadata", ApiKey.OFFSET_COMMIT: "OffsetCommit", ApiKey.OFFSET_FETCH: "OffsetFetch",
+       ApiKey.FIND_COORDINATOR: "FindCoordinator", ApiKey.JOIN_GROUP: "JoinGroup", ApiKey.HEARTBEAT: "Heartbeat",
+       ApiKey.SYNC_GROUP: "SyncGroup", ApiKey.API_VERSIONS: "ApiVersions"}
 
 
 def _cases():
@@ -105,7 +108,7 @@ def test_what_the_generated_decoder_accepts_the_reference_reads_alike(kind, key,
 
 
 def test_truncated_bodies_fall_back_to_the_reference_error():
-    codec = catalog().request(12, 4)
+    codec = catalog().request(ApiKey.HEARTBEAT, 4)
     data = codec.encode({"group_id": "g", "generation_id": 1, "member_id": "m"})
     for cut in range(len(data)):
         with pytest.raises(Exception) as fast_error:
@@ -123,9 +126,9 @@ def _fetch_response(records) -> dict:
              "records": records}]}]}
 
 
-@pytest.mark.parametrize("version", catalog().responses[1].version_list)
+@pytest.mark.parametrize("version", catalog().responses[ApiKey.FETCH].version_list)
 def test_records_given_as_chunks_encode_as_their_concatenation(version):
-    codec = catalog().response(1, version)
+    codec = catalog().response(ApiKey.FETCH, version)
     big = memoryview(bytes(range(256)) * (BIG_CHUNK // 256 + 1))
     small = memoryview(b"tail-batch")
     joined = bytes(big) + bytes(small)
@@ -142,7 +145,7 @@ def test_records_given_as_chunks_encode_as_their_concatenation(version):
 
 
 def test_produce_request_records_as_chunks():
-    codec = catalog().request(0, 9)
+    codec = catalog().request(ApiKey.PRODUCE, 9)
     body = {"transactional_id": None, "acks": -1, "timeout_ms": 1000, "topic_data": [
         {"name": "t", "partition_data": [{"index": 0, "records": [b"ab", memoryview(b"cd")]}]}]}
     expected = codec.encode(dict(body, topic_data=[{"name": "t", "partition_data": [{"index": 0, "records": b"abcd"}]}]),

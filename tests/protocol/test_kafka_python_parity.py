@@ -5,6 +5,7 @@ import random
 
 import pytest
 
+from kafkaemu.protocol.api_keys import ApiKey
 from tests.protocol import kafka_python_oracle as oracle
 from tests.protocol.samples import (all_messages, codec_for, normalise, plain, sample,
                                     with_tagged_at_default)
@@ -62,7 +63,7 @@ def test_same_bytes_as_kafka_python(kind, name, version):
 def test_request_header_matches_kafka_python(client_id, flexible):
     from kafka.protocol.api_header import RequestHeader as KpRequestHeader
 
-    values = {"request_api_key": 3, "request_api_version": 12, "correlation_id": 2**31 - 1,
+    values = {"request_api_key": ApiKey.METADATA, "request_api_version": 12, "correlation_id": 2**31 - 1,
               "client_id": client_id}
     theirs = KpRequestHeader(**values).encode(flexible=flexible)
     codec = codec_for("data", "RequestHeader", 2 if flexible else 1)
@@ -84,7 +85,7 @@ def test_response_header_matches_kafka_python(flexible):
 def test_request_header_v0_has_no_client_id():
     codec = codec_for("data", "RequestHeader", 0)
     data = bytes.fromhex("0012" "0000" "0000002a")
-    assert codec.encode({"request_api_key": 18, "request_api_version": 0, "correlation_id": 42,
+    assert codec.encode({"request_api_key": ApiKey.API_VERSIONS, "request_api_version": 0, "correlation_id": 42,
                          "client_id": "ignored"}) == data
     decoded = codec.decode(data)
     # Absent from v0, so it decodes to the field's default, the empty string (as in Kafka).

@@ -7,6 +7,7 @@ import struct
 import pytest
 
 from kafkaemu.protocol import envelope
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
 from tests.protocol.recorder import Recorder
 
@@ -32,12 +33,12 @@ def test_standalone_recorder_answers_api_versions_in_v0_and_closes_on_anything_e
         sock.sendall(_request(18, 3, 7, {"client_software_name": "t", "client_software_version": "1"}))
         reply = _read_frame(sock)
         assert struct.unpack_from(">i", reply)[0] == 7
-        body = catalog().response(18, 0).decode(reply[4:])
+        body = catalog().response(ApiKey.API_VERSIONS, 0).decode(reply[4:])
         assert body.error_code == 35  # UNSUPPORTED_VERSION, answered in v0 as Kafka does
-        assert (18, 0, 3) in [(a.api_key, a.min_version, a.max_version) for a in body.api_keys]
+        assert (ApiKey.API_VERSIONS, 0, 3) in [(a.api_key, a.min_version, a.max_version) for a in body.api_keys]
 
         sock.sendall(_request(18, 0, 8, {}))
-        body = catalog().response(18, 0).decode(_read_frame(sock)[4:])
+        body = catalog().response(ApiKey.API_VERSIONS, 0).decode(_read_frame(sock)[4:])
         assert body.error_code == 0
 
         sock.sendall(_request(3, 1, 9, {"topics": None}))

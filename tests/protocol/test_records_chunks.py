@@ -3,6 +3,7 @@ are: encoded exactly as their concatenation, by the compiled and the plain codec
 Fetch version (and Produce's request codec, which shares the field type)."""
 import pytest
 
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.storage.record_batch import build_batch
 
@@ -32,7 +33,7 @@ CHUNKS = [
 @pytest.mark.parametrize("chunks", CHUNKS, ids=lambda c: f"{type(c).__name__}{len(c)}")
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "plain"])
 def test_fetch_records_as_chunks_encode_as_their_join(version, chunks, compiled):
-    codec = catalog().response(1, version)
+    codec = catalog().response(ApiKey.FETCH, version)
     joined = b"".join(bytes(c) for c in chunks)
     as_chunks = codec.encode(fetch_response(chunks), compiled=compiled)
     assert as_chunks == codec.encode(fetch_response(joined), compiled=compiled)
@@ -41,7 +42,7 @@ def test_fetch_records_as_chunks_encode_as_their_join(version, chunks, compiled)
 
 @pytest.mark.parametrize("version", [3, 9, 11])
 def test_produce_records_as_chunks_encode_as_their_join(version):
-    codec = catalog().request(0, version)
+    codec = catalog().request(ApiKey.PRODUCE, version)
     body = {"transactional_id": None, "acks": 1, "timeout_ms": 1000,
             "topic_data": [{"name": "t", "partition_data": [{"index": 0, "records": None}]}]}
     body["topic_data"][0]["partition_data"][0]["records"] = BATCHES[:2]

@@ -1,10 +1,17 @@
 """``protocol_specs/`` against Apache Kafka's JSON message definitions in ``../shared/reference``.
 
-For every version kafkaemu specifies, each message must have the reference's fields (snake_case
-of the reference names) in the same order, with the same types, nullability, tags, defaults and
-compact/flexible encoding; kafkaemu's newest version must be the reference's newest, its oldest
-no older than the reference's oldest. Comparing version by version (not the range notation)
-lets kafkaemu leave out versions no current client sends.
+For every version kafkaemu specifies, each message must be one of Apache Kafka's versions and have
+its fields (snake_case of the reference names) in the same order, with the same types, nullability,
+tags, defaults and compact/flexible encoding. Kafka 4.3's definitions have newer versions than
+kafkaemu answers (Kafka 4.0's): what kafkaemu implements must match them, not the other way round.
+Comparing version by version (not the range notation) lets kafkaemu leave out versions no current
+client sends.
+
+The definitions are Apache Kafka's, read where the project's ``../shared`` is: beside this checkout
+or beside one of its parents (a git worktree); without them the tests skip. Kafka 4.3's
+(``kafka-4.3-message-specs``) come first; the older ``kafka-message-specs`` has the
+``__consumer_offsets`` records and the versions Kafka 4.0 removed (KIP-896) that kafkaemu still
+answers for old clients.
 """
 from __future__ import annotations
 
@@ -18,25 +25,32 @@ from kafkaemu.protocol.spec import FieldSpec, VersionRange
 from tests.protocol.samples import all_messages, default_of
 
 REPO = Path(__file__).resolve().parents[2]
-REFERENCE = REPO.parent / "shared" / "reference" / "kafka-message-specs"
-# Apache Kafka's JSON for records the shared reference lacks (the transaction coordinator's), copied
-# verbatim from apache/kafka.
-REFERENCE_EXTRA = Path(__file__).resolve().parent / "reference_extra"
+REFERENCES = ("kafka-4.3-message-specs", "kafka-message-specs")
 MESSAGES = all_messages()
+
+
+def reference_dir() -> Path | None:
+    """``shared/reference`` beside the checkout or one of its parents; None when there is none."""
+    for parent in REPO.parents:
+        if (parent / "shared" / "reference" / REFERENCES[0]).is_dir():
+            return parent / "shared" / "reference"
+    return None
 
 
 def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
-def _load(name: str) -> dict:
-    if not REFERENCE.is_dir():
-        pytest.skip(f"reference message specs not found at {REFERENCE} (../shared is absent)")
-    paths = sorted(REFERENCE.rglob(f"{name}.json")) or sorted(REFERENCE_EXTRA.glob(f"{name}.json"))
-    assert paths, f"no reference JSON for {name} under {REFERENCE} or {REFERENCE_EXTRA}"
-    text = "\n".join(line for line in paths[0].read_text().splitlines()
-                     if not line.lstrip().startswith("//"))
-    return json.loads(text)
+def _load(name: str) -> list[dict]:
+    """Apache Kafka's definitions of message ``name``, the newest reference's first."""
+    root = reference_dir()
+    if root is None:
+        pytest.skip(f"Apache Kafka's message definitions not found: no ../shared/reference/{REFERENCES[0]} "
+                    f"beside {REPO} or its parents")
+    paths = [path for ref in REFERENCES for path in sorted((root / ref).rglob(f"{name}.json"))]
+    assert paths, f"no reference JSON for {name} under {', '.join(str(root / ref) for ref in REFERENCES)}"
+    return [json.loads("\n".join(line for line in path.read_text().splitlines()
+                                 if not line.lstrip().startswith("//"))) for path in paths]
 
 
 def _default_text(value) -> str | None:
@@ -82,17 +96,18 @@ def _at(fields: list[FieldSpec], version: int, flexible: bool) -> list[tuple]:
 
 @pytest.mark.parametrize(("kind", "spec"), MESSAGES, ids=[s.name for _, s in MESSAGES])
 def test_spec_matches_reference(kind, spec):
-    ref = _load(spec.name)
-    assert ref["type"] == kind if kind in ("request", "response") else ref["type"] in ("data", "header")
-    if kind in ("request", "response"):
-        assert ref["apiKey"] == spec.api_key
-    valid = VersionRange.parse(ref["validVersions"])
-    flexible = VersionRange.parse(ref["flexibleVersions"])
-    assert spec.versions.hi == valid.hi, "newest version differs from the reference"
-    assert spec.versions.lo >= valid.lo
-    common = {s["name"]: s["fields"] for s in ref.get("commonStructs", [])}
-    ref_fields = _ref_fields(ref["fields"], common)
+    refs = _load(spec.name)
+    for ref in refs:
+        assert ref["type"] == kind if kind in ("request", "response") else ref["type"] in ("data", "header")
+        if kind in ("request", "response"):
+            assert ref["apiKey"] == spec.api_key
     for v in spec.version_list:
+        ref = next((r for r in refs if v in VersionRange.parse(r["validVersions"])), None)
+        assert ref is not None, f"v{v} is none of Apache Kafka's versions " \
+                                f"({', '.join(r['validVersions'] for r in refs)})"
+        flexible = VersionRange.parse(ref["flexibleVersions"])
+        common = {s["name"]: s["fields"] for s in ref.get("commonStructs", [])}
+        ref_fields = _ref_fields(ref["fields"], common)
         assert (v in spec.flexible) == (v in flexible), f"v{v} flexible"
         assert _at(spec.fields, v, v in spec.flexible) == _at(ref_fields, v, v in flexible), f"v{v}"
 

@@ -5,37 +5,19 @@ import struct
 
 import pytest
 
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.core.classic import records as group_records
 from kafkaemu.core.offsets import records as offset_records
 from kafkaemu.core.offsets.store import CommittedOffset
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.storage import offsets_topic
 from kafkaemu.storage.offsets_topic import OFFSETS_TOPIC_CONFIGS
 from kafkaemu.core.placement import partition_for
 from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
-from kafkaemu.broker.context import DEFERRED
-from kafkaemu.handlers.registry import REGISTRY
-from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode as E
 from kafkaemu.storage.data_dir import DataDir
 from kafkaemu.storage.log_store import OFFSETS_TOPIC, LogStore
 from kafkaemu.storage.record_batch import build_batch
-
-T0 = 1_700_000_000_000
-
-
-def call(broker, api_key, version, body, client_id="client"):
-    cat = catalog()
-    req = cat.request(api_key, version).decode(cat.request(api_key, version).encode(body))
-    replies = []
-    ctx = broker.context(api_key, version, client_id=client_id, respond=replies.append)
-    result = REGISTRY.get(api_key).func(ctx, req)
-    if result is not DEFERRED:
-        replies.append(result)
-    codec = cat.response(api_key, version)
-    return [codec.decode(codec.encode(r)) for r in replies]
-
+from tests.conftest import T0, call, new_broker
 
 def groups_on_partition(partition: int, count: int, n: int = 50) -> list[str]:
     found, i = [], 0
@@ -53,29 +35,31 @@ def commit(broker, group, topic="t", partition=0, offset=5) -> set[E]:
 
 
 def test_the_offsets_topic_exists_as_the_internal_topic_from_the_start():
-    broker = Broker(BrokerConfig(), T0)
+    broker = new_broker(T0)
     topic = broker.store.get(OFFSETS_TOPIC)
     assert topic.internal and len(topic.partitions) == 50 and topic.configs == OFFSETS_TOPIC_CONFIGS
 
 
 @pytest.mark.parametrize("version", [1, 4, 12])
 def test_looking_the_offsets_topic_up_before_any_group_leaves_it_internal(version):
-    broker = Broker(BrokerConfig(num_partitions=1), T0)
-    [md] = call(broker, 3, version, {"topics": [{"name": OFFSETS_TOPIC}], "allow_auto_topic_creation": True})
+    broker = new_broker(T0, num_partitions=1)
+    md = call(broker, ApiKey.METADATA, version,
+              {"topics": [{"name": OFFSETS_TOPIC}], "allow_auto_topic_creation": True})
     [t] = md.topics
     assert t.error_code == 0 and t.is_internal and len(t.partitions) == 50
     groups = [f"g{i}" for i in range(5)]
     assert len({partition_for(g, 50) for g in groups}) > 1
     for g in groups:                       # every group's partition exists (no IndexError)
         assert commit(broker, g) == {E.NONE}
-        [hb] = call(broker, 12, 0, {"group_id": g, "generation_id": 1, "member_id": "m"})
+        hb = call(broker, ApiKey.HEARTBEAT, 0, {"group_id": g, "generation_id": 1, "member_id": "m"})
         assert hb.error_code == E.UNKNOWN_MEMBER_ID
 
 
 def test_create_topics_cannot_make_an_ordinary_offsets_topic():
-    broker = Broker(BrokerConfig(), T0)
-    [resp] = call(broker, 19, 4, {"topics": [{"name": OFFSETS_TOPIC, "num_partitions": 1, "replication_factor": 1,
-                                              "assignments": [], "configs": []}], "timeout_ms": 1000})
+    broker = new_broker(T0)
+    resp = call(broker, ApiKey.CREATE_TOPICS, 4, {"topics": [{"name": OFFSETS_TOPIC, "num_partitions": 1,
+                                                              "replication_factor": 1, "assignments": [], "configs": []}],
+                                                  "timeout_ms": 1000})
     assert resp.topics[0].error_code == E.TOPIC_ALREADY_EXISTS
     assert len(broker.store.get(OFFSETS_TOPIC).partitions) == 50
 
@@ -96,7 +80,7 @@ def test_an_ordinary_one_partition_offsets_topic_is_repaired_in_place(tmp_path):
     [g0, other] = groups_on_partition(0, 1) + groups_on_partition(7, 1)
     committed = CommittedOffset(42, -1, "meta", T0)
     _old_data_dir(tmp_path, 1, [(0, offset_records.encode_offset_key(g0, "t", 0), offset_records.encode_offset_value(committed))])
-    broker = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
+    broker = new_broker(T0, data_dir=str(tmp_path))
     topic = broker.store.get(OFFSETS_TOPIC)
     assert topic.internal and len(topic.partitions) == 50 and topic.configs == OFFSETS_TOPIC_CONFIGS
     assert broker.coordinator.offsets.store.get(g0, "t", 0) == committed
@@ -104,7 +88,7 @@ def test_an_ordinary_one_partition_offsets_topic_is_repaired_in_place(tmp_path):
     assert topic.partitions[7].high_watermark == 1
     broker.store.persistence.close()
 
-    again = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)  # and the repair survives a restart
+    again = new_broker(T0, data_dir=str(tmp_path))  # and the repair survives a restart
     topic = again.store.get(OFFSETS_TOPIC)
     assert topic.internal and len(topic.partitions) == 50
     assert again.coordinator.offsets.store.get(g0, "t", 0) == committed
@@ -115,23 +99,23 @@ def test_an_ordinary_one_partition_offsets_topic_is_repaired_in_place(tmp_path):
 def test_an_ordinary_offsets_topic_with_too_many_partitions_is_refused_naming_the_dir(tmp_path):
     _old_data_dir(tmp_path, 60)
     with pytest.raises(offsets_topic.OffsetsTopicError, match=f"data directory {tmp_path}.*60 partitions"):
-        Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
+        new_broker(T0, data_dir=str(tmp_path))
 
 
 def test_an_ordinary_offsets_topic_with_misplaced_group_records_is_refused(tmp_path):
     [g7] = groups_on_partition(7, 1)
     _old_data_dir(tmp_path, 10, [(3, group_records.encode_group_key(g7), None)])
     with pytest.raises(offsets_topic.OffsetsTopicError, match=f"data directory {tmp_path}.*{g7}"):
-        Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
+        new_broker(T0, data_dir=str(tmp_path))
 
 
 def test_an_internal_offsets_topic_keeps_its_partition_count_as_in_kafka(tmp_path):
-    first = Broker(BrokerConfig(data_dir=str(tmp_path), offsets_topic_num_partitions=10), T0)
+    first = new_broker(T0, data_dir=str(tmp_path), offsets_topic_num_partitions=10)
     groups = [f"g{i}" for i in range(6)]
     for g in groups:
         assert commit(first, g, offset=len(g)) == {E.NONE}
     first.store.persistence.close()
-    second = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)   # the setting is back to 50
+    second = new_broker(T0, data_dir=str(tmp_path))   # the setting is back to 50
     assert len(second.store.get(OFFSETS_TOPIC).partitions) == 10
     assert second.coordinator.settings.offsets_topic_num_partitions == 10
     for g in groups:
@@ -140,18 +124,18 @@ def test_an_internal_offsets_topic_keeps_its_partition_count_as_in_kafka(tmp_pat
 
 
 def test_records_an_admin_client_wrote_that_do_not_load_are_skipped_on_restart(tmp_path):
-    first = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
+    first = new_broker(T0, data_dir=str(tmp_path))
     [g] = groups_on_partition(0, 1)
     assert commit(first, g, offset=11) == {E.NONE}
     junk = build_batch([(struct.pack(">h", 99) + b"future record type", b"\x00\x00value", (), T0),
                         (offset_records.encode_offset_key(g, "t", 1), b"\x00\x03not an offset", (), T0)])
     body = {"acks": -1, "timeout_ms": 1000, "topic_data": [
         {"name": OFFSETS_TOPIC, "partition_data": [{"index": 0, "records": junk}]}]}
-    [resp] = call(first, 0, 9, body, client_id="__admin_client")
+    resp = call(first, ApiKey.PRODUCE, 9, body, client_id="__admin_client")
     assert resp.responses[0].partition_responses[0].error_code == 0
     assert commit(first, g, offset=12, partition=2) == {E.NONE}
     first.store.persistence.close()
-    second = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
+    second = new_broker(T0, data_dir=str(tmp_path))
     assert second.coordinator.offsets.store.get(g, "t", 0).offset == 11
     assert second.coordinator.offsets.store.get(g, "t", 1) is None
     assert second.coordinator.offsets.store.get(g, "t", 2).offset == 12

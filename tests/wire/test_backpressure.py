@@ -3,29 +3,28 @@ replies cannot make the broker buffer without bound, and once it reads, every re
 order."""
 import struct
 
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
 from kafkaemu.broker.context import DEFERRED
 from kafkaemu.handlers.registry import ApiRegistry
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.storage.record_batch import build_batch
 from kafkaemu.testing.raw_client import api_versions_frame, encode_request
 from kafkaemu.wire.connection import MAX_IN_FLIGHT, MAX_UNSENT_REPLY_BYTES, Connection
 from kafkaemu.wire.framing import FrameDecoder
+from tests.conftest import T0, new_broker
 
-T0 = 1_700_000_000_000
 PIPELINED = 2000
 
 
 def _broker_with_data(record_bytes=20_000):
-    broker = Broker(BrokerConfig(), T0)
+    broker = new_broker(T0)
     topic = broker.topics.create("bp", 1, {})
     topic.partitions[0].append(build_batch([(None, b"x" * record_bytes, [], T0)]), T0)
     return broker, topic
 
 
 def _fetch(topic, correlation_id, max_wait_ms=0, offset=0):
-    return encode_request(1, 13, {
+    return encode_request(ApiKey.FETCH, 13, {
         "max_wait_ms": max_wait_ms, "min_bytes": 1, "max_bytes": 1 << 20, "isolation_level": 0, "session_id": 0,
         "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "", "replica_id": -1,
         "topics": [{"topic_id": topic.topic_id, "partitions": [
@@ -79,12 +78,12 @@ def test_at_most_max_in_flight_requests_wait_for_their_replies():
     parked = []
     registry = ApiRegistry()
 
-    @registry.register(18, 0, 4)
+    @registry.register(ApiKey.API_VERSIONS, 0, 4)
     def parking_api_versions(ctx, req):
         parked.append(ctx.respond)
         return DEFERRED
 
-    conn = Connection(Broker(BrokerConfig(), T0), registry, 1, "127.0.0.1")
+    conn = Connection(new_broker(T0), registry, 1, "127.0.0.1")
     conn.receive(b"".join(api_versions_frame(correlation_id=i) for i in range(3 * MAX_IN_FLIGHT)), T0)
     assert len(parked) == conn.pending_replies == MAX_IN_FLIGHT
     assert not conn.wants_input
@@ -96,7 +95,7 @@ def test_at_most_max_in_flight_requests_wait_for_their_replies():
 
 
 def test_paused_output_blocks_handling_until_resumed():
-    conn = Connection(Broker(BrokerConfig(), T0), REGISTRY, 1, "127.0.0.1")
+    conn = Connection(new_broker(T0), REGISTRY, 1, "127.0.0.1")
     conn.pause_output()  # the transport's write buffer is full
     conn.receive(b"".join(api_versions_frame(correlation_id=i) for i in range(5)), T0)
     assert conn.take_output() == b"" and not conn.wants_input and conn.has_queued_input
@@ -107,7 +106,7 @@ def test_paused_output_blocks_handling_until_resumed():
 
 
 def test_no_input_is_wanted_while_received_requests_wait():
-    conn = Connection(Broker(BrokerConfig(), T0), REGISTRY, 1, "127.0.0.1")
+    conn = Connection(new_broker(T0), REGISTRY, 1, "127.0.0.1")
     conn.pause_output()
     conn.receive(api_versions_frame(correlation_id=1), T0)
     conn.resume_output()  # unblocked, but the queued request is not handled yet

@@ -8,11 +8,13 @@ from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
 from kafkaemu.broker.context import DEFERRED, NO_RESPONSE
 from kafkaemu.handlers.registry import ApiRegistry
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.wire.connection import Connection, ProtocolViolation
 from kafkaemu.testing.raw_client import encode_request as request
 from kafkaemu.wire.framing import FrameDecoder, frame
+from tests.conftest import new_broker
 
 
 def open_connection(registry=REGISTRY, max_bytes=None):
@@ -28,10 +30,11 @@ def replies(conn):
 
 def test_api_versions_v3_answers_with_a_v0_response_header():
     conn = open_connection()
-    conn.receive(request(18, 3, {"client_software_name": "kafkaemu-test", "client_software_version": "1.0"}), 0)
+    conn.receive(request(ApiKey.API_VERSIONS, 3,
+                         {"client_software_name": "kafkaemu-test", "client_software_version": "1.0"}), 0)
     (reply,) = replies(conn)
     assert struct.unpack(">i", reply[:4])[0] == 1
-    body = catalog().response(18, 3).decode(reply[4:])  # no tagged-field byte after the correlation id
+    body = catalog().response(ApiKey.API_VERSIONS, 3).decode(reply[4:])  # no tagged-field byte after the correlation id
     assert body.error_code == ErrorCode.NONE
     advertised = {k.api_key: (k.min_version, k.max_version) for k in body.api_keys}
     assert advertised == {k: (lo, hi) for k, lo, hi in REGISTRY.versions()}
@@ -40,9 +43,10 @@ def test_api_versions_v3_answers_with_a_v0_response_header():
 
 def test_api_versions_v3_with_invalid_software_name_gets_invalid_request():
     conn = open_connection()
-    conn.receive(request(18, 3, {"client_software_name": "-bad name", "client_software_version": "1"}), 0)
+    conn.receive(request(ApiKey.API_VERSIONS, 3,
+                         {"client_software_name": "-bad name", "client_software_version": "1"}), 0)
     (reply,) = replies(conn)
-    assert catalog().response(18, 3).decode(reply[4:]).error_code == ErrorCode.INVALID_REQUEST
+    assert catalog().response(ApiKey.API_VERSIONS, 3).decode(reply[4:]).error_code == ErrorCode.INVALID_REQUEST
 
 
 def test_api_versions_above_the_max_is_answered_in_v0_with_unsupported_version():
@@ -51,17 +55,17 @@ def test_api_versions_above_the_max_is_answered_in_v0_with_unsupported_version()
     conn.receive(frame(raw_header, b"\x00whatever-future-body"), 0)
     (reply,) = replies(conn)
     assert struct.unpack(">i", reply[:4])[0] == 42
-    body = catalog().response(18, 0).decode(reply[4:])
+    body = catalog().response(ApiKey.API_VERSIONS, 0).decode(reply[4:])
     assert body.error_code == ErrorCode.UNSUPPORTED_VERSION
-    assert (18, 0, 4) in [(k.api_key, k.min_version, k.max_version) for k in body.api_keys]
+    assert (ApiKey.API_VERSIONS, 0, 4) in [(k.api_key, k.min_version, k.max_version) for k in body.api_keys]
 
 
 def test_flexible_response_carries_a_header_tagged_field_section():
     conn = open_connection()
-    conn.receive(request(3, 12, {"topics": []}), 0)
+    conn.receive(request(ApiKey.METADATA, 12, {"topics": []}), 0)
     (reply,) = replies(conn)
     assert reply[4] == 0  # empty tagged fields of response header v1
-    assert catalog().response(3, 12).decode(reply[5:]).topics == []
+    assert catalog().response(ApiKey.METADATA, 12).decode(reply[5:]).topics == []
 
 
 @pytest.mark.parametrize("bad", [
@@ -86,27 +90,27 @@ def test_oversized_frame_closes_the_connection():
 def test_replies_keep_request_order_when_an_earlier_one_is_parked():
     parked = []
     registry = ApiRegistry()
-    registry.register(18, 0, 4)(lambda ctx, req: {"error_code": 0, "api_keys": []})
+    registry.register(ApiKey.API_VERSIONS, 0, 4)(lambda ctx, req: {"error_code": 0, "api_keys": []})
 
-    @registry.register(12, 0, 4)
+    @registry.register(ApiKey.HEARTBEAT, 0, 4)
     def parking_heartbeat(ctx, req):
         parked.append(ctx.respond)
         return DEFERRED
 
-    @registry.register(0, 0, 11)
+    @registry.register(ApiKey.PRODUCE, 0, 11)
     def silent_produce(ctx, req):
         return NO_RESPONSE
 
     conn = open_connection(registry)
     hb = {"group_id": "g", "generation_id": 1, "member_id": "m"}
-    conn.receive(request(12, 4, hb, correlation_id=1)
-                 + request(0, 9, {"acks": 0, "timeout_ms": 1, "topic_data": []}, correlation_id=2)
-                 + request(18, 0, {}, correlation_id=3), 0)
+    conn.receive(request(ApiKey.HEARTBEAT, 4, hb, correlation_id=1)
+                 + request(ApiKey.PRODUCE, 9, {"acks": 0, "timeout_ms": 1, "topic_data": []}, correlation_id=2)
+                 + request(ApiKey.API_VERSIONS, 0, {}, correlation_id=3), 0)
     assert conn.take_output() == b""  # the parked heartbeat holds back the later reply
     parked[0]({"error_code": ErrorCode.REBALANCE_IN_PROGRESS})
     first, second = replies(conn)
     assert struct.unpack(">i", first[:4])[0] == 1
-    assert catalog().response(12, 4).decode(first[5:]).error_code == ErrorCode.REBALANCE_IN_PROGRESS
+    assert catalog().response(ApiKey.HEARTBEAT, 4).decode(first[5:]).error_code == ErrorCode.REBALANCE_IN_PROGRESS
     assert struct.unpack(">i", second[:4])[0] == 3  # acks=0 produce got no reply
     assert conn.pending_replies == 0
 
@@ -114,26 +118,26 @@ def test_replies_keep_request_order_when_an_earlier_one_is_parked():
 def test_a_failing_handler_closes_only_its_connection():
     registry = ApiRegistry()
 
-    @registry.register(18, 0, 4)
+    @registry.register(ApiKey.API_VERSIONS, 0, 4)
     def broken(ctx, req):
         raise RuntimeError("boom")
 
     with pytest.raises(ProtocolViolation, match="failed"):
-        open_connection(registry).receive(request(18, 0, {}), 0)
+        open_connection(registry).receive(request(ApiKey.API_VERSIONS, 0, {}), 0)
 
 
 def test_a_parked_reply_that_cannot_be_encoded_closes_the_connection_without_raising():
     parked = []
     registry = ApiRegistry()
 
-    @registry.register(12, 0, 4)
+    @registry.register(ApiKey.HEARTBEAT, 0, 4)
     def parking_heartbeat(ctx, req):
         parked.append(ctx.respond)
         return DEFERRED
 
     closed = []
-    conn = Connection(Broker(BrokerConfig(), 0), registry, 1, "127.0.0.1", on_close=lambda: closed.append(True))
-    conn.receive(request(12, 4, {"group_id": "g", "generation_id": 1, "member_id": "m"}), 0)
+    conn = Connection(new_broker(), registry, 1, "127.0.0.1", on_close=lambda: closed.append(True))
+    conn.receive(request(ApiKey.HEARTBEAT, 4, {"group_id": "g", "generation_id": 1, "member_id": "m"}), 0)
     parked[0]({"error_code": "not a number"})  # called from a timer in real life: must not raise
     assert conn.closed and closed == [True]
     assert conn.take_output() == b""

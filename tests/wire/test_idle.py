@@ -2,16 +2,15 @@
 clock: ten idle minutes pass in one call."""
 import struct
 
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
 from kafkaemu.broker.context import DEFERRED
 from kafkaemu.handlers.registry import ApiRegistry
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.testing.raw_client import api_versions_frame
 from kafkaemu.wire.connection import Connection
 from kafkaemu.wire.framing import FrameDecoder
+from tests.conftest import T0, new_broker
 
-T0 = 1_700_000_000_000
 IDLE = 600_000  # Kafka's default connections.max.idle.ms
 
 
@@ -22,7 +21,7 @@ def _open(broker, registry=REGISTRY):
 
 
 def test_a_connection_that_never_sends_is_closed_after_the_idle_time():
-    broker = Broker(BrokerConfig(), T0)
+    broker = new_broker(T0)
     conn, closed = _open(broker)
     broker.tick(T0 + IDLE - 1)
     assert not conn.closed
@@ -31,7 +30,7 @@ def test_a_connection_that_never_sends_is_closed_after_the_idle_time():
 
 
 def test_each_request_restarts_the_idle_time():
-    broker = Broker(BrokerConfig(), T0)
+    broker = new_broker(T0)
     conn, closed = _open(broker)
     broker.tick(T0 + IDLE // 2)
     conn.receive(api_versions_frame(correlation_id=1), T0 + IDLE // 2)
@@ -46,12 +45,12 @@ def test_a_request_waiting_on_the_broker_is_not_idle():
     parked = []
     registry = ApiRegistry()
 
-    @registry.register(18, 0, 4)
+    @registry.register(ApiKey.API_VERSIONS, 0, 4)
     def parking_api_versions(ctx, req):
         parked.append(ctx.respond)
         return DEFERRED
 
-    broker = Broker(BrokerConfig(), T0)
+    broker = new_broker(T0)
     conn, _ = _open(broker, registry)
     conn.receive(api_versions_frame(correlation_id=1), T0)
     broker.tick(T0 + 3 * IDLE)  # a rebalance or a long poll may take longer than the idle time
@@ -66,18 +65,18 @@ def test_a_request_waiting_on_the_broker_is_not_idle():
 
 
 def test_the_idle_time_follows_the_config_and_negative_disables_it():
-    broker = Broker(BrokerConfig(connections_max_idle_ms=1000), T0)
+    broker = new_broker(T0, connections_max_idle_ms=1000)
     conn, _ = _open(broker)
     broker.tick(T0 + 1000)
     assert conn.closed
-    broker = Broker(BrokerConfig(connections_max_idle_ms=-1), T0)
+    broker = new_broker(T0, connections_max_idle_ms=-1)
     conn, _ = _open(broker)
     broker.tick(T0 + 100 * IDLE)
     assert not conn.closed and broker.next_deadline_ms() != T0 + IDLE
 
 
 def test_a_closed_connection_leaves_no_idle_timer_behind():
-    broker = Broker(BrokerConfig(), T0)
+    broker = new_broker(T0)
     conn, closed = _open(broker)
     conn.close()
     assert len(broker.timers) == 0

@@ -6,12 +6,12 @@ import json
 
 import structlog
 
-from kafkaemu.broker import Broker
-from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
 from kafkaemu.logging import configure_logging, current_request_context, request_context
 from kafkaemu.protocol import envelope
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.wire.connection import Connection
+from tests.conftest import new_broker
 
 JOIN = {"group_id": "orders", "session_timeout_ms": 10000, "rebalance_timeout_ms": 10000, "member_id": "m-1",
         "group_instance_id": "i-1", "protocol_type": "consumer", "protocols": [{"name": "range", "metadata": b""}],
@@ -19,7 +19,7 @@ JOIN = {"group_id": "orders", "session_timeout_ms": 10000, "rebalance_timeout_ms
 
 
 def test_a_request_is_handled_with_its_context_bound():
-    broker = Broker(BrokerConfig(group_initial_rebalance_delay_ms=0), 0)
+    broker = new_broker(group_initial_rebalance_delay_ms=0)
     seen = []
     join_group = broker.coordinator.join_group
 
@@ -28,7 +28,7 @@ def test_a_request_is_handled_with_its_context_bound():
         return join_group(*args, **kwargs)
     broker.coordinator.join_group = recording
     conn = Connection(broker, REGISTRY, 42, "127.0.0.1")
-    conn.receive(envelope.encode_request(11, 9, JOIN, correlation_id=7, client_id="app-1"), 0)
+    conn.receive(envelope.encode_request(ApiKey.JOIN_GROUP, 9, JOIN, correlation_id=7, client_id="app-1"), 0)
     assert conn.take_output()
     assert seen == [{"conn": 42, "client_id": "app-1", "api": "JoinGroup", "version": 9, "correlation_id": 7,
                      "group": "orders", "member": "m-1"}]

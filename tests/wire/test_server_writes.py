@@ -7,6 +7,7 @@ import asyncio
 
 from kafkaemu.config import BrokerConfig
 from kafkaemu.protocol import envelope
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.server import KafkaServer, _KafkaProtocol
 from kafkaemu.wire.framing import FrameDecoder
 
@@ -43,7 +44,7 @@ class FakeTransport(asyncio.Transport):
 
 def _replies(writes: list[bytes]) -> list[int]:
     frames = FrameDecoder(1 << 30).feed(b"".join(writes))
-    return [envelope.decode_response(18, 3, f)[0] for f in frames]
+    return [envelope.decode_response(ApiKey.API_VERSIONS, 3, f)[0] for f in frames]
 
 
 def _run(scenario) -> None:
@@ -58,7 +59,8 @@ def _run(scenario) -> None:
 
 def test_the_replies_to_one_read_are_one_write_in_request_order():
     async def scenario(proto, transport):
-        proto.data_received(b"".join(envelope.encode_request(18, 3, API_VERSIONS_BODY, corr) for corr in range(50)))
+        requests = (envelope.encode_request(ApiKey.API_VERSIONS, 3, API_VERSIONS_BODY, corr) for corr in range(50))
+        proto.data_received(b"".join(requests))
         assert len(transport.writes) == 1
         assert _replies(transport.writes) == list(range(50))
     _run(scenario)
@@ -67,8 +69,8 @@ def test_the_replies_to_one_read_are_one_write_in_request_order():
 def test_a_reply_completed_outside_a_read_is_written_by_a_callback():
     async def scenario(proto, transport):
         conn = proto.conn
-        conn._send(envelope.encode_response(18, 3, 7, {"error_code": 0, "api_keys": []}))
-        conn._send(envelope.encode_response(18, 3, 8, {"error_code": 0, "api_keys": []}))
+        conn._send(envelope.encode_response(ApiKey.API_VERSIONS, 3, 7, {"error_code": 0, "api_keys": []}))
+        conn._send(envelope.encode_response(ApiKey.API_VERSIONS, 3, 8, {"error_code": 0, "api_keys": []}))
         assert transport.writes == []       # not one write per reply ...
         await asyncio.sleep(0)
         assert len(transport.writes) == 1   # ... but one for both, on the next loop iteration
@@ -78,7 +80,7 @@ def test_a_reply_completed_outside_a_read_is_written_by_a_callback():
 
 def test_replies_before_a_protocol_violation_are_written_before_the_close():
     async def scenario(proto, transport):
-        good = b"".join(envelope.encode_request(18, 3, API_VERSIONS_BODY, corr) for corr in (1, 2))
+        good = b"".join(envelope.encode_request(ApiKey.API_VERSIONS, 3, API_VERSIONS_BODY, corr) for corr in (1, 2))
         bad = b"\x00\x00\x00\x08" + b"\x7f\x00\x00\x00\x00\x00\x00\x03"   # api key 32512: unknown
         proto.data_received(good + bad)
         assert transport.closed
