@@ -1,0 +1,85 @@
+"""Avro schemas through Apache ``avro``: its parser, its JSON form as the canonical text, and its
+reader/writer compatibility checker (the Avro specification's schema resolution, as Confluent's
+AvroSchema.isBackwardCompatible uses Avro Java's SchemaCompatibility)."""
+from __future__ import annotations
+
+import json
+
+import avro.errors
+import avro.name
+import avro.schema
+from avro.compatibility import ReaderWriterCompatibilityChecker, SchemaCompatibilityType
+
+from .schema_types import InvalidSchema
+
+_COMPACT = (",", ":")
+
+
+class AvroSchema:
+    schema_type = "AVRO"
+
+    def __init__(self, schema: avro.schema.Schema, referenced: dict) -> None:
+        self.schema = schema
+        self._referenced = referenced   # fullname -> schema of the references, printed by name only
+
+    def _names(self) -> avro.name.Names:
+        names = avro.name.Names(validate_names=False)
+        names.names = dict(self._referenced)
+        return names
+
+    def canonical(self) -> str:
+        return json.dumps(_java_order(self.schema.to_json(self._names())), separators=_COMPACT)
+
+    def normalized(self) -> str:
+        # Confluent's normalize for Avro: the canonical JSON with no whitespace, properties in a
+        # fixed order (Avro's own output order), which canonical() already gives.
+        return self.canonical()
+
+    def read_errors(self, writer: "AvroSchema") -> list[str]:
+        result = ReaderWriterCompatibilityChecker().get_compatibility(self.schema, writer.schema)
+        if result.compatibility is SchemaCompatibilityType.compatible:
+            return []
+        found = []
+        for kind, message, location in zip(result.incompatibilities, sorted(result.messages),
+                                           sorted(result.locations)):
+            found.append(f"{{errorType:'{kind.name.upper()}', description:'{message}', "
+                         f"additionalInfo:'{location}'}}")
+        return found or ["{errorType:'INCOMPATIBLE', description:'reader cannot read data of the writer'}"]
+
+
+# Avro Java's Schema.toString() order, so the text served is the one Confluent serves.
+_SCHEMA_ORDER = ("type", "name", "namespace", "doc", "fields", "symbols", "items", "values", "size", "default")
+_FIELD_ORDER = ("name", "type", "doc", "default", "order", "aliases")
+
+
+def _ordered(obj: dict, order: tuple) -> dict:
+    out = {k: obj[k] for k in order if k in obj}
+    out.update((k, v) for k, v in obj.items() if k not in out)
+    return out
+
+
+def _java_order(node, field: bool = False):
+    if isinstance(node, list):
+        return [_java_order(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = _ordered(node, _FIELD_ORDER if field else _SCHEMA_ORDER)
+    for key in ("type", "items", "values"):
+        if key in out:
+            out[key] = _java_order(out[key])
+    if isinstance(out.get("fields"), list) and not field:
+        out["fields"] = [_java_order(f, field=True) for f in out["fields"]]
+    return out
+
+
+def parse(text: str, references: list) -> AvroSchema:
+    names = avro.name.Names(validate_names=False)
+    try:
+        for _name, ref_text in references:
+            avro.schema.make_avsc_object(json.loads(ref_text), names, validate_names=False)
+        referenced = dict(names.names)
+        data = json.loads(text)
+        schema = avro.schema.make_avsc_object(data, names, validate_names=False)
+    except (ValueError, TypeError, KeyError, AttributeError, avro.errors.AvroException) as exc:
+        raise InvalidSchema(f"Invalid schema: {exc}") from exc
+    return AvroSchema(schema, referenced)
