@@ -50,7 +50,7 @@ def _page(items: list, request: web.Request) -> list:
     return items if limit < 0 else items[:limit]
 
 
-def _schema_answer(sv: SchemaVersion, fmt: str | None = None) -> dict:
+def _schema_answer(sv: SchemaVersion, text: str) -> dict:
     out: dict = {}
     if sv.schema_type != "AVRO":
         out["schemaType"] = sv.schema_type
@@ -60,15 +60,8 @@ def _schema_answer(sv: SchemaVersion, fmt: str | None = None) -> dict:
         out["metadata"] = sv.metadata
     if sv.rule_set:
         out["ruleSet"] = sv.rule_set
-    out["schema"] = _formatted(sv, fmt)
+    out["schema"] = text
     return out
-
-
-def _formatted(sv: SchemaVersion, fmt: str | None) -> str:
-    if sv.schema_type == "PROTOBUF" and fmt:
-        from .protobuf_format import formatted
-        return formatted(sv.schema, fmt)
-    return sv.schema
 
 
 class RegistryApi:
@@ -151,13 +144,13 @@ class RegistryApi:
         if subject:
             holders = self.registry.id_versions(sv.id, subject, deleted=True)
             sv = holders[-1] if holders else sv
-        answer = _schema_answer(sv, request.query.get("format"))
+        answer = _schema_answer(sv, self.registry.formatted(sv, request.query.get("format")))
         if _flag(request, "fetchMaxId"):
             answer["maxId"] = self.registry.state.max_id
         return answer
 
     def raw_schema_by_id(self, request, body, id):
-        return _Raw(_formatted(self.registry.schema_by_id(self._id(id)), request.query.get("format")))
+        return _Raw(self.registry.formatted(self.registry.schema_by_id(self._id(id)), request.query.get("format")))
 
     def id_subjects(self, request, body, id):
         found = self.registry.id_versions(self._id(id), request.query.get("subject"), _flag(request, "deleted"))
@@ -177,7 +170,7 @@ class RegistryApi:
 
     def lookup(self, request, body, subject):
         sv = self.registry.lookup(subject, body, _flag(request, "normalize"), _flag(request, "deleted"))
-        return {"subject": sv.subject, "version": sv.version, "id": sv.id, **_schema_answer(sv)}
+        return {"subject": sv.subject, "version": sv.version, "id": sv.id, **_schema_answer(sv, sv.schema)}
 
     def delete_subject(self, request, body, subject):
         return self.registry.delete_subject(subject, _flag(request, "permanent"))
@@ -192,11 +185,11 @@ class RegistryApi:
     def get_version(self, request, body, subject, version):
         sv = self.registry.get_version(subject, version, _flag(request, "deleted"))
         return {"subject": sv.subject, "version": sv.version, "id": sv.id,
-                **_schema_answer(sv, request.query.get("format"))}
+                **_schema_answer(sv, self.registry.formatted(sv, request.query.get("format")))}
 
     def raw_version(self, request, body, subject, version):
         sv = self.registry.get_version(subject, version, _flag(request, "deleted"))
-        return _Raw(_formatted(sv, request.query.get("format")))
+        return _Raw(self.registry.formatted(sv, request.query.get("format")))
 
     def referenced_by(self, request, body, subject, version):
         return self.registry.referenced_by(subject, version)

@@ -93,6 +93,17 @@ class SchemaRegistry:
         except RecursionError:
             raise E.invalid_schema("Invalid schema: nested too deeply") from None
 
+    def formatted(self, sv: SchemaVersion, fmt: str | None) -> str:
+        """The version's schema text in the ``format`` a client asks for (Protobuf's
+        ``serialized``: the base64 descriptor); the stored text otherwise."""
+        if sv.schema_type == "PROTOBUF" and fmt == "serialized":
+            from .protobuf_format import formatted
+            try:
+                return formatted(sv.schema, self._resolve(sv.references), fmt)
+            except InvalidSchema as exc:
+                raise E.invalid_schema(str(exc)) from None
+        return sv.schema
+
     def _parsed_version(self, sv: SchemaVersion):
         return self._parse(sv.schema_type, sv.schema, sv.references)
 
