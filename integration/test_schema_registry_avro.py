@@ -164,3 +164,18 @@ def test_references(emulator, client):
     produce(emulator, topic, [value], serializer)
     assert consume(emulator, topic, 1, AvroDeserializer(SchemaRegistryClient(
         {"url": emulator.get_schema_registry_url()}))) == [value]
+
+
+def test_metadata_and_rule_sets_as_sent(client):
+    from confluent_kafka.schema_registry import (Metadata, MetadataProperties, MetadataTags, Rule, RuleKind,
+                                                 RuleMode, RuleSet)
+    subject = unique("contract")
+    metadata = Metadata(MetadataTags({}), MetadataProperties({"owner": "team-a", "tier": "1"}), set())
+    rules = RuleSet(domain_rules=[Rule("checkAge", None, RuleKind.CONDITION, RuleMode.WRITE, "CEL", None, None,
+                                       "message.age >= 0", None, None, False)], migration_rules=[])
+    client.register_schema(subject, Schema(USER, "AVRO", metadata=metadata, rule_set=rules))
+    got = client.get_latest_version(subject).schema
+    assert got.metadata.properties.properties == {"owner": "team-a", "tier": "1"}
+    assert got.rule_set.domain_rules[0].expr == "message.age >= 0"
+    assert client.get_latest_with_metadata(subject, {"owner": "team-a"}).version == 1
+    fails_with(40403, client.get_latest_with_metadata, subject, {"owner": "someone-else"})

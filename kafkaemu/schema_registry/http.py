@@ -79,6 +79,7 @@ class RegistryApi:
         add("GET", "/subjects", self.subjects)
         add("POST", "/subjects/{subject}", self.lookup)
         add("DELETE", "/subjects/{subject}", self.delete_subject)
+        add("GET", "/subjects/{subject}/metadata", self.latest_with_metadata)
         add("GET", "/subjects/{subject}/versions", self.versions)
         add("POST", "/subjects/{subject}/versions", self.register)
         add("GET", "/subjects/{subject}/versions/{version}", self.get_version)
@@ -161,7 +162,11 @@ class RegistryApi:
         return _page([{"subject": sv.subject, "version": sv.version} for sv in found], request)
 
     def contexts(self, request, body):
-        return ["."]
+        """The default context and those named by subjects (``:.ctx:subject``); kafkaemu keeps one id
+        space for all of them (Confluent keeps one per context)."""
+        named = {s.split(":", 2)[1] for s in self.registry.subjects(deleted=True)
+                 if s.startswith(":.") and s.count(":") >= 2}
+        return _page(["."] + sorted(named), request)
 
     # -- subjects and versions ---------------------------------------------------------------------
     def subjects(self, request, body):
@@ -184,6 +189,12 @@ class RegistryApi:
 
     def get_version(self, request, body, subject, version):
         sv = self.registry.get_version(subject, version, _flag(request, "deleted"))
+        return {"subject": sv.subject, "version": sv.version, "id": sv.id,
+                **_schema_answer(sv, self.registry.formatted(sv, request.query.get("format")))}
+
+    def latest_with_metadata(self, request, body, subject):
+        wanted = dict(zip(request.query.getall("key", []), request.query.getall("value", [])))
+        sv = self.registry.latest_with_metadata(subject, wanted, _flag(request, "deleted"))
         return {"subject": sv.subject, "version": sv.version, "id": sv.id,
                 **_schema_answer(sv, self.registry.formatted(sv, request.query.get("format")))}
 

@@ -189,6 +189,18 @@ class SchemaRegistry:
                 found += versions[-1:] if latest_only else versions
         return found
 
+    def latest_with_metadata(self, subject: str, wanted: dict, deleted: bool = False) -> SchemaVersion:
+        """The latest version whose metadata properties hold every wanted key and value."""
+        self.sync()
+        versions = self.state.versions(subject, deleted)
+        if not versions:
+            raise E.subject_not_found(subject)
+        for sv in reversed(versions):
+            properties = (sv.metadata or {}).get("properties") or {}
+            if all(properties.get(k) == v for k, v in wanted.items()):
+                return sv
+        raise E.schema_not_found()
+
     def referenced_by(self, subject: str, version: str) -> list[int]:
         sv = self.get_version(subject, version)
         return sorted({r.id for r in self.state.referenced_by(sv.subject, sv.version)})
