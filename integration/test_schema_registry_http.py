@@ -73,6 +73,19 @@ def test_bad_requests(url, path, method, raw, status, code):
     assert "Traceback" not in body["message"]
 
 
+def test_content_types_of_bodies(url):
+    subject = unique("ctype")
+    for ctype, status in (("application/json", 200), ("application/vnd.schemaregistry+json", 200),
+                          ("application/x-www-form-urlencoded", 415), ("text/plain", 415)):
+        request = urllib.request.Request(f"{url}/subjects/{subject}/versions", data=b'{"schema": "\\"int\\""}',
+                                         method="POST", headers={"Content-Type": ctype})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                assert (ctype, response.status) == (ctype, status)
+        except urllib.error.HTTPError as exc:
+            assert (ctype, exc.code, json.loads(exc.read())["error_code"]) == (ctype, status, status)
+
+
 def test_a_body_over_the_limit(url):
     huge = json.dumps({"schema": json.dumps({"type": "enum", "name": "E",
                                              "symbols": [f"S{i}" for i in range(200_000)]})}).encode()

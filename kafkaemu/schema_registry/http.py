@@ -23,6 +23,9 @@ from .state import SchemaVersion
 log = structlog.get_logger("kafkaemu.schema_registry.http")
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+# What Confluent's resources consume; no Content-Type at all is read as octet-stream (Jersey).
+BODY_TYPES = ("application/vnd.schemaregistry.v1+json", "application/vnd.schemaregistry+json", "application/json",
+              "application/octet-stream")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
@@ -259,6 +262,8 @@ def _match(pattern: list[str], segments: list[str]) -> dict | None:
 
 
 async def _body(request: web.Request):
+    if request.headers.get("Content-Type") and request.content_type not in BODY_TYPES:
+        raise E.RegistryError(415, 415, "HTTP 415 Unsupported Media Type")
     try:
         raw = await request.read()
     except web.HTTPRequestEntityTooLarge:

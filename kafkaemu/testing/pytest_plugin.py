@@ -135,3 +135,10 @@ def kafka_emulator_with_schema_registry(kafkaemu_settings):
         yield emulator
     finally:
         emulator.stop()
+
+
+@pytest.fixture
+def clean_kafka_emulator_with_schema_registry(kafka_emulator_with_schema_registry):
+    """That emulator, reset before the test: no topics, so no subjects, schemas or configs either."""
+    kafka_emulator_with_schema_registry.reset()
+    return kafka_emulator_with_schema_registry
