@@ -338,8 +338,8 @@ class SchemaRegistry:
     def delete_version(self, subject: str, version: str, permanent: bool = False) -> int:
         self.sync()
         number = parse_version(version)
-        sv = self._version(subject, number, deleted=permanent)
-        if not permanent and sv.deleted:   # pragma: no cover - _version skips deleted ones
+        sv = self._version(subject, number, deleted=permanent or number is not None)
+        if not permanent and sv.deleted:
             raise E.version_soft_deleted(subject, sv.version)
         self._check_writable(subject)
         if self.state.referenced_by(subject, sv.version, deleted=permanent):

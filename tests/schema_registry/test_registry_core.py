@@ -86,6 +86,7 @@ def test_soft_then_permanent_deletes():
     env.register("s", V2)
     assert error_code(env.registry.delete_version, "s", "1", permanent=True) == (404, 40407)
     assert env.registry.delete_version("s", "1") == 1
+    assert error_code(env.registry.delete_version, "s", "1") == (404, 40406)
     assert env.registry.versions("s") == [2]
     assert error_code(env.registry.get_version, "s", "1") == (404, 40402)
     assert env.registry.get_version("s", "1", deleted=True).id == 1
