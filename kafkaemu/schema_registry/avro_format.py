@@ -23,7 +23,7 @@ class AvroSchema:
         self._referenced = referenced   # fullname -> schema of the references, printed by name only
 
     def _names(self) -> avro.name.Names:
-        names = avro.name.Names(validate_names=False)
+        names = avro.name.Names(validate_names=True)
         names.names = dict(self._referenced)
         return names
 
@@ -58,28 +58,34 @@ def _ordered(obj: dict, order: tuple) -> dict:
     return out
 
 
-def _java_order(node, field: bool = False):
+def _java_order(node, field: bool = False, namespace: str | None = None):
+    """Avro Java's layout: keys in its order, and a nested named type's namespace left out when it
+    is the enclosing one (Java writes it only where it changes)."""
     if isinstance(node, list):
-        return [_java_order(n) for n in node]
+        return [_java_order(n, namespace=namespace) for n in node]
     if not isinstance(node, dict):
         return node
     out = _ordered(node, _FIELD_ORDER if field else _SCHEMA_ORDER)
+    if not field and "name" in out and out.get("type") in ("record", "error", "enum", "fixed"):
+        if namespace is not None and out.get("namespace") == namespace:
+            del out["namespace"]
+        namespace = node.get("namespace", namespace)
     for key in ("type", "items", "values"):
         if key in out:
-            out[key] = _java_order(out[key])
+            out[key] = _java_order(out[key], namespace=namespace)
     if isinstance(out.get("fields"), list) and not field:
-        out["fields"] = [_java_order(f, field=True) for f in out["fields"]]
+        out["fields"] = [_java_order(f, field=True, namespace=namespace) for f in out["fields"]]
     return out
 
 
 def parse(text: str, references: list) -> AvroSchema:
-    names = avro.name.Names(validate_names=False)
+    names = avro.name.Names(validate_names=True)
     try:
         for _name, ref_text in references:
-            avro.schema.make_avsc_object(json.loads(ref_text), names, validate_names=False)
+            avro.schema.make_avsc_object(json.loads(ref_text), names, validate_names=True)
         referenced = dict(names.names)
         data = json.loads(text)
-        schema = avro.schema.make_avsc_object(data, names, validate_names=False)
+        schema = avro.schema.make_avsc_object(data, names, validate_names=True)
     except (ValueError, TypeError, KeyError, AttributeError, avro.errors.AvroException) as exc:
         raise InvalidSchema(f"Invalid schema: {exc}") from exc
     return AvroSchema(schema, referenced)

@@ -91,3 +91,22 @@ def test_verbose_messages_name_the_old_version_and_the_level():
     assert env.registry.compatibility("nothing", None, {"schema": A_B}) == []
     assert env.registry.compatibility("nothing", "latest", {"schema": A_B}) == []
     assert error_code(env.registry.compatibility, "s", "7", {"schema": A_B}) == (404, 40402)
+
+
+@pytest.mark.parametrize("sent,served", [
+    ('{"type": "string"}', '"string"'),
+    ('{"type":"array","items":{"type":"int"}}', '{"type":"array","items":"int"}'),
+    # Avro Java's Schema.toString(): key order, nested namespaces only where they change
+    ('{"namespace": "com.acme", "fields": [{"type": {"symbols": ["A"], "type": "enum", "name": "E"}, "name": "f"},'
+     ' {"name": "g", "type": {"type": "fixed", "size": 2, "name": "other.F"}}], "name": "Ok", "type": "record"}',
+     '{"type":"record","name":"Ok","namespace":"com.acme","fields":[{"name":"f","type":{"type":"enum","name":"E",'
+     '"symbols":["A"]}},{"name":"g","type":{"type":"fixed","name":"F","namespace":"other","size":2}}]}'),
+])
+def test_canonical_text_is_avro_javas(sent, served):
+    env = Env()
+    env.register("s", sent)
+    assert env.registry.get_version("s", "1").schema == served
+
+
+def test_names_are_validated_as_avro_java_does():
+    assert error_code(Env().register, "s", record("1bad", ("a", "int"))) == (422, 42201)
