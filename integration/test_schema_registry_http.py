@@ -86,6 +86,26 @@ def test_content_types_of_bodies(url):
             assert (ctype, exc.code, json.loads(exc.read())["error_code"]) == (ctype, status, status)
 
 
+def test_deeply_nested_schemas_are_refused_cleanly(url):
+    subject = unique("deep")
+    inner = {"type": "string"}
+    for _ in range(400):
+        inner = {"type": "object", "properties": {"x": inner}}
+    status, body, _ = call(f"{url}/subjects/{subject}/versions", "POST", {"schema": '{"type": "object"}',
+                                                                         "schemaType": "JSON"})
+    assert status == 200
+    call(f"{url}/config/{subject}", "PUT", {"compatibility": "NONE"})
+    status, body, _ = call(f"{url}/subjects/{subject}/versions", "POST", {"schema": json.dumps(inner),
+                                                                         "schemaType": "JSON"})
+    assert status in (200, 422), body
+    status, body, _ = call(f"{url}/compatibility/subjects/{subject}/versions/latest", "POST",
+                           {"schema": json.dumps(inner), "schemaType": "JSON"})
+    assert (status == 200) or (status, body["error_code"]) == (422, 42201), body
+    deep = "[" * 100_000 + "]" * 100_000
+    status, body, _ = call(f"{url}/subjects/{subject}/versions", "POST", {"schema": deep})
+    assert (status, body["error_code"]) == (422, 42201)
+
+
 def test_a_body_over_the_limit(url):
     huge = json.dumps({"schema": json.dumps({"type": "enum", "name": "E",
                                              "symbols": [f"S{i}" for i in range(200_000)]})}).encode()

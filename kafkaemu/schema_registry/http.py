@@ -120,6 +120,8 @@ class RegistryApi:
             raise E.method_not_allowed() if allowed else E.not_found_route()
         except E.RegistryError as exc:
             return _answer(exc.body(), exc.status)
+        except RecursionError:   # a schema nested deeper than the checks can walk
+            return _answer(E.invalid_schema("Invalid schema: nested too deeply").body(), 422)
         except Exception:   # never a traceback to the client, as Confluent's 50001/500
             log.exception("schema_registry_request_failed", method=request.method, path=request.path)
             return _answer({"error_code": 50001, "message": "Error in the backend data store"}, 500)
