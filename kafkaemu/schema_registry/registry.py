@@ -386,7 +386,8 @@ class SchemaRegistry:
         return answer
 
     def _check_writable_config(self, subject: str | None) -> None:
-        pass   # Confluent lets configs change in every mode
+        if self.mode_in_scope(subject) in ("READONLY", "READONLY_OVERRIDE"):
+            raise E.not_permitted(f"Subject {subject} in context . is in read-only mode")
 
     def delete_config(self, subject: str | None) -> dict:
         self.sync()
@@ -394,6 +395,7 @@ class SchemaRegistry:
         if subject is not None and found is None:
             raise E.subject_not_found(subject)
         old = self.config_in_scope(subject) if subject is None else dict(found)
+        self._check_writable_config(subject)
         if found is not None:
             self._write([(config_key(subject), None)])
         return old
@@ -412,11 +414,18 @@ class SchemaRegistry:
         if not isinstance(mode, str) or mode.upper() not in MODES:
             raise E.invalid_mode(mode)
         mode = mode.upper()
-        if mode == "IMPORT" and not force:
-            has_schemas = self.state.versions(subject, True) if subject is not None else self.state.subjects
-            if has_schemas:
+        records = []
+        if mode == "IMPORT" and self.mode_in_scope(subject) != "IMPORT" and not force:
+            # as Confluent: no live subject may be there; soft-deleted versions are removed for good
+            names = [subject] if subject is not None else list(self.state.subjects)
+            if any(self.state.versions(name) for name in names):
                 raise E.not_permitted("Cannot import since found existing subjects")
-        self._write([(mode_key(subject), value({"subject": subject, "mode": mode}))])
+            for name in names:
+                for sv in self.state.versions(name, deleted=True):
+                    if self.state.referenced_by(name, sv.version, deleted=True):
+                        raise E.reference_exists(name, sv.version)
+                    records.append((schema_key(name, sv.version), None))
+        self._write(records + [(mode_key(subject), value({"subject": subject, "mode": mode}))])
         self._note("mode", subject=subject, mode=mode)
         return {"mode": mode}
 

@@ -141,6 +141,11 @@ def test_modes_readonly_and_import():
     assert error_code(env.register, "s2", '"int"', id=7) == (422, 42205)               # ids only in IMPORT mode
     assert env.registry.delete_mode("imp") == {"mode": "IMPORT"}
     assert env.register("next", '"bytes"') == 101            # new ids continue above imported ones
+    # READONLY also holds configs; IMPORT over soft-deleted versions removes them for good
+    assert error_code(env.registry.put_config, "s", {"compatibility": "NONE"}) == (422, 42205)
+    env.registry.delete_subject("next")
+    env.registry.put_mode("next", {"mode": "IMPORT"})
+    assert env.registry.subjects(deleted=True).count("next") == 0
 
 
 def test_references_and_referenced_by():
