@@ -55,10 +55,10 @@ def subject_mode_not_configured(subject: str) -> RegistryError:
     return RegistryError(404, 40409, f"Subject '{subject}' does not have subject-level mode configured")
 
 
-def incompatible(messages: list[str]) -> RegistryError:
-    # Confluent 7.x answers error_code 409 (8.x: 40901); the 7.x clients and the issue expect 409.
-    return RegistryError(409, 409, "Schema being registered is incompatible with an earlier schema; "
-                                   + "[" + ", ".join(messages) + "]")
+def incompatible(subject: str, messages: list[str]) -> RegistryError:
+    # Confluent 7.x answers error_code 409 (8.x: 40901); the 7.x clients expect 409.
+    return RegistryError(409, 409, f'Schema being registered is incompatible with an earlier schema for subject '
+                                   f'"{subject}", details: [' + ", ".join(messages) + "]")
 
 
 def invalid_schema(message: str) -> RegistryError:

@@ -263,7 +263,7 @@ class SchemaRegistry:
             previous = [(sv.version, self._parsed_version(sv)) for sv in live]
             problems = compatibility_errors(config["compatibilityLevel"], parsed, previous)
             if problems:
-                raise E.incompatible(problems)
+                raise E.incompatible(subject, problems)
         new_version = max((sv.version for sv in all_versions), default=0) + 1
         if wanted_version > 0:
             if wanted_version != new_version and mode != "IMPORT":
