@@ -2,7 +2,9 @@
 pure-Python .proto parser) and built into a descriptor whose type names stay as written (the
 protobuf DescriptorPool resolves them, as protoc does); printed back as .proto text from a
 resolved descriptor. Kept: syntax, package, imports, messages (nested), fields with labels, maps,
-oneofs, proto3 ``optional``, enums, reserved ranges and names, services. Options are not kept."""
+oneofs, proto3 ``optional``, enums, reserved ranges and names, services, and the standard options
+of files, messages, fields, enums and enum values (``java_package``, ``deprecated``, ``packed``,
+``json_name``, ...). Custom options (``(my.option) = ...``) are not kept."""
 from __future__ import annotations
 
 from google.protobuf import descriptor_pb2
@@ -38,7 +40,28 @@ def parse_text(text: str, name: str) -> descriptor_pb2.FileDescriptorProto:
             _enum(element, fdp.enum_type.add())
         elif isinstance(element, ast.Service):
             _service(element, fdp.service.add())
+        elif isinstance(element, ast.Option):
+            _option(fdp.options, element)
     return fdp
+
+
+def _option(options, element) -> None:
+    """A standard option set on an ``*Options`` message; custom and unknown ones are dropped."""
+    field = options.DESCRIPTOR.fields_by_name.get(element.name)
+    if field is None:
+        return
+    value = element.value
+    if isinstance(value, ast.Identifier):
+        value = value.name
+    if field.enum_type is not None and isinstance(value, str):
+        found = field.enum_type.values_by_name.get(value)
+        if found is None:
+            raise ValueError(f"option {element.name}: no value {value}")
+        value = found.number
+    try:
+        setattr(options, element.name, value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"option {element.name}: {exc}") from exc
 
 
 def _field(element, out, proto3: bool, oneof_index: int | None = None) -> None:
@@ -55,6 +78,14 @@ def _field(element, out, proto3: bool, oneof_index: int | None = None) -> None:
         out.type_name = element.type
     if oneof_index is not None:
         out.oneof_index = oneof_index
+    for option in element.options:
+        if option.name == "json_name":
+            out.json_name = str(option.value)
+        elif option.name == "default":
+            value = option.value.name if isinstance(option.value, ast.Identifier) else option.value
+            out.default_value = str(value).lower() if isinstance(value, bool) else str(value)
+        else:
+            _option(out.options, option)
 
 
 def _message(element: ast.Message, out, proto3: bool) -> None:
@@ -91,6 +122,8 @@ def _message(element: ast.Message, out, proto3: bool) -> None:
                 end = MAX_FIELD_NUMBER if high.strip() == "max" else int(high or low)
                 out.reserved_range.add(start=int(low), end=end + 1)
             out.reserved_name.extend(item.names)
+        elif isinstance(item, ast.Option):
+            _option(out.options, item)
     for f in synthetic:   # proto3 optional: a synthetic oneof each, after the real ones (as protoc)
         f.oneof_index = len(out.oneof_decl)
         out.oneof_decl.add(name="_" + f.name)
@@ -100,7 +133,11 @@ def _enum(element: ast.Enum, out) -> None:
     out.name = element.name
     for item in element.elements:
         if isinstance(item, ast.EnumValue):
-            out.value.add(name=item.name, number=item.number)
+            value = out.value.add(name=item.name, number=item.number)
+            for option in item.options:
+                _option(value.options, option)
+        elif isinstance(item, ast.Option):
+            _option(out.options, item)
         elif isinstance(item, ast.EnumReserved):
             for r in item.ranges:
                 low, _, high = str(r).partition(" to ")
@@ -118,6 +155,39 @@ def _service(element: ast.Service, out) -> None:
 
 
 # -- printing ----------------------------------------------------------------------------------
+def _options(options) -> list[str]:
+    """``name = value`` of each standard option set, in field number order."""
+    found = []
+    for field, value in sorted(options.ListFields(), key=lambda fv: fv[0].number):
+        if field.name == "map_entry" or field.is_repeated or field.message_type is not None:
+            continue
+        if field.enum_type is not None:
+            text = field.enum_type.values_by_number[value].name
+        elif isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, str):
+            text = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        else:
+            text = str(value)
+        found.append(f"{field.name} = {text}")
+    return found
+
+
+def _field_options(f) -> str:
+    found = []
+    if f.HasField("default_value"):
+        found.append(f'default = {f.default_value if f.type != F.TYPE_STRING else chr(34) + f.default_value + chr(34)}')
+    if f.HasField("json_name") and f.json_name != _default_json_name(f.name):
+        found.append(f'json_name = "{f.json_name}"')
+    found += _options(f.options)
+    return f" [{', '.join(found)}]" if found else ""
+
+
+def _default_json_name(name: str) -> str:
+    parts = name.split("_")
+    return parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:])
+
+
 def to_text(fdp: descriptor_pb2.FileDescriptorProto) -> str:
     """A resolved descriptor (type names fully qualified) as .proto text, Confluent's layout."""
     lines = [f'syntax = "{fdp.syntax or "proto2"}";']
@@ -127,6 +197,10 @@ def to_text(fdp: descriptor_pb2.FileDescriptorProto) -> str:
     if fdp.dependency:
         for i, dep in enumerate(fdp.dependency):
             lines.append(f'import {"public " if i in fdp.public_dependency else ""}"{dep}";')
+        lines.append("")
+    file_options = _options(fdp.options)
+    if file_options:
+        lines.extend(f"option {o};" for o in file_options)
         lines.append("")
     prefix = "." + fdp.package + "." if fdp.package else "."
     proto3 = fdp.syntax == "proto3"
@@ -154,6 +228,7 @@ def _field_type(f, prefix: str) -> str:
 def _print_message(message, lines: list, indent: str, prefix: str, proto3: bool) -> None:
     lines.append(f"{indent}message {message.name} {{")
     inner = indent + "  "
+    lines.extend(f"{inner}option {o};" for o in _options(message.options))
     entries = {n.name: n for n in message.nested_type if n.options.map_entry}
     synthetic = {f.oneof_index for f in message.field if f.HasField("oneof_index") and f.proto3_optional}
     real_oneofs = [i for i in range(len(message.oneof_decl)) if i not in synthetic]
@@ -166,21 +241,21 @@ def _print_message(message, lines: list, indent: str, prefix: str, proto3: bool)
             lines.append(f"{inner}oneof {message.oneof_decl[f.oneof_index].name} {{")
             for member in message.field:
                 if member.HasField("oneof_index") and member.oneof_index == f.oneof_index:
-                    lines.append(f"{inner}  {_field_type(member, prefix)} {member.name} = {member.number};")
+                    lines.append(f"{inner}  {_field_type(member, prefix)} {member.name} = {member.number}"
+                                 f"{_field_options(member)};")
             lines.append(f"{inner}}}")
             continue
         entry_name = f.type_name.rsplit(".", 1)[-1]
         if f.label == F.LABEL_REPEATED and f.type == F.TYPE_MESSAGE and entry_name in entries and \
                 f.type_name.endswith(f"{message.name}.{entry_name}"):
             key, value = entries[entry_name].field
-            lines.append(f"{inner}map<{_field_type(key, prefix)}, {_field_type(value, prefix)}> {f.name} = {f.number};")
+            lines.append(f"{inner}map<{_field_type(key, prefix)}, {_field_type(value, prefix)}> {f.name} = {f.number}"
+                         f"{_field_options(f)};")
             continue
         label = {F.LABEL_REPEATED: "repeated ", F.LABEL_REQUIRED: "required "}.get(f.label, "")
         if not label and (f.proto3_optional or not proto3):
             label = "optional "
-        default = f' [default = {f.default_value if f.type != F.TYPE_STRING else repr(f.default_value)}]' \
-            if f.HasField("default_value") else ""
-        lines.append(f"{inner}{label}{_field_type(f, prefix)} {f.name} = {f.number}{default};")
+        lines.append(f"{inner}{label}{_field_type(f, prefix)} {f.name} = {f.number}{_field_options(f)};")
     for r in message.reserved_range:
         lines.append(f"{inner}reserved {r.start}{'' if r.end == r.start + 1 else f' to {r.end - 1}'};")
     for name in message.reserved_name:
@@ -195,8 +270,10 @@ def _print_message(message, lines: list, indent: str, prefix: str, proto3: bool)
 
 def _print_enum(enum, lines: list, indent: str) -> None:
     lines.append(f"{indent}enum {enum.name} {{")
+    lines.extend(f"{indent}  option {o};" for o in _options(enum.options))
     for v in enum.value:
-        lines.append(f"{indent}  {v.name} = {v.number};")
+        value_options = _options(v.options)
+        lines.append(f"{indent}  {v.name} = {v.number}{' [' + ', '.join(value_options) + ']' if value_options else ''};")
     for r in enum.reserved_range:
         lines.append(f"{indent}  reserved {r.start}{'' if r.end == r.start else f' to {r.end}'};")
     for name in enum.reserved_name:

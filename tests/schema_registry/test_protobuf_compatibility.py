@@ -87,3 +87,13 @@ def test_invalid_protobuf():
                 'syntax = "proto3";\nimport "nowhere.proto";\nmessage M { int32 a = 1; }',
                 'syntax = "proto3";\nmessage M { int32 a = 0; }'):
         assert error_code(env.register, "s", bad, "PROTOBUF") == (422, 42201), bad
+
+
+def test_standard_options_are_kept_in_the_canonical_text():
+    text = ('syntax = "proto3";\npackage p;\n\noption java_package = "com.acme";\noption java_multiple_files = true;\n\n'
+            'message M {\n  option deprecated = true;\n  int32 a = 1 [json_name = "AA", deprecated = true];\n'
+            '  repeated int32 b = 2 [packed = false];\n}\nenum E {\n  option allow_alias = true;\n  A = 0;\n'
+            '  B = 0 [deprecated = true];\n}\n')
+    parsed = parse(text, [])
+    assert parsed.canonical() == text
+    assert parse(parsed.serialized(), []).canonical() == text
