@@ -35,6 +35,12 @@ class AvroSchema:
         # fixed order (Avro's own output order), which canonical() already gives.
         return self.canonical()
 
+    def validate_new(self) -> None:
+        """What Confluent checks of a schema being registered beyond parsing (AvroSchema's
+        ``validateAsNew``): every field default is a value of the field's type (Avro Java's
+        Schema.Parser with validateDefaults)."""
+        _check_defaults(self.schema, set())
+
     def read_errors(self, writer: "AvroSchema") -> list[str]:
         result = ReaderWriterCompatibilityChecker().get_compatibility(self.schema, writer.schema)
         if result.compatibility is SchemaCompatibilityType.compatible:
@@ -45,6 +51,56 @@ class AvroSchema:
             found.append(f"{{errorType:'{kind.name.upper()}', description:'{message}', "
                          f"additionalInfo:'{location}'}}")
         return found or ["{errorType:'INCOMPATIBLE', description:'reader cannot read data of the writer'}"]
+
+
+_INT = (-2**31, 2**31 - 1)
+_LONG = (-2**63, 2**63 - 1)
+
+
+def _valid_default(schema, value) -> bool:
+    """Avro Java's Schema.isValidDefault: a union's default is a value of its first branch."""
+    kind = schema.type
+    if kind in ("string", "bytes", "enum", "fixed"):
+        return isinstance(value, str)
+    if kind in ("int", "long"):
+        low, high = _INT if kind == "int" else _LONG
+        return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+    if kind in ("float", "double"):
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "null":
+        return value is None
+    if kind == "array":
+        return isinstance(value, list) and all(_valid_default(schema.items, v) for v in value)
+    if kind == "map":
+        return isinstance(value, dict) and all(_valid_default(schema.values, v) for v in value.values())
+    if kind == "union":
+        return bool(schema.schemas) and _valid_default(schema.schemas[0], value)
+    if kind in ("record", "error"):
+        return isinstance(value, dict) and all(
+            _valid_default(f.type, value[f.name]) if f.name in value else f.has_default for f in schema.fields)
+    return True
+
+
+def _check_defaults(schema, seen: set) -> None:
+    if id(schema) in seen:
+        return
+    seen.add(id(schema))
+    kind = schema.type
+    if kind in ("record", "error"):
+        for f in schema.fields:
+            if f.has_default and not _valid_default(f.type, f.default):
+                raise InvalidSchema(f"Invalid schema: Invalid default for field {f.name}: {json.dumps(f.default)} "
+                                    f"not a {json.dumps(f.type.to_json())}")
+            _check_defaults(f.type, seen)
+    elif kind == "array":
+        _check_defaults(schema.items, seen)
+    elif kind == "map":
+        _check_defaults(schema.values, seen)
+    elif kind == "union":
+        for branch in schema.schemas:
+            _check_defaults(branch, seen)
 
 
 # Avro Java's Schema.toString() order, so the text served is the one Confluent serves.

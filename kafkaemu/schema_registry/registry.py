@@ -244,6 +244,11 @@ class SchemaRegistry:
         if wanted_id >= 0 and mode != "IMPORT":
             raise E.not_permitted("Subject " + subject + " is not in import mode")
         parsed = self._parse(schema_type, text, references)
+        if wanted_id < 0:   # a new schema, not an import: Confluent's validateAsNew checks
+            try:
+                getattr(parsed, "validate_new", lambda: None)()
+            except InvalidSchema as exc:
+                raise E.invalid_schema(str(exc)) from None
         config = self.config_in_scope(subject)
         if normalize or config.get("normalize"):
             text = parsed.normalized()

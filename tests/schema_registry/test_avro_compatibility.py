@@ -110,3 +110,18 @@ def test_canonical_text_is_avro_javas(sent, served):
 
 def test_names_are_validated_as_avro_java_does():
     assert error_code(Env().register, "s", record("1bad", ("a", "int"))) == (422, 42201)
+
+
+@pytest.mark.parametrize("field_type,default,ok", [
+    ("int", "x", False), ("int", 1, True), ("int", 2**31, False), ("long", 2**31, True), ("string", 1, False),
+    (["null", "string"], None, True), (["null", "string"], "x", False),   # a union's default: its first branch
+    (["string", "null"], "x", True), ("boolean", 0, False), ({"type": "array", "items": "int"}, [1, "a"], False),
+    ({"type": "map", "values": "long"}, {"a": 1}, True), ("bytes", "\u00ff", True), ("double", 1, True),
+])
+def test_field_defaults_are_validated_on_registration(field_type, default, ok):
+    env = Env()
+    schema = record("R", ("a", field_type, default))
+    if ok:
+        assert env.register("s", schema) == 1
+    else:
+        assert error_code(env.register, "s", schema) == (422, 42201)
