@@ -179,3 +179,41 @@ def test_metadata_and_rule_sets_as_sent(client):
     assert got.rule_set.domain_rules[0].expr == "message.age >= 0"
     assert client.get_latest_with_metadata(subject, {"owner": "team-a"}).version == 1
     fails_with(40403, client.get_latest_with_metadata, subject, {"owner": "someone-else"})
+
+
+def test_more_client_calls(client):
+    from confluent_kafka.schema_registry import ConfigCompatibilityLevel, Metadata, MetadataProperties, ServerConfig
+    prefix = unique("more")
+    full = client.register_schema_full_response(f"{prefix}-a", Schema(USER, "AVRO"))
+    assert full.schema_id >= 1 and full.subject == f"{prefix}-a"
+    client.register_schema(f"{prefix}-b", Schema('"long"', "AVRO"))
+    assert client.get_subjects(subject_prefix=prefix) == [f"{prefix}-a", f"{prefix}-b"]
+    client.delete_subject(f"{prefix}-b")
+    assert client.get_subjects(subject_prefix=prefix) == [f"{prefix}-a"]
+    assert client.get_subjects(subject_prefix=prefix, deleted_only=True) == [f"{prefix}-b"]
+    defaults = Metadata(None, MetadataProperties({"owner": "team-b"}), None)
+    config = ServerConfig(compatibility=ConfigCompatibilityLevel.FULL_TRANSITIVE, default_metadata=defaults)
+    client.set_config(f"{prefix}-a", config)
+    got = client.get_config(f"{prefix}-a")
+    assert got.compatibility_level == ConfigCompatibilityLevel.FULL_TRANSITIVE
+    assert got.default_metadata.properties.properties == {"owner": "team-b"}
+    assert json.loads(client.get_schema(full.schema_id, subject_name=f"{prefix}-a", fmt="resolved")
+                      .schema_str) == json.loads(USER)
+    assert [(v.subject, v.version) for v in client.get_schema_versions(full.schema_id, subject_name=f"{prefix}-a")] \
+        == [(f"{prefix}-a", 1)]
+
+
+def test_global_mode():
+    # a registry of its own: READONLY on the global mode would hold every other test's subjects
+    from kafkaemu.testing import KafkaEmulator
+    with KafkaEmulator(schema_registry=True) as own:
+        client = SchemaRegistryClient({"url": own.get_schema_registry_url()})
+        assert client.update_global_mode("READONLY") == "READONLY"
+        fails_with(42205, client.register_schema, "s", Schema('"int"', "AVRO"))
+        fails_with(42205, client.set_compatibility, None, "NONE")
+        assert client.update_global_mode("READWRITE") == "READWRITE"
+        assert client.update_global_mode("IMPORT") == "IMPORT"   # nothing registered yet: allowed
+        client.update_global_mode("READWRITE")
+        client.register_schema("s", Schema('"int"', "AVRO"))
+        fails_with(42205, client.update_global_mode, "IMPORT")
+        assert client.update_global_mode("IMPORT", force=True) == "IMPORT"
