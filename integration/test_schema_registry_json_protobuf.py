@@ -124,3 +124,50 @@ def test_protobuf_text_registration_and_compatibility(client):
     with pytest.raises(SchemaRegistryError) as info:
         client.register_schema(subject, Schema("message {", "PROTOBUF"))
     assert info.value.error_code == 42201
+
+
+@pytest.mark.parametrize("strategy,subject", [
+    ("topic", "{topic}-value"), ("topic_record", "{topic}-{record}"), ("record", "{record}")])
+@pytest.mark.parametrize("kind", ["json", "protobuf"])
+def test_subject_name_strategies(emulator, client, kind, strategy, subject):
+    from confluent_kafka.schema_registry import (record_subject_name_strategy, topic_record_subject_name_strategy,
+                                                 topic_subject_name_strategy)
+    fn = {"topic": topic_subject_name_strategy, "topic_record": topic_record_subject_name_strategy,
+          "record": record_subject_name_strategy}[strategy]
+    topic = unique(f"{kind}-strategy")
+    reader = SchemaRegistryClient({"url": emulator.get_schema_registry_url()})
+    if kind == "json":
+        record_name = f"Order{uuid_suffix(topic)}"
+        schema = {**ORDER, "title": record_name}
+        value = {"id": 5, "item": "x"}
+        produce(emulator, topic, [value], JSONSerializer(json.dumps(schema), client,
+                                                         conf={"subject.name.strategy": fn}))
+        got = consume(emulator, topic, 1, JSONDeserializer(None, schema_registry_client=reader))
+    else:
+        Order = _message_classes()
+        record_name = "acme.Order"
+        value = Order(id=5, tags=["t"])
+        produce(emulator, topic, [value], ProtobufSerializer(Order, client, conf={
+            "use.deprecated.format": False, "subject.name.strategy": fn}))
+        got = consume(emulator, topic, 1, ProtobufDeserializer(Order, conf={"use.deprecated.format": False},
+                                                               schema_registry_client=reader))
+    assert subject.format(topic=topic, record=record_name) in client.get_subjects()
+    assert got == [value]
+
+
+def uuid_suffix(topic: str) -> str:
+    return topic.rsplit("-", 1)[1]
+
+
+def test_protobuf_use_latest_version(emulator, client):
+    Order = _message_classes()
+    topic = unique("proto-latest")
+    produce(emulator, topic, [Order(id=1)], ProtobufSerializer(Order, client, conf={"use.deprecated.format": False}))
+    fresh = SchemaRegistryClient({"url": emulator.get_schema_registry_url()})
+    latest = ProtobufSerializer(Order, fresh, conf={"use.deprecated.format": False, "auto.register.schemas": False,
+                                                    "use.latest.version": True})
+    produce(emulator, topic, [Order(id=2)], latest)
+    assert client.get_versions(f"{topic}-value") == [1]
+    got = consume(emulator, topic, 2, ProtobufDeserializer(Order, conf={"use.deprecated.format": False},
+                                                          schema_registry_client=fresh))
+    assert [o.id for o in got] == [1, 2]
