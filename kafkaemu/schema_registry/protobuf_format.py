@@ -113,13 +113,6 @@ def parse(text: str, references: list) -> ProtobufSchema:
     return ProtobufSchema(resolved, pool)
 
 
-def formatted(text: str, references: list, fmt: str | None) -> str:
-    """The stored text in the asked ``format``: ``serialized`` is the base64 descriptor."""
-    if fmt != "serialized":
-        return text
-    return parse(text, references).serialized()
-
-
 class _Diff:
     """Confluent's protobuf SchemaDiff over resolved descriptors: (difference type, path)s."""
 

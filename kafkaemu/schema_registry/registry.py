@@ -19,6 +19,7 @@ log = structlog.get_logger("kafkaemu.schema_registry")
 
 MODES = ("READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT")
 MAX_VERSION = 2**31 - 1
+PARSED_CACHE = 1000   # parsed schemas kept (a transitive check parses every live version of a subject)
 CONFIG_FIELDS = ("alias", "normalize", "validateFields", "validateRules", "compatibilityGroup",
                  "defaultMetadata", "overrideMetadata", "defaultRuleSet", "overrideRuleSet")
 
@@ -46,6 +47,7 @@ class SchemaRegistry:
         self._plog = None
         self._offset = 0
         self.journal: list[dict] = []   # registrations and deletions, newest last (the control views)
+        self._parsed: dict[tuple, object] = {}   # (type, text, resolved references) -> parsed schema
 
     # -- the topic ---------------------------------------------------------------------------
     def sync(self) -> None:
@@ -86,22 +88,27 @@ class SchemaRegistry:
         return resolved
 
     def _parse(self, schema_type: str, text: str, references: list):
+        resolved = self._resolve(references)
+        key = (schema_type, text, tuple(resolved))
+        found = self._parsed.get(key)
+        if found is not None:
+            return found
         try:
-            return parse(schema_type, text, self._resolve(references))
+            parsed = parse(schema_type, text, resolved)
         except InvalidSchema as exc:
             raise E.invalid_schema(str(exc)) from None
         except RecursionError:
             raise E.invalid_schema("Invalid schema: nested too deeply") from None
+        if len(self._parsed) >= PARSED_CACHE:
+            self._parsed.pop(next(iter(self._parsed)))
+        self._parsed[key] = parsed
+        return parsed
 
     def formatted(self, sv: SchemaVersion, fmt: str | None) -> str:
         """The version's schema text in the ``format`` a client asks for (Protobuf's
         ``serialized``: the base64 descriptor); the stored text otherwise."""
         if sv.schema_type == "PROTOBUF" and fmt == "serialized":
-            from .protobuf_format import formatted
-            try:
-                return formatted(sv.schema, self._resolve(sv.references), fmt)
-            except InvalidSchema as exc:
-                raise E.invalid_schema(str(exc)) from None
+            return self._parse(sv.schema_type, sv.schema, sv.references).serialized()
         return sv.schema
 
     def _parsed_version(self, sv: SchemaVersion):
