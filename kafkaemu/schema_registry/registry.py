@@ -46,7 +46,6 @@ class SchemaRegistry:
         self.state = RegistryState()
         self._plog = None
         self._offset = 0
-        self.journal: list[dict] = []   # registrations and deletions, newest last (the control views)
         self._parsed: dict[tuple, object] = {}   # (type, text, resolved references) -> parsed schema
 
     # -- the topic ---------------------------------------------------------------------------
@@ -451,6 +450,5 @@ class SchemaRegistry:
         return {"mode": old}
 
     def _note(self, event: str, **fields) -> None:
+        """A log event per change (the control API's journal is the _schemas topic itself)."""
         log.info("schema_registry_" + event, **fields)
-        self.journal.append({"event": event, **fields})
-        del self.journal[:-1000]
