@@ -25,6 +25,7 @@ def schema_registry_section(store) -> str:
     more = len(view["subjects"]) - SUBJECTS_SHOWN
     return (f'<p>{len(view["subjects"])} subjects, {view["schemas"]} schemas; compatibility '
             f'{esc(view["compatibility"])}, mode {esc(view["mode"])}</p>'
-            '<table class="schemas"><thead><tr><th>subject</th><th>compatibility</th><th>mode</th><th>versions</th></tr></thead>'
+            '<table class="schemas"><thead><tr><th>subject</th><th>compatibility</th><th>mode</th>'
+            '<th>versions</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>'
             + (f'<p class="empty-note">{more} more subjects not shown</p>' if more > 0 else ""))

@@ -83,7 +83,8 @@ def not_permitted(message: str) -> RegistryError:
 
 
 def reference_exists(subject: str, version: int) -> RegistryError:
-    return RegistryError(422, 42206, f"One or more references exist to the schema {{subject={subject},version={version}}}.")
+    return RegistryError(422, 42206, f"One or more references exist to the schema "
+                                     f"{{subject={subject},version={version}}}.")
 
 
 def id_does_not_match(message: str) -> RegistryError:

@@ -15,7 +15,6 @@ import structlog
 from aiohttp import web
 
 from . import errors as E
-from .compatibility import LEVELS  # noqa: F401  (re-exported for the docs' table)
 from .registry import SchemaRegistry, parse_version
 from .schema_types import schema_types
 from .state import SchemaVersion

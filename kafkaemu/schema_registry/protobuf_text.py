@@ -273,7 +273,8 @@ def _print_enum(enum, lines: list, indent: str) -> None:
     lines.extend(f"{indent}  option {o};" for o in _options(enum.options))
     for v in enum.value:
         value_options = _options(v.options)
-        lines.append(f"{indent}  {v.name} = {v.number}{' [' + ', '.join(value_options) + ']' if value_options else ''};")
+        shown = f" [{', '.join(value_options)}]" if value_options else ""
+        lines.append(f"{indent}  {v.name} = {v.number}{shown};")
     for r in enum.reserved_range:
         lines.append(f"{indent}  reserved {r.start}{'' if r.end == r.start else f' to {r.end}'};")
     for name in enum.reserved_name:

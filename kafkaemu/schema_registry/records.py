@@ -8,7 +8,6 @@ from typing import Iterator
 
 import structlog
 
-from ..storage.log_store import TopicError
 from ..storage.record_batch import build_batch, iter_records, parse_header
 
 log = structlog.get_logger("kafkaemu.schema_registry.records")
@@ -57,10 +56,7 @@ class SchemasTopic:
     def topic(self, create: bool = False):
         topic = self.store.get(SCHEMAS_TOPIC)
         if topic is None and create:
-            try:
-                topic = self.store.create_topic(SCHEMAS_TOPIC, 1, dict(SCHEMAS_TOPIC_CONFIGS))
-            except TopicError:   # pragma: no cover - the name is legal and absent
-                raise
+            topic = self.store.create_topic(SCHEMAS_TOPIC, 1, dict(SCHEMAS_TOPIC_CONFIGS))
             log.info("schemas_topic_created")
         return topic
 

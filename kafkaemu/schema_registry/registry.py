@@ -359,9 +359,11 @@ class SchemaRegistry:
             raise E.version_not_soft_deleted(subject, sv.version)
         if permanent:
             records = [(schema_key(subject, sv.version), None)]
-            if len(self.state.versions(subject, deleted=True)) == 1:
-                records += [(k, None) for k, present in ((mode_key(subject), subject in self.state.modes),
-                                                         (config_key(subject), subject in self.state.configs)) if present]
+            if len(self.state.versions(subject, deleted=True)) == 1:   # the last one: its mode and config go too
+                if subject in self.state.modes:
+                    records.append((mode_key(subject), None))
+                if subject in self.state.configs:
+                    records.append((config_key(subject), None))
         else:
             gone = SchemaVersion(**{**sv.__dict__, "deleted": True})
             records = [(schema_key(subject, sv.version), value(gone.value()))]
