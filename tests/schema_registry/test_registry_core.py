@@ -185,3 +185,16 @@ def test_bad_requests():
     deep = "[" * 5000 + "]" * 5000
     assert error_code(env.registry.register, "s", {"schema": deep})[1] == 42201
     assert env.registry.subjects() == []
+
+
+def test_the_last_version_deleted_for_good_takes_the_subjects_config_and_mode():
+    env = Env()
+    env.register("s", V1)
+    env.registry.put_config("s", {"compatibility": "NONE"})
+    env.registry.put_mode("s", {"mode": "READWRITE"})
+    env.registry.delete_version("s", "1")
+    env.registry.delete_version("s", "1", permanent=True)
+    assert error_code(env.registry.get_config, "s") == (404, 40408)
+    assert error_code(env.registry.get_mode, "s") == (404, 40409)
+    assert env.records()[-2:] == [({"keytype": "MODE", "subject": "s", "magic": 0}, None),
+                                  ({"keytype": "CONFIG", "subject": "s", "magic": 0}, None)]
