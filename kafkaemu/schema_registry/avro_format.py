@@ -10,7 +10,7 @@ import avro.name
 import avro.schema
 from avro.compatibility import ReaderWriterCompatibilityChecker, SchemaCompatibilityType
 
-from .schema_types import InvalidSchema
+from .errors import InvalidSchema
 
 _COMPACT = (",", ":")
 

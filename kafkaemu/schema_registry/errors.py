@@ -6,6 +6,10 @@ INCOMPATIBLE_LEVEL_MESSAGE = ("Invalid compatibility level. Valid values are non
                               "backward_transitive, forward_transitive, and full_transitive")
 
 
+class InvalidSchema(Exception):
+    """A schema text is not a schema of its type (the parsers raise it; the registry answers 42201)."""
+
+
 class RegistryError(Exception):
     def __init__(self, status: int, error_code: int, message: str) -> None:
         super().__init__(message)

@@ -12,7 +12,7 @@ import jsonschema.exceptions
 import jsonschema.validators
 
 from . import json_diff
-from .schema_types import InvalidSchema
+from .errors import InvalidSchema
 
 _COMPACT = (",", ":")
 

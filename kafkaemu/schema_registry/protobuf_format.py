@@ -14,7 +14,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool
 from google.protobuf.message import DecodeError
 
 from . import protobuf_text
-from .schema_types import InvalidSchema
+from .errors import InvalidSchema
 
 F = descriptor_pb2.FieldDescriptorProto
 _BASE64 = re.compile(r"[A-Za-z0-9+/=\s]+")

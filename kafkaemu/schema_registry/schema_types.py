@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Protocol
 
-
-class InvalidSchema(Exception):
-    """The text is not a schema of its type (42201)."""
+from .errors import InvalidSchema
 
 
 class ParsedSchema(Protocol):
