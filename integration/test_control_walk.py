@@ -43,6 +43,7 @@ EXAMPLES = {
     "await_offset": {"topic": "t", "partition": 0, "offset": 0, "timeout_ms": "5s"},
     "snapshot_list": {}, "snapshot_save": {"name": "s2"}, "snapshot_restore": {"name": "s"},
     "snapshot_delete": {"name": "s"}, "reset": {},
+    "schema_subjects": {}, "schema_subject": {"subject": "t-value"}, "schema_journal": {"after": -1, "limit": 10},
 }
 NEEDS_A_STOPPED_NODE = {"node_start"}
 # Python parameter names that stand for an operation's parameter of another name.
@@ -51,7 +52,8 @@ PY_ALIASES = {"node_id": "node", "rule_id": "id", "when": "now_ms", "group_id": 
 
 @pytest.fixture(scope="module")
 def emulator():
-    with KafkaEmulator(manual_clock=True, control_port=0, nodes=2, group_initial_rebalance_delay_ms=0) as e:
+    with KafkaEmulator(manual_clock=True, control_port=0, nodes=2, group_initial_rebalance_delay_ms=0,
+                       schema_registry=True) as e:
         yield e
 
 
@@ -93,6 +95,11 @@ def prepare(e: KafkaEmulator, op: str) -> dict:
     e.cap_api_version("Metadata", 9)
     if op in NEEDS_A_STOPPED_NODE:
         e.stop_node(1)
+    if op.startswith("schema_"):   # a subject in the schema registry
+        import urllib.request
+        urllib.request.urlopen(urllib.request.Request(
+            e.get_schema_registry_url() + "/subjects/t-value/versions", data=b'{"schema": "\\"string\\""}',
+            headers={"Content-Type": "application/json"}, method="POST"), timeout=30).read()
     return {"fault_id": fault["id"], "now_ms": e.now_ms()}
 
 

@@ -148,6 +148,8 @@ async def serve(server) -> int:
         print(f"kafkaemu node {node_id} listening on {config.host}:{port}", flush=True)
     if server.control_server is not None:
         print(f"kafkaemu control on {server.control_server.url}", flush=True)
+    if server.schema_registry is not None:
+        print(f"kafkaemu schema registry on {server.schema_registry.url}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

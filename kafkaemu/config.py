@@ -168,6 +168,10 @@ class BrokerConfig:
     control_allow_remote: bool = setting(False, "let peers other than loopback use the control API")
     control_idle_timeout_ms: int = setting(60000, "close control API connections with no request under way this "
                                                   "long (idle, or a request still arriving)", min=1)
+    # -- the built-in schema registry (docs/schema-registry.md)
+    schema_registry_port: int = setting(-1, "serve Confluent Schema Registry's REST API on this port (0: a free "
+                                            "port, printed at start; -1: off)", min=-1, max=65535)
+    schema_registry_host: str = setting("127.0.0.1", "address the schema registry listens on")
     # Other settings by their Kafka names, as ``--override`` takes them: {"num.partitions": 3}.
     extra: InitVar[dict | None] = None
 
@@ -242,6 +246,11 @@ class BrokerConfig:
         if self.control_port > 0 and self.port and self.port <= self.control_port < self.port + self.nodes:
             problems.append(f"{name('control_port')} {self.control_port} is a Kafka listener's port; the control API "
                             f"needs its own")
+        if self.schema_registry_port > 0 and (
+                self.port and self.port <= self.schema_registry_port < self.port + self.nodes
+                or self.schema_registry_port == self.control_port):
+            problems.append(f"{name('schema_registry_port')} {self.schema_registry_port} is taken by a Kafka listener "
+                            f"or the control API; the schema registry needs its own")
         if self.control_token is not None and not self.control_token.strip():
             problems.append(f"{name('control_token')} must not be empty")
         if self.node_id + self.nodes - 1 > INT32_MAX:

@@ -43,6 +43,7 @@ class KafkaServer:
         from .control.operations import Control
         self.control = Control(self.broker, self.clock, self)   # test controls (kafkaemu.control)
         self.control_server = None   # the HTTP control API, when config.control_port >= 0
+        self.schema_registry = None  # the schema registry's server, when config.schema_registry_port >= 0
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -54,6 +55,10 @@ class KafkaServer:
             from .control.http import ControlServer
             self.control_server = ControlServer(self.control, self.config)
             await self.control_server.start()
+        if self.config.schema_registry_port >= 0:
+            from .schema_registry.service import SchemaRegistryServer
+            self.schema_registry = SchemaRegistryServer(self.broker, self.clock, self.config)
+            await self.schema_registry.start()
         if self.clock.manual:
             self.broker.use_real_time_for_fetch_waits(self._loop.call_later)
         self.schedule_tick()
@@ -96,6 +101,8 @@ class KafkaServer:
             self._timer.cancel()
         if self.control_server is not None:
             await self.control_server.stop()
+        if self.schema_registry is not None:
+            await self.schema_registry.stop()
         for server in self._servers.values():
             server.close()
         for proto in list(self.protocols):

@@ -31,6 +31,7 @@ SAMPLES = {
     "tls_cert": "/tmp/cert.pem", "tls_key": "/tmp/key.pem", "tls_key_password": "--secret",
     "connection_failed_authentication_delay_ms": 0,
     "manual_clock": True, "control_port": 9644, "control_host": "127.0.0.3", "control_token": "t0ken",
+    "schema_registry_port": 8081, "schema_registry_host": "127.0.0.4",
     "control_allow_remote": True,
     "control_idle_timeout_ms": 5000,
     "transaction_state_log_num_partitions": 7, "transaction_max_timeout_ms": 60000,

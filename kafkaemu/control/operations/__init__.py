@@ -15,13 +15,14 @@ from .groups import GroupOps
 from .nodes import NodeOps
 from .overview import OverviewOps
 from .requests import RequestOps
+from .schemas import SchemaRegistryOps
 from .snapshots import SnapshotOps
 from .topics import TopicOps
 from .transactions import TransactionOps
 
 
 class Control(OverviewOps, ClockOps, GroupOps, FaultOps, NodeOps, TopicOps, TransactionOps, RequestOps, AwaitOps,
-              SnapshotOps):
+              SnapshotOps, SchemaRegistryOps):
     """The control plane of one broker: ``run(name, params)`` / ``await call(name, params)``."""
 
 

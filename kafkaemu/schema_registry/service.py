@@ -1,0 +1,45 @@
+"""Serving the registry: an aiohttp server on the broker's loop, on its own port."""
+from __future__ import annotations
+
+import structlog
+from aiohttp import web
+
+from .http import RegistryApi
+from .registry import SchemaRegistry
+
+log = structlog.get_logger("kafkaemu.schema_registry")
+
+# Largest request body: a schema larger than a record the broker takes could not be stored anyway.
+EXTRA_BODY_BYTES = 64 * 1024
+
+
+class SchemaRegistryServer:
+    def __init__(self, broker, clock, config) -> None:
+        self.registry = SchemaRegistry(broker.store, clock)
+        self.host = config.schema_registry_host
+        self.requested_port = config.schema_registry_port
+        self.max_body = config.message_max_bytes + EXTRA_BODY_BYTES
+        self.port: int | None = None
+        self._runner: web.AppRunner | None = None
+
+    @property
+    def url(self) -> str:
+        host = self.host if ":" not in self.host else f"[{self.host}]"
+        return f"http://{host}:{self.port}"
+
+    async def start(self) -> None:
+        api = RegistryApi(self.registry)
+        app = web.Application(client_max_size=self.max_body)
+        app.router.add_route("*", "/{tail:.*}", api.handle)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.requested_port, reuse_address=True)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]
+        self.registry.sync()
+        log.info("schema_registry_listening", url=self.url)
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
