@@ -48,6 +48,7 @@ from ..storage.fetch_purgatory import FetchWaiter
 from ..storage.fetch_sessions import SessionPartition
 from ..storage.legacy_records import down_convert
 from ..storage.record_batch import parse_header
+from .authorization import READ, TOPIC, authorize
 from .partition_access import current_leader, node_endpoints, serve_partition
 from ..broker.context import DEFERRED
 from ..protocol.api_keys import ApiKey
@@ -157,6 +158,7 @@ def _resolve(ctx, targets):
     store = ctx.store
     plan = []
     topic = key = None
+    checked = None if ctx.authorizer is None else {}   # topic name -> READ allowed
     for t in targets:
         if (t.topic_id if t.topic is None else t.topic) != key or topic is None:   # partitions come by topic
             key = t.topic_id if t.topic is None else t.topic
@@ -164,6 +166,13 @@ def _resolve(ctx, targets):
         plog, error = serve_partition(ctx, topic, t.partition, t.current_leader_epoch)
         if topic is None and t.topic is None:
             error = ErrorCode.UNKNOWN_TOPIC_ID  # named by an id nobody has
+        elif checked is not None:
+            name = t.topic if topic is None else topic.name
+            allowed = checked.get(name)
+            if allowed is None:
+                allowed = checked[name] = authorize(ctx, READ, TOPIC, name)
+            if not allowed:
+                plog, error = None, ErrorCode.TOPIC_AUTHORIZATION_FAILED
         plan.append((t, plog, error))
     return plan
 
