@@ -291,3 +291,19 @@ def test_aiokafka_producer_and_consumer_get_kafkas_authorization_errors(emulator
             await consumer.stop()
 
     asyncio.run(run())
+
+
+def test_the_request_log_names_each_connections_principal(emulator):
+    topic = unique("logged")
+    create_topics(emulator, topic)
+    allow(emulator, "User:bob", "TOPIC", topic, "DESCRIBE")
+    emulator.enable_request_log()
+    try:
+        produce(emulator, "admin", topic, [b"x"])
+        produce(emulator, "bob", topic, [b"y"], **{"message.timeout.ms": 3000})
+        principals = {(e["principal"], tuple(e["error_codes"])) for e in emulator.requests(api="Produce")}
+    finally:
+        emulator.disable_request_log()
+    assert any(principal == "User:admin" and "TOPIC_AUTHORIZATION_FAILED" not in codes for principal, codes in principals)
+    assert ("User:bob", ("TOPIC_AUTHORIZATION_FAILED",)) in principals
+    assert any(d["principal"] == "User:bob" and d["resource_name"] == topic for d in emulator.denials())

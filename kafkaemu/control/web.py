@@ -352,8 +352,8 @@ def _requests(control, params: dict) -> str:
                     f'<td>{esc(r["client_host"])}</td><td class="client">{esc(r["client_id"])}</td>'
                     f'<td>{esc(r["api"])} v{r["version"]}</td><td>{r["correlation_id"]}</td>'
                     f'<td>{r["latency_ms"]:.1f}</td><td>{esc(r["outcome"])}</td><td>{esc(errors)}</td>'
-                    f'<td>{"" if r["fault"] is None else r["fault"]}</td></tr>')
+                    f'<td>{"" if r["fault"] is None else r["fault"]}</td><td>{esc(r.get("principal") or "")}</td></tr>')
     return (status + '<div class="scroll-box"><table class="requests"><thead><tr><th>seq</th><th>time</th>'
             '<th>node</th><th>conn</th>'
             '<th>host</th><th>client id</th><th>API</th><th>corr id</th><th>latency ms</th><th>outcome</th>'
-            f'<th>errors</th><th>fault</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+            f'<th>errors</th><th>fault</th><th>principal</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
