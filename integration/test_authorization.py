@@ -304,6 +304,7 @@ def test_the_request_log_names_each_connections_principal(emulator):
         principals = {(e["principal"], tuple(e["error_codes"])) for e in emulator.requests(api="Produce")}
     finally:
         emulator.disable_request_log()
-    assert any(principal == "User:admin" and "TOPIC_AUTHORIZATION_FAILED" not in codes for principal, codes in principals)
+    assert any(principal == "User:admin" and "TOPIC_AUTHORIZATION_FAILED" not in codes
+               for principal, codes in principals)
     assert ("User:bob", ("TOPIC_AUTHORIZATION_FAILED",)) in principals
     assert any(d["principal"] == "User:bob" and d["resource_name"] == topic for d in emulator.denials())

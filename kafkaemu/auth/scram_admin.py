@@ -82,7 +82,8 @@ def alter(store: CredentialStore, deletions, upsertions) -> list[dict]:
     for name, mechanism, iterations, salt, salted_password in to_upsert.values():
         store.set_scram(name, SCRAM_TYPES[mechanism], salt, salted_password, iterations)
         results.append({"user": name, "error_code": ErrorCode.NONE, "error_message": None})
-    results += [{"user": name, "error_code": code, "error_message": message} for name, (code, message) in errors.items()]
+    results += [{"user": name, "error_code": code, "error_message": message}
+                for name, (code, message) in errors.items()]
     if to_delete or to_upsert:
         store.changed()
     return results

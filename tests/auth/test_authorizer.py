@@ -251,7 +251,8 @@ def test_ten_thousand_acls_keep_a_check_to_a_few_lookups():
 def test_more_new_acls_than_one_batch_takes_are_refused_whole():
     from kafkaemu.auth.authorizer import MAX_ACLS_PER_REQUEST, TooManyAcls
     authorizer = Authorizer()
-    many = [acl(RT.TOPIC, f"t{i}", PT.LITERAL, "User:bob", "*", Op.READ, ALLOW) for i in range(MAX_ACLS_PER_REQUEST + 1)]
+    many = [acl(RT.TOPIC, f"t{i}", PT.LITERAL, "User:bob", "*", Op.READ, ALLOW)
+            for i in range(MAX_ACLS_PER_REQUEST + 1)]
     with pytest.raises(TooManyAcls):
         authorizer.create(many)
     assert len(authorizer) == 0

@@ -111,7 +111,7 @@ def test_metadata_hides_and_denies_topics_and_fills_authorized_operations():
                                     "include_topic_authorized_operations": True})
     assert [(t.name, t.topic_authorized_operations) for t in everything.topics] == \
         [("seen", (1 << Op.READ) | (1 << Op.DESCRIBE))]
-    named = call(conn, 3, 12, {"topics": [{"name": "hidden", "topic_id": bytes(16)}, {"name": "new", "topic_id": bytes(16)}],
+    named = call(conn, 3, 12, {"topics": [{"name": n, "topic_id": bytes(16)} for n in ("hidden", "new")],
                                "allow_auto_topic_creation": True, "include_topic_authorized_operations": False})
     assert [(t.name, t.error_code) for t in named.topics] == [("hidden", E.TOPIC_AUTHORIZATION_FAILED),
                                                              ("new", E.TOPIC_AUTHORIZATION_FAILED)]

@@ -115,7 +115,8 @@ class SecurityOps(ControlBase):
         name = mechanism.upper()
         salt = secrets.token_bytes(32)
         salted = hashlib.pbkdf2_hmac(HASHES[name], password.encode(), salt, iterations)
-        (result,) = scram_admin.alter(self.broker.credentials, [], [(user, SCRAM_CODES[name], iterations, salt, salted)])
+        upsertion = (user, SCRAM_CODES[name], iterations, salt, salted)
+        (result,) = scram_admin.alter(self.broker.credentials, [], [upsertion])
         if result["error_code"]:
             raise bad(result["error_message"])
         return {"user": user, "mechanism": name, "iterations": iterations}
