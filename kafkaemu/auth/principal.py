@@ -26,6 +26,12 @@ _OIDS = {"emailAddress": "1.2.840.113549.1.9.1", "serialNumber": "2.5.4.5", "tit
          "postalCode": "2.5.4.17"}
 
 
+class TokenPrincipal(str):
+    """The principal (``User:alice``) of a connection a delegation token authenticated: it may not
+    create, renew, expire or describe tokens."""
+    token_authenticated = True
+
+
 class _Rule:
     def __init__(self, pattern: str | None = None, replacement: str = "", case: str = "") -> None:
         self.pattern = None if pattern is None else re.compile(pattern)

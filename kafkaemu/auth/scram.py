@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from .errors import AuthenticationFailed
+from .principal import TokenPrincipal
 
 HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
 MIN_ITERATIONS = 4096  # Kafka's minimum for both mechanisms (and its default)
@@ -110,7 +111,6 @@ class ScramServer:
             if found is None:
                 raise AuthenticationFailed(f"Token Authentication failed: Invalid tokenId : {username}")
             credential, owner = found
-            from .tokens import TokenPrincipal
             self.principal = TokenPrincipal(owner)
         else:
             credential = self._credentials.get(username)

@@ -20,15 +20,6 @@ from ..protocol.errors import ErrorCode
 from .scram import HASHES, MIN_ITERATIONS, ScramCredential, make_credential
 
 
-class Principal(str):
-    """A principal string (``User:alice``) that says whether a delegation token authenticated it."""
-    token_authenticated = False
-
-
-class TokenPrincipal(Principal):
-    token_authenticated = True
-
-
 def split_principal(principal: str) -> tuple[str, str]:
     kind, _, name = principal.partition(":")
     return kind, name
