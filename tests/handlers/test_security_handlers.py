@@ -136,3 +136,26 @@ def test_groups_and_transactions():
     denials = broker.authorizer.denials
     assert {"principal": "User:alice", "operation": "READ", "resource_type": "GROUP", "resource_name": "g"}.items() \
         <= denials[0].items()
+
+
+@pytest.mark.parametrize("version", [12, 15])
+def test_a_follower_fetch_needs_cluster_action_instead_of_topic_read(version):
+    broker, conn = connect(authorizer=True)
+    broker.topics.create("a", 1, {})
+    allow(broker, RT.TOPIC, "a", Op.READ)
+    body = {"max_wait_ms": 0, "min_bytes": 1, "max_bytes": 1 << 20, "isolation_level": 0, "session_id": 0,
+            "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "",
+            "topics": [{"topic": "a", "topic_id": broker.store.get("a").topic_id, "partitions": [
+                {"partition": 0, "current_leader_epoch": -1, "fetch_offset": 0, "log_start_offset": -1,
+                 "partition_max_bytes": 1 << 20}]}]}
+    if version < 15:
+        body["replica_id"] = 1
+    else:
+        body["replica_state"] = {"replica_id": 1, "replica_epoch": -1}
+
+    def error():
+        return call(conn, 1, version, body).responses[0].partitions[0].error_code
+
+    assert error() == E.TOPIC_AUTHORIZATION_FAILED   # READ on the topic is not enough for a follower
+    allow(broker, RT.CLUSTER, "kafka-cluster", Op.CLUSTER_ACTION)
+    assert error() == E.NONE
