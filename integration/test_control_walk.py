@@ -44,6 +44,10 @@ EXAMPLES = {
     "snapshot_list": {}, "snapshot_save": {"name": "s2"}, "snapshot_restore": {"name": "s"},
     "snapshot_delete": {"name": "s"}, "reset": {},
     "schema_subjects": {}, "schema_subject": {"subject": "t-value"}, "schema_journal": {"after": -1, "limit": 10},
+    "acls": {"resource_type": "topic"}, "acls_remove": {"principal": "User:walker"},
+    "acl_add": {"resource_type": "topic", "resource_name": "t", "principal": "User:walker", "operation": "read"},
+    "denials": {}, "scram_users": {}, "scram_user_add": {"user": "carol", "password": "pw"},
+    "scram_user_remove": {"user": "walker"}, "delegation_tokens": {},
 }
 NEEDS_A_STOPPED_NODE = {"node_start"}
 # Python parameter names that stand for an operation's parameter of another name.
@@ -52,8 +56,9 @@ PY_ALIASES = {"node_id": "node", "rule_id": "id", "when": "now_ms", "group_id": 
 
 @pytest.fixture(scope="module")
 def emulator():
+    # authorization on (everyone allowed while there is no ACL), for the ACL operations
     with KafkaEmulator(manual_clock=True, control_port=0, nodes=2, group_initial_rebalance_delay_ms=0,
-                       schema_registry=True) as e:
+                       schema_registry=True, authorizer=True, allow_everyone_if_no_acl_found=True) as e:
         yield e
 
 
@@ -93,6 +98,8 @@ def prepare(e: KafkaEmulator, op: str) -> dict:
     e.snapshot("s")
     e.enable_request_log()
     e.cap_api_version("Metadata", 9)
+    e.add_scram_user("walker", "walker-pw")
+    e.add_acl("group", "other", "User:walker", "read")
     if op in NEEDS_A_STOPPED_NODE:
         e.stop_node(1)
     if op.startswith("schema_"):   # a subject in the schema registry

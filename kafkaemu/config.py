@@ -154,11 +154,35 @@ class BrokerConfig:
     tls_key: str | None = setting(None, "PEM private key for --tls-cert (default: read from the certificate file)",
                                   metavar="FILE")
     tls_key_password: str | None = setting(None, "password of an encrypted --tls-key", kafka="ssl.key.password")
+    tls_client_auth: str = setting("none", "ask TLS clients for a certificate: none, requested or required (its "
+                                           "subject becomes the principal)", kafka="ssl.client.auth")
+    tls_ca: str | None = setting(None, "PEM CA certificates that client certificates are checked against",
+                                 kafka="ssl.truststore.location", metavar="FILE")
+    ssl_principal_mapping_rules: str = setting("DEFAULT", "how a client certificate's subject becomes a principal "
+                                                          "name (Kafka's rules)",
+                                               kafka="ssl.principal.mapping.rules", metavar="RULES")
     connections_max_idle_ms: int = setting(600000, "close connections idle this long (negative: never)",
                                            kafka="connections.max.idle.ms", min=-1, max=INT64_MAX)
     connection_failed_authentication_delay_ms: int = setting(
         100, "delay before closing a connection that failed to authenticate (clients read the error first)",
         kafka="connection.failed.authentication.delay.ms", min=0)
+    delegation_token_secret_key: str | None = setting(
+        None, "enable delegation tokens, signed with this secret", kafka="delegation.token.secret.key",
+        metavar="SECRET")
+    delegation_token_max_lifetime_ms: int = setting(604800000, "the longest a delegation token lives",
+                                                    kafka="delegation.token.max.lifetime.ms", min=1, max=INT64_MAX)
+    delegation_token_expiry_time_ms: int = setting(86400000, "how long a delegation token lives until renewed",
+                                                   kafka="delegation.token.expiry.time.ms", min=1, max=INT64_MAX)
+    # -- authorization (docs/security.md), off by default
+    authorizer: bool = setting(False, "enforce ACLs with Kafka's StandardAuthorizer semantics (as "
+                                      "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer)")
+    authorizer_class_name: str | None = setting(None, "Kafka's authorizer setting: StandardAuthorizer's class name "
+                                                      "switches ACLs on (as --authorizer)",
+                                                kafka="authorizer.class.name", metavar="CLASS")
+    super_users: str | None = setting(None, "principals allowed everything, separated by ';' (User:admin;User:ops)",
+                                      kafka="super.users", metavar="LIST")
+    allow_everyone_if_no_acl_found: bool = setting(False, "allow requests on resources that have no ACL",
+                                                   kafka="allow.everyone.if.no.acl.found")
     # -- test control (docs/control.md)
     manual_clock: bool = setting(False, "start a manual clock that moves only when the control API advances or sets it")
     control_port: int = setting(-1, "serve the HTTP control API on this port (0: a free port, printed at start; "
@@ -220,6 +244,10 @@ class BrokerConfig:
                 out[topic_name] = text
         return out
 
+    @property
+    def authorization_enabled(self) -> bool:
+        return self.authorizer or bool(self.authorizer_class_name and self.authorizer_class_name.strip())
+
     def to_argv(self) -> list[str]:
         """``kafkaemu serve`` arguments for every setting that differs from its default."""
         return [arg for s in SETTINGS.values() for arg in s.argv(getattr(self, s.name))]
@@ -279,18 +307,29 @@ class BrokerConfig:
                             f"{', '.join(SUPPORTED_MECHANISMS)}")
         if any(not user for user in self.sasl_users):
             problems.append(f"{name('sasl_users')} needs a user name")
-        for key in ("tls_key", "tls_key_password"):
+        if self.tls_client_auth not in ("none", "requested", "required"):
+            problems.append(f"{name('tls_client_auth')} takes none, requested or required, got {self.tls_client_auth}")
+        elif self.tls_client_auth != "none" and not self.tls_ca:
+            problems.append(f"{name('tls_client_auth')} {self.tls_client_auth} needs {name('tls_ca')}")
+        try:
+            from .auth.principal import PrincipalMapper
+            PrincipalMapper(self.ssl_principal_mapping_rules)
+        except ValueError as exc:
+            problems.append(f"{name('ssl_principal_mapping_rules')}: {exc}")
+        for key in ("tls_key", "tls_key_password", "tls_ca"):
             if getattr(self, key) is not None and not self.tls_cert:
                 problems.append(f"{name(key)} needs {name('tls_cert')}")
-        unreadable = [f"cannot read {name(key)} {path}: {problem}" for key in ("tls_cert", "tls_key")
-                      if (path := getattr(self, key)) is not None and (problem := _unreadable(path))]
+        unreadable = [f"cannot read {name(key)} {path}: {problem}" for key in ("tls_cert", "tls_key", "tls_ca")
+                      if (path := getattr(self, key, None)) is not None and (problem := _unreadable(path))]
         problems += unreadable
         if self.tls_cert and not unreadable:
             from .tls import server_ssl_context  # ssl is loaded only when TLS is asked for
             try:
-                server_ssl_context(self.tls_cert, self.tls_key, self.tls_key_password)
+                server_ssl_context(self.tls_cert, self.tls_key, self.tls_key_password, self.tls_client_auth,
+                                   self.tls_ca)
             except ValueError as exc:
                 problems.append(str(exc))
+        problems += _authorizer_problems(self, name)
         if self.data_dir is not None and (problem := _unusable_dir(self.data_dir)):
             problems.append(f"cannot use {name('data_dir')} {self.data_dir}: {problem}")
         return problems
@@ -301,6 +340,21 @@ class BrokerConfig:
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+
+def _authorizer_problems(config: BrokerConfig, name) -> list[str]:
+    from .auth.authorizer import KAFKA_AUTHORIZER_CLASS, parse_super_users
+    problems = []
+    cls = (config.authorizer_class_name or "").strip()
+    if cls and cls != KAFKA_AUTHORIZER_CLASS:
+        problems.append(f"{name('authorizer_class_name')} {cls} is not available; kafkaemu implements "
+                        f"{KAFKA_AUTHORIZER_CLASS}")
+    if config.super_users:
+        try:
+            parse_super_users(config.super_users)
+        except ValueError as exc:
+            problems.append(f"{name('super_users')}: {exc}")
+    return problems
 
 
 def _unreadable(path: str) -> str | None:

@@ -8,11 +8,11 @@ import itertools
 import structlog
 
 from .auth.authenticator import SaslAuthenticator
-from .auth.credentials import CredentialStore
 from .broker import Broker
 from .clock import ManualClock, SystemClock
 from .config import BrokerConfig
 from .handlers import REGISTRY
+from .auth.principal import PrincipalMapper, tls_principal
 from .tls import server_ssl_context
 from .wire.connection import AuthenticationFailure, Connection, ProtocolViolation
 
@@ -30,9 +30,13 @@ class KafkaServer:
         self.clock = clock or (ManualClock() if config.manual_clock else SystemClock())
         self.registry = registry
         self.broker = Broker(config, self.clock.now_ms())
-        self.ssl_context = server_ssl_context(config.tls_cert, config.tls_key, config.tls_key_password)
+        self.ssl_context = server_ssl_context(config.tls_cert, config.tls_key, config.tls_key_password,
+                                              config.tls_client_auth, config.tls_ca)
+        self.principal_mapper = PrincipalMapper(config.ssl_principal_mapping_rules)
         mechanisms = config.enabled_sasl_mechanisms
-        self.credentials = CredentialStore(config.sasl_users, mechanisms) if mechanisms else None
+        self.credentials = self.broker.credentials if mechanisms else None
+        # token expiry (OAUTHBEARER, delegation tokens) follows the (maybe manual) clock
+        self.broker.credentials.now_ms = self.broker.tokens.now_ms = self.clock.now_ms
         self.port: int | None = None
         self._servers: dict[int, asyncio.AbstractServer] = {}   # node id -> its listener
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -158,8 +162,16 @@ class _KafkaProtocol(asyncio.Protocol):
         self.conn = Connection(self.server.broker, self.server.registry, next(self.server._ids), peer[0],
                                on_output=self._write, on_close=self.abort, node_id=self.node_id,
                                authenticator=self.server.new_authenticator(), now_ms=self.server.clock.now_ms())
+        ssl_object = transport.get_extra_info("ssl_object")
+        if ssl_object is not None:
+            try:  # a client certificate's subject (SASL, if any, replaces it once authenticated)
+                self.conn.principal = tls_principal(ssl_object, self.server.principal_mapper)
+            except ValueError as exc:   # no mapping rule applies: Kafka fails the connection
+                self.conn.log.info("tls_principal_unmapped", reason=str(exc))
+                transport.abort()
+                return
         self.server.protocols.add(self)
-        self.conn.log.debug("connection_opened", port=peer[1], node_id=self.node_id)
+        self.conn.log.debug("connection_opened", port=peer[1], node_id=self.node_id, principal=self.conn.principal)
         self.server.schedule_tick()  # the connection's idle check
 
     def data_received(self, data: bytes) -> None:

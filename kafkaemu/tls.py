@@ -4,11 +4,13 @@ from __future__ import annotations
 import ssl
 
 
-def server_ssl_context(cert: str | None, key: str | None = None,
-                       key_password: str | None = None) -> ssl.SSLContext | None:
+def server_ssl_context(cert: str | None, key: str | None = None, key_password: str | None = None,
+                       client_auth: str = "none", ca: str | None = None) -> ssl.SSLContext | None:
     """The context of ``BrokerConfig``'s ``tls_cert``, ``tls_key`` and ``tls_key_password``; None for
-    plaintext listeners (no certificate). Client certificates are not requested (Kafka's default
-    ssl.client.auth=none). A certificate or key that does not load is a ValueError naming the files."""
+    plaintext listeners (no certificate). Client certificates are requested or required with
+    ``client_auth`` (ssl.client.auth) and checked against the PEM CA file ``ca``; by default not
+    (Kafka's ssl.client.auth=none). A certificate, key or CA file that does not load is a
+    ValueError naming the files."""
     if not cert:
         return None
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -22,4 +24,11 @@ def server_ssl_context(cert: str | None, key: str | None = None,
         reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
         raise ValueError(f"cannot load TLS certificate {files}: {reason} "
                          "(PEM certificate chain, unencrypted key or the right password?)") from None
+    if client_auth != "none" and ca:
+        try:
+            context.load_verify_locations(ca)
+        except (OSError, ssl.SSLError) as exc:
+            raise ValueError(f"cannot load TLS CA certificates {ca}: "
+                             f"{getattr(exc, 'reason', None) or exc.strerror or exc}") from None
+        context.verify_mode = ssl.CERT_REQUIRED if client_auth == "required" else ssl.CERT_OPTIONAL
     return context

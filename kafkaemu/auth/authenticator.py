@@ -162,6 +162,11 @@ class SaslAuthenticator:
             self._move(SaslState.COMPLETE)
             self.log.info("sasl_authenticated", user=self.username, mechanism=self.mechanism)
 
+    @property
+    def principal(self) -> str:
+        """The authenticated principal: the SASL user, or a delegation token's owner."""
+        return getattr(self._server, "principal", None) or f"User:{self.username}"
+
     def _decode(self, data: bytes, api_key: int, version: int):
         if not self._supports(api_key, version):
             return None

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from .errors import AuthenticationFailed
+from .principal import TokenPrincipal
 
 HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
 MIN_ITERATIONS = 4096  # Kafka's minimum for both mechanisms (and its default)
@@ -33,6 +34,7 @@ _EXTENSIONS = rf"(?:,[a-zA-Z]+={_VALUE})*"
 _CLIENT_FIRST = re.compile(
     rf"n,(?:a=(?P<authzid>{_SASLNAME}))?,(?P<bare>(?:m={_VALUE},)?n=(?P<saslname>{_SASLNAME}),"
     rf"r=(?P<nonce>{_PRINTABLE}){_EXTENSIONS})")
+_TOKENAUTH = re.compile(r",tokenauth=true(?:,|$)", re.I)
 _CLIENT_FINAL = re.compile(
     rf"(?P<without_proof>c=(?P<channel>{_BASE64}),r=(?P<nonce>{_PRINTABLE}){_EXTENSIONS}),p=(?P<proof>{_BASE64})")
 
@@ -73,8 +75,10 @@ def _new_nonce() -> str:
 
 class ScramServer:
     def __init__(self, mechanism: str, credentials: Mapping[str, ScramCredential],
-                 nonce: Callable[[], str] = _new_nonce) -> None:
+                 nonce: Callable[[], str] = _new_nonce, tokens=None) -> None:
         self.mechanism = mechanism
+        self._tokens = tokens   # DelegationTokens, for clients authenticating with a token (tokenauth=true)
+        self.principal: str | None = None   # set for a token: its owner
         self._hash = HASHES[mechanism]
         self._credentials = credentials
         self._nonce = nonce
@@ -102,7 +106,14 @@ class ScramServer:
         if match is None:
             raise AuthenticationFailed(f"Invalid SCRAM client first message format: {message}")
         username = self.username = _username(match["saslname"])  # for the log; trusted once ``complete``
-        credential = self._credentials.get(username)
+        if _TOKENAUTH.search(match["bare"]):
+            found = self._tokens.scram_credential(username, self.mechanism) if self._tokens is not None else None
+            if found is None:
+                raise AuthenticationFailed(f"Token Authentication failed: Invalid tokenId : {username}")
+            credential, owner = found
+            self.principal = TokenPrincipal(owner)
+        else:
+            credential = self._credentials.get(username)
         if credential is None:
             raise AuthenticationFailed(f"unknown user {username!r}")
         if match["authzid"] and match["authzid"] != username:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import structlog
 
+from ..auth.setup import new_authorizer, new_credentials, new_tokens
 from ..config import BrokerConfig
 from ..core.coordinator import GroupCoordinator
 from ..core.timers import Timers
@@ -50,6 +51,10 @@ class Broker:
         services.topics = self.topics = TopicAdmin(services, self._clock)
         services.txn_path = self.txn_path = TransactionDataPath(services, self._clock)
         self.txn_hooks = TransactionHooks(services, self._clock)
+        # security: the authorizer (None while authorization is off), SASL users, delegation tokens
+        services.authorizer = self.authorizer = new_authorizer(config)
+        services.credentials = self.credentials = new_credentials(config)
+        services.tokens = self.tokens = self.credentials.tokens = new_tokens(config, self._clock)
         self.faults = Faults()
         self.timers = Timers()  # broker-level timers (delayed fault replies, idle connections)
         # __consumer_offsets and __transaction_state exist from the start as internal topics, so no

@@ -53,7 +53,8 @@ class RequestContext:
     the broker's clock (``now_ms``), ``respond`` for a reply given later (the handler returns
     DEFERRED), and the broker's services (``store``, ``groups``, ``txns``, ``placement``,
     ``config``, ``cluster_id``, ``topics``, ``txn_path``, ``authorizer``: None while authorization
-    is off). Built by a broker's subclass (``services_for``), never by this class itself."""
+    is off, ``credentials``, ``tokens``). Built by a broker's subclass (``services_for``), never by
+    this class itself."""
 
     __slots__ = ("api_key", "api_version", "correlation_id", "client_id", "client_host", "connection_id", "node_id",
                  "now_ms", "respond", "principal")
@@ -82,6 +83,8 @@ class RequestContext:
     topics: "TopicAdmin" = None  # type: ignore[assignment]
     txn_path: "TransactionDataPath" = None  # type: ignore[assignment]
     authorizer = None   # None while authorization is off
+    credentials = None  # the SASL users (CredentialStore): SCRAM credentials managed over the wire
+    tokens = None       # delegation tokens (DelegationTokens)
 
     def __repr__(self) -> str:
         return (f"RequestContext(api_key={self.api_key!r}, api_version={self.api_version}, "

@@ -88,7 +88,8 @@ class RequestInterceptor:
         entry = None
         if self.log.enabled:
             entry = {"time_ms": now_ms, "node": node_id, "connection": conn.connection_id,
-                     "client_host": conn.client_host, "client_id": client_id, "api": catalog().api_name(api_key),
+                     "client_host": conn.client_host, "principal": getattr(conn, "principal", None),
+                     "client_id": client_id, "api": catalog().api_name(api_key),
                      "api_key": int(api_key), "version": api_version, "correlation_id": correlation_id,
                      "fault": fault.id if fault else None}
             if self.log.bodies:

@@ -19,6 +19,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ..auth import security_state
 from ..storage.log_store import OFFSETS_TOPIC
 from ..storage.partition_log import PartitionLog
 from ..storage.record_batch import iter_records, parse_header
@@ -126,6 +127,7 @@ class Snapshot:
     group_records: GroupRecords
     offsets: dict               # group -> topic -> partition -> CommittedOffset (immutable)
     store_schedule: dict = field(default_factory=dict)
+    security: dict | None = None   # ACLs, SCRAM credentials, delegation tokens (auth/security_state.py)
 
     def summary(self) -> dict:
         data = [t for t in self.topics if not t.internal]
@@ -145,7 +147,7 @@ def take(name: str, broker, group_records: GroupRecords) -> Snapshot:
               for t in store.topics.values()]
     return Snapshot(name, broker.now_ms, time.time(), topics, copy.deepcopy(store.producer_ids),
                     group_records.refresh(store).copy(), broker.coordinator.offsets.store.snapshot(),
-                    {k: getattr(store, k) for k in _SCHEDULE if hasattr(store, k)})
+                    {k: getattr(store, k) for k in _SCHEDULE if hasattr(store, k)}, security_state.capture(broker))
 
 
 def empty(broker) -> Snapshot:
@@ -157,7 +159,8 @@ def empty(broker) -> Snapshot:
         if topic.internal:
             blank = [capture_partition(PartitionLog(topic, i)) for i in range(len(topic.partitions))]
             images.append(TopicImage(topic.name, topic.topic_id, dict(topic.configs), True, blank))
-    return Snapshot("(empty)", broker.now_ms, time.time(), images, ProducerIdManager(), GroupRecords(), {})
+    return Snapshot("(empty)", broker.now_ms, time.time(), images, ProducerIdManager(), GroupRecords(), {},
+                    security=security_state.initial(broker))
 
 
 def load_groups(snapshot: Snapshot, broker, now_ms: int):
@@ -179,7 +182,9 @@ def load_groups(snapshot: Snapshot, broker, now_ms: int):
 
 def restore(snapshot: Snapshot, broker) -> None:
     """Make the log store hold exactly the snapshot's topics and data (same topic ids). Groups are
-    the caller's to reload (``load_groups``)."""
+    the caller's to reload (``load_groups``). ACLs, SCRAM credentials and tokens come back too."""
+    if snapshot.security is not None:
+        security_state.apply(broker, snapshot.security)
     store = broker.store
     wanted = {t.name: t for t in snapshot.topics}
     for name, topic in list(store.topics.items()):

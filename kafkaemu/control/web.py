@@ -17,6 +17,7 @@ from ..protocol.catalog import catalog
 from .params import ControlError
 from .views import GroupSnapshot, group_ids
 from .web_schemas import schema_registry_section
+from .web_security import security
 from .web_timeline import clock_text, duration_text, esc, state_badge, timeline  # noqa: F401 (esc: shared)
 
 ASSETS = {"page.js": "text/javascript; charset=utf-8", "page.css": "text/css; charset=utf-8",
@@ -83,6 +84,8 @@ def render_page(control, query: str, notice: str | None = None) -> bytes:
         f'<div id="requests-body" data-live>{_requests(control, params)}</div></section>',
         '<section id="schemas"><h2>Schema registry</h2>'
         f'<div id="schemas-body" data-live>{schema_registry_section(control.broker.store)}</div></section>',
+        f'<section id="security"><h2>Security</h2><div id="security-body" data-live>{security(control)}</div>'
+        "</section>" if getattr(control.broker, "authorizer", None) is not None else "",
         "</main></body></html>",
     ]
     return "\n".join(parts).encode()
@@ -349,8 +352,8 @@ def _requests(control, params: dict) -> str:
                     f'<td>{esc(r["client_host"])}</td><td class="client">{esc(r["client_id"])}</td>'
                     f'<td>{esc(r["api"])} v{r["version"]}</td><td>{r["correlation_id"]}</td>'
                     f'<td>{r["latency_ms"]:.1f}</td><td>{esc(r["outcome"])}</td><td>{esc(errors)}</td>'
-                    f'<td>{"" if r["fault"] is None else r["fault"]}</td></tr>')
+                    f'<td>{"" if r["fault"] is None else r["fault"]}</td><td>{esc(r.get("principal") or "")}</td></tr>')
     return (status + '<div class="scroll-box"><table class="requests"><thead><tr><th>seq</th><th>time</th>'
             '<th>node</th><th>conn</th>'
             '<th>host</th><th>client id</th><th>API</th><th>corr id</th><th>latency ms</th><th>outcome</th>'
-            f'<th>errors</th><th>fault</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+            f'<th>errors</th><th>fault</th><th>principal</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')

@@ -10,6 +10,7 @@ from ..core.transactions.requests import AddPartitions
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC
 from ..protocol.api_keys import ApiKey
+from .authorization import GROUP, READ, TRANSACTIONAL_ID, WRITE, authorize
 from .registry import registry
 from .txn_common import fenced_for, is_txn_coordinator
 
@@ -17,6 +18,10 @@ from .txn_common import fenced_for, is_txn_coordinator
 @registry.register(ApiKey.ADD_OFFSETS_TO_TXN, 0, 4)
 def add_offsets_to_txn(ctx, req):
     tid = req.transactional_id
+    if not authorize(ctx, WRITE, TRANSACTIONAL_ID, tid):
+        return {"throttle_time_ms": 0, "error_code": ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED}
+    if not authorize(ctx, READ, GROUP, req.group_id):
+        return {"throttle_time_ms": 0, "error_code": ErrorCode.GROUP_AUTHORIZATION_FAILED}
     if tid and not is_txn_coordinator(ctx, tid):
         return {"throttle_time_ms": 0, "error_code": ErrorCode.NOT_COORDINATOR}
     partition = (OFFSETS_TOPIC, ctx.placement.group_partition(req.group_id))

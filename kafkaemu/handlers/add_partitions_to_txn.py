@@ -14,6 +14,7 @@ authorization (v4+ needs CLUSTER_ACTION in Kafka; kafkaemu has no ACLs).
 from ..core.transactions.requests import AddPartitions
 from ..protocol.errors import ErrorCode
 from ..protocol.api_keys import ApiKey
+from .authorization import CLUSTER_ACTION, TOPIC, TRANSACTIONAL_ID, WRITE, authorize, authorize_cluster, denied_names
 from .registry import registry
 from .txn_common import fenced_for, is_txn_coordinator
 
@@ -27,6 +28,8 @@ def add_partitions_to_txn(ctx, req):
         results = _transaction(ctx, req.v3_and_below_transactional_id, req.v3_and_below_producer_id,
                                req.v3_and_below_producer_epoch, req.v3_and_below_topics, False)
         return {"throttle_time_ms": 0, "results_by_topic_v3_and_below": results}
+    if not authorize_cluster(ctx, CLUSTER_ACTION):   # v4+ come from brokers
+        return {"throttle_time_ms": 0, "error_code": E.CLUSTER_AUTHORIZATION_FAILED, "results_by_transaction": []}
     return {"throttle_time_ms": 0, "error_code": E.NONE, "results_by_transaction": [
         {"transactional_id": t.transactional_id,
          "topic_results": _transaction(ctx, t.transactional_id, t.producer_id, t.producer_epoch, t.topics,
@@ -37,10 +40,14 @@ def add_partitions_to_txn(ctx, req):
 def _transaction(ctx, tid, producer_id, producer_epoch, topics, verify_only) -> list[dict]:
     partitions = list(dict.fromkeys((t.name, p) for t in topics for p in t.partitions))
     store = ctx.store
+    client = ctx.api_version < 4
+    if client and not authorize(ctx, WRITE, TRANSACTIONAL_ID, tid):
+        return _by_topic(dict.fromkeys(partitions, E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED))
+    denied = denied_names(ctx, WRITE, TOPIC, [name for name, _ in partitions]) if client else ()
     failed = {}
     for name, index in partitions:
         topic = store.get(name)
-        if topic is not None and topic.internal and ctx.api_version < 4:
+        if (topic is not None and topic.internal and client) or name in denied:
             failed[(name, index)] = E.TOPIC_AUTHORIZATION_FAILED   # clients may not write internal topics
         elif topic is None or not 0 <= index < len(topic.partitions):
             failed[(name, index)] = E.UNKNOWN_TOPIC_OR_PARTITION

@@ -4,9 +4,29 @@ Only topic resources (type 2) are alterable; broker configs are static in kafkae
 broker resource gets INVALID_REQUEST, and other types too."""
 from ..protocol.errors import ErrorCode
 from ..storage.topic_config import LIST, TOPIC_CONFIG_DEFAULTS, validate_topic_config, validate_topic_configs
+from .authorization import ALTER_CONFIGS, GROUP, TOPIC as TOPIC_RESOURCE, authorize, authorize_cluster
 
 TOPIC = 2
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
+
+
+BROKER, BROKER_LOGGER, GROUP_CONFIG = 4, 8, 32
+
+
+def denied_resource(ctx, resource) -> dict | None:
+    """The response entry of a resource the principal may not ALTER_CONFIGS, or None."""
+    if ctx.authorizer is None:
+        return None
+    kind = resource.resource_type
+    if kind == TOPIC and not authorize(ctx, ALTER_CONFIGS, TOPIC_RESOURCE, resource.resource_name):
+        code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+    elif kind in (BROKER, BROKER_LOGGER) and not authorize_cluster(ctx, ALTER_CONFIGS):
+        code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+    elif kind == GROUP_CONFIG and not authorize(ctx, ALTER_CONFIGS, GROUP, resource.resource_name):
+        code = ErrorCode.GROUP_AUTHORIZATION_FAILED
+    else:
+        return None
+    return {"error_code": code, "error_message": None, "resource_type": kind, "resource_name": resource.resource_name}
 
 
 def apply_changes(ctx, resource, changes, replace_all: bool, validate_only: bool) -> dict:

@@ -10,6 +10,7 @@ Not implemented: ACLs.
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
 from ..protocol.api_keys import ApiKey
+from .authorization import DESCRIBE, GROUP, authorized_operations, denied_names
 from .registry import registry
 
 
@@ -17,10 +18,16 @@ from .registry import registry
 def consumer_group_describe(ctx, req):
     store = ctx.store
     names = {t.topic_id: name for name, t in store.topics.items()}
-    mine = [g for g in req.group_ids if not g or is_coordinator(ctx, g)]   # "": INVALID_GROUP_ID
+    denied = denied_names(ctx, DESCRIBE, GROUP, req.group_ids)
+    mine = [g for g in req.group_ids if g not in denied and (not g or is_coordinator(ctx, g))]  # "": INVALID_GROUP_ID
     described = ctx.groups.consumer_group_describe(
         ctx.now_ms, mine, names, bool(req.include_authorized_operations))
     by_id = {d["group_id"]: d for d in described}
+    if req.include_authorized_operations and ctx.authorizer is not None:
+        by_id = {g: dict(d, authorized_operations=authorized_operations(ctx, GROUP, g)) if not d["error_code"] else d
+                 for g, d in by_id.items()}
+    by_id.update((g, {"error_code": ErrorCode.GROUP_AUTHORIZATION_FAILED, "group_id": g, "group_state": "",
+                      "assignor_name": "", "members": []}) for g in denied)
     return {"groups": [by_id.get(g, {"error_code": ErrorCode.NOT_COORDINATOR, "group_id": g, "group_state": "",
                                      "assignor_name": "", "members": []})
                        for g in req.group_ids]}

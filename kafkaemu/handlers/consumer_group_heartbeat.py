@@ -16,11 +16,17 @@ from ..protocol.errors import ErrorCode
 from .consumer_group_topics import topic_metas
 from .group_common import client_host, is_coordinator
 from ..protocol.api_keys import ApiKey
+from .authorization import DESCRIBE, GROUP, READ, TOPIC, authorize, denied_names
 from .registry import registry
 
 
 @registry.register(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, 1)
 def consumer_group_heartbeat(ctx, req):
+    if not authorize(ctx, READ, GROUP, req.group_id):
+        return {"error_code": ErrorCode.GROUP_AUTHORIZATION_FAILED, "member_epoch": 0, "heartbeat_interval_ms": 0}
+    if req.subscribed_topic_names and denied_names(ctx, DESCRIBE, TOPIC, req.subscribed_topic_names):
+        return {"error_code": ErrorCode.TOPIC_AUTHORIZATION_FAILED, "member_epoch": 0, "heartbeat_interval_ms": 0,
+                "error_message": "The member is not authorized to describe some of its subscribed topics"}
     if not is_coordinator(ctx, req.group_id):
         return {"error_code": ErrorCode.NOT_COORDINATOR, "member_epoch": 0, "heartbeat_interval_ms": 0}
     owned = None

@@ -15,6 +15,7 @@ from collections import Counter
 from ..protocol.errors import ErrorCode
 from .create_topics import MAX_PARTITIONS_PER_BATCH
 from ..protocol.api_keys import ApiKey
+from .authorization import ALTER, TOPIC, denied_names
 from .registry import registry
 
 
@@ -26,8 +27,10 @@ def create_partitions(ctx, req):
                              "error_message": "Excessively large number of additional partitions per request."}
                             for t in req.topics]}
     results = []
+    denied = denied_names(ctx, ALTER, TOPIC, [t.name for t in req.topics if counts[t.name] == 1])
     for t in req.topics:
-        code, message = _validate(ctx, t, counts)
+        code, message = (ErrorCode.TOPIC_AUTHORIZATION_FAILED, "The topic authorization is failed.") \
+            if t.name in denied else _validate(ctx, t, counts)
         if code == ErrorCode.NONE and not req.validate_only:
             ctx.store.add_partitions(t.name, t.count)
         results.append({"name": t.name, "error_code": code, "error_message": message})

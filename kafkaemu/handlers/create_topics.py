@@ -22,6 +22,7 @@ from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
 from ..storage.topic_config import topic_config_entries, validate_topic_config, validate_topic_configs
 from ..protocol.api_keys import ApiKey
+from .authorization import CLUSTER, CREATE, DESCRIBE_CONFIGS, TOPIC, authorize, denied_names
 from .registry import registry
 
 MAX_PARTITIONS_PER_BATCH = 10_000  # Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH
@@ -35,9 +36,14 @@ def create_topics(ctx, req):
                             "error_message": "Excessively large number of partitions per request."}
                            for t in req.topics]}
     results = []
+    # CREATE on the cluster, or on each topic (ControllerApis.createTopics)
+    denied = () if authorize(ctx, CREATE, CLUSTER, "kafka-cluster", log_denied=False) else \
+        denied_names(ctx, CREATE, TOPIC, [t.name for t in req.topics if counts[t.name] == 1])
+    hidden_configs = denied_names(ctx, DESCRIBE_CONFIGS, TOPIC, [t.name for t in req.topics], log_denied=False)
     for t in req.topics:
         result = {"name": t.name, "error_code": ErrorCode.NONE, "error_message": None}
-        error = _validate(ctx, t, counts)
+        error = (ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.") \
+            if t.name in denied and counts[t.name] == 1 else _validate(ctx, t, counts)
         if error is not None:
             result["error_code"], result["error_message"] = error
             results.append(result)
@@ -60,6 +66,8 @@ def create_topics(ctx, req):
                 continue
         result.update(topic_id=topic_id, num_partitions=partitions, replication_factor=rf,
                       configs=_config_entries(configs, ctx.store.topic_defaults))
+        if t.name in hidden_configs:
+            result.update(configs=[], topic_config_error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
         results.append(result)
     return {"topics": results}
 

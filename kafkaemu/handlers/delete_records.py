@@ -11,6 +11,7 @@ not needed: single replica, so the low watermark moves at once.
 from ..protocol.errors import ErrorCode
 from .partition_access import serve_partition
 from ..protocol.api_keys import ApiKey
+from .authorization import DELETE, TOPIC, denied_names
 from .registry import registry
 
 
@@ -18,13 +19,16 @@ from .registry import registry
 def delete_records(ctx, req):
     store = ctx.store
     topics = []
+    denied = denied_names(ctx, DELETE, TOPIC, [t.name for t in req.topics])
     for t in req.topics:
         topic = store.get(t.name)
         parts = []
         for p in t.partitions:
             plog, error = serve_partition(ctx, topic, p.partition_index)
             low = -1
-            if error == ErrorCode.NONE and topic.internal:
+            if t.name in denied:
+                error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            elif error == ErrorCode.NONE and topic.internal:
                 error = ErrorCode.INVALID_TOPIC_EXCEPTION
             elif error == ErrorCode.NONE:
                 name, low = plog.delete_records(p.offset)

@@ -10,6 +10,7 @@ from collections import Counter
 from ..protocol.defaults import ZERO_UUID
 from ..protocol.errors import ErrorCode
 from ..protocol.api_keys import ApiKey
+from .authorization import DELETE, DESCRIBE, TOPIC, authorize
 from .registry import registry
 
 
@@ -37,6 +38,11 @@ def _delete(ctx, name, topic_id, duplicate: bool) -> dict:
                      error_message="You may not specify both topic name and topic id.")
         return entry
     topic = ctx.store.by_id(topic_id) if by_id else ctx.store.get(name)
+    if ctx.authorizer is not None and not (by_id and topic is None):
+        target = topic.name if by_id else name
+        if (by_id and not authorize(ctx, DESCRIBE, TOPIC, target)) or not authorize(ctx, DELETE, TOPIC, target):
+            entry["error_code"] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            return entry
     if topic is None:
         entry["error_code"] = ErrorCode.UNKNOWN_TOPIC_ID if by_id else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
     elif topic.internal:

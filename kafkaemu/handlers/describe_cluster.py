@@ -3,6 +3,7 @@ controllers, gets UNSUPPORTED_ENDPOINT_TYPE as a broker answers it)."""
 from ..protocol.errors import ErrorCode
 from ..protocol.operations import CLUSTER_OPERATIONS, NOT_REQUESTED
 from ..protocol.api_keys import ApiKey
+from .authorization import CLUSTER, DESCRIBE, authorize_cluster, authorized_operations
 from .registry import registry
 from .topic_views import brokers
 
@@ -20,6 +21,13 @@ def describe_cluster(ctx, req):
         "cluster_id": ctx.cluster_id,
         "controller_id": ctx.config.node_id,
         "brokers": brokers(ctx.placement),
-        "cluster_authorized_operations":
-            CLUSTER_OPERATIONS if req.include_cluster_authorized_operations else NOT_REQUESTED,
+        "cluster_authorized_operations": _operations(ctx, req),
     }
+
+
+def _operations(ctx, req) -> int:
+    if not req.include_cluster_authorized_operations:
+        return NOT_REQUESTED
+    if ctx.authorizer is None:
+        return CLUSTER_OPERATIONS
+    return authorized_operations(ctx, CLUSTER, "kafka-cluster") if authorize_cluster(ctx, DESCRIBE) else 0

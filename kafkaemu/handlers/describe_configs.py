@@ -10,6 +10,7 @@ from ..protocol.errors import ErrorCode
 from ..storage.topic_config import (BOOLEAN, DEFAULT_CONFIG, INT, LIST, LONG, SHORT, STATIC_BROKER_CONFIG,
                                     topic_config_entries)
 from ..protocol.api_keys import ApiKey
+from .authorization import DESCRIBE_CONFIGS, TOPIC as TOPIC_RESOURCE, authorize, authorize_cluster
 from .registry import registry
 
 TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
@@ -60,6 +61,12 @@ def _describe(ctx, res, synonyms):
     out = {"error_code": ErrorCode.NONE, "error_message": None, "resource_type": res.resource_type,
            "resource_name": res.resource_name, "configs": []}
     keys = None if res.configuration_keys is None else set(res.configuration_keys)
+    if res.resource_type == TOPIC and not authorize(ctx, DESCRIBE_CONFIGS, TOPIC_RESOURCE, res.resource_name):
+        out["error_code"] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        return out
+    if res.resource_type in (BROKER, BROKER_LOGGER) and not authorize_cluster(ctx, DESCRIBE_CONFIGS):
+        out["error_code"] = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        return out
     if res.resource_type == TOPIC:
         topic = ctx.store.get(res.resource_name)
         if topic is None:

@@ -9,18 +9,26 @@ authorizer). Not implemented: ACLs.
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
 from ..protocol.api_keys import ApiKey
+from .authorization import DESCRIBE, GROUP, authorized_operations, denied_names
 from .registry import registry
 
 
 @registry.register(ApiKey.DESCRIBE_GROUPS, 0, 5)
 def describe_groups(ctx, req):
     include_ops = bool(req.include_authorized_operations) if ctx.api_version >= 3 else False
-    mine = [g for g in req.groups if is_coordinator(ctx, g)]
+    denied = denied_names(ctx, DESCRIBE, GROUP, req.groups)
+    mine = [g for g in req.groups if g not in denied and is_coordinator(ctx, g)]
     described = {d["group_id"]: d for d in ctx.groups.describe_groups(ctx.now_ms, mine, include_ops)}
     groups = []
     for gid in req.groups:
-        if gid in described:
-            groups.append(described[gid])
+        if gid in denied:
+            groups.append({"error_code": ErrorCode.GROUP_AUTHORIZATION_FAILED, "group_id": gid, "group_state": "",
+                           "protocol_type": "", "protocol_data": "", "members": []})
+        elif gid in described:
+            group = described[gid]
+            if include_ops and ctx.authorizer is not None:
+                group = dict(group, authorized_operations=authorized_operations(ctx, GROUP, gid))
+            groups.append(group)
         else:
             groups.append({"error_code": ErrorCode.NOT_COORDINATOR, "group_id": gid, "group_state": "",
                            "protocol_type": "", "protocol_data": "", "members": []})

@@ -13,6 +13,7 @@ import re
 from ..protocol.errors import ErrorCode
 from .partition_access import serve_partition
 from ..protocol.api_keys import ApiKey
+from .authorization import READ, TOPIC, denied_names
 from .registry import registry
 
 _LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
@@ -24,11 +25,14 @@ _UNKNOWN_TOPIC_MESSAGE = "This server does not host this topic-partition."
 def describe_producers(ctx, req):
     store = ctx.store
     topics = []
+    denied = denied_names(ctx, READ, TOPIC, [t.name for t in req.topics])
     for t in req.topics:
         name = t.name
         topic = None
         error, message = _invalid_topic(name), None
-        if error is not None:
+        if name in denied:
+            error, message = ErrorCode.TOPIC_AUTHORIZATION_FAILED, None
+        elif error is not None:
             error, message = ErrorCode.INVALID_TOPIC_EXCEPTION, error
         else:
             topic = store.get(name)

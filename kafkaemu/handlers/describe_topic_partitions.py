@@ -19,6 +19,7 @@ from ..protocol.errors import ErrorCode
 from ..protocol.operations import TOPIC_OPERATIONS
 from ..storage.log_store import validate_topic_name
 from ..protocol.api_keys import ApiKey
+from .authorization import DESCRIBE, TOPIC, authorized_operations, denied_names
 from .registry import registry
 from .topic_views import partitions_metadata
 
@@ -33,20 +34,30 @@ class InvalidRequest(Exception):
 
 @registry.register(ApiKey.DESCRIBE_TOPIC_PARTITIONS, 0, 0)
 def describe_topic_partitions(ctx, req):
+    fetch_all = not req.topics
+    names = ctx.store.topics if fetch_all else [t.name for t in req.topics]
+    denied = denied_names(ctx, DESCRIBE, TOPIC, names, log_denied=not fetch_all)
     try:
-        return describe(ctx, req)
+        result = describe(ctx, req, denied)
     except InvalidRequest:
         return {"topics": [{"error_code": ErrorCode.INVALID_REQUEST, "name": t.name, "topic_id": ZERO_UUID,
                             "is_internal": False, "partitions": []} for t in req.topics]}
+    if ctx.authorizer is not None:
+        for topic in result["topics"]:
+            if "topic_authorized_operations" in topic:
+                topic["topic_authorized_operations"] = authorized_operations(ctx, TOPIC, topic["name"])
+    return result
 
 
-def describe(ctx, req) -> dict:
+def describe(ctx, req, denied=frozenset()) -> dict:
+    """``denied``: names the principal may not describe: left out of all topics, else answered
+    TOPIC_AUTHORIZATION_FAILED."""
     store = ctx.store
     cursor = req.cursor
     cursor_topic = cursor.topic_name if cursor is not None else ""
     fetch_all = not req.topics
     if fetch_all:
-        names = {name for name in store.topics if name >= cursor_topic}
+        names = {name for name in store.topics if name >= cursor_topic and name not in denied}
     else:
         names = {t.name for t in req.topics if t.name >= cursor_topic}
     if cursor is not None and (cursor.partition_index < 0 or cursor.topic_name not in names):
@@ -61,6 +72,10 @@ def describe(ctx, req) -> dict:
             next_cursor = {"topic_name": name, "partition_index": 0}
             break
         topic = store.get(name)
+        if name in denied:
+            topics.append({"error_code": ErrorCode.TOPIC_AUTHORIZATION_FAILED, "name": name, "topic_id": ZERO_UUID,
+                           "is_internal": False, "partitions": []})
+            continue
         if topic is None:
             if not fetch_all:
                 code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if validate_topic_name(name) else ErrorCode.INVALID_TOPIC_EXCEPTION

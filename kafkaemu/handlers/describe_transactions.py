@@ -7,6 +7,7 @@ authorization.
 """
 from ..protocol.errors import ErrorCode
 from ..protocol.api_keys import ApiKey
+from .authorization import DESCRIBE, TOPIC, TRANSACTIONAL_ID, authorize, denied_names
 from .registry import registry
 from .txn_common import is_txn_coordinator
 
@@ -16,9 +17,17 @@ def describe_transactions(ctx, req):
     coordinator = ctx.txns
     states = []
     for tid in req.transactional_ids:
-        if tid and not is_txn_coordinator(ctx, tid):
+        if not authorize(ctx, DESCRIBE, TRANSACTIONAL_ID, tid):
+            states.append(dict(coordinator.describe(ctx.now_ms, ""), transactional_id=tid,
+                               error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED))
+        elif tid and not is_txn_coordinator(ctx, tid):
             states.append(dict(coordinator.describe(ctx.now_ms, ""), transactional_id=tid,
                                error_code=ErrorCode.NOT_COORDINATOR))
         else:
-            states.append(coordinator.describe(ctx.now_ms, tid))
+            state = coordinator.describe(ctx.now_ms, tid)
+            topics = state.get("topics") or []
+            hidden = denied_names(ctx, DESCRIBE, TOPIC, [t["topic"] for t in topics], log_denied=False)
+            if hidden:   # only the partitions of topics the principal may describe
+                state = dict(state, topics=[t for t in topics if t["topic"] not in hidden])
+            states.append(state)
     return {"throttle_time_ms": 0, "transaction_states": states}

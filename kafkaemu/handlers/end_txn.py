@@ -13,6 +13,7 @@ authorization.
 from ..core.transactions.requests import EndTxn
 from ..protocol.errors import ErrorCode
 from ..protocol.api_keys import ApiKey
+from .authorization import TRANSACTIONAL_ID, WRITE, authorize
 from .registry import registry
 from .txn_common import fenced_for, is_txn_coordinator
 
@@ -20,6 +21,8 @@ from .txn_common import fenced_for, is_txn_coordinator
 @registry.register(ApiKey.END_TXN, 0, 4)
 def end_txn(ctx, req):
     tid = req.transactional_id
+    if not authorize(ctx, WRITE, TRANSACTIONAL_ID, tid):
+        return {"throttle_time_ms": 0, "error_code": ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED}
     if tid and not is_txn_coordinator(ctx, tid):
         return {"throttle_time_ms": 0, "error_code": ErrorCode.NOT_COORDINATOR}
     result = ctx.txns.end_transaction(ctx.now_ms, EndTxn(tid, req.producer_id, req.producer_epoch,

@@ -38,7 +38,8 @@ transactions (producer id, first offset) overlapping the batches returned, from 
 aborted-transaction index, as Kafka's LocalLog.read/collectAbortedTransactions; clients drop the
 aborted records. read_uncommitted reads to the high watermark, aborted_transactions null.
 last_stable_offset is the real LSO for both; a read_committed long poll waits for bytes below it.
-preferred_read_replica is -1. Follower fetches (replica_id >= 0) are served like consumers.
+preferred_read_replica is -1. Follower fetches (replica_id >= 0) are served like consumers
+(with authorization on, they need CLUSTER_ACTION instead of READ on each topic).
 """
 from operator import itemgetter
 
@@ -48,6 +49,7 @@ from ..storage.fetch_purgatory import FetchWaiter
 from ..storage.fetch_sessions import SessionPartition
 from ..storage.legacy_records import down_convert
 from ..storage.record_batch import parse_header
+from .authorization import CLUSTER_ACTION, READ, TOPIC, authorize, authorize_cluster
 from .partition_access import current_leader, node_endpoints, serve_partition
 from ..broker.context import DEFERRED
 from ..protocol.api_keys import ApiKey
@@ -83,7 +85,7 @@ def fetch(ctx, req):
     if session is not None:
         _update_session(session, targets, req, v, incremental)
         targets = list(session.partitions.values())
-    plan = _resolve(ctx, targets)
+    plan = _resolve(ctx, targets, _replica_id(req, v))
     response, available, has_error, sent = _read(ctx, req, plan, session, incremental)
     watched = [plog for _, plog, _ in plan if plog is not None]
     min_bytes = min(req.min_bytes, _max_bytes(ctx, req))
@@ -152,11 +154,23 @@ def _update_session(session, targets, req, v, incremental) -> None:
     session.epoch = 1 if session.epoch >= 0x7FFFFFFF else session.epoch + 1
 
 
-def _resolve(ctx, targets):
-    """[(target, plog or None, error)] in session/request order."""
+def _replica_id(req, v) -> int:
+    if v < 15:
+        return req.replica_id
+    state = req.replica_state
+    return -1 if state is None else state.replica_id
+
+
+def _resolve(ctx, targets, replica_id: int = -1):
+    """[(target, plog or None, error)] in session/request order. With authorization on, a consumer
+    needs READ on each topic; a follower (``replica_id`` >= 0) CLUSTER_ACTION on the cluster, else
+    every partition is TOPIC_AUTHORIZATION_FAILED (KafkaApis.handleFetchRequest)."""
     store = ctx.store
     plan = []
     topic = key = None
+    checked = None if ctx.authorizer is None else {}   # topic name -> READ allowed
+    # a follower: one answer, CLUSTER_ACTION's, for every topic
+    follower = authorize_cluster(ctx, CLUSTER_ACTION) if checked is not None and replica_id >= 0 else None
     for t in targets:
         if (t.topic_id if t.topic is None else t.topic) != key or topic is None:   # partitions come by topic
             key = t.topic_id if t.topic is None else t.topic
@@ -164,6 +178,13 @@ def _resolve(ctx, targets):
         plog, error = serve_partition(ctx, topic, t.partition, t.current_leader_epoch)
         if topic is None and t.topic is None:
             error = ErrorCode.UNKNOWN_TOPIC_ID  # named by an id nobody has
+        elif checked is not None:
+            name = t.topic if topic is None else topic.name
+            allowed = follower if follower is not None else checked.get(name)
+            if allowed is None:
+                allowed = checked[name] = authorize(ctx, READ, TOPIC, name)
+            if not allowed:
+                plog, error = None, ErrorCode.TOPIC_AUTHORIZATION_FAILED
         plan.append((t, plog, error))
     return plan
 

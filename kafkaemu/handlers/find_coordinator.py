@@ -10,6 +10,7 @@ exists from the start. Any other key type gets INVALID_REQUEST. Not implemented:
 """
 from ..protocol.errors import ErrorCode
 from ..protocol.api_keys import ApiKey
+from .authorization import DESCRIBE, GROUP as GROUP_RESOURCE, TRANSACTIONAL_ID, authorize
 from .registry import registry
 
 GROUP, TRANSACTION = 0, 1
@@ -28,6 +29,10 @@ def _lookup(ctx, key: str, key_type: int) -> dict:
     if key_type not in (GROUP, TRANSACTION):
         return {"key": key, "node_id": -1, "host": "", "port": -1,
                 "error_code": ErrorCode.INVALID_REQUEST, "error_message": f"Unknown coordinator type {key_type}"}
+    if key_type == GROUP and not authorize(ctx, DESCRIBE, GROUP_RESOURCE, key):
+        return _failed(key, ErrorCode.GROUP_AUTHORIZATION_FAILED)
+    if key_type == TRANSACTION and not authorize(ctx, DESCRIBE, TRANSACTIONAL_ID, key):
+        return _failed(key, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     placement = ctx.placement
     node = placement.group_coordinator(key) if key_type == GROUP else placement.txn_coordinator(key)
     if node < 0 or node in placement.stopped_nodes:  # its __consumer_offsets partition is offline
@@ -36,3 +41,7 @@ def _lookup(ctx, key: str, key_type: int) -> dict:
     host, port = placement.listeners.get(node, (ctx.config.advertised, ctx.config.port))
     return {"key": key, "node_id": node, "host": host, "port": port,
             "error_code": ErrorCode.NONE, "error_message": None}
+
+
+def _failed(key: str, code) -> dict:
+    return {"key": key, "node_id": -1, "host": "", "port": -1, "error_code": code, "error_message": None}

@@ -8,11 +8,14 @@ from ..core.classic.requests import Heartbeat
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
 from ..protocol.api_keys import ApiKey
+from .authorization import GROUP, READ, authorize
 from .registry import registry
 
 
 @registry.register(ApiKey.HEARTBEAT, 0, 4)
 def heartbeat(ctx, req):
+    if not authorize(ctx, READ, GROUP, req.group_id):
+        return {"error_code": ErrorCode.GROUP_AUTHORIZATION_FAILED}
     if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR}
     return ctx.groups.heartbeat(ctx.now_ms, Heartbeat(

@@ -14,6 +14,8 @@ INVALID_PRODUCER_EPOCH before v4. Not implemented: authorization, KIP-939 (v6, t
 from ..core.transactions.requests import InitProducerId
 from ..protocol.errors import ErrorCode
 from ..protocol.api_keys import ApiKey
+from .authorization import (CLUSTER, IDEMPOTENT_WRITE, TOPIC, TRANSACTIONAL_ID, WRITE, authorize,
+                            authorize_by_resource_type)
 from .registry import registry
 from .txn_common import fenced_for, is_txn_coordinator
 
@@ -21,6 +23,12 @@ from .txn_common import fenced_for, is_txn_coordinator
 @registry.register(ApiKey.INIT_PRODUCER_ID, 0, 5)
 def init_producer_id(ctx, req):
     tid = req.transactional_id
+    if tid is not None and not authorize(ctx, WRITE, TRANSACTIONAL_ID, tid):
+        return _response(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    # an idempotent producer: IDEMPOTENT_WRITE on the cluster, or WRITE on some topic
+    if tid is None and not authorize(ctx, IDEMPOTENT_WRITE, CLUSTER, "kafka-cluster", log_denied=False) \
+            and not authorize_by_resource_type(ctx, WRITE, TOPIC):
+        return _response(ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     coordinator = ctx.txns
     # Kafka's order: the request's own errors (answered by the coordinator below), then ownership
     well_formed = (req.producer_id == -1) == (req.producer_epoch == -1) \

@@ -14,12 +14,15 @@ from ..protocol.errors import ErrorCode
 from .group_common import client_host, is_coordinator
 from ..broker.context import DEFERRED
 from ..protocol.api_keys import ApiKey
+from .authorization import GROUP, READ, authorize
 from .registry import registry
 
 
 @registry.register(ApiKey.JOIN_GROUP, 0, 9)
 def join_group(ctx, req):
     version = ctx.api_version
+    if not authorize(ctx, READ, GROUP, req.group_id):
+        return {"error_code": ErrorCode.GROUP_AUTHORIZATION_FAILED, "generation_id": -1, "member_id": ""}
     if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "member_id": req.member_id}
     rebalance_timeout = req.rebalance_timeout_ms if version >= 1 else req.session_timeout_ms

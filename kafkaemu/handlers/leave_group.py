@@ -9,12 +9,15 @@ from ..core.classic.requests import LeaveGroup, LeavingMember
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
 from ..protocol.api_keys import ApiKey
+from .authorization import GROUP, READ, authorize
 from .registry import registry
 
 
 @registry.register(ApiKey.LEAVE_GROUP, 0, 5)
 def leave_group(ctx, req):
     version = ctx.api_version
+    if not authorize(ctx, READ, GROUP, req.group_id):
+        return {"error_code": ErrorCode.GROUP_AUTHORIZATION_FAILED, "members": []}
     if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "members": []}
     if version < 3:

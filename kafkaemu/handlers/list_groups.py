@@ -7,6 +7,7 @@ Not implemented: authorization.
 """
 from .group_common import is_coordinator
 from ..protocol.api_keys import ApiKey
+from .authorization import CLUSTER, DESCRIBE, GROUP, authorize
 from .registry import registry
 
 
@@ -16,4 +17,7 @@ def list_groups(ctx, req):
     states = list(req.states_filter) if version >= 4 else []
     types = list(req.types_filter) if version >= 5 else []
     groups = ctx.groups.list_groups(ctx.now_ms, states, types)
-    return {"error_code": 0, "groups": [g for g in groups if is_coordinator(ctx, g["group_id"])]}
+    groups = [g for g in groups if is_coordinator(ctx, g["group_id"])]
+    if ctx.authorizer is not None and not authorize(ctx, DESCRIBE, CLUSTER, "kafka-cluster", log_denied=False):
+        groups = [g for g in groups if authorize(ctx, DESCRIBE, GROUP, g["group_id"], log_denied=False)]
+    return {"error_code": 0, "groups": groups}

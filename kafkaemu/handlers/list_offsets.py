@@ -18,6 +18,7 @@ Not implemented: timeout_ms (answers are immediate).
 from ..protocol.errors import ErrorCode
 from .partition_access import serve_partition
 from ..protocol.api_keys import ApiKey
+from .authorization import DESCRIBE, TOPIC, denied_names
 from .registry import registry
 
 LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
@@ -30,11 +31,13 @@ def list_offsets(ctx, req):
     v = ctx.api_version
     committed = v >= 2 and req.isolation_level == READ_COMMITTED
     topics = []
+    denied = denied_names(ctx, DESCRIBE, TOPIC, [t.name for t in req.topics])
     for t in req.topics:
         topic = store.get(t.name)
         parts = []
         for p in t.partitions:
-            plog, error = serve_partition(ctx, topic, p.partition_index, p.current_leader_epoch)
+            plog, error = (None, ErrorCode.TOPIC_AUTHORIZATION_FAILED) if t.name in denied else \
+                serve_partition(ctx, topic, p.partition_index, p.current_leader_epoch)
             out = {"partition_index": p.partition_index, "error_code": error, "old_style_offsets": [],
                    "timestamp": -1, "offset": -1, "leader_epoch": -1}
             if error == ErrorCode.NONE and v == 0:

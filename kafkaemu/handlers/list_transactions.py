@@ -6,6 +6,7 @@ by state names (unknown names are echoed in unknown_state_filters), producer ids
 """
 from ..core.transactions.requests import ListTransactions
 from ..protocol.api_keys import ApiKey
+from .authorization import DESCRIBE, TRANSACTIONAL_ID, authorize
 from .registry import registry
 from .txn_common import is_txn_coordinator
 
@@ -16,5 +17,7 @@ def list_transactions(ctx, req):
         list(req.state_filters), list(req.producer_id_filters),
         req.duration_filter if ctx.api_version >= 1 else -1))
     result["transaction_states"] = [s for s in result["transaction_states"]
-                                    if is_txn_coordinator(ctx, s["transactional_id"])]
+                                    if is_txn_coordinator(ctx, s["transactional_id"])
+                                    and authorize(ctx, DESCRIBE, TRANSACTIONAL_ID, s["transactional_id"],
+                                                  log_denied=False)]
     return dict(result, throttle_time_ms=0)

@@ -25,6 +25,8 @@ from ..protocol.errors import ErrorCode
 from ..protocol.operations import CLUSTER_OPERATIONS, NOT_REQUESTED, TOPIC_OPERATIONS
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
 from ..protocol.api_keys import ApiKey
+from .authorization import (CLUSTER, CREATE, DESCRIBE, TOPIC, authorize, authorize_cluster, authorized_operations,
+                            denied_names)
 from .registry import registry
 from .topic_views import brokers, partitions_metadata
 
@@ -38,21 +40,50 @@ def metadata(ctx, req):
         if error is not None:
             return _error_response(req.topics, error)
     topic_ops = TOPIC_OPERATIONS if req.include_topic_authorized_operations else NOT_REQUESTED
-    if want_all:
-        results = [_describe(ctx, topic, topic_ops) for topic in ctx.store.topics.values()]
+    if want_all:  # topics the principal may not describe are left out, as if they did not exist
+        hidden = denied_names(ctx, DESCRIBE, TOPIC, ctx.store.topics, log_denied=False)
+        results = [_describe(ctx, topic, topic_ops) for topic in ctx.store.topics.values()
+                   if topic.name not in hidden]
     elif any(t.topic_id != ZERO_UUID for t in req.topics):
         results = _by_id(ctx, req.topics, topic_ops)
     else:
         allow_create = ctx.config.auto_create_topics and (v < 4 or req.allow_auto_topic_creation)
-        results = [_by_name(ctx, name, allow_create, topic_ops) for name in dict.fromkeys(t.name for t in req.topics)]
+        names = list(dict.fromkeys(t.name for t in req.topics))
+        denied = denied_names(ctx, DESCRIBE, TOPIC, names)
+        results = [_denied(name, ZERO_UUID) if name in denied else
+                   _by_name(ctx, name, allow_create and _may_create(ctx, name), topic_ops)
+                   for name in names]
+    if ctx.authorizer is not None and req.include_topic_authorized_operations and v >= 8:
+        for topic in results:
+            if topic.get("topic_authorized_operations", NOT_REQUESTED) != NOT_REQUESTED:
+                topic["topic_authorized_operations"] = authorized_operations(ctx, TOPIC, topic["name"])
     return {
         "brokers": brokers(ctx.placement),
         "cluster_id": ctx.cluster_id,
         "controller_id": ctx.config.node_id,
         "topics": results,
-        "cluster_authorized_operations":
-            CLUSTER_OPERATIONS if v >= 8 and req.include_cluster_authorized_operations else NOT_REQUESTED,
+        "cluster_authorized_operations": _cluster_operations(ctx, req, v),
     }
+
+
+def _cluster_operations(ctx, req, v) -> int:
+    if not (8 <= v <= 10 and req.include_cluster_authorized_operations):
+        return NOT_REQUESTED
+    if ctx.authorizer is None:
+        return CLUSTER_OPERATIONS
+    return authorized_operations(ctx, CLUSTER, "kafka-cluster") if authorize_cluster(ctx, DESCRIBE) else 0
+
+
+def _may_create(ctx, name) -> bool:
+    """Auto-creating a topic takes CREATE on the cluster or on the topic (asked only of a missing one)."""
+    if ctx.authorizer is None or ctx.store.get(name) is not None:
+        return True
+    return authorize(ctx, CREATE, CLUSTER, "kafka-cluster", log_denied=False) or authorize(ctx, CREATE, TOPIC, name)
+
+
+def _denied(name, topic_id) -> dict:
+    return {"error_code": ErrorCode.TOPIC_AUTHORIZATION_FAILED, "name": name, "topic_id": topic_id,
+            "is_internal": False, "partitions": []}
 
 
 def _request_error(topics, v):
@@ -78,6 +109,8 @@ def _by_id(ctx, topics, topic_ops):
         if topic is None:
             results.append({"error_code": ErrorCode.UNKNOWN_TOPIC_ID, "name": None, "topic_id": topic_id,
                             "partitions": []})
+        elif topic.name in denied_names(ctx, DESCRIBE, TOPIC, [topic.name]):
+            results.append(_denied(None, topic_id))   # ids are not secret, as Kafka
         else:
             results.append(_describe(ctx, topic, topic_ops))
     return results

@@ -18,23 +18,39 @@ from ..core.offsets.requests import CommitPartition, OffsetCommit
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator, partition_exists
 from ..protocol.api_keys import ApiKey
+from .authorization import GROUP, READ, TOPIC, authorize, denied_names
 from .registry import registry
 
 
 @registry.register(ApiKey.OFFSET_COMMIT, 0, 9)
 def offset_commit(ctx, req):
-    version = ctx.api_version
+    if not authorize(ctx, READ, GROUP, req.group_id):
+        return _all(req.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not is_coordinator(ctx, req.group_id):
-        return {"topics": [{"name": t.name, "partitions": [
-            {"partition_index": p.partition_index, "error_code": ErrorCode.NOT_COORDINATOR}
-            for p in t.partitions]} for t in req.topics]}
+        return _all(req.topics, ErrorCode.NOT_COORDINATOR)
+    denied = denied_names(ctx, READ, TOPIC, [t.name for t in req.topics])
+    if denied:   # those topics' partitions fail; the rest are committed
+        allowed = [t for t in req.topics if t.name not in denied]
+        response = _commit(ctx, req, allowed) if allowed else {"topics": []}
+        return dict(response, topics=response["topics"] + _all(
+            [t for t in req.topics if t.name in denied], ErrorCode.TOPIC_AUTHORIZATION_FAILED)["topics"])
+    return _commit(ctx, req, req.topics)
+
+
+def _all(topics, code) -> dict:
+    return {"topics": [{"name": t.name, "partitions": [
+        {"partition_index": p.partition_index, "error_code": code} for p in t.partitions]} for t in topics]}
+
+
+def _commit(ctx, req, topics) -> dict:
+    version = ctx.api_version
     commit = OffsetCommit(
         group_id=req.group_id,
         topics=[(t.name, [CommitPartition(p.partition_index, p.committed_offset,
                                           p.committed_leader_epoch if version >= 6 else -1,
                                           p.committed_metadata,
                                           p.commit_timestamp if version == 1 else -1) for p in t.partitions])
-                for t in req.topics],
+                for t in topics],
         generation_id=req.generation_id_or_member_epoch if version >= 1 else -1,
         member_id=req.member_id if version >= 1 else "",
         group_instance_id=req.group_instance_id if version >= 7 else None,

@@ -13,6 +13,7 @@ Not implemented: authorization.
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
 from ..protocol.api_keys import ApiKey
+from .authorization import DESCRIBE, GROUP, TOPIC, authorize, denied_names
 from .registry import registry
 
 
@@ -38,9 +39,28 @@ def _topics(topics):
 
 
 def _fetch(ctx, group_id, topics, member_id=None, member_epoch=-1, require_stable=False) -> dict:
+    if not authorize(ctx, DESCRIBE, GROUP, group_id):
+        return _failed(group_id, topics, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not is_coordinator(ctx, group_id):
-        return {"group_id": group_id, "error_code": ErrorCode.NOT_COORDINATOR, "topics": [
-            {"name": name, "partitions": [{"partition_index": p, "committed_offset": -1, "committed_leader_epoch": -1,
-                                           "metadata": "", "error_code": ErrorCode.NOT_COORDINATOR}
-                                          for p in parts]} for name, parts in (topics or [])]}
-    return ctx.groups.fetch_offsets(ctx.now_ms, group_id, topics, member_id, member_epoch, require_stable)
+        return _failed(group_id, topics, ErrorCode.NOT_COORDINATOR)
+    coordinator = ctx.groups
+    if ctx.authorizer is None:
+        return coordinator.fetch_offsets(ctx.now_ms, group_id, topics, member_id, member_epoch, require_stable)
+    if topics is None:   # all the group's topics: those the principal may not describe are left out
+        result = coordinator.fetch_offsets(ctx.now_ms, group_id, None, member_id, member_epoch, require_stable)
+        hidden = denied_names(ctx, DESCRIBE, TOPIC, [t["name"] for t in result["topics"]], log_denied=False)
+        return dict(result, topics=[t for t in result["topics"] if t["name"] not in hidden])
+    denied = denied_names(ctx, DESCRIBE, TOPIC, [name for name, _ in topics])
+    result = coordinator.fetch_offsets(ctx.now_ms, group_id, [t for t in topics if t[0] not in denied], member_id,
+                                       member_epoch, require_stable)
+    if denied:
+        failed = _failed(group_id, [t for t in topics if t[0] in denied], ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+        result = dict(result, topics=result["topics"] + failed["topics"])
+    return result
+
+
+def _failed(group_id, topics, code) -> dict:
+    return {"group_id": group_id, "error_code": code, "topics": [
+        {"name": name, "partitions": [{"partition_index": p, "committed_offset": -1, "committed_leader_epoch": -1,
+                                       "metadata": "", "error_code": code}
+                                      for p in parts]} for name, parts in (topics or [])]}

@@ -10,6 +10,7 @@ UNKNOWN_TOPIC_OR_PARTITION. Follower requests (replica_id >= 0) are answered the
 from ..protocol.errors import ErrorCode
 from .partition_access import serve_partition
 from ..protocol.api_keys import ApiKey
+from .authorization import CLUSTER_ACTION, DESCRIBE, TOPIC, authorize_cluster, denied_names
 from .registry import registry
 
 
@@ -17,11 +18,14 @@ from .registry import registry
 def offset_for_leader_epoch(ctx, req):
     store = ctx.store
     topics = []
+    denied = () if ctx.authorizer is None or authorize_cluster(ctx, CLUSTER_ACTION) else \
+        denied_names(ctx, DESCRIBE, TOPIC, [t.topic for t in req.topics])
     for t in req.topics:
         topic = store.get(t.topic)
         parts = []
         for p in t.partitions:
-            plog, error = serve_partition(ctx, topic, p.partition, p.current_leader_epoch)
+            plog, error = (None, ErrorCode.TOPIC_AUTHORIZATION_FAILED) if t.topic in denied else \
+                serve_partition(ctx, topic, p.partition, p.current_leader_epoch)
             out = {"error_code": error, "partition": p.partition, "leader_epoch": -1, "end_offset": -1}
             if error == ErrorCode.NONE:
                 out["leader_epoch"], out["end_offset"] = plog.end_offset_for_epoch(p.leader_epoch)

@@ -43,6 +43,7 @@ from ..core.transactions.verification import for_client
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
 from ..storage.record_batch import transactional_producer
+from .authorization import TOPIC, TRANSACTIONAL_ID, WRITE, authorize, denied_names
 from .partition_access import current_leader, node_endpoints, serve_partition
 from ..broker.context import NO_RESPONSE
 from ..protocol.api_keys import ApiKey
@@ -76,13 +77,18 @@ def produce(ctx, req):
     verifier = None   # KIP-890 verification of partitions a transactional request starts a transaction on
     if txn is not None:
         request_error = _transactional_request_error(req, topic_data)
+        if request_error is None and not authorize(ctx, WRITE, TRANSACTIONAL_ID, req.transactional_id):
+            request_error = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
         if request_error is not None:
             return NO_RESPONSE if acks == 0 else _request_error(topic_data, request_error)
         verifier = ctx.txn_path.partition_verifier
+    denied = denied_names(ctx, WRITE, TOPIC, [name for name, _ in topic_data])
     for name, partitions in topic_data:
         topic = store.get(name)
         topic_error = None
-        if topic is None:
+        if name in denied:   # before existence, as Kafka: a denied name's existence is not disclosed
+            topic, topic_error = None, ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        elif topic is None:
             # __consumer_offsets is the group coordinator's to create, not a produce's
             if ctx.config.auto_create_topics and validate_topic_name(name) and name != OFFSETS_TOPIC:
                 try:

@@ -10,11 +10,14 @@ from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
 from ..broker.context import DEFERRED
 from ..protocol.api_keys import ApiKey
+from .authorization import GROUP, READ, authorize
 from .registry import registry
 
 
 @registry.register(ApiKey.SYNC_GROUP, 0, 5)
 def sync_group(ctx, req):
+    if not authorize(ctx, READ, GROUP, req.group_id):
+        return {"error_code": ErrorCode.GROUP_AUTHORIZATION_FAILED, "assignment": b""}
     if req.group_id and not is_coordinator(ctx, req.group_id):  # "": INVALID_GROUP_ID first
         return {"error_code": ErrorCode.NOT_COORDINATOR, "assignment": b""}
     version = ctx.api_version

@@ -21,6 +21,7 @@ from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC
 from .group_common import is_coordinator, partition_exists
 from ..protocol.api_keys import ApiKey
+from .authorization import GROUP, READ, TOPIC, TRANSACTIONAL_ID, WRITE, authorize, denied_names
 from .registry import registry
 
 E = ErrorCode
@@ -31,13 +32,22 @@ def txn_offset_commit(ctx, req):
     version = ctx.api_version
     exists = partition_exists(ctx)
     error = None
-    if not req.group_id:
+    denied = ()
+    if not authorize(ctx, WRITE, TRANSACTIONAL_ID, req.transactional_id):
+        error = E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+    elif not authorize(ctx, READ, GROUP, req.group_id):
+        error = E.GROUP_AUTHORIZATION_FAILED
+    elif not req.group_id:
         error = E.INVALID_GROUP_ID
     elif not is_coordinator(ctx, req.group_id):
         error = E.NOT_COORDINATOR
     else:
         error = _verification_error(ctx, req)
-    if error is not None:
+        denied = denied_names(ctx, READ, TOPIC, [t.name for t in req.topics])
+    if error in (E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, E.GROUP_AUTHORIZATION_FAILED):
+        response = {"topics": [{"name": t.name, "partitions": [
+            {"partition_index": p.partition_index, "error_code": error} for p in t.partitions]} for t in req.topics]}
+    elif error is not None:
         response = {"topics": [{"name": t.name, "partitions": [
             {"partition_index": p.partition_index,
              "error_code": error if exists(t.name, p.partition_index) else E.UNKNOWN_TOPIC_OR_PARTITION}
@@ -49,12 +59,16 @@ def txn_offset_commit(ctx, req):
             topics=[(t.name, [CommitPartition(p.partition_index, p.committed_offset,
                                               p.committed_leader_epoch if version >= 2 else -1,
                                               p.committed_metadata) for p in t.partitions])
-                    for t in req.topics],
+                    for t in req.topics if t.name not in denied],
             generation_id=req.generation_id if version >= 3 else -1,
             member_id=req.member_id if version >= 3 else "",
             group_instance_id=req.group_instance_id if version >= 3 else None,
             api_version=version)
         response = ctx.groups.commit_transactional_offsets(ctx.now_ms, commit, exists)
+        if denied:
+            response = dict(response, topics=response["topics"] + [{"name": t.name, "partitions": [
+                {"partition_index": p.partition_index, "error_code": E.TOPIC_AUTHORIZATION_FAILED}
+                for p in t.partitions]} for t in req.topics if t.name in denied])
     if version < 2:
         for t in response["topics"]:
             for p in t["partitions"]:

@@ -14,6 +14,7 @@ from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC
 from .partition_access import find_partition
 from ..protocol.api_keys import ApiKey
+from .authorization import ALTER, CLUSTER_ACTION, authorize_cluster
 from .registry import registry
 
 E = ErrorCode
@@ -21,6 +22,10 @@ E = ErrorCode
 
 @registry.register(ApiKey.WRITE_TXN_MARKERS, 0, 1)
 def write_txn_markers(ctx, req):
+    if ctx.authorizer is not None and not authorize_cluster(ctx, ALTER) and not authorize_cluster(ctx, CLUSTER_ACTION):
+        return {"markers": [{"producer_id": m.producer_id, "topics": [
+            {"name": t.name, "partitions": [{"partition_index": i, "error_code": E.CLUSTER_AUTHORIZATION_FAILED}
+                                            for i in t.partition_indexes]} for t in m.topics]} for m in req.markers]}
     markers = []
     for marker in req.markers:
         results: dict[tuple[str, int], ErrorCode] = {}

@@ -246,6 +246,8 @@ class Connection:
         token = bind_request_context(lambda: _log_context(self.connection_id, header, route.name, body))
         try:
             result = self.broker.handle_request(self, api, header, body, respond, now_ms)
+        except envelope.RequestDecodeError as exc:  # a request Kafka cannot parse (an unknown enum code)
+            raise ProtocolViolation(str(exc)) from None
         except Exception:
             self.log.exception("handler_failed", api=api.name, version=api_version, client_id=header.client_id)
             raise ProtocolViolation(f"handler {api.name} failed") from None
@@ -267,7 +269,7 @@ class Connection:
         if auth.complete:
             self._decoder.max_frame_bytes = self.broker.config.socket_request_max_bytes
             self.log = self.log.bind(user=auth.username)
-            self.principal = f"User:{auth.username}"
+            self.principal = auth.principal
         return False
 
     def _send(self, data: bytes) -> None:

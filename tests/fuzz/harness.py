@@ -27,6 +27,8 @@ API_VERSIONS = 18
 LATER_MS = 5 * 60 * 1000  # parked replies due within five minutes are released before the checks
 
 
+from kafkaemu.protocol.envelope import RequestDecodeError  # noqa: E402
+
 HANDLER_FAILURES: list[str] = []
 
 
@@ -35,6 +37,8 @@ def _checked(func):
     def run(ctx, req):
         try:
             return func(ctx, req)
+        except RequestDecodeError:   # a request Kafka would not parse (an unknown ACL enum): refused
+            raise
         except Exception as exc:
             HANDLER_FAILURES.append(f"{func.__module__} v{ctx.api_version} raised {exc!r} on {req}")
             raise

@@ -1,0 +1,64 @@
+"""The broker's authorizer built from its settings: None while authorization is off; with a data
+directory, the ACLs a previous run stored and every change written back."""
+from __future__ import annotations
+
+import json
+import os
+
+from . import acl_file
+from .authorizer import Authorizer, parse_super_users
+from .credentials import CredentialStore
+from .tokens import DelegationTokens
+
+SCRAM_FILE = "scram-credentials.json"
+TOKENS_FILE = "delegation-tokens.json"
+
+
+def new_authorizer(config) -> Authorizer | None:
+    if not config.authorization_enabled:
+        return None
+    authorizer = Authorizer(parse_super_users(config.super_users or ""), config.allow_everyone_if_no_acl_found)
+    if config.data_dir:
+        authorizer.replace(acl_file.load(config.data_dir))
+        authorizer.on_change = lambda acls: acl_file.save(config.data_dir, acls)
+    return authorizer
+
+
+def new_credentials(config) -> CredentialStore:
+    """The users: seeded from --sasl-user; with a data directory, SCRAM credentials a previous run
+    stored (they win over a seed of the same user) and every change written back."""
+    store = CredentialStore(config.sasl_users, config.enabled_sasl_mechanisms)
+    if config.data_dir:
+        path = os.path.join(config.data_dir, SCRAM_FILE)
+        try:
+            with open(path, encoding="utf-8") as f:
+                store.load_scram_json(json.load(f))
+        except FileNotFoundError:
+            pass
+        store.on_change = lambda: _save_json(path, store.scram_to_json())
+    return store
+
+
+def _save_json(path: str, data: dict) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def new_tokens(config, now_ms) -> DelegationTokens:
+    """Delegation tokens (off without delegation.token.secret.key); with a data directory, those a
+    previous run issued and every change written back."""
+    tokens = DelegationTokens(config.delegation_token_secret_key, config.delegation_token_max_lifetime_ms,
+                              config.delegation_token_expiry_time_ms, now_ms)
+    if config.data_dir:
+        path = os.path.join(config.data_dir, TOKENS_FILE)
+        try:
+            with open(path, encoding="utf-8") as f:
+                tokens.load_json(json.load(f))
+        except FileNotFoundError:
+            pass
+        tokens.on_change = lambda: _save_json(path, tokens.to_json())
+    return tokens
