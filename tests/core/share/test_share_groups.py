@@ -1,0 +1,155 @@
+"""Share groups in the coordinator on a manual clock: heartbeats and epochs, the simple assignor
+(a partition shared when members outnumber partitions), subscription changes, session expiry, the
+share partitions' start offsets, lock timers through the coordinator's tick, and the group APIs."""
+from kafkaemu.core.coordinator import GroupCoordinator
+from kafkaemu.core.share import assignor
+from kafkaemu.core.share.group import TopicInfo
+from kafkaemu.core.share.requests import ShareHeartbeat
+from kafkaemu.protocol.errors import ErrorCode as E
+
+T1, T2 = b"\x01" * 16, b"\x02" * 16
+TOPICS = {"a": TopicInfo("a", T1, 2), "b": TopicInfo("b", T2, 3)}
+
+
+def hb(c, now, member, epoch, topics=None, group="g"):
+    return c.share_group_heartbeat(now, ShareHeartbeat(group, member, epoch, subscribed_topic_names=topics), TOPICS)
+
+
+def parts(response):
+    return {(tp["topic_id"], p) for tp in response["assignment"]["topic_partitions"] for p in tp["partitions"]}
+
+
+def test_join_heartbeat_and_leave():
+    c = GroupCoordinator()
+    r = hb(c, 0, "m1", 0, ["a"])
+    assert r["error_code"] == 0 and r["member_epoch"] == 1 and parts(r) == {(T1, 0), (T1, 1)}
+    assert r["heartbeat_interval_ms"] == 5000
+    again = hb(c, 10, "m1", 1)
+    assert again["member_epoch"] == 1 and again["assignment"] is None
+    r2 = hb(c, 20, "m2", 0, ["a"])
+    assert r2["member_epoch"] == 2 and len(parts(r2)) == 1
+    moved = hb(c, 30, "m1", 1)                       # m1 gives one partition to m2: no revocation step
+    assert moved["member_epoch"] == 2 and len(parts(moved)) == 1 and parts(moved) != parts(r2)
+    left = hb(c, 40, "m2", -1)
+    assert left["member_epoch"] == -1
+    assert c.share.group("g").state.value == "Stable"
+    hb(c, 50, "m1", -1)
+    assert c.share.group("g").state.value == "Empty"
+
+
+def test_more_members_than_partitions_share_partitions():
+    c = GroupCoordinator()
+    for i in range(3):
+        hb(c, i, f"m{i}", 0, ["a"])
+    for i in range(3):
+        hb(c, 10, f"m{i}", c.share.group("g").members[f"m{i}"].member_epoch)
+    got = {m: {(t, p) for t, ps in member.assigned.items() for p in ps}
+           for m, member in c.share.group("g").members.items()}
+    counts = sorted(len(v) for v in got.values())
+    assert counts == [1, 1, 2]
+    every = [tp for v in got.values() for tp in v]
+    assert {tp: every.count(tp) for tp in set(every)} == {(T1, 0): 2, (T1, 1): 2}
+
+
+def test_simple_assignor_balances_and_sticks():
+    members = {f"m{i}": frozenset({T2}) for i in range(2)}
+    first = assignor.assign(members, {}, {T2: 3})
+    assert sorted(len(a[T2]) for a in first.values()) == [1, 2]
+    members["m2"] = frozenset({T2})
+    second = assignor.assign(members, first, {T2: 3})
+    assert all(len(a[T2]) == 1 for a in second.values())
+    assert sum(len(second[m][T2] & first[m][T2]) for m in ("m0", "m1")) == 2   # kept what they could
+
+
+def test_errors_as_kafka():
+    c = GroupCoordinator()
+    assert hb(c, 0, "", 0, ["a"])["error_code"] == E.INVALID_REQUEST
+    assert hb(c, 0, "m1", 0, [])["error_message"] == "SubscribedTopicNames must be set in first request."
+    assert hb(c, 0, "m1", -2)["error_code"] == E.INVALID_REQUEST
+    assert hb(c, 0, "m1", 1)["error_code"] == E.GROUP_ID_NOT_FOUND
+    hb(c, 0, "m1", 0, ["a"])
+    assert hb(c, 1, "m1", 7)["error_code"] == E.FENCED_MEMBER_EPOCH
+    assert hb(c, 1, "zz", 1)["error_code"] == E.UNKNOWN_MEMBER_ID
+    assert hb(c, 1, "zz", -1)["error_code"] == E.UNKNOWN_MEMBER_ID
+
+
+def test_subscription_change_bumps_the_epoch():
+    c = GroupCoordinator()
+    hb(c, 0, "m1", 0, ["a"])
+    r = hb(c, 1, "m1", 1, ["a", "b"])
+    assert r["member_epoch"] == 2 and len(parts(r)) == 5
+
+
+def test_session_expiry_removes_the_member_and_releases_its_records():
+    c = GroupCoordinator()
+    c.share_partitions.log_offsets = lambda tid, p, committed: (0, 10)
+    c.share_partitions.group_configs["g"] = {"share.auto.offset.reset": "earliest"}
+    hb(c, 0, "m1", 0, ["a"])
+    c.share_partitions.acquire("g", "m1", T1, 0, 100, [(0, 9)])
+    c.tick(44999)
+    assert "m1" in c.share.group("g").members
+    c.tick(45000)
+    assert c.share.group("g").members == {}
+    assert {r["state"] for r in c.share_partitions.existing("g", T1, 0).in_flight()} == {"Available"}
+
+
+def test_start_offsets_follow_auto_offset_reset_at_assignment():
+    c = GroupCoordinator()
+    c.share_partitions.log_offsets = lambda tid, p, committed: (3, 42)
+    hb(c, 0, "m1", 0, ["a"])
+    assert c.share_partitions.start_offsets("g") == {(T1, 0): 42, (T1, 1): 42}
+    c.share_partitions.set_config("h", "share.auto.offset.reset", "earliest")
+    hb(c, 0, "m1", 0, ["a"], group="h")
+    assert c.share_partitions.start_offsets("h") == {(T1, 0): 3, (T1, 1): 3}
+
+
+def test_lock_timers_fire_on_the_coordinator_tick():
+    c = GroupCoordinator()
+    c.share_partitions.log_offsets = lambda tid, p, committed: (0, 0)
+    hb(c, 0, "m1", 0, ["a"])
+    woken = []
+    c.share_partitions.on_available.append(woken.append)
+    c.ctx.advance(1000)
+    c.share_partitions.acquire("g", "m1", T1, 0, 100, [(0, 4)])
+    assert c.next_deadline_ms() <= 31000
+    c.tick(30999)
+    assert woken == []
+    c.tick(31000)
+    assert woken == [("g", T1, 0)]
+    assert c.share_partitions.acquire("g", "m1", T1, 0, 100, [])[0].delivery_count == 2
+
+
+def test_list_describe_and_delete():
+    c = GroupCoordinator()
+    hb(c, 0, "m1", 0, ["a"])
+    listed = c.list_groups(1, types_filter=["share"])
+    assert listed == [{"group_id": "g", "protocol_type": "share", "group_state": "Stable", "group_type": "share"}]
+    assert c.list_groups(1, types_filter=["consumer"]) == []
+    d = c.share_group_describe(1, ["g", "nope"], {T1: "a"})
+    assert d[0]["group_state"] == "Stable" and d[0]["assignor_name"] == "simple"
+    assert d[0]["members"][0]["assignment"]["topic_partitions"][0]["topic_name"] == "a"
+    assert d[1]["error_code"] == E.GROUP_ID_NOT_FOUND
+    assert c.describe_groups(1, ["g"])[0]["group_state"] == "Dead"   # not a classic group
+    assert c.delete_groups(1, ["g"])[0]["error_code"] == E.NON_EMPTY_GROUP
+    hb(c, 2, "m1", -1)
+    assert c.delete_groups(3, ["g"])[0]["error_code"] == E.NONE
+    assert c.share.group("g") is None and c.share_partitions.start_offsets("g") == {}
+
+
+def test_empty_share_groups_do_not_expire_with_offset_retention():
+    c = GroupCoordinator()
+    hb(c, 0, "m1", 0, ["a"])
+    hb(c, 1, "m1", -1)
+    c.expire_offsets(10 ** 12)
+    assert c.share.group("g") is not None
+
+
+def test_consumer_group_ids_are_not_share_groups():
+    c = GroupCoordinator()
+    from kafkaemu.core.consumer.group import TopicMeta
+    from kafkaemu.core.consumer.requests import ConsumerHeartbeat
+    c.consumer_group_heartbeat(0, ConsumerHeartbeat("cg", "m", 0, rebalance_timeout_ms=1000,
+                                                    subscribed_topic_names=["a"], owned={}),
+                               {"a": TopicMeta("a", T1, 2)})
+    r = hb(c, 1, "m", 0, ["a"], group="cg")
+    assert r["error_code"] == E.GROUP_ID_NOT_FOUND
