@@ -69,6 +69,7 @@ class GroupCoordinator:
         self.share_partitions = SharePartitionManager(self.ctx)
         self.share.on_assigned.append(self.share_partitions.initialize)
         self.share.on_member_removed.append(self.share_partitions.member_left)
+        self.share.on_member_expired.append(self.share_partitions.sessions.drop_member)
         self.share.on_group_deleted.append(self.share_partitions.delete_group)
         self._managers = {GroupType.CLASSIC: self.classic, GroupType.CONSUMER: self.consumer,
                           GroupType.SHARE: self.share}

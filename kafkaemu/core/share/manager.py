@@ -53,6 +53,7 @@ class ShareGroupManager:
         self.topics: Mapping[str, TopicInfo] = {}
         self.on_assigned: list[Assigned] = []
         self.on_member_removed: list[Callable[[str, str], None]] = []   # (group id, member id)
+        self.on_member_expired: list[Callable[[str, str], None]] = []   # removed for its silence
         self.on_group_deleted: list[Callable[[str], None]] = []
         self._initialized: dict[str, set[tuple[bytes, int]]] = {}   # group -> partitions ever assigned
 
@@ -199,6 +200,8 @@ class ShareGroupManager:
             return
         log.info("share_member_session_expired", group=group_id, member=member_id)
         self.remove_member(group, member_id)
+        for listener in list(self.on_member_expired):
+            listener(group_id, member_id)
 
     def is_member(self, group_id: str, member_id: str) -> bool:
         group = self.group(group_id)

@@ -193,6 +193,10 @@ class SharePartition:
         self._advance_start()
         return True
 
+    def done_count(self) -> int:
+        """In-flight records already acknowledged or archived (above the start offset)."""
+        return sum(1 for r in self.records.values() if r.state in (RecordState.ACKNOWLEDGED, RecordState.ARCHIVED))
+
     def next_lock_deadline(self) -> int | None:
         deadlines = [r.lock_deadline_ms for r in self.records.values() if r.state is RecordState.ACQUIRED]
         return min(deadlines) if deadlines else None

@@ -152,8 +152,8 @@ class SharePartitionManager:
         return released
 
     def member_left(self, group_id: str, member_id: str) -> None:
-        for _ in self.sessions.drop_member(group_id, member_id):
-            pass
+        """A member left its group or was removed: what it holds is released. Its share sessions
+        stay until it closes them (a closing consumer may acknowledge after its leave heartbeat)."""
         self.release_member(group_id, member_id)
 
     def release_offset(self, group_id: str, topic_id: bytes, index: int, offset: int) -> bool:

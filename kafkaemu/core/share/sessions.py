@@ -83,7 +83,7 @@ class ShareSessionCache:
             raise GroupError(E.INVALID_SHARE_SESSION_EPOCH)
         return session
 
-    def drop_member(self, group_id: str, member_id: str) -> list[ShareSession]:
-        """Close every session of a member that left its group."""
-        keys = [k for k in self.sessions if k[1] == group_id and k[2] == member_id]
-        return [self.sessions.pop(k) for k in keys]
+    def drop_member(self, group_id: str, member_id: str) -> None:
+        """Forget every session of a member whose group session timed out (it will not close them)."""
+        for key in [k for k in self.sessions if k[1] == group_id and k[2] == member_id]:
+            del self.sessions[key]

@@ -153,3 +153,17 @@ def test_consumer_group_ids_are_not_share_groups():
                                {"a": TopicMeta("a", T1, 2)})
     r = hb(c, 1, "m", 0, ["a"], group="cg")
     assert r["error_code"] == E.GROUP_ID_NOT_FOUND
+
+
+def test_a_leaving_member_keeps_its_sessions_to_close_them_an_expired_one_loses_them():
+    c = GroupCoordinator()
+    hb(c, 0, "m1", 0, ["a"])
+    hb(c, 0, "m2", 0, ["a"])
+    sessions = c.share_partitions.sessions
+    sessions.for_fetch((0, "g", "m1"), 0, [(T1, 0)], [], False)
+    sessions.for_fetch((0, "g", "m2"), 0, [(T1, 0)], [], False)
+    hb(c, 1, "m1", -1)
+    assert (0, "g", "m1") in sessions.sessions          # its final ShareAcknowledge still finds it
+    hb(c, 40000, "m2", 2)                               # (m2 saw the epoch m1's leave made)
+    c.tick(40000 + 45000)
+    assert (0, "g", "m2") not in sessions.sessions
