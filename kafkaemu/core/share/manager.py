@@ -7,7 +7,7 @@ target at the target epoch (share members have nothing to revoke). The answer ca
 when the member joined or its assignment changed.
 
 The timer ``("share-session", group, member)`` removes a member that stops heartbeating
-(group.share.session.timeout.ms). Topic metadata arrives with each heartbeat (name -> TopicInfo) and
+(the group's share.session.timeout.ms, else group.share.session.timeout.ms). Topic metadata arrives with each heartbeat (name -> TopicInfo) and
 the last one seen is kept for timers. ``on_assigned(group_id, {(topic_id, partition)})`` hears of
 partitions a group is assigned for the first time, so their share partitions start where
 share.auto.offset.reset says at that moment, as Kafka initializes share-group state on assignment.
@@ -56,6 +56,13 @@ class ShareGroupManager:
         self.on_member_expired: list[Callable[[str, str], None]] = []   # removed for its silence
         self.on_group_deleted: list[Callable[[str], None]] = []
         self._initialized: dict[str, set[tuple[bytes, int]]] = {}   # group -> partitions ever assigned
+        # (group id, group config name) -> its value, e.g. share.session.timeout.ms (the group's own
+        # config or the broker default); the coordinator points it at the share partitions' configs
+        self.group_config: Callable[[str, str], str] = self._default_config
+
+    def _default_config(self, group_id: str, name: str) -> str:
+        return str(self.settings.session_timeout_ms if name == "share.session.timeout.ms"
+                   else self.settings.heartbeat_interval_ms)
 
     def group(self, group_id: str) -> ShareGroup | None:
         return self.ctx.group(group_id, GroupType.SHARE)
@@ -121,7 +128,8 @@ class ShareGroupManager:
         self._note_state(group, old_state)
         response = {"error_code": 0, "error_message": None, "member_id": updated.member_id,
                     "member_epoch": updated.member_epoch,
-                    "heartbeat_interval_ms": self.settings.heartbeat_interval_ms, "assignment": None}
+                    "heartbeat_interval_ms": int(self.group_config(group.group_id, "share.heartbeat.interval.ms")),
+                    "assignment": None}
         if joining or updated.assigned != member.assigned:
             response["assignment"] = wire_assignment(updated.assigned)
         return response
@@ -191,7 +199,7 @@ class ShareGroupManager:
             listener(group.group_id, member_id)
 
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
-        self.ctx.schedule(_session_key(group_id, member_id), self.settings.session_timeout_ms,
+        self.ctx.schedule(_session_key(group_id, member_id), int(self.group_config(group_id, "share.session.timeout.ms")),
                           lambda: self._expire_session(group_id, member_id))
 
     def _expire_session(self, group_id: str, member_id: str) -> None:

@@ -141,7 +141,7 @@ class SharePartition:
                 self._release(rec)
             else:   # REJECT, GAP
                 self._finish(rec, RecordState.ARCHIVED)
-        self._advance_start()
+        self.advance_start()
         return E.NONE
 
     def _finish(self, rec: InFlight, state: RecordState) -> None:
@@ -153,7 +153,7 @@ class SharePartition:
         limit_reached = rec.delivery_count >= self.limits.delivery_count_limit
         self._finish(rec, RecordState.ARCHIVED if limit_reached else RecordState.AVAILABLE)
 
-    def _advance_start(self) -> None:
+    def advance_start(self) -> None:
         while self.start_offset < self.end_offset:
             rec = self.records.get(self.start_offset)
             if rec is not None and rec.state not in (RecordState.ACKNOWLEDGED, RecordState.ARCHIVED):
@@ -170,7 +170,7 @@ class SharePartition:
                 self._release(rec)
                 expired += 1
         if expired:
-            self._advance_start()
+            self.advance_start()
         return expired
 
     def release_member(self, member_id: str) -> int:
@@ -181,7 +181,7 @@ class SharePartition:
                 self._release(rec)
                 released += 1
         if released:
-            self._advance_start()
+            self.advance_start()
         return released
 
     def release_offset(self, offset: int) -> bool:
@@ -190,7 +190,7 @@ class SharePartition:
         if rec is None or rec.state is not RecordState.ACQUIRED:
             return False
         self._release(rec)
-        self._advance_start()
+        self.advance_start()
         return True
 
     def done_count(self) -> int:
@@ -214,7 +214,7 @@ class SharePartition:
                 del self.records[offset]
             self.start_offset = log_start_offset
             self.end_offset = max(self.end_offset, log_start_offset)
-            self._advance_start()
+            self.advance_start()
 
     def in_flight(self) -> list[dict]:
         """Every in-flight record: offset, state, delivery count, owner, lock deadline."""

@@ -9,6 +9,10 @@ The log is seen through ``log_offsets(topic_id, partition, read_committed)`` ->
 injected by the broker. One timer per share partition, ``("share-locks", group, topic id,
 partition)``, fires at its earliest lock deadline and releases what lapsed; ``on_available``
 listeners hear of records that became available again (a parked ShareFetch can then complete).
+
+Durability: with a ``state_sink(partition, [(key, value or None)], now_ms)`` every change of a share
+partition is written as its snapshot (state_records.py) to that partition of __share_group_state
+(``state_partitions`` of them), and ``load`` rebuilds the share partitions from those records.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import structlog
 
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
+from . import state_records
 from .partition import AckType, Acquired, PartitionLimits, SharePartition
 from .sessions import ShareSessionCache
 
@@ -55,6 +60,9 @@ class SharePartitionManager:
         self.group_configs: dict[str, dict[str, str]] = {}
         self.sessions = ShareSessionCache()
         self.on_available: list[Callable[[Key], None]] = []
+        self.state_sink: Callable[[int, list, int], None] | None = None
+        self.state_partitions = 50     # Kafka's share.coordinator.state.topic.num.partitions
+        self._snapshot_epochs: dict[Key, int] = {}
 
     # ------------------------------------------------------------ group configs
     def config(self, group_id: str, name: str) -> str:
@@ -105,6 +113,7 @@ class SharePartitionManager:
             start = log_start if reset == "earliest" else end
             sp = self.partitions[key] = SharePartition(start, self.limits(group_id))
             log.info("share_partition_initialized", group=group_id, partition=index, start_offset=start, reset=reset)
+            self._changed(key)
         return sp
 
     def existing(self, group_id: str, topic_id: bytes, index: int) -> SharePartition | None:
@@ -116,6 +125,7 @@ class SharePartitionManager:
         acquired = sp.acquire(member_id, max_records, batches, self.ctx.now_ms)
         if acquired:
             self._schedule_locks((group_id, topic_id, index), sp)
+            self._changed((group_id, topic_id, index))
         return acquired
 
     def acknowledge(self, group_id: str, member_id: str, topic_id: bytes, index: int, batches: list,
@@ -134,8 +144,10 @@ class SharePartitionManager:
                                self.ctx.now_ms)
         key = (group_id, topic_id, index)
         self._schedule_locks(key, sp)
-        if error == E.NONE and (sp.has_available() and not had_available or sp.can_acquire_new()):
-            self._notify(key)
+        if error == E.NONE:
+            self._changed(key)
+            if sp.has_available() and not had_available or sp.can_acquire_new():
+                self._notify(key)
         return error
 
     def release_member(self, group_id: str, member_id: str, partitions: Iterable[tuple[bytes, int]] | None = None) -> int:
@@ -148,6 +160,7 @@ class SharePartitionManager:
             if n:
                 released += n
                 self._schedule_locks(key, sp)
+                self._changed(key)
                 self._notify(key)
         return released
 
@@ -163,6 +176,7 @@ class SharePartitionManager:
         if sp is None or not sp.release_offset(offset):
             return False
         self._schedule_locks(key, sp)
+        self._changed(key)
         self._notify(key)
         return True
 
@@ -181,6 +195,7 @@ class SharePartitionManager:
         expired = sp.expire_locks(self.ctx.now_ms)
         if expired:
             log.info("share_locks_expired", group=key[0], partition=key[2], records=expired)
+            self._changed(key)
             self._notify(key)
         self._schedule_locks(key, sp)
 
@@ -200,19 +215,47 @@ class SharePartitionManager:
         else:
             sp.reset(offset)
             self.ctx.cancel(("share-locks",) + key)
+        self._changed(key)
 
     def delete_topic_state(self, group_id: str, topic_id: bytes) -> None:
-        for key in [k for k in self.partitions if k[0] == group_id and k[1] == topic_id]:
-            del self.partitions[key]
-            self.ctx.cancel(("share-locks",) + key)
+        self._drop([k for k in self.partitions if k[0] == group_id and k[1] == topic_id])
 
     def delete_group(self, group_id: str) -> None:
-        for key in [k for k in self.partitions if k[0] == group_id]:
-            del self.partitions[key]
-            self.ctx.cancel(("share-locks",) + key)
+        self._drop([k for k in self.partitions if k[0] == group_id])
         self.group_configs.pop(group_id, None)
 
     def on_topic_deleted(self, topic_id: bytes) -> None:
-        for key in [k for k in self.partitions if k[1] == topic_id]:
+        self._drop([k for k in self.partitions if k[1] == topic_id])
+
+    def _drop(self, keys: list[Key]) -> None:
+        for key in keys:
             del self.partitions[key]
             self.ctx.cancel(("share-locks",) + key)
+            self._write(key, None)
+            self._snapshot_epochs.pop(key, None)
+
+    # ------------------------------------------------------------ durability
+    def _changed(self, key: Key) -> None:
+        if self.state_sink is not None:
+            epoch = self._snapshot_epochs[key] = self._snapshot_epochs.get(key, -1) + 1
+            self._write(key, state_records.encode_value(self.partitions[key], epoch))
+
+    def _write(self, key: Key, value: bytes | None) -> None:
+        if self.state_sink is not None:
+            partition = state_records.state_partition(*key, self.state_partitions)
+            self.state_sink(partition, [(state_records.encode_key(*key), value)], self.ctx.now_ms)
+
+    def load(self, entries: Iterable[tuple[bytes, bytes | None]]) -> int:
+        """Rebuild share partitions from __share_group_state records in log order (the last record
+        of a key wins; a tombstone removes it); returns how many share partitions there are. A record
+        that does not decode is logged and skipped."""
+        for key_bytes, value in entries:
+            try:
+                key = state_records.decode_key(key_bytes)
+                if value is None:
+                    self.partitions.pop(key, None)
+                else:
+                    self.partitions[key] = state_records.decode_value(value, self.limits(key[0]))
+            except Exception as exc:
+                log.warning("share_state_record_skipped", error=str(exc)[:200])
+        return len(self.partitions)

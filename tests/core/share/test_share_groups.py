@@ -167,3 +167,14 @@ def test_a_leaving_member_keeps_its_sessions_to_close_them_an_expired_one_loses_
     hb(c, 40000, "m2", 2)                               # (m2 saw the epoch m1's leave made)
     c.tick(40000 + 45000)
     assert (0, "g", "m2") not in sessions.sessions
+
+
+def test_the_group_configs_set_the_heartbeat_interval_and_session_timeout():
+    c = GroupCoordinator()
+    c.share_partitions.set_config("g", "share.heartbeat.interval.ms", "7000")
+    c.share_partitions.set_config("g", "share.session.timeout.ms", "50000")
+    assert hb(c, 0, "m1", 0, ["a"])["heartbeat_interval_ms"] == 7000
+    c.tick(49999)
+    assert "m1" in c.share.group("g").members
+    c.tick(50000)
+    assert "m1" not in c.share.group("g").members
