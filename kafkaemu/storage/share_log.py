@@ -29,6 +29,16 @@ def log_offsets(store):
     return offsets
 
 
+def offset_for_time(store):
+    """``(topic_id, partition, timestamp_ms) -> offset or None``: the first record at or after the
+    time (share.auto.offset.reset=by_duration)."""
+    def find(topic_id: bytes, index: int, timestamp_ms: int):
+        plog = _plog(store, topic_id, index)
+        found = plog.offset_for_timestamp(timestamp_ms) if plog is not None else None
+        return found[1] if found is not None else None
+    return find
+
+
 def share_waker(store):
     """A SharePartitionManager ``on_available`` listener: the ShareFetches parked on that partition
     read again."""

@@ -3,7 +3,8 @@ starts, acquiring and acknowledging their records, the timers of their acquisiti
 group configs that tune them, and the share sessions.
 
 A share partition starts where share.auto.offset.reset says (``latest``: the partition's end;
-``earliest``: its log start) when its group is first assigned it, or when it is first fetched.
+``earliest``: its log start; ``by_duration:<ISO-8601>``: the first record at most that old, else the
+end) when its group is first assigned it, or when it is first fetched.
 The log is seen through ``log_offsets(topic_id, partition, read_committed)`` ->
 (log start offset, end offset readable under that isolation) or None for an unknown partition,
 injected by the broker. One timer per share partition, ``("share-locks", group, topic id,
@@ -16,6 +17,7 @@ partition is written as its snapshot (state_records.py) to that partition of __s
 """
 from __future__ import annotations
 
+import re
 from typing import Callable, Iterable, Mapping
 
 import structlog
@@ -30,11 +32,17 @@ log = structlog.get_logger("kafkaemu.share_partitions")
 E = ErrorCode
 Key = tuple[str, bytes, int]   # group id, topic id, partition
 LogOffsets = Callable[[bytes, int, bool], "tuple[int, int] | None"]
+OffsetForTime = Callable[[bytes, int, int], "int | None"]   # (topic id, partition, timestamp) -> offset
+_DURATION = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
 
-# The group configs a share group accepts (IncrementalAlterConfigs on GROUP resources) and their checks.
-GROUP_CONFIGS = ("share.auto.offset.reset", "share.record.lock.duration.ms", "share.delivery.count.limit",
-                 "share.isolation.level", "share.heartbeat.interval.ms", "share.session.timeout.ms")
 
+def duration_ms(iso: str) -> int | None:
+    """An ISO-8601 duration (PnDTnHnMnS) in ms, or None."""
+    m = _DURATION.match(iso)
+    if m is None or iso in ("P", "PT"):
+        return None
+    days, hours, minutes, seconds = (float(g) if g else 0.0 for g in m.groups())
+    return int((((days * 24 + hours) * 60 + minutes) * 60 + seconds) * 1000)
 
 def validate_ack_batches(batches: list, renew_allowed: bool) -> ErrorCode:
     """Kafka's checks of a partition's acknowledgement batches: ordered, not overlapping, one type or
@@ -56,6 +64,7 @@ class SharePartitionManager:
         self.ctx = ctx
         self.settings = ctx.settings.share
         self.log_offsets: LogOffsets = log_offsets or (lambda tid, p, committed: None)
+        self.offset_for_time: OffsetForTime = lambda tid, p, ts: None
         self.partitions: dict[Key, SharePartition] = {}
         self.group_configs: dict[str, dict[str, str]] = {}
         self.sessions = ShareSessionCache()
@@ -111,6 +120,10 @@ class SharePartitionManager:
             log_start, end = offsets
             reset = self.config(group_id, "share.auto.offset.reset")
             start = log_start if reset == "earliest" else end
+            if reset.startswith("by_duration:"):
+                span = duration_ms(reset[len("by_duration:"):])
+                found = self.offset_for_time(topic_id, index, self.ctx.now_ms - span) if span is not None else None
+                start = min(max(found, log_start), end) if found is not None else end
             sp = self.partitions[key] = SharePartition(start, self.limits(group_id))
             log.info("share_partition_initialized", group=group_id, partition=index, start_offset=start, reset=reset)
             self._changed(key)

@@ -178,3 +178,20 @@ def test_the_group_configs_set_the_heartbeat_interval_and_session_timeout():
     assert "m1" in c.share.group("g").members
     c.tick(50000)
     assert "m1" not in c.share.group("g").members
+
+
+def test_by_duration_starts_at_the_first_record_that_young():
+    from kafkaemu.core.share.partitions import duration_ms
+    assert duration_ms("PT1H") == 3_600_000 and duration_ms("P1DT0.5S") == 86_400_500 and duration_ms("1H") is None
+    c = GroupCoordinator()
+    spm = c.share_partitions
+    spm.log_offsets = lambda tid, p, committed: (0, 100)
+    asked = []
+    spm.offset_for_time = lambda tid, p, ts: asked.append(ts) or (40 if ts <= 7_000_000 else None)
+    spm.set_config("g", "share.auto.offset.reset", "by_duration:PT1H")
+    hb(c, 10_000_000, "m1", 0, ["a"])
+    assert asked[0] == 10_000_000 - 3_600_000
+    assert spm.start_offsets("g") == {(T1, 0): 40, (T1, 1): 40}
+    spm.set_config("h", "share.auto.offset.reset", "by_duration:PT1S")
+    hb(c, 10_000_000, "m1", 0, ["a"], group="h")
+    assert spm.start_offsets("h") == {(T1, 0): 100, (T1, 1): 100}   # nothing that young: the end
