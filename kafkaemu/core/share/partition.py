@@ -113,6 +113,23 @@ class SharePartition:
         rec.owner = member_id
         rec.lock_deadline_ms = deadline
 
+    def archive_acquired(self, member_id: str, ranges: list[tuple[int, int]], acquired: list[Acquired]) -> list[Acquired]:
+        """Archive the offsets in ``ranges`` that ``member_id`` just acquired (read_committed: records
+        of aborted transactions and transaction markers are never delivered); returns ``acquired``
+        without them."""
+        if not ranges:
+            return acquired
+        dropped = set()
+        for first, last in ranges:
+            for offset in range(first, last + 1):
+                rec = self.records.get(offset)
+                if rec is not None and rec.state is RecordState.ACQUIRED and rec.owner == member_id:
+                    self._finish(rec, RecordState.ARCHIVED)
+                    dropped.add(offset)
+        self.advance_start()
+        return _runs([(o, a.delivery_count) for a in acquired for o in range(a.first_offset, a.last_offset + 1)
+                      if o not in dropped])
+
     def has_available(self) -> bool:
         return any(r.state is RecordState.AVAILABLE for r in self.records.values())
 

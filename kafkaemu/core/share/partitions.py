@@ -141,6 +141,16 @@ class SharePartitionManager:
             self._changed((group_id, topic_id, index))
         return acquired
 
+    def archive_acquired(self, group_id: str, member_id: str, topic_id: bytes, index: int,
+                         ranges: list[tuple[int, int]], acquired: list[Acquired]) -> list[Acquired]:
+        key = (group_id, topic_id, index)
+        sp = self.partitions[key]
+        kept = sp.archive_acquired(member_id, ranges, acquired)
+        if kept != acquired:
+            self._schedule_locks(key, sp)
+            self._changed(key)
+        return kept
+
     def acknowledge(self, group_id: str, member_id: str, topic_id: bytes, index: int, batches: list,
                     renew_allowed: bool = False) -> ErrorCode:
         """One partition's acknowledgements (request batches with first_offset, last_offset and
