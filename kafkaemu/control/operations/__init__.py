@@ -16,13 +16,14 @@ from .nodes import NodeOps
 from .overview import OverviewOps
 from .requests import RequestOps
 from .schemas import SchemaRegistryOps
+from .share import ShareOps
 from .snapshots import SnapshotOps
 from .topics import TopicOps
 from .transactions import TransactionOps
 
 
 class Control(OverviewOps, ClockOps, GroupOps, FaultOps, NodeOps, TopicOps, TransactionOps, RequestOps, AwaitOps,
-              SnapshotOps, SchemaRegistryOps):
+              SnapshotOps, SchemaRegistryOps, ShareOps):
     """The control plane of one broker: ``run(name, params)`` / ``await call(name, params)``."""
 
 
