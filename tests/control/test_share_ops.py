@@ -70,3 +70,23 @@ def test_awaits_answer_when_already_true(env):
     assert got["satisfied"] and got["current"]["group_id"] == "sg"
     got = env.op("await_share_offset", group="sg", topic="t", partition=0, offset=0, timeout_ms=1000)
     assert got["current"]["start_offset"] == 0
+
+
+def test_a_snapshot_restore_brings_share_partitions_back(env):
+    b = env.broker
+    from kafkaemu.storage import share_state_topic
+    b.coordinator.share_partitions.state_sink = share_state_topic.log_sink(b.store)   # as the broker wires it
+    joined(env)
+    acquire(env)
+    t = b.store.get("t")
+    b.coordinator.share_partitions.acknowledge("sg", "m1", t.topic_id, 0, [_Ack(0, 0)])
+    env.op("snapshot_save", name="s")
+    b.coordinator.share_partitions.acknowledge("sg", "m1", t.topic_id, 0, [_Ack(1, 2)])
+    env.op("snapshot_restore", name="s", keep_members=False)
+    sp = b.coordinator.share_partitions.existing("sg", t.topic_id, 0)
+    assert sp.start_offset == 1 and [r["state"] for r in sp.in_flight()] == ["Available", "Available"]
+
+
+class _Ack:
+    def __init__(self, first, last):
+        self.first_offset, self.last_offset, self.acknowledge_types = first, last, [1]
