@@ -90,3 +90,16 @@ def test_a_snapshot_restore_brings_share_partitions_back(env):
 class _Ack:
     def __init__(self, first, last):
         self.first_offset, self.last_offset, self.acknowledge_types = first, last, [1]
+
+
+def test_the_web_page_draws_share_groups_with_a_strip_of_record_states(env):
+    from kafkaemu.control.web import render_page
+    assert b"No share groups yet." in render_page(env.control, "")
+    joined(env)
+    acquire(env)
+    t = env.broker.store.get("t")
+    env.broker.coordinator.share_partitions.acknowledge("sg", "m1", t.topic_id, 0, [_Ack(1, 1)])
+    page = render_page(env.control, "").decode()
+    assert 'class="group share-group" data-group="sg" data-state="Stable"' in page
+    assert page.count('class="rec rec-acquired c0"') == 2 and page.count('class="rec rec-acknowledged"') == 1
+    assert 'title="offset 1: Acknowledged, delivery 1"' in page
