@@ -14,7 +14,7 @@ from .harness import T0, Env
 @pytest.fixture
 def env():
     e = Env()
-    e.broker.create_topic("t", 1, {})
+    e.broker.topics.create("t", 1, {})
     return e
 
 
