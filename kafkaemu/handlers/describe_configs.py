@@ -10,6 +10,7 @@ from ..protocol.errors import ErrorCode
 from ..storage.topic_config import (BOOLEAN, DEFAULT_CONFIG, INT, LIST, LONG, SHORT, STATIC_BROKER_CONFIG,
                                     topic_config_entries)
 from ..protocol.api_keys import ApiKey
+from .group_configs import GROUP, describe_group_configs
 from .registry import registry
 
 TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
@@ -79,6 +80,9 @@ def _describe(ctx, res, synonyms):
         for name, (value, typ) in sorted(broker_configs(ctx).items()):
             if keys is None or name in keys:
                 out["configs"].append(_entry(ctx, name, value, STATIC_BROKER_CONFIG, typ, synonyms))
+    elif res.resource_type == GROUP:
+        for name, value, source, typ in describe_group_configs(ctx, res, keys):
+            out["configs"].append(_entry(ctx, name, value, source, typ, synonyms))
     elif res.resource_type != BROKER_LOGGER:
         out["error_code"] = ErrorCode.INVALID_REQUEST
         out["error_message"] = f"Unsupported resource type {res.resource_type}"
