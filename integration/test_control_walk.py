@@ -44,10 +44,10 @@ EXAMPLES = {
     "snapshot_list": {}, "snapshot_save": {"name": "s2"}, "snapshot_restore": {"name": "s"},
     "snapshot_delete": {"name": "s"}, "reset": {},
     "schema_subjects": {}, "schema_subject": {"subject": "t-value"}, "schema_journal": {"after": -1, "limit": 10},
-    "share_groups": {}, "share_group": {"group": "sg"}, "share_records": {"group": "sg", "topic": "t", "partition": 1},
-    "release_share_record": {"group": "sg", "topic": "t", "partition": 1, "offset": 0},
+    "share_groups": {}, "share_group": {"group": "sg"}, "share_records": {"group": "sg", "topic": "st", "partition": 0},
+    "release_share_record": {"group": "sg", "topic": "st", "partition": 0, "offset": 0},
     "await_share_group": {"group": "sg", "members": 1, "timeout_ms": "5s"},
-    "await_share_offset": {"group": "sg", "topic": "t", "partition": 1, "offset": 0, "timeout_ms": "5s"},
+    "await_share_offset": {"group": "sg", "topic": "st", "partition": 0, "offset": 0, "timeout_ms": "5s"},
 }
 NEEDS_A_STOPPED_NODE = {"node_start"}
 # Python parameter names that stand for an operation's parameter of another name.
@@ -109,18 +109,18 @@ def prepare(e: KafkaEmulator, op: str) -> dict:
 
 
 def _share_group(broker) -> None:
-    """Share group sg: member walker-share holds the three records of t-1 (from offset 0)."""
+    """Share group sg: member walker-share holds the three records of st-0 (from offset 0)."""
     from kafkaemu.core.share.group import TopicInfo
     from kafkaemu.core.share.requests import ShareHeartbeat
     from kafkaemu.storage.record_batch import build_batch
-    t = broker.store.get("t")
+    t = broker.topics.create("st", 1, {})
     broker.coordinator.share_group_heartbeat(broker.now_ms, ShareHeartbeat("sg", "walker-share", 0,
-                                                                           subscribed_topic_names=["t"]),
-                                             {"t": TopicInfo("t", t.topic_id, len(t.partitions))})
-    t.partitions[1].append(build_batch([(b"k", b"v", [], broker.now_ms)] * 3), broker.now_ms)
+                                                                           subscribed_topic_names=["st"]),
+                                             {"st": TopicInfo("st", t.topic_id, 1)})
+    t.partitions[0].append(build_batch([(b"k", b"v", [], broker.now_ms)] * 3), broker.now_ms)
     shares = broker.coordinator.share_partitions
-    shares.alter_start_offset("sg", t.topic_id, 1, 0)
-    assert shares.acquire("sg", "walker-share", t.topic_id, 1, 10, [(0, 2)])
+    shares.alter_start_offset("sg", t.topic_id, 0, 0)
+    assert shares.acquire("sg", "walker-share", t.topic_id, 0, 10, [(0, 2)])
 
 
 def example(op: str, state: dict) -> dict:
