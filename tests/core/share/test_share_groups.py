@@ -195,3 +195,14 @@ def test_by_duration_starts_at_the_first_record_that_young():
     spm.set_config("h", "share.auto.offset.reset", "by_duration:PT1S")
     hb(c, 10_000_000, "m1", 0, ["a"], group="h")
     assert spm.start_offsets("h") == {(T1, 0): 100, (T1, 1): 100}   # nothing that young: the end
+
+
+def test_offset_apis_on_a_share_group_id():
+    from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
+    c = GroupCoordinator()
+    hb(c, 0, "m1", 0, ["a"])
+    commit = c.commit_offsets(1, OffsetCommit("g", [("a", [CommitPartition(0, 5)])], member_id="m1"))
+    assert {p["error_code"] for t in commit["topics"] for p in t["partitions"]} == {E.GROUP_ID_NOT_FOUND}
+    fetched = c.fetch_offsets(1, "g", [("a", [0])])      # as for a group that is gone: no offset
+    assert fetched["error_code"] == 0 and fetched["topics"][0]["partitions"][0]["committed_offset"] == -1
+    assert c.delete_offsets(1, "g", [("a", [0])])["error_code"] == E.GROUP_ID_NOT_FOUND
