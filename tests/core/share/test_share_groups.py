@@ -206,3 +206,16 @@ def test_offset_apis_on_a_share_group_id():
     fetched = c.fetch_offsets(1, "g", [("a", [0])])      # as for a group that is gone: no offset
     assert fetched["error_code"] == 0 and fetched["topics"][0]["partitions"][0]["committed_offset"] == -1
     assert c.delete_offsets(1, "g", [("a", [0])])["error_code"] == E.GROUP_ID_NOT_FOUND
+
+
+def test_an_empty_share_group_is_not_turned_into_a_consumer_group():
+    from kafkaemu.core.consumer.group import TopicMeta
+    from kafkaemu.core.consumer.requests import ConsumerHeartbeat
+    c = GroupCoordinator()
+    hb(c, 0, "m1", 0, ["a"])
+    hb(c, 1, "m1", -1)
+    r = c.consumer_group_heartbeat(2, ConsumerHeartbeat("g", "m2", 0, rebalance_timeout_ms=1000,
+                                                        subscribed_topic_names=["a"], owned={}),
+                                   {"a": TopicMeta("a", T1, 2)})
+    assert (r["error_code"], r["error_message"]) == (E.GROUP_ID_NOT_FOUND, "Group g is not a consumer group.")
+    assert c.share.group("g") is not None
