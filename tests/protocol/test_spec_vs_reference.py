@@ -26,6 +26,9 @@ from tests.protocol.samples import all_messages, default_of
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCES = ("kafka-4.3-message-specs", "kafka-message-specs")
+# Apache Kafka's JSON for records the shared reference lacks (the share coordinator's
+# __share_group_state records), copied verbatim from apache/kafka.
+REFERENCE_EXTRA = Path(__file__).resolve().parent / "reference_extra"
 MESSAGES = all_messages()
 
 
@@ -48,6 +51,7 @@ def _load(name: str) -> list[dict]:
         pytest.skip(f"Apache Kafka's message definitions not found: no ../shared/reference/{REFERENCES[0]} "
                     f"beside {REPO} or its parents")
     paths = [path for ref in REFERENCES for path in sorted((root / ref).rglob(f"{name}.json"))]
+    paths = paths or sorted(REFERENCE_EXTRA.glob(f"{name}.json"))
     assert paths, f"no reference JSON for {name} under {', '.join(str(root / ref) for ref in REFERENCES)}"
     return [json.loads("\n".join(line for line in path.read_text().splitlines()
                                  if not line.lstrip().startswith("//"))) for path in paths]
