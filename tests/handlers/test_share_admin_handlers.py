@@ -3,12 +3,15 @@ offsets APIs (90-92) through the codecs, with their errors; share groups in List
 DeleteGroups."""
 from __future__ import annotations
 
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode as E
 
 from .test_share_handlers import FETCH, batch, fetch_body, join, produce, setup
 
-INCREMENTAL_ALTER, DESCRIBE_CONFIGS, LIST_GROUPS, DELETE_GROUPS = 44, 32, 16, 42
-DESCRIBE_OFFSETS, ALTER_OFFSETS, DELETE_OFFSETS = 90, 91, 92
+INCREMENTAL_ALTER, DESCRIBE_CONFIGS, LIST_GROUPS, DELETE_GROUPS = (
+    ApiKey.INCREMENTAL_ALTER_CONFIGS, ApiKey.DESCRIBE_CONFIGS, ApiKey.LIST_GROUPS, ApiKey.DELETE_GROUPS)
+DESCRIBE_OFFSETS, ALTER_OFFSETS, DELETE_OFFSETS = (
+    ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS, ApiKey.ALTER_SHARE_GROUP_OFFSETS, ApiKey.DELETE_SHARE_GROUP_OFFSETS)
 GROUP = 32
 
 
@@ -51,7 +54,7 @@ def test_offsets_described_altered_and_deleted():
     assert c.call(ALTER_OFFSETS, 0, {"group_id": "g", "topics": [{"topic_name": "q", "partitions": [
         {"partition_index": 0, "start_offset": 0}]}]}).error_code == E.NON_EMPTY_GROUP
     assert c.call(DELETE_OFFSETS, 0, {"group_id": "g", "topics": [{"topic_name": "q"}]}).error_code == E.NON_EMPTY_GROUP
-    c.call(76, 1, {"group_id": "g", "member_id": "m1", "member_epoch": -1, "rack_id": None,
+    c.call(ApiKey.SHARE_GROUP_HEARTBEAT, 1, {"group_id": "g", "member_id": "m1", "member_epoch": -1, "rack_id": None,
                    "subscribed_topic_names": None})
     r = c.call(ALTER_OFFSETS, 0, {"group_id": "g", "topics": [
         {"topic_name": "q", "partitions": [{"partition_index": 0, "start_offset": 1},
@@ -75,7 +78,7 @@ def test_list_and_delete_share_groups():
     assert [(g.group_id, g.group_type, g.group_state, g.protocol_type) for g in listed.groups] == \
         [("g", "share", "Stable", "share")]
     assert c.call(DELETE_GROUPS, 2, {"groups_names": ["g"]}).results[0].error_code == E.NON_EMPTY_GROUP
-    c.call(76, 1, {"group_id": "g", "member_id": "m1", "member_epoch": -1, "rack_id": None,
+    c.call(ApiKey.SHARE_GROUP_HEARTBEAT, 1, {"group_id": "g", "member_id": "m1", "member_epoch": -1, "rack_id": None,
                    "subscribed_topic_names": None})
     assert c.call(DELETE_GROUPS, 2, {"groups_names": ["g"]}).results[0].error_code == 0
     assert c.call(LIST_GROUPS, 5, {"states_filter": [], "types_filter": ["share"]}).groups == []
@@ -83,7 +86,7 @@ def test_list_and_delete_share_groups():
 
 def test_share_version_is_finalized_in_api_versions():
     broker, topic, c = setup()
-    r = c.call(18, 3, {"client_software_name": "t", "client_software_version": "1"})
+    r = c.call(ApiKey.API_VERSIONS, 3, {"client_software_name": "t", "client_software_version": "1"})
     assert [(f.name, f.min_version_level, f.max_version_level) for f in r.finalized_features] == [("share.version", 1, 1)]
     assert [(f.name, f.min_version, f.max_version) for f in r.supported_features] == [("share.version", 0, 1)]
     assert {k.api_key for k in r.api_keys} >= {76, 77, 78, 79, 90, 91, 92}

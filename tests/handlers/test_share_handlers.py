@@ -8,13 +8,15 @@ from kafkaemu.broker import Broker
 from kafkaemu.config import BrokerConfig
 from kafkaemu.handlers import REGISTRY
 from kafkaemu.protocol import envelope
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode as E
 from kafkaemu.storage.record_batch import build_batch, iter_records, parse_header
 from kafkaemu.wire.connection import Connection
 from kafkaemu.wire.framing import FrameDecoder
 
 T0 = 1_700_000_000_000
-HB, DESCRIBE, FETCH, ACK = 76, 77, 78, 79
+HB, DESCRIBE, FETCH, ACK = (ApiKey.SHARE_GROUP_HEARTBEAT, ApiKey.SHARE_GROUP_DESCRIBE, ApiKey.SHARE_FETCH,
+                            ApiKey.SHARE_ACKNOWLEDGE)
 ACCEPT, RELEASE, REJECT = 1, 2, 3
 
 
