@@ -48,6 +48,10 @@ EXAMPLES = {
     "acl_add": {"resource_type": "topic", "resource_name": "t", "principal": "User:walker", "operation": "read"},
     "denials": {}, "scram_users": {}, "scram_user_add": {"user": "carol", "password": "pw"},
     "scram_user_remove": {"user": "walker"}, "delegation_tokens": {},
+    "share_groups": {}, "share_group": {"group": "sg"}, "share_records": {"group": "sg", "topic": "st", "partition": 0},
+    "release_share_record": {"group": "sg", "topic": "st", "partition": 0, "offset": 0},
+    "await_share_group": {"group": "sg", "members": 1, "timeout_ms": "5s"},
+    "await_share_offset": {"group": "sg", "topic": "st", "partition": 0, "offset": 0, "timeout_ms": "5s"},
 }
 NEEDS_A_STOPPED_NODE = {"node_start"}
 # Python parameter names that stand for an operation's parameter of another name.
@@ -94,6 +98,7 @@ def prepare(e: KafkaEmulator, op: str) -> dict:
             "v3_and_below_producer_epoch": pid.producer_epoch,
             "v3_and_below_topics": [{"name": "t", "partitions": [0]}]}, correlation_id=4)
         assert added.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code == 0
+    e.call(_share_group)
     fault = e.inject_fault("Produce", error="NOT_LEADER_OR_FOLLOWER", times=None)
     e.snapshot("s")
     e.enable_request_log()
@@ -108,6 +113,21 @@ def prepare(e: KafkaEmulator, op: str) -> dict:
             e.get_schema_registry_url() + "/subjects/t-value/versions", data=b'{"schema": "\\"string\\""}',
             headers={"Content-Type": "application/json"}, method="POST"), timeout=30).read()
     return {"fault_id": fault["id"], "now_ms": e.now_ms()}
+
+
+def _share_group(broker) -> None:
+    """Share group sg: member walker-share holds the three records of st-0 (from offset 0)."""
+    from kafkaemu.core.share.group import TopicInfo
+    from kafkaemu.core.share.requests import ShareHeartbeat
+    from kafkaemu.storage.record_batch import build_batch
+    t = broker.topics.create("st", 1, {})
+    broker.coordinator.share_group_heartbeat(broker.now_ms, ShareHeartbeat("sg", "walker-share", 0,
+                                                                           subscribed_topic_names=["st"]),
+                                             {"st": TopicInfo("st", t.topic_id, 1)})
+    t.partitions[0].append(build_batch([(b"k", b"v", [], broker.now_ms)] * 3), broker.now_ms)
+    shares = broker.coordinator.share_partitions
+    shares.alter_start_offset("sg", t.topic_id, 0, 0)
+    assert shares.acquire("sg", "walker-share", t.topic_id, 0, 10, [(0, 2)])
 
 
 def example(op: str, state: dict) -> dict:

@@ -13,6 +13,8 @@ from ..core.transactions.coordinator import TransactionCoordinator
 from ..storage import transaction_state_topic
 from ..storage.log_store import OFFSETS_TOPIC, LogStore
 from ..storage.offsets_topic import log_sink, read_entries
+from ..storage import share_state_topic
+from ..storage.share_log import log_offsets, offset_for_time, share_waker
 from .placement import Placement
 
 
@@ -25,8 +27,15 @@ def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Pl
     settings = dataclasses.replace(CoordinatorSettings.from_config(config),
                                    offsets_topic_num_partitions=offsets_partitions)
     coordinator = GroupCoordinator(settings, log_sink(store, offsets_partitions), now_ms)
+    shares = coordinator.share_partitions
+    shares.log_offsets = log_offsets(store)
+    shares.offset_for_time = offset_for_time(store)
+    shares.on_available.append(share_waker(store))
+    shares.state_partitions = share_state_topic.partition_count(store)
+    shares.state_sink = share_state_topic.log_sink(store)
     if load:
         coordinator.load(read_entries(store), now_ms)
+        shares.load(share_state_topic.read_records(store))
     return coordinator
 
 

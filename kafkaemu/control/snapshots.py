@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ..auth import security_state
+from ..storage import share_state_topic
 from ..storage.log_store import OFFSETS_TOPIC
 from ..storage.partition_log import PartitionLog
 from ..storage.record_batch import iter_records, parse_header
@@ -167,9 +168,10 @@ def load_groups(snapshot: Snapshot, broker, now_ms: int):
     """A group coordinator holding the snapshot's groups and committed offsets, as loading its
     __consumer_offsets would build it: the group records are replayed, a group known only by its
     offsets becomes a simple group (as the offsets' replay makes one), and the offsets are put
-    back as they were."""
+    back as they were. Share partitions are read back from the restored __share_group_state."""
     coordinator = broker.new_coordinator(now_ms, load=False)
     coordinator.load(list(snapshot.group_records.latest.items()), now_ms)
+    coordinator.share_partitions.load(share_state_topic.read_records(broker.store))   # restored already
     store = coordinator.offsets.store
     for group, topics in snapshot.offsets.items():
         if coordinator.group(group) is None:

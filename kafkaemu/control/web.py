@@ -18,6 +18,7 @@ from .params import ControlError
 from .views import GroupSnapshot, group_ids
 from .web_schemas import schema_registry_section
 from .web_security import security
+from .web_share import share_groups
 from .web_timeline import clock_text, duration_text, esc, state_badge, timeline  # noqa: F401 (esc: shared)
 
 ASSETS = {"page.js": "text/javascript; charset=utf-8", "page.css": "text/css; charset=utf-8",
@@ -65,8 +66,8 @@ def render_page(control, query: str, notice: str | None = None) -> bytes:
         '<script src="/ui/page.js" defer></script>',
         "</head><body>",
         '<header><h1><img src="/ui/icon.svg" alt="" width="22" height="22"> kafkaemu</h1>',
-        '<nav><a href="#topics">Topics</a> <a href="#groups">Groups</a> <a href="#timeline">Timeline</a> '
-        '<a href="#requests">Requests</a> <a href="#schemas">Schemas</a></nav>',
+        '<nav><a href="#topics">Topics</a> <a href="#groups">Groups</a> <a href="#share-groups">Share groups</a> '
+        '<a href="#timeline">Timeline</a> <a href="#requests">Requests</a> <a href="#schemas">Schemas</a></nav>',
         '<span id="live" class="live" role="status">'
         f"<noscript>snapshot; reloads every {NOSCRIPT_REFRESH_S} s</noscript></span>",
         '<button id="pause" type="button" hidden>Pause</button>',
@@ -78,6 +79,8 @@ def render_page(control, query: str, notice: str | None = None) -> bytes:
         "</section>",
         f'<section id="groups"><h2>Consumer groups</h2><div id="groups-body" data-live>{_groups(state)}</div>'
         "</section>",
+        '<section id="share-groups"><h2>Share groups</h2>'
+        f'<div id="share-groups-body" data-live>{share_groups(control)}</div></section>',
         '<section id="timeline"><h2>Rebalance timeline</h2>'
         f'<div id="timeline-body" data-live>{timeline(control, state)}</div></section>',
         '<section id="requests"><h2>Request log</h2>', _request_filters(params, token),

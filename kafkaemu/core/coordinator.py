@@ -36,6 +36,10 @@ from .offsets.requests import OffsetCommit, TxnOffsetCommit
 from .placement import partition_for
 from .record_format import EndTransactionMarker, UnknownRecordType, replay_or_skip, split
 from .settings import CoordinatorSettings
+from .share.group import TopicInfo
+from .share.manager import ShareGroupManager
+from .share.partitions import SharePartitionManager
+from .share.requests import ShareHeartbeat
 
 log = structlog.get_logger("kafkaemu.coordinator")
 E = ErrorCode
@@ -61,7 +65,15 @@ class GroupCoordinator:
         self.classic = ClassicGroupManager(self.ctx)
         self.consumer = ConsumerGroupManager(self.ctx)
         self.offsets = OffsetManager(self.ctx, self)
-        self._managers = {GroupType.CLASSIC: self.classic, GroupType.CONSUMER: self.consumer}
+        self.share = ShareGroupManager(self.ctx)
+        self.share_partitions = SharePartitionManager(self.ctx)
+        self.share.on_assigned.append(self.share_partitions.initialize)
+        self.share.group_config = self.share_partitions.config
+        self.share.on_member_removed.append(self.share_partitions.member_left)
+        self.share.on_member_expired.append(self.share_partitions.sessions.drop_member)
+        self.share.on_group_deleted.append(self.share_partitions.delete_group)
+        self._managers = {GroupType.CLASSIC: self.classic, GroupType.CONSUMER: self.consumer,
+                          GroupType.SHARE: self.share}
         replayers = {offsets_records: self.offsets, classic_records: self.classic, consumer_records: self.consumer}
         self._replayers = {version: replayers[records].replay
                            for records in RECORD_MODULES for version in records.KEY_VERSIONS}
@@ -145,6 +157,17 @@ class GroupCoordinator:
         ops = GROUP_OPERATIONS if include_authorized_operations else NOT_REQUESTED
         with self._request(now_ms):
             return [self.consumer.describe(gid, topics_by_id, ops) for gid in group_ids]
+
+    # ============================================================ share groups (KIP-932)
+    def share_group_heartbeat(self, now_ms: int, req: ShareHeartbeat, topics: dict[str, TopicInfo]) -> dict:
+        with self._request(now_ms):
+            return self.share.heartbeat(req, topics)
+
+    def share_group_describe(self, now_ms: int, group_ids: list[str], topics_by_id: dict[bytes, str],
+                             include_authorized_operations: bool = False) -> list[dict]:
+        ops = GROUP_OPERATIONS if include_authorized_operations else NOT_REQUESTED
+        with self._request(now_ms):
+            return [self.share.describe(gid, topics_by_id, ops) for gid in group_ids]
 
     # ============================================================ offsets
     def commit_offsets(self, now_ms: int, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
@@ -232,7 +255,8 @@ class GroupCoordinator:
         for gid in group_ids:
             group = self.group(gid)
             expired += self.offsets.expire(gid, group)
-            if group is not None and group.is_empty() and not self.offsets.has_offsets(gid):
+            if group is not None and group.is_empty() and group.should_expire() \
+                    and not self.offsets.has_offsets(gid):
                 self._delete(group)
         return expired
 

@@ -27,6 +27,7 @@ ExpirationBase = Callable[[Committed], int]    # offset -> the time its retentio
 class GroupType(Enum):
     CLASSIC = "classic"
     CONSUMER = "consumer"
+    SHARE = "share"
 
 
 class GroupError(Exception):
@@ -81,6 +82,10 @@ class Group(ABC):
     @abstractmethod
     def tombstone_records(self) -> list[Record]:
         """The records that delete this group from __consumer_offsets (its offsets apart)."""
+
+    def should_expire(self) -> bool:
+        """Whether an Empty group without offsets is deleted by offset retention (share groups are not)."""
+        return True
 
 
 class GroupDirectory(Protocol):

@@ -28,6 +28,20 @@ class ConsumerSettings:
 
 
 @dataclass(frozen=True)
+class ShareSettings:
+    """Share group (KIP-932) settings, Kafka 4.3's broker defaults (group.share.*); the group configs
+    share.* default to them."""
+    session_timeout_ms: int = 45000
+    heartbeat_interval_ms: int = 5000
+    max_size: int = 200
+    record_lock_duration_ms: int = 30000
+    delivery_count_limit: int = 5
+    partition_max_record_locks: int = 2000
+    auto_offset_reset: str = "latest"
+    isolation_level: str = "read_uncommitted"
+
+
+@dataclass(frozen=True)
 class CoordinatorSettings:
     offsets_topic_num_partitions: int = 50
     min_session_timeout_ms: int = 6000
@@ -39,6 +53,7 @@ class CoordinatorSettings:
     offsets_retention_ms: int = 7 * 24 * 60 * 60 * 1000
     offsets_retention_check_interval_ms: int = 600000
     consumer: ConsumerSettings = ConsumerSettings()
+    share: ShareSettings = ShareSettings()
 
     @classmethod
     def from_config(cls, config) -> "CoordinatorSettings":

@@ -2,7 +2,8 @@
 
 The answer is derived from the registry: every API with a handler, at the versions it
 handles. v3+ requests name the client software; a malformed name or version gets
-INVALID_REQUEST as in Kafka. Feature flags (supported/finalized features) are not advertised.
+INVALID_REQUEST as in Kafka. Of the feature flags (v3+), only ``share.version`` is advertised,
+supported 0-1 and finalized at 1: share groups (KIP-932) are on.
 An ApiVersions request above v4 is answered by the connection layer in v0 format.
 """
 import re
@@ -25,9 +26,13 @@ def api_versions(ctx, req):
     response = _answers.get(key)
     if response is None:
         response = _answers[key] = ConstantResponse(error_code=error, api_keys=registry.api_keys(),
-                                                     finalized_features_epoch=-1)
+                                                     **FEATURES)
     return response
 
+
+FEATURES = {"supported_features": [{"name": "share.version", "min_version": 0, "max_version": 1}],
+            "finalized_features_epoch": 1,
+            "finalized_features": [{"name": "share.version", "min_version_level": 1, "max_version_level": 1}]}
 
 # (error, APIs registered) -> the answer, encoded once per version by the connection
 _answers: dict[tuple[int, int], ConstantResponse] = {}

@@ -1,10 +1,11 @@
 """Shared by AlterConfigs and IncrementalAlterConfigs: apply config changes to a topic.
 
-Only topic resources (type 2) are alterable; broker configs are static in kafkaemu, so a
-broker resource gets INVALID_REQUEST, and other types too."""
+Topic resources (type 2) and group resources (type 32, group_configs.py) are alterable; broker
+configs are static in kafkaemu, so a broker resource gets INVALID_REQUEST, and other types too."""
 from ..protocol.errors import ErrorCode
 from ..storage.topic_config import LIST, TOPIC_CONFIG_DEFAULTS, validate_topic_config, validate_topic_configs
 from .authorization import ALTER_CONFIGS, GROUP, TOPIC as TOPIC_RESOURCE, authorize, authorize_cluster
+from .group_configs import alter_group_configs
 
 TOPIC = 2
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
@@ -33,6 +34,8 @@ def apply_changes(ctx, resource, changes, replace_all: bool, validate_only: bool
     """``changes`` is a list of (name, operation, value). Returns a response entry."""
     result = {"error_code": ErrorCode.NONE, "error_message": None,
               "resource_type": resource.resource_type, "resource_name": resource.resource_name}
+    if resource.resource_type == GROUP_CONFIG:
+        return alter_group_configs(ctx, resource, changes, replace_all, validate_only)
     if resource.resource_type != TOPIC:
         result["error_code"] = ErrorCode.INVALID_REQUEST
         result["error_message"] = "kafkaemu only alters topic configs"

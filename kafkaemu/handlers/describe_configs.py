@@ -10,7 +10,8 @@ from ..protocol.errors import ErrorCode
 from ..storage.topic_config import (BOOLEAN, DEFAULT_CONFIG, INT, LIST, LONG, SHORT, STATIC_BROKER_CONFIG,
                                     topic_config_entries)
 from ..protocol.api_keys import ApiKey
-from .authorization import DESCRIBE_CONFIGS, TOPIC as TOPIC_RESOURCE, authorize, authorize_cluster
+from .authorization import DESCRIBE_CONFIGS, GROUP as GROUP_RESOURCE, TOPIC as TOPIC_RESOURCE, authorize, authorize_cluster
+from .group_configs import GROUP, describe_group_configs
 from .registry import registry
 
 TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
@@ -67,6 +68,9 @@ def _describe(ctx, res, synonyms):
     if res.resource_type in (BROKER, BROKER_LOGGER) and not authorize_cluster(ctx, DESCRIBE_CONFIGS):
         out["error_code"] = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
         return out
+    if res.resource_type == GROUP and not authorize(ctx, DESCRIBE_CONFIGS, GROUP_RESOURCE, res.resource_name):
+        out["error_code"] = ErrorCode.GROUP_AUTHORIZATION_FAILED
+        return out
     if res.resource_type == TOPIC:
         topic = ctx.store.get(res.resource_name)
         if topic is None:
@@ -86,6 +90,9 @@ def _describe(ctx, res, synonyms):
         for name, (value, typ) in sorted(broker_configs(ctx).items()):
             if keys is None or name in keys:
                 out["configs"].append(_entry(ctx, name, value, STATIC_BROKER_CONFIG, typ, synonyms))
+    elif res.resource_type == GROUP:
+        for name, value, source, typ in describe_group_configs(ctx, res, keys):
+            out["configs"].append(_entry(ctx, name, value, source, typ, synonyms))
     elif res.resource_type != BROKER_LOGGER:
         out["error_code"] = ErrorCode.INVALID_REQUEST
         out["error_message"] = f"Unsupported resource type {res.resource_type}"

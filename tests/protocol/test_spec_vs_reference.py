@@ -26,6 +26,9 @@ from tests.protocol.samples import all_messages, default_of
 
 REPO = Path(__file__).resolve().parents[2]
 REFERENCES = ("kafka-4.3-message-specs", "kafka-message-specs")
+# records the shared reference does not define (the share coordinator's __share_group_state records):
+# the project holds only what it wrote, so these are checked by the share tests' round trips instead
+NOT_IN_THE_REFERENCE = {"ShareSnapshotKey", "ShareSnapshotValue"}
 MESSAGES = all_messages()
 
 
@@ -48,6 +51,8 @@ def _load(name: str) -> list[dict]:
         pytest.skip(f"Apache Kafka's message definitions not found: no ../shared/reference/{REFERENCES[0]} "
                     f"beside {REPO} or its parents")
     paths = [path for ref in REFERENCES for path in sorted((root / ref).rglob(f"{name}.json"))]
+    if not paths and name in NOT_IN_THE_REFERENCE:
+        pytest.skip(f"{name}: not among Apache Kafka's definitions under {root}")
     assert paths, f"no reference JSON for {name} under {', '.join(str(root / ref) for ref in REFERENCES)}"
     return [json.loads("\n".join(line for line in path.read_text().splitlines()
                                  if not line.lstrip().startswith("//"))) for path in paths]

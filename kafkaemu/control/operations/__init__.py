@@ -17,13 +17,14 @@ from .overview import OverviewOps
 from .requests import RequestOps
 from .schemas import SchemaRegistryOps
 from .security import SecurityOps
+from .share import ShareOps
 from .snapshots import SnapshotOps
 from .topics import TopicOps
 from .transactions import TransactionOps
 
 
 class Control(OverviewOps, ClockOps, GroupOps, FaultOps, NodeOps, TopicOps, TransactionOps, RequestOps, AwaitOps,
-              SnapshotOps, SchemaRegistryOps, SecurityOps):
+              SnapshotOps, SchemaRegistryOps, SecurityOps, ShareOps):
     """The control plane of one broker: ``run(name, params)`` / ``await call(name, params)``."""
 
 

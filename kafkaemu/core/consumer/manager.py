@@ -150,7 +150,7 @@ class ConsumerGroupManager:
         existing = self.ctx.groups.get(group_id)
         if existing is not None and existing.type is GroupType.CONSUMER:
             return existing
-        if existing is not None and not (joining and existing.is_empty()):
+        if existing is not None and not (joining and existing.is_empty() and existing.type is GroupType.CLASSIC):
             raise GroupError(E.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
         if not joining:
             raise GroupError(E.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")

@@ -1,0 +1,107 @@
+"""A share group (KIP-932): members with epochs, the group epoch, the target assignment, and its side
+of the Group interface.
+
+Mirrors Kafka's modern/share/ShareGroup and ShareGroupMember. A share member has no reconciliation:
+several members may consume one partition, so nothing is revoked before it is reassigned and a
+member takes its target assignment, at the target epoch, on its next heartbeat. The state follows
+from the members: Empty without any, else Stable (Dead once deleted).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from ...protocol.errors import ErrorCode
+from ..group_api import ExpirationBase, Group, GroupError, GroupType, Record
+
+E = ErrorCode
+Assignment = dict[bytes, frozenset[int]]   # topic id -> partitions
+
+
+class ShareGroupState(Enum):
+    EMPTY = "Empty"
+    STABLE = "Stable"
+    DEAD = "Dead"
+
+    @property
+    def lower_name(self) -> str:
+        return self.value.lower()
+
+
+@dataclass(frozen=True)
+class ShareMember:
+    """Immutable, as Kafka's ShareGroupMember: every change makes a new one."""
+    member_id: str
+    member_epoch: int = 0
+    previous_member_epoch: int = 0
+    rack_id: str | None = None
+    client_id: str = ""
+    client_host: str = ""
+    subscribed_topic_names: tuple[str, ...] = ()
+    assigned: Assignment = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TopicInfo:
+    name: str
+    topic_id: bytes
+    num_partitions: int
+
+
+class ShareGroup(Group):
+    type = GroupType.SHARE
+    protocol_type = "share"
+
+    def __init__(self, group_id: str, now_ms: int) -> None:
+        self.group_id = group_id
+        self.group_epoch = 0
+        self.assignment_epoch = 0
+        self.members: dict[str, ShareMember] = {}
+        self.target: dict[str, Assignment] = {}
+        self.subscription_metadata: dict[str, TopicInfo] = {}
+        self.created_ms = now_ms
+        self.dead = False
+
+    @property
+    def state(self) -> ShareGroupState:
+        if self.dead:
+            return ShareGroupState.DEAD
+        return ShareGroupState.STABLE if self.members else ShareGroupState.EMPTY
+
+    def subscribed_topics(self) -> set[str]:
+        return {t for m in self.members.values() for t in m.subscribed_topic_names}
+
+    def is_subscribed_to_topic(self, topic: str) -> bool:
+        return topic in self.subscribed_topics()
+
+    # --- the Group interface: share groups keep no offsets in __consumer_offsets ----------------
+    def is_empty(self) -> bool:
+        return not self.members
+
+    def should_expire(self) -> bool:
+        return False
+
+    def _not_a_consumer_group(self) -> GroupError:
+        return GroupError(E.GROUP_ID_NOT_FOUND, f"Group {self.group_id} is not a consumer group.")
+
+    def validate_offset_commit(self, member_id: str, instance_id: str | None, generation_or_epoch: int,
+                               api_version: int, is_transactional: bool = False) -> None:
+        raise self._not_a_consumer_group()
+
+    def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:
+        raise self._not_a_consumer_group()
+
+    def validate_offset_delete(self) -> None:
+        raise self._not_a_consumer_group()
+
+    def validate_delete_group(self) -> None:
+        if self.dead:
+            raise GroupError(E.GROUP_ID_NOT_FOUND)
+        if self.members:
+            raise GroupError(E.NON_EMPTY_GROUP)
+
+    def offset_expiration_base(self) -> ExpirationBase | None:
+        return None
+
+    def tombstone_records(self) -> list[Record]:
+        return []

@@ -1,0 +1,288 @@
+"""Share groups (KIP-932): ShareGroupHeartbeat, ShareGroupDescribe, member expiry, deletion.
+
+Follows Apache Kafka's GroupMetadataManager.shareGroupHeartbeat: validate, get or create the group
+and member, bump the group epoch when a subscription or the subscribed topics changed, recompute the
+target assignment with the simple assignor when the group epoch is ahead, and move the member to its
+target at the target epoch (share members have nothing to revoke). The answer carries the assignment
+when the member joined or its assignment changed.
+
+The timer ``("share-session", group, member)`` removes a member that stops heartbeating
+(the group's share.session.timeout.ms, else group.share.session.timeout.ms). Topic metadata arrives with each heartbeat (name -> TopicInfo) and
+the last one seen is kept for timers. ``on_assigned(group_id, {(topic_id, partition)})`` hears of
+partitions a group is assigned for the first time, so their share partitions start where
+share.auto.offset.reset says at that moment, as Kafka initializes share-group state on assignment.
+
+kafkaemu keeps share-group membership in memory only: it writes no ShareGroup* records to
+__consumer_offsets (members rejoin after a restart, as after their session timed out).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable, Mapping
+
+import structlog
+
+from ...protocol.errors import ErrorCode
+from ...protocol.operations import NOT_REQUESTED
+from ..context import CoordinatorContext
+from ..group_api import GroupError, GroupType
+from ..record_format import fits_record_key
+from . import assignor
+from .group import Assignment, ShareGroup, ShareGroupState, ShareMember, TopicInfo
+from .requests import LEAVE_GROUP_MEMBER_EPOCH, ShareHeartbeat, validate_heartbeat
+
+log = structlog.get_logger("kafkaemu.share_groups")
+E = ErrorCode
+Assigned = Callable[[str, set[tuple[bytes, int]]], None]
+
+
+def error_response(code: ErrorCode, message: str | None = None) -> dict:
+    return {"error_code": int(code), "error_message": message, "member_id": None, "member_epoch": 0,
+            "heartbeat_interval_ms": 0, "assignment": None}
+
+
+def wire_assignment(assignment: Assignment) -> dict:
+    return {"topic_partitions": [{"topic_id": tid, "partitions": sorted(parts)}
+                                 for tid, parts in sorted(assignment.items()) if parts]}
+
+
+class ShareGroupManager:
+    def __init__(self, ctx: CoordinatorContext) -> None:
+        self.ctx = ctx
+        self.settings = ctx.settings.share
+        self.topics: Mapping[str, TopicInfo] = {}
+        self.on_assigned: list[Assigned] = []
+        self.on_member_removed: list[Callable[[str, str], None]] = []   # (group id, member id)
+        self.on_member_expired: list[Callable[[str, str], None]] = []   # removed for its silence
+        self.on_group_deleted: list[Callable[[str], None]] = []
+        self._initialized: dict[str, set[tuple[bytes, int]]] = {}   # group -> partitions ever assigned
+        # (group id, group config name) -> its value, e.g. share.session.timeout.ms (the group's own
+        # config or the broker default); the coordinator points it at the share partitions' configs
+        self.group_config: Callable[[str, str], str] = self._default_config
+
+    def _default_config(self, group_id: str, name: str) -> str:
+        return str(self.settings.session_timeout_ms if name == "share.session.timeout.ms"
+                   else self.settings.heartbeat_interval_ms)
+
+    def group(self, group_id: str) -> ShareGroup | None:
+        return self.ctx.group(group_id, GroupType.SHARE)
+
+    @property
+    def groups(self):
+        return self.ctx.groups_of(GroupType.SHARE)
+
+    # ============================================================ heartbeat
+    def heartbeat(self, req: ShareHeartbeat, topics: Mapping[str, TopicInfo]) -> dict:
+        if not fits_record_key(req.group_id):
+            return error_response(E.UNKNOWN_SERVER_ERROR)
+        self.topics = topics
+        try:
+            validate_heartbeat(req)
+            if req.member_epoch == LEAVE_GROUP_MEMBER_EPOCH:
+                return self._leave(req)
+            return self._heartbeat(req)
+        except GroupError as exc:
+            log.info("share_heartbeat_error", group=req.group_id, member=req.member_id,
+                     epoch=req.member_epoch, error=int(exc.code), message=exc.message)
+            return error_response(exc.code, exc.message)
+
+    def _heartbeat(self, req: ShareHeartbeat) -> dict:
+        joining = req.member_epoch == 0
+        group = self._get_or_create_group(req.group_id, joining)
+        if len(group.members) >= self.settings.max_size and req.member_id not in group.members:
+            raise GroupError(E.GROUP_MAX_SIZE_REACHED,
+                             f"The share group has reached its maximum capacity of {self.settings.max_size} members.")
+        member = group.members.get(req.member_id)
+        if member is None:
+            if not joining:
+                raise GroupError(E.UNKNOWN_MEMBER_ID,
+                                 f"Member {req.member_id} is not a member of group {group.group_id}.")
+            member = ShareMember(req.member_id)
+            log.info("share_member_joining", group=group.group_id, member=req.member_id)
+        else:
+            _check_epoch(member, req.member_epoch)
+        old_state = group.state
+        updated = replace(
+            member, rack_id=req.rack_id if req.rack_id is not None else member.rack_id,
+            subscribed_topic_names=tuple(req.subscribed_topic_names) if req.subscribed_topic_names is not None
+            else member.subscribed_topic_names,
+            client_id=req.client_id, client_host=req.client_host)
+        bump = member.member_id not in group.members or updated.subscribed_topic_names != member.subscribed_topic_names
+        group.members[updated.member_id] = updated
+        metadata = self._subscription_metadata(group)
+        if metadata != group.subscription_metadata:
+            group.subscription_metadata = metadata
+            bump = True
+        if bump:
+            group.group_epoch += 1
+            log.info("share_group_epoch_bumped", group=group.group_id, epoch=group.group_epoch,
+                     member=updated.member_id)
+        if group.group_epoch > group.assignment_epoch:
+            self._update_target_assignment(group)
+        target = group.target.get(updated.member_id, {})
+        if updated.member_epoch != group.assignment_epoch or updated.assigned != target:
+            updated = replace(updated, previous_member_epoch=updated.member_epoch,
+                              member_epoch=group.assignment_epoch, assigned=target)
+            group.members[updated.member_id] = updated
+        self._schedule_session_timeout(group.group_id, updated.member_id)
+        self._note_state(group, old_state)
+        response = {"error_code": 0, "error_message": None, "member_id": updated.member_id,
+                    "member_epoch": updated.member_epoch,
+                    "heartbeat_interval_ms": int(self.group_config(group.group_id, "share.heartbeat.interval.ms")),
+                    "assignment": None}
+        if joining or updated.assigned != member.assigned:
+            response["assignment"] = wire_assignment(updated.assigned)
+        return response
+
+    def _get_or_create_group(self, group_id: str, joining: bool) -> ShareGroup:
+        existing = self.ctx.groups.get(group_id)
+        if existing is not None:
+            if existing.type is GroupType.SHARE:
+                return existing
+            raise GroupError(E.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a share group.")
+        if not joining:
+            raise GroupError(E.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
+        group = self.ctx.groups[group_id] = ShareGroup(group_id, self.ctx.now_ms)
+        log.info("share_group_created", group=group_id)
+        return group
+
+    def _subscription_metadata(self, group: ShareGroup) -> dict[str, TopicInfo]:
+        return {name: self.topics[name] for name in sorted(group.subscribed_topics()) if name in self.topics}
+
+    def _update_target_assignment(self, group: ShareGroup) -> None:
+        subscribed = group.subscription_metadata
+        subscriptions = {mid: frozenset(subscribed[n].topic_id for n in m.subscribed_topic_names if n in subscribed)
+                         for mid, m in group.members.items()}
+        partitions = {t.topic_id: t.num_partitions for t in subscribed.values()}
+        group.target = assignor.assign(subscriptions, group.target, partitions)
+        group.assignment_epoch = group.group_epoch
+        log.info("share_target_assignment", group=group.group_id, epoch=group.group_epoch, members=len(subscriptions))
+        assigned = {(tid, p) for a in group.target.values() for tid, parts in a.items() for p in parts}
+        seen = self._initialized.setdefault(group.group_id, set())
+        new = assigned - seen
+        if new:
+            seen.update(new)
+            for listener in list(self.on_assigned):
+                listener(group.group_id, new)
+
+    def _note_state(self, group: ShareGroup, old: ShareGroupState) -> None:
+        new = group.state
+        if new is not old:
+            log.info("share_group_transition", group=group.group_id, from_state=old.value, to_state=new.value,
+                     epoch=group.group_epoch)
+            self.ctx.record_transition(group.group_id, old, new, group.group_epoch)
+
+    # ============================================================ leaving and expiry
+    def _leave(self, req: ShareHeartbeat) -> dict:
+        group = self.ctx.groups.get(req.group_id)
+        if group is None or group.type is not GroupType.SHARE:
+            raise GroupError(E.GROUP_ID_NOT_FOUND, f"Group {req.group_id} not found.")
+        if req.member_id not in group.members:
+            raise GroupError(E.UNKNOWN_MEMBER_ID, f"Member {req.member_id} is not a member of group {req.group_id}.")
+        log.info("share_member_left", group=group.group_id, member=req.member_id)
+        self.remove_member(group, req.member_id)
+        return {"error_code": 0, "error_message": None, "member_id": req.member_id,
+                "member_epoch": LEAVE_GROUP_MEMBER_EPOCH, "heartbeat_interval_ms": 0, "assignment": None}
+
+    def remove_member(self, group: ShareGroup, member_id: str) -> None:
+        old_state = group.state
+        group.members.pop(member_id, None)
+        group.target.pop(member_id, None)
+        self.ctx.cancel(_session_key(group.group_id, member_id))
+        group.subscription_metadata = self._subscription_metadata(group)
+        group.group_epoch += 1
+        if not group.members:
+            group.target = {}
+            group.assignment_epoch = group.group_epoch
+        self._note_state(group, old_state)
+        for listener in list(self.on_member_removed):
+            listener(group.group_id, member_id)
+
+    def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
+        self.ctx.schedule(_session_key(group_id, member_id), int(self.group_config(group_id, "share.session.timeout.ms")),
+                          lambda: self._expire_session(group_id, member_id))
+
+    def _expire_session(self, group_id: str, member_id: str) -> None:
+        group = self.group(group_id)
+        if group is None or member_id not in group.members:
+            return
+        log.info("share_member_session_expired", group=group_id, member=member_id)
+        self.remove_member(group, member_id)
+        for listener in list(self.on_member_expired):
+            listener(group_id, member_id)
+
+    def is_member(self, group_id: str, member_id: str) -> bool:
+        group = self.group(group_id)
+        return group is not None and member_id in group.members
+
+    # ============================================================ other APIs on share groups
+    def describe(self, group_id: str, topics_by_id: Mapping[bytes, str], authorized_operations: int) -> dict:
+        """A ShareGroupDescribe entry."""
+        if not group_id:
+            return _described_error(E.INVALID_GROUP_ID, None, group_id)
+        existing = self.ctx.groups.get(group_id)
+        if existing is None or getattr(existing, "dead", False):
+            return _described_error(E.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.", group_id)
+        if existing.type is not GroupType.SHARE:
+            return _described_error(E.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a share group.", group_id)
+
+        def named(assignment: Assignment) -> dict:
+            return {"topic_partitions": [
+                {"topic_id": tid, "topic_name": topics_by_id.get(tid, ""), "partitions": sorted(parts)}
+                for tid, parts in sorted(assignment.items()) if parts]}
+
+        members = [{"member_id": m.member_id, "rack_id": m.rack_id, "member_epoch": m.member_epoch,
+                    "client_id": m.client_id, "client_host": m.client_host,
+                    "subscribed_topic_names": list(m.subscribed_topic_names), "assignment": named(m.assigned)}
+                   for m in existing.members.values()]
+        return {"error_code": 0, "error_message": None, "group_id": group_id, "group_state": existing.state.value,
+                "group_epoch": existing.group_epoch, "assignment_epoch": existing.assignment_epoch,
+                "assignor_name": assignor.NAME, "members": members, "authorized_operations": authorized_operations}
+
+    def leave_group(self, req) -> dict:
+        """A classic LeaveGroup naming a share group: Kafka answers that the group is unknown."""
+        return {"error_code": int(E.GROUP_ID_NOT_FOUND), "members": []}
+
+    def offset_committed(self, group: ShareGroup, member_id: str) -> None:
+        """Never called: share groups refuse offset commits."""
+
+    def delete_group(self, group: ShareGroup) -> None:
+        for mid in list(group.members):
+            self.ctx.cancel(_session_key(group.group_id, mid))
+        old_state = group.state
+        group.dead = True
+        del self.ctx.groups[group.group_id]
+        self._initialized.pop(group.group_id, None)
+        log.info("share_group_deleted", group=group.group_id)
+        self._note_state(group, old_state)
+        for listener in list(self.on_group_deleted):
+            listener(group.group_id)
+
+    def replay(self, key: bytes, value: bytes | None) -> None:
+        raise ValueError("kafkaemu writes no share group records")
+
+    def after_load(self) -> None:
+        """Nothing to restart: share groups are not persisted."""
+
+
+def _session_key(group_id: str, member_id: str) -> tuple:
+    return ("share-session", group_id, member_id)
+
+
+def _check_epoch(member: ShareMember, received: int) -> None:
+    if received > member.member_epoch:
+        raise GroupError(E.FENCED_MEMBER_EPOCH,
+                         f"The share group member has a greater member epoch ({received}) than the one known by "
+                         f"the group coordinator ({member.member_epoch}). The member must abandon all its "
+                         f"partitions and rejoin.")
+    if received < member.member_epoch and received != member.previous_member_epoch:
+        raise GroupError(E.FENCED_MEMBER_EPOCH,
+                         f"The share group member has a smaller member epoch ({received}) than the one known by "
+                         f"the group coordinator ({member.member_epoch}). The member must abandon all its "
+                         f"partitions and rejoin.")
+
+
+def _described_error(code: ErrorCode, message: str | None, group_id: str) -> dict:
+    return {"error_code": int(code), "error_message": message, "group_id": group_id, "group_state": "",
+            "group_epoch": 0, "assignment_epoch": 0, "assignor_name": "", "members": [],
+            "authorized_operations": NOT_REQUESTED}

@@ -1,0 +1,51 @@
+"""AlterShareGroupOffsets (key 91), v0 (KIP-932): set the start offset of share partitions of an
+empty share group (their in-flight records are forgotten). A group with members answers
+NON_EMPTY_GROUP, an unknown group or one of another kind GROUP_ID_NOT_FOUND; an unknown topic or
+partition UNKNOWN_TOPIC_OR_PARTITION; an offset beyond the high watermark or below the log start
+OFFSET_OUT_OF_RANGE."""
+from ..core.group_api import GroupType
+from ..protocol.api_keys import ApiKey
+from ..protocol.errors import ErrorCode
+from .group_common import is_coordinator
+from .registry import registry
+
+E = ErrorCode
+
+
+@registry.register(ApiKey.ALTER_SHARE_GROUP_OFFSETS, 0, 0)
+def alter_share_group_offsets(ctx, req):
+    ctx.groups.tick(ctx.now_ms)
+    error, message = _group_error(ctx, req.group_id)
+    if error != E.NONE:
+        return {"throttle_time_ms": 0, "error_code": error, "error_message": message, "responses": []}
+    spm = ctx.groups.share_partitions
+    responses = []
+    for t in req.topics:
+        topic = ctx.store.get(t.topic_name)
+        entry = {"topic_name": t.topic_name, "topic_id": topic.topic_id if topic is not None else bytes(16),
+                 "partitions": []}
+        for p in t.partitions:
+            code = E.NONE
+            if topic is None or not 0 <= p.partition_index < len(topic.partitions):
+                code = E.UNKNOWN_TOPIC_OR_PARTITION
+            else:
+                plog = topic.partitions[p.partition_index]
+                if not plog.log_start_offset <= p.start_offset <= plog.high_watermark:
+                    code = E.OFFSET_OUT_OF_RANGE
+                else:
+                    spm.alter_start_offset(req.group_id, topic.topic_id, p.partition_index, p.start_offset)
+            entry["partitions"].append({"partition_index": p.partition_index, "error_code": code,
+                                        "error_message": None})
+        responses.append(entry)
+    return {"throttle_time_ms": 0, "error_code": E.NONE, "error_message": None, "responses": responses}
+
+
+def _group_error(ctx, group_id: str):
+    if not is_coordinator(ctx, group_id):
+        return E.NOT_COORDINATOR, None
+    group = ctx.groups.group(group_id)
+    if group is None or group.type is not GroupType.SHARE:
+        return E.GROUP_ID_NOT_FOUND, f"Group {group_id} not found."
+    if not group.is_empty():
+        return E.NON_EMPTY_GROUP, None
+    return E.NONE, None

@@ -1,0 +1,58 @@
+"""DescribeShareGroupOffsets (key 90), v0-v1 (KIP-932): each share partition's start offset (the
+share-partition start offset, SPSO) and, from v1, its lag: the records from the start offset to
+the high watermark not yet acknowledged or archived. ``topics`` null means every partition with
+share state. A partition without state answers start offset -1; an unknown topic
+UNKNOWN_TOPIC_OR_PARTITION; an unknown group, or a group of another kind, GROUP_ID_NOT_FOUND."""
+from ..core.group_api import GroupType
+from ..protocol.api_keys import ApiKey
+from ..protocol.errors import ErrorCode
+from .group_common import is_coordinator
+from .registry import registry
+
+E = ErrorCode
+
+
+@registry.register(ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS, 0, 1)
+def describe_share_group_offsets(ctx, req):
+    ctx.groups.tick(ctx.now_ms)
+    return {"groups": [_group(ctx, g) for g in req.groups]}
+
+
+def _group(ctx, req_group) -> dict:
+    out = {"group_id": req_group.group_id, "topics": [], "error_code": E.NONE, "error_message": None}
+    if not is_coordinator(ctx, req_group.group_id):
+        out["error_code"] = E.NOT_COORDINATOR
+        return out
+    group = ctx.groups.group(req_group.group_id)
+    if group is None or group.type is not GroupType.SHARE:
+        out["error_code"], out["error_message"] = E.GROUP_ID_NOT_FOUND, f"Group {req_group.group_id} not found."
+        return out
+    spm = ctx.groups.share_partitions
+    starts = spm.start_offsets(req_group.group_id)
+    names = {t.topic_id: name for name, t in ctx.store.topics.items()}
+    if req_group.topics is None:
+        wanted: dict[str, list[int]] = {}
+        for tid, p in sorted(starts):
+            if tid in names:
+                wanted.setdefault(names[tid], []).append(p)
+        asked = list(wanted.items())
+    else:
+        asked = [(t.topic_name, list(t.partitions)) for t in req_group.topics]
+    for name, partitions in asked:
+        topic = ctx.store.get(name)
+        entry = {"topic_name": name, "topic_id": topic.topic_id if topic is not None else bytes(16), "partitions": []}
+        for p in partitions:
+            part = {"partition_index": p, "start_offset": -1, "leader_epoch": -1, "lag": -1, "error_code": E.NONE,
+                    "error_message": None}
+            if topic is None or not 0 <= p < len(topic.partitions):
+                part["error_code"] = E.UNKNOWN_TOPIC_OR_PARTITION
+            else:
+                sp = spm.existing(req_group.group_id, topic.topic_id, p)
+                if sp is not None:
+                    plog = topic.partitions[p]
+                    part["start_offset"] = sp.start_offset
+                    part["leader_epoch"] = plog.leader_epoch
+                    part["lag"] = max(plog.high_watermark - sp.start_offset - sp.done_count(), 0)
+            entry["partitions"].append(part)
+        out["topics"].append(entry)
+    return out

@@ -1,0 +1,69 @@
+"""Share-partition state as __share_group_state records (ShareSnapshotKey/Value v0): round trips,
+the placement of keys, replay (last record wins, tombstones) and what a restart brings back."""
+from kafkaemu.core.coordinator import GroupCoordinator
+from kafkaemu.core.share import state_records
+from kafkaemu.core.share.partition import AckType, PartitionLimits, SharePartition
+from kafkaemu.core.placement import partition_for
+
+LIMITS = PartitionLimits(30000, 5, 100)
+T = b"\x07" * 16
+
+
+def test_a_snapshot_round_trips_with_acquired_records_coming_back_available():
+    sp = SharePartition(0, LIMITS)
+    sp.acquire("m", 100, [(0, 9)], now_ms=0)
+    sp.acknowledge("m", [(0, 2, [int(AckType.ACCEPT)]), (3, 3, [int(AckType.REJECT)]),
+                         (4, 4, [int(AckType.RELEASE)])], now_ms=1)
+    # released and acquired records are both written as Available: one run
+    assert state_records.state_batches(sp) == [
+        {"first_offset": 4, "last_offset": 9, "delivery_state": 0, "delivery_count": 1}]
+    back = state_records.decode_value(state_records.encode_value(sp, 3), LIMITS)
+    assert (back.start_offset, back.end_offset) == (4, 10)
+    assert [(r["offset"], r["state"], r["delivery_count"]) for r in back.in_flight()] == \
+        [(o, "Available", 1) for o in range(4, 10)]
+    key = state_records.encode_key("g", T, 2)
+    assert state_records.decode_key(key) == ("g", T, 2)
+
+
+def test_done_records_inside_the_window_stay_done():
+    sp = SharePartition(0, LIMITS)
+    sp.acquire("m", 100, [(0, 4)], now_ms=0)
+    sp.acknowledge("m", [(1, 3, [int(AckType.ACCEPT), int(AckType.REJECT), int(AckType.ACCEPT)])], now_ms=1)
+    back = state_records.decode_value(state_records.encode_value(sp, 0), LIMITS)
+    assert [(r["offset"], r["state"]) for r in back.in_flight()] == [
+        (0, "Available"), (1, "Acknowledged"), (2, "Archived"), (3, "Acknowledged"), (4, "Available")]
+
+
+def test_the_key_is_placed_as_kafkas_coordinator_key():
+    key = state_records.coordinator_key("g", T, 2)
+    assert key == "g:BwcHBwcHBwcHBwcHBwcHBw:2"
+    assert state_records.state_partition("g", T, 2, 50) == partition_for(key, 50)
+
+
+def test_replay_rebuilds_the_share_partitions():
+    written = []
+    c = GroupCoordinator()
+    spm = c.share_partitions
+    spm.log_offsets = lambda tid, p, committed: (0, 10)
+    spm.state_sink = lambda partition, records, now: written.extend(records)
+    spm.set_config("g", "share.auto.offset.reset", "earliest")
+    spm.partition("g", T, 0)
+    spm.acquire("g", "m", T, 0, 100, [(0, 9)])
+    spm.acknowledge("g", "m", T, 0, [_batch(0, 4, AckType.ACCEPT)])
+    spm.partition("g", T, 1)
+    spm.delete_topic_state("g", T)
+    spm.partition("g", T, 1)
+    again = GroupCoordinator().share_partitions
+    assert again.load(written) == 1
+    assert again.existing("g", T, 0) is None
+    sp = again.existing("g", T, 1)
+    assert sp is not None and sp.start_offset == 0
+    fresh = GroupCoordinator().share_partitions
+    assert fresh.load(written[:3]) == 1            # initialized, acquired, acknowledged
+    sp0 = fresh.existing("g", T, 0)
+    assert sp0.start_offset == 5 and {r["state"] for r in sp0.in_flight()} == {"Available"}
+
+
+class _batch:
+    def __init__(self, first, last, ack):
+        self.first_offset, self.last_offset, self.acknowledge_types = first, last, [int(ack)]

@@ -1,0 +1,275 @@
+"""ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch and ShareAcknowledge through the sans-IO
+connection and the codecs, on a manual clock: acquisition, acknowledgement piggy-backed and alone,
+redelivery after the lock lapses at the broker's tick, the delivery-count limit, share sessions and
+their errors, and long polls woken by an append or by a lapsed lock."""
+from __future__ import annotations
+
+from kafkaemu.broker import Broker
+from kafkaemu.config import BrokerConfig
+from kafkaemu.handlers import REGISTRY
+from kafkaemu.protocol import envelope
+from kafkaemu.protocol.api_keys import ApiKey
+from kafkaemu.protocol.errors import ErrorCode as E
+from kafkaemu.storage.record_batch import build_batch, iter_records, parse_header
+from kafkaemu.wire.connection import Connection
+from kafkaemu.wire.framing import FrameDecoder
+
+T0 = 1_700_000_000_000
+HB, DESCRIBE, FETCH, ACK = (ApiKey.SHARE_GROUP_HEARTBEAT, ApiKey.SHARE_GROUP_DESCRIBE, ApiKey.SHARE_FETCH,
+                            ApiKey.SHARE_ACKNOWLEDGE)
+ACCEPT, RELEASE, REJECT = 1, 2, 3
+
+
+class Client:
+    def __init__(self, broker) -> None:
+        self.broker = broker
+        self.conn = Connection(broker, REGISTRY, 1, "127.0.0.1")
+        self.correlation = 0
+
+    def send(self, api_key, version, body, now=None):
+        self.correlation += 1
+        self.conn.receive(envelope.encode_request(api_key, version, body, self.correlation, client_id="c"),
+                          self.broker.now_ms if now is None else now)
+
+    def replies(self, api_key, version):
+        return [envelope.decode_response(api_key, version, r)[1] for r in FrameDecoder(1 << 30).feed(self.conn.take_output())]
+
+    def call(self, api_key, version, body, now=None):
+        self.send(api_key, version, body, now)
+        (reply,) = self.replies(api_key, version)
+        return reply
+
+
+def setup(partitions=1, records=5, **extra):
+    broker = Broker(BrokerConfig(extra=extra), T0)
+    topic = broker.topics.create("q", partitions, {})
+    return broker, topic, Client(broker)
+
+
+def produce(topic, n, partition=0):
+    plog = topic.partitions[partition]
+    plog.append(build_batch([(b"k", b"v%d" % i, [], T0) for i in range(n)]), T0)
+
+
+def join(client, member="m1", group="g"):
+    r = client.call(HB, 1, {"group_id": group, "member_id": member, "member_epoch": 0, "rack_id": None,
+                            "subscribed_topic_names": ["q"]})
+    assert r.error_code == 0, r
+    return r
+
+
+def fetch_body(topic, epoch, acks=None, member="m1", max_wait=0, partitions=(0,), max_records=500, **over):
+    acks = acks or {}
+    body = {"group_id": "g", "member_id": member, "share_session_epoch": epoch, "max_wait_ms": max_wait,
+            "min_bytes": 1, "max_bytes": 1 << 20, "max_records": max_records, "batch_size": 500,
+            "topics": [{"topic_id": topic.topic_id, "partitions": [
+                {"partition_index": p, "acknowledgement_batches": acks.get(p, [])} for p in partitions]}],
+            "forgotten_topics_data": []}
+    body.update(over)
+    return body
+
+
+def acquired(reply):
+    return [(a.first_offset, a.last_offset, a.delivery_count)
+            for t in reply.responses for p in t.partitions for a in p.acquired_records]
+
+
+def values(reply):
+    """The record values of every batch in the reply (``records`` is the batches concatenated)."""
+    out = []
+    for t in reply.responses:
+        for p in t.partitions:
+            data, pos = bytes(p.records or b""), 0
+            while pos < len(data):
+                size = parse_header(data, pos).size
+                out += [r.value for r in iter_records(data[pos:pos + size])]
+                pos += size
+    return out
+
+
+def batch(first, last, *types):
+    return {"first_offset": first, "last_offset": last, "acknowledge_types": list(types)}
+
+
+def test_a_member_fetches_and_accepts():
+    broker, topic, c = setup()
+    join(c)
+    broker.coordinator.share_partitions.set_config("g", "share.auto.offset.reset", "earliest")
+    produce(topic, 5)
+    r = c.call(FETCH, 1, fetch_body(topic, 0))
+    assert r.error_code == 0 and r.acquisition_lock_timeout_ms == 30000
+    assert acquired(r) == [(0, 4, 1)] and values(r) == [b"v0", b"v1", b"v2", b"v3", b"v4"]
+    r = c.call(FETCH, 1, fetch_body(topic, 1, {0: [batch(0, 4, ACCEPT)]}))
+    assert r.responses[0].partitions[0].acknowledge_error_code == 0 and acquired(r) == []
+    assert broker.coordinator.share_partitions.start_offsets("g") == {(topic.topic_id, 0): 5}
+
+
+def test_latest_starts_at_the_end_when_assigned():
+    broker, topic, c = setup()
+    produce(topic, 3)
+    join(c)
+    produce(topic, 2)
+    r = c.call(FETCH, 1, fetch_body(topic, 0))
+    assert acquired(r) == [(3, 4, 1)]
+
+
+def test_release_redelivers_and_reject_archives():
+    broker, topic, c = setup()
+    join(c)
+    produce(topic, 3)
+    c.call(FETCH, 1, fetch_body(topic, 0))
+    r = c.call(ACK, 1, {"group_id": "g", "member_id": "m1", "share_session_epoch": 1, "topics": [
+        {"topic_id": topic.topic_id, "partitions": [
+            {"partition_index": 0, "acknowledgement_batches": [batch(0, 2, ACCEPT, RELEASE, REJECT)]}]}]})
+    assert r.error_code == 0 and r.responses[0].partitions[0].error_code == 0
+    r = c.call(FETCH, 1, fetch_body(topic, 2))
+    assert acquired(r) == [(1, 1, 2)]
+
+
+def test_lock_expiry_on_the_manual_clock_and_the_delivery_limit():
+    broker, topic, c = setup()
+    broker.coordinator.share_partitions.set_config("g", "share.delivery.count.limit", "2")
+    join(c)
+    produce(topic, 1)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0), now=T0 + 1)) == [(0, 0, 1)]
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 1), now=T0 + 2)) == []
+    broker.tick(T0 + 1 + 30000)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 2), now=T0 + 30002)) == [(0, 0, 2)]
+    broker.tick(T0 + 30002 + 30000)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 3), now=T0 + 60003)) == []
+    assert broker.coordinator.share_partitions.start_offsets("g") == {(topic.topic_id, 0): 1}
+
+
+def test_two_members_never_get_the_same_record_at_once():
+    broker, topic, c = setup()
+    join(c, "m1")
+    join(c, "m2")
+    produce(topic, 4)
+    produce(topic, 4)
+    a = acquired(c.call(FETCH, 1, fetch_body(topic, 0, member="m1", max_records=1)))
+    b = acquired(c.call(FETCH, 1, fetch_body(topic, 0, member="m2", max_records=1)))
+    assert a == [(0, 3, 1)] and b == [(4, 7, 1)]
+
+
+def test_session_errors():
+    broker, topic, c = setup()
+    join(c)
+    assert c.call(FETCH, 1, fetch_body(topic, 3)).error_code == E.SHARE_SESSION_NOT_FOUND
+    assert c.call(FETCH, 1, fetch_body(topic, 0, {0: [batch(0, 0, ACCEPT)]})).error_code == E.INVALID_REQUEST
+    c.call(FETCH, 1, fetch_body(topic, 0))
+    assert c.call(FETCH, 1, fetch_body(topic, 7)).error_code == E.INVALID_SHARE_SESSION_EPOCH
+    ack = {"group_id": "g", "member_id": "m1", "share_session_epoch": 0, "topics": []}
+    assert c.call(ACK, 1, ack).error_code == E.INVALID_SHARE_SESSION_EPOCH
+    assert c.call(ACK, 1, dict(ack, member_id="zz", share_session_epoch=1)).error_code == E.SHARE_SESSION_NOT_FOUND
+    assert c.call(FETCH, 1, fetch_body(topic, 0, member="")).error_code == E.INVALID_REQUEST
+
+
+def test_bad_acknowledgements():
+    broker, topic, c = setup()
+    join(c)
+    produce(topic, 3)
+    c.call(FETCH, 1, fetch_body(topic, 0))
+    cases = [
+        ([batch(0, 1, ACCEPT), batch(1, 2, ACCEPT)], E.INVALID_REQUEST),      # overlapping
+        ([batch(2, 1, ACCEPT)], E.INVALID_REQUEST),                           # first after last
+        ([batch(0, 2, ACCEPT, ACCEPT)], E.INVALID_REQUEST),                   # two types for three offsets
+        ([batch(0, 0, 9)], E.INVALID_REQUEST),                                # unknown type
+        ([batch(0, 0, 4)], E.INVALID_REQUEST),                                # RENEW without is_renew_ack
+        ([batch(5, 6, ACCEPT)], E.INVALID_RECORD_STATE),                      # never acquired
+    ]
+    epoch = 1
+    for batches, error in cases:
+        r = c.call(FETCH, 1, fetch_body(topic, epoch, {0: batches}))
+        assert r.responses[0].partitions[0].acknowledge_error_code == error, batches
+        epoch += 1
+    unknown = dict(fetch_body(topic, epoch), topics=[{"topic_id": b"\x09" * 16, "partitions": [
+        {"partition_index": 0, "acknowledgement_batches": [batch(0, 0, ACCEPT)]}]}])
+    r = c.call(FETCH, 1, unknown)
+    assert r.responses[0].partitions[0].acknowledge_error_code == E.UNKNOWN_TOPIC_ID
+
+
+def test_renew_v2_extends_the_lock_and_acquires_nothing():
+    broker, topic, c = setup()
+    join(c)
+    produce(topic, 2)
+    c.call(FETCH, 2, fetch_body(topic, 0))
+    r = c.call(FETCH, 2, fetch_body(topic, 1, {0: [batch(0, 1, 4)]}, is_renew_ack=True), now=T0 + 20000)
+    assert r.responses[0].partitions[0].acknowledge_error_code == 0
+    broker.tick(T0 + 30000)
+    rec = broker.coordinator.share_partitions.existing("g", topic.topic_id, 0).in_flight()
+    assert {x["state"] for x in rec} == {"Acquired"} and {x["lock_deadline_ms"] for x in rec} == {T0 + 50000}
+
+
+def test_long_poll_woken_by_an_append_and_by_a_lapsed_lock():
+    broker, topic, c = setup()
+    join(c)
+    c.send(FETCH, 1, fetch_body(topic, 0, max_wait=60000))
+    assert c.replies(FETCH, 1) == []
+    produce(topic, 2)
+    (r,) = c.replies(FETCH, 1)
+    assert acquired(r) == [(0, 1, 1)]
+    c.send(FETCH, 1, fetch_body(topic, 1, max_wait=60000), now=T0 + 10)
+    assert c.replies(FETCH, 1) == []
+    broker.tick(T0 + 30000)
+    (r,) = c.replies(FETCH, 1)
+    assert acquired(r) == [(0, 1, 2)]
+
+
+def test_closing_the_session_releases_the_members_records():
+    broker, topic, c = setup()
+    join(c, "m1")
+    join(c, "m2")
+    produce(topic, 2)
+    c.call(FETCH, 1, fetch_body(topic, 0, member="m1"))
+    r = c.call(ACK, 1, {"group_id": "g", "member_id": "m1", "share_session_epoch": -1, "topics": []})
+    assert r.error_code == 0
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0, member="m2"))) == [(0, 1, 2)]
+
+
+def test_heartbeat_and_describe_through_the_codecs():
+    broker, topic, c = setup(partitions=2)
+    r = join(c)
+    assert r.member_epoch == 1 and r.heartbeat_interval_ms == 5000
+    assert sorted(r.assignment.topic_partitions[0].partitions) == [0, 1]
+    d = c.call(DESCRIBE, 1, {"group_ids": ["g", "x"], "include_authorized_operations": False})
+    assert d.groups[0].group_state == "Stable" and d.groups[0].members[0].assignment.topic_partitions[0].topic_name == "q"
+    assert d.groups[1].error_code == E.GROUP_ID_NOT_FOUND
+    r = c.call(HB, 1, {"group_id": "g", "member_id": "m1", "member_epoch": 5, "rack_id": None,
+                       "subscribed_topic_names": None})
+    assert r.error_code == E.FENCED_MEMBER_EPOCH
+
+
+def test_a_restart_with_a_data_dir_keeps_acknowledged_records_acknowledged(tmp_path):
+    broker = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
+    topic = broker.topics.create("q", 1, {})
+    c = Client(broker)
+    join(c)
+    produce(topic, 6)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0, max_records=1))) == [(0, 5, 1)]
+    c.call(FETCH, 1, fetch_body(topic, 1, {0: [batch(0, 2, ACCEPT)]}, max_records=0))
+    broker.close()
+
+    again = Broker(BrokerConfig(data_dir=str(tmp_path)), T0 + 1000)
+    assert again.store.get("__share_group_state").internal
+    c = Client(again)
+    join(c, "m2")
+    r = c.call(FETCH, 1, fetch_body(again.store.get("q"), 0, member="m2"))
+    assert acquired(r) == [(3, 5, 2)]          # what was acquired comes back, not what was accepted
+    again.close()
+
+
+def test_read_committed_archives_aborted_records_and_markers():
+    broker, topic, c = setup()
+    broker.coordinator.share_partitions.set_config("g", "share.isolation.level", "read_committed")
+    join(c)
+    plog = topic.partitions[0]
+    plog.append(build_batch([(b"k", b"aborted", [], T0)] * 2, producer_id=7, producer_epoch=0, base_sequence=0,
+                            transactional=True), T0)
+    plog.append(build_batch([(b"k", b"plain", [], T0)]), T0)          # below the open transaction's marker
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0))) == []     # nothing stable yet
+    plog.append_control_batch(7, 0, False, 0, T0)                    # abort: offsets 0-1 aborted, 3 the marker
+    plog.append(build_batch([(b"k", b"after", [], T0)]), T0)
+    r = c.call(FETCH, 1, fetch_body(topic, 1))
+    assert acquired(r) == [(2, 2, 1), (4, 4, 1)] and values(r) == [b"plain", b"after"]
+    states = {x["offset"]: x["state"] for x in broker.coordinator.share_partitions.existing("g", topic.topic_id, 0).in_flight()}
+    assert states == {2: "Acquired", 3: "Archived", 4: "Acquired"}
