@@ -1,8 +1,10 @@
 """What the parts of the coordinator share: the time, the timers, the groups of every kind, the
-record sink, the transition journal and the settings (Kafka's shard hands its managers the same
-time, timer and snapshot registry).
+runtime that writes their records, the transition journal and the settings (Kafka's shard hands its
+managers the same time, timer and snapshot registry).
 
 Nothing here reads a clock: the coordinator moves ``now_ms`` forward as requests and ticks arrive.
+Records, replies, transitions and timer changes made while a write is under way belong to it
+(runtime.py): they become visible once its records are written, or are undone.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Callable, Hashable
 
 from .group_api import Group, GroupType, Record
 from .placement import partition_for
+from .runtime import CoordinatorRuntime, Write
 from .settings import CoordinatorSettings
 from .timers import Timers
 
@@ -47,7 +50,8 @@ class CoordinatorContext:
         self.groups: dict[str, Group] = {}
         self.transitions: deque[Transition] = deque(maxlen=transition_log_size)
         self.transition_listeners: list[Callable[[Transition], None]] = []
-        self.appends = 0   # how many non-empty appends so far (a request can tell whether it wrote)
+        self.write: Write | None = None    # the write under way (runtime.py)
+        self.runtime = CoordinatorRuntime(self)
 
     def group(self, group_id: str, kind: GroupType) -> Group | None:
         """The group with that id if it is of that kind."""
@@ -61,24 +65,62 @@ class CoordinatorContext:
         self.now_ms = max(self.now_ms, now_ms)
 
     def append(self, group_id: str, records: list[Record], producer_id: int = -1, producer_epoch: int = -1) -> None:
-        """Write ``records`` as one batch to the group's __consumer_offsets partition (a
-        transactional batch of that producer when ``producer_id`` is given)."""
-        if records:
-            self.appends += 1
-            partition = partition_for(group_id, self.settings.offsets_topic_num_partitions)
-            if producer_id < 0:
-                self.sink(partition, records, self.now_ms)
-            else:
-                self.sink(partition, records, self.now_ms, producer_id=producer_id, producer_epoch=producer_epoch)
+        """Add ``records`` to the batch the write under way appends to the group's __consumer_offsets
+        partition (a transactional batch of that producer when ``producer_id`` is given)."""
+        if not records:
+            return
+        write = self.write
+        if write is None or write.group_id != group_id:
+            raise RuntimeError(f"records for group {group_id[:256]!r} outside its write")
+        write.records = write.records + records if write.records else records
+        if producer_id >= 0:
+            write.producer_id, write.producer_epoch = producer_id, producer_epoch
+
+    def has_records(self) -> bool:
+        """Whether the write under way has decided any record yet."""
+        write = self.write
+        return write is not None and bool(write.records)
+
+    def on_written(self, apply: Callable[..., None], *args) -> None:
+        """``apply(*args)`` once the write under way is in the log (at once outside a write)."""
+        write = self.write
+        if write is None:
+            apply(*args)
+        elif write.effects is None:
+            write.effects = [(apply, args)]
+        else:
+            write.effects.append((apply, args))
+
+    def sink_write(self, write: Write) -> None:
+        """The runtime's append: one batch to the group's partition through the injected sink."""
+        partition = partition_for(write.group_id, self.settings.offsets_topic_num_partitions)
+        if write.producer_id < 0:
+            self.sink(partition, write.records, self.now_ms)
+        else:
+            self.sink(partition, write.records, self.now_ms, producer_id=write.producer_id,
+                      producer_epoch=write.producer_epoch)
 
     def schedule(self, key: Hashable, delay_ms: int, callback: Callable[[], None]) -> None:
+        write = self.write
+        if write is not None:
+            self.runtime.note_timer(write, key)
         self.timers.schedule(key, self.now_ms + delay_ms, callback)
 
     def cancel(self, key: Hashable) -> None:
+        write = self.write
+        if write is not None:
+            self.runtime.note_timer(write, key)
         self.timers.cancel(key)
 
     def record_transition(self, group_id: str, old: Enum, new: Enum, generation_id: int) -> None:
         t = Transition(self.now_ms, group_id, old, new, generation_id)
+        write = self.write
+        if write is None:
+            self.publish_transition(t)
+        else:
+            write.effect(self.publish_transition, (t,))
+
+    def publish_transition(self, t: Transition) -> None:
         self.transitions.append(t)
         for listener in list(self.transition_listeners):
             listener(t)

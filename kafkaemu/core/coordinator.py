@@ -1,16 +1,20 @@
 """The group coordinator: a thin router over the classic and consumer group managers and the offsets
 manager (Apache Kafka's GroupCoordinatorShard over GroupMetadataManager and OffsetMetadataManager).
 
-It owns the time, the timers, the record sink and the transition journal (the shared context), knows
+It owns the time, the timers, the runtime and the transition journal (the shared context), knows
 which kind of group holds a group id, and has one short method per request. Every public method
 takes ``now_ms`` first; JoinGroup and SyncGroup take a ``respond`` callable that may be called later
 (a parked reply released by another request or by a timer). ``tick(now_ms)`` fires due timers;
 ``next_deadline_ms()`` says when the next one is due.
 
-Records (offset commits, group metadata, tombstones) go to an injected sink
+Each request that may write runs as one write of the runtime (runtime.py, Kafka's
+CoordinatorRuntime): the managers decide records (offset commits, group metadata, tombstones) and
+the reply; the runtime appends the records through an injected sink
 ``sink(partition, [(key, value_or_None)], now_ms)`` for __consumer_offsets (transactional offset
-commits add ``producer_id=``/``producer_epoch=``: a transactional batch); ``load`` replays them, with
-the end markers of transactions. ``complete_transaction`` applies a marker written now.
+commits add ``producer_id=``/``producer_epoch=``: a transactional batch), and only then answers. A
+sink that raises (``runtime.AppendError`` with the log's error, or anything else) leaves the group
+as it was and the request gets Kafka's error for it. ``load`` replays the records, with the end
+markers of transactions. ``complete_transaction`` applies a marker written now.
 """
 from __future__ import annotations
 
@@ -24,10 +28,12 @@ from .classic import records as classic_records
 from .classic.manager import ClassicGroupManager
 from .classic.member import Reply
 from .classic.requests import Heartbeat, JoinGroup, LeaveGroup, SyncGroup
+from .classic.responses import join_response, sync_response
 from .consumer import records as consumer_records
 from .consumer.group import TopicMeta
 from .consumer.manager import ConsumerGroupManager
 from .consumer.requests import ConsumerHeartbeat
+from .consumer.responses import error_response
 from .context import CoordinatorContext, Sink, Transition
 from .group_api import Group, GroupError, GroupType
 from .offsets import records as offsets_records
@@ -62,6 +68,7 @@ class GroupCoordinator:
                  transition_log_size: int = 100000) -> None:
         self.ctx = CoordinatorContext(settings or CoordinatorSettings(), sink, now_ms, transition_log_size)
         self._scope = _RequestScope(self.ctx)
+        self._run = self.ctx.runtime.run
         self.classic = ClassicGroupManager(self.ctx)
         self.consumer = ConsumerGroupManager(self.ctx)
         self.offsets = OffsetManager(self.ctx, self)
@@ -131,11 +138,20 @@ class GroupCoordinator:
     # ============================================================ classic group protocol
     def join_group(self, now_ms: int, req: JoinGroup, respond: Reply) -> None:
         with self._request(now_ms):
-            self.classic.join_group(req, respond)
+            deferred = self.ctx.runtime.deferred(respond)
+            self._run(req.group_id, self.classic.join_group, (req, deferred),
+                      lambda error, *_: respond(join_response(error, req.member_id)))
 
     def sync_group(self, now_ms: int, req: SyncGroup, respond: Reply) -> None:
         with self._request(now_ms):
-            self.classic.sync_group(req, respond)
+            deferred = self.ctx.runtime.deferred(respond)
+            self._run(req.group_id, self.classic.sync_group, (req, deferred),
+                      lambda error, *_: self._sync_failed(req, respond, error))
+
+    def _sync_failed(self, req: SyncGroup, respond: Reply, error: ErrorCode) -> None:
+        """Only the leader's SyncGroup writes: it gets the error, then the other members do."""
+        respond(sync_response(error))
+        self._run(req.group_id, self.classic.assignment_not_written, (req.group_id, req.generation_id, error))
 
     def heartbeat(self, now_ms: int, req: Heartbeat) -> dict:
         with self._request(now_ms):
@@ -145,12 +161,13 @@ class GroupCoordinator:
         """Newest shape: top-level error plus one result per leaving member (of either kind of group)."""
         with self._request(now_ms):
             group = self.group(req.group_id)
-            return (self.classic if group is None else self._manager(group)).leave_group(req)
+            manager = self.classic if group is None else self._manager(group)
+            return self._run(req.group_id, manager.leave_group, (req,), _leave_failed)
 
     # ============================================================ consumer groups (KIP-848)
     def consumer_group_heartbeat(self, now_ms: int, req: ConsumerHeartbeat, topics: dict[str, TopicMeta]) -> dict:
         with self._request(now_ms):
-            return self.consumer.heartbeat(req, topics)
+            return self._run(req.group_id, self.consumer.heartbeat, (req, topics), _heartbeat_failed)
 
     def consumer_group_describe(self, now_ms: int, group_ids: list[str], topics_by_id: dict[bytes, str],
                                 include_authorized_operations: bool = False) -> list[dict]:
@@ -173,14 +190,16 @@ class GroupCoordinator:
     def commit_offsets(self, now_ms: int, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
         """Returns the response topics in request order (newest shape)."""
         with self._request(now_ms):
-            return self.offsets.commit(req, partition_exists)
+            return self._run(req.group_id, self.offsets.commit, (req, partition_exists), OffsetManager.commit_failed,
+                             False)
 
     def commit_transactional_offsets(self, now_ms: int, req: TxnOffsetCommit,
                                      partition_exists: PartitionExists | None = None) -> dict:
         """TxnOffsetCommit: the response topics in request order; the offsets stay pending until
         ``complete_transaction`` for the producer."""
         with self._request(now_ms):
-            return self.offsets.commit_transactional(req, partition_exists)
+            return self._run(req.group_id, self.offsets.commit_transactional, (req, partition_exists),
+                             OffsetManager.txn_commit_failed, False)
 
     def complete_transaction(self, now_ms: int, producer_id: int, commit: bool) -> int:
         """A commit or abort marker of ``producer_id`` was written to __consumer_offsets: its pending
@@ -199,7 +218,8 @@ class GroupCoordinator:
     def delete_offsets(self, now_ms: int, group_id: str, topics: list[tuple[str, list[int]]],
                        partition_exists: PartitionExists | None = None) -> dict:
         with self._request(now_ms):
-            return self.offsets.delete(group_id, topics, partition_exists)
+            return self._run(group_id, self.offsets.delete, (group_id, topics, partition_exists),
+                             _offset_delete_failed, False)
 
     # ============================================================ admin
     def describe_groups(self, now_ms: int, group_ids: list[str],
@@ -220,7 +240,8 @@ class GroupCoordinator:
 
     def delete_groups(self, now_ms: int, group_ids: list[str]) -> list[dict]:
         with self._request(now_ms):
-            return [{"group_id": gid, "error_code": int(self._delete_if_allowed(gid))} for gid in group_ids]
+            return [{"group_id": gid, "error_code": int(self._run(gid, self._delete_if_allowed, (gid,), _error))}
+                    for gid in group_ids]
 
     def _delete_if_allowed(self, group_id: str) -> ErrorCode:
         group = self.group(group_id)
@@ -248,22 +269,35 @@ class GroupCoordinator:
         self._schedule_retention_check()
 
     def expire_offsets(self, now_ms: int) -> int:
-        """Kafka's cleanupGroupMetadata: expire old offsets; delete Empty groups left without any."""
+        """Kafka's cleanupGroupMetadata: expire old offsets; delete Empty groups left without any.
+        Each group is one write; a group whose write fails keeps everything until the next check."""
         self.ctx.advance(now_ms)
-        expired = 0
         group_ids = list(self.ctx.groups) + [g for g in self.offsets.store.groups() if g not in self.ctx.groups]
+        expired = 0
         for gid in group_ids:
-            group = self.group(gid)
-            expired += self.offsets.expire(gid, group)
-            if group is not None and group.is_empty() and group.should_expire() \
-                    and not self.offsets.has_offsets(gid):
-                self._delete(group)
+            expired += self._run(gid, self._expire_group_offsets, (gid,), _nothing)
+            self._run(gid, self._delete_if_emptied, (gid,))   # a batch of its own, as before
         return expired
 
+    def _expire_group_offsets(self, group_id: str) -> int:
+        return self.offsets.expire(group_id, self.group(group_id))
+
+    def _delete_if_emptied(self, group_id: str) -> None:
+        group = self.group(group_id)
+        if group is not None and group.is_empty() and group.should_expire() \
+                and not self.offsets.has_offsets(group_id):
+            self._delete(group)
+
     def on_topic_deleted(self, now_ms: int, topic: str) -> int:
-        """Kafka's onPartitionsDeleted: every group's committed offsets of the topic are dropped."""
+        """Kafka's onPartitionsDeleted: every group's committed offsets of the topic are dropped
+        (one write per group; pending transactional ones of the topic go at once)."""
         self.ctx.advance(now_ms)
-        return self.offsets.on_topic_deleted(topic)
+        removed = sum(self._run(gid, self.offsets.topic_deleted, (gid, topic), _nothing, False)
+                      for gid in self.offsets.store.groups())
+        self.offsets.pending.remove_topic(topic)
+        if removed:
+            log.info("offsets_of_deleted_topic_removed", topic=topic, offsets=removed)
+        return removed
 
     # ============================================================ replay of __consumer_offsets
     def replay(self, key: bytes, value: bytes | None, producer_id: int = -1) -> None:
@@ -301,6 +335,27 @@ class GroupCoordinator:
             log.warning("offsets_records_skipped", count=skipped)
         self.classic.after_load()
         self.consumer.after_load()
+
+
+# What a request whose write failed answers (``error`` and the operation's arguments).
+def _error(error: ErrorCode, *_) -> ErrorCode:
+    return error
+
+
+def _nothing(error: ErrorCode, *_) -> int:
+    return 0
+
+
+def _leave_failed(error: ErrorCode, *_) -> dict:
+    return {"error_code": int(error), "members": []}
+
+
+def _heartbeat_failed(error: ErrorCode, *_) -> dict:
+    return error_response(error)
+
+
+def _offset_delete_failed(error: ErrorCode, *_) -> dict:
+    return {"error_code": int(error), "topics": []}
 
 
 class _RequestScope:

@@ -87,6 +87,16 @@ class Group(ABC):
         """Whether an Empty group without offsets is deleted by offset retention (share groups are not)."""
         return True
 
+    def snapshot(self) -> object:
+        """Everything ``restore`` needs to put this group back as it is now (the runtime takes one
+        before a write and restores it if the write's records cannot be appended). A kind of group
+        whose changes write no records here (share groups) has nothing a failed append could leave
+        half-done: the default keeps nothing."""
+        return None
+
+    def restore(self, snapshot: object) -> None:
+        """Become exactly what the group was when ``snapshot`` was taken."""
+
 
 class GroupDirectory(Protocol):
     """What the offsets manager asks of the coordinator, which knows every kind of group."""

@@ -65,6 +65,21 @@ class Timers:
         self._by_key.pop(key, None)
         self._every.pop(key, None)
 
+    def entry(self, key: Hashable):
+        """The timer under ``key`` as ``restore`` takes it back (None when there is none)."""
+        return self._by_key.get(key)
+
+    def restore(self, key: Hashable, entry) -> None:
+        """Put back the timer ``entry`` had (from ``entry(key)``), or none: a failed coordinator
+        write undoes the timers it moved."""
+        if entry is None:
+            self._by_key.pop(key, None)
+            return
+        deadline, order, callback, _ = entry
+        seq = next(self._seq)
+        self._by_key[key] = (deadline, order, callback, seq)
+        heapq.heappush(self._heap, (deadline, seq, key))
+
     def is_scheduled(self, key: Hashable) -> bool:
         return key in self._by_key
 

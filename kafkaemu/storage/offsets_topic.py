@@ -11,6 +11,8 @@ import struct
 from ..core.coordinator import record_group_id
 from ..core.placement import partition_for
 from ..core.record_format import EndTransactionMarker
+from ..core.runtime import AppendError
+from ..protocol.errors import ErrorCode
 from . import topic_config
 from .log_store import OFFSETS_TOPIC
 from .record_batch import build_batch, iter_records, parse_header
@@ -93,14 +95,17 @@ def log_sink(store, num_partitions: int):
 def append_coordinator_batch(topic, partition: int, records: list[tuple[bytes, bytes | None]], now_ms: int,
                              producer_id: int = -1, producer_epoch: int = -1) -> None:
     """Append a coordinator's records (of one call) as one batch to a partition of its internal
-    topic; transactional when written for a producer. A refusal is a kafkaemu bug: it raises."""
+    topic; transactional when written for a producer. A refusal raises AppendError with the
+    partition's error, which the coordinator's runtime answers as Kafka does (the write is undone)."""
+    if topic is None or not 0 <= partition < len(topic.partitions):
+        raise AppendError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"no partition {partition} to write to")
     batch = build_batch([(key, value, (), now_ms) for key, value in records], producer_id=producer_id,
                         producer_epoch=producer_epoch, transactional=producer_id >= 0)
     plog = topic.partitions[partition]
     result = plog.append_batch(batch, now_ms)
     if result.error != "NONE":
-        raise RuntimeError(f"{topic.name}-{partition} refused the coordinator's batch: {result.error} "
-                           f"{result.message or ''}")
+        error = ErrorCode.__members__.get(result.error, ErrorCode.UNKNOWN_SERVER_ERROR)
+        raise AppendError(error, f"{topic.name}-{partition} refused the coordinator's batch: {result.message or ''}")
     if any(value is None for _, value in records):   # compaction drops them after delete.retention.ms
         due = now_ms + topic_config.int_config(plog.configs, "delete.retention.ms")
         plog.tombstones_due_ms = due if plog.tombstones_due_ms is None else min(plog.tombstones_due_ms, due)

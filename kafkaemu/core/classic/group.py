@@ -282,6 +282,23 @@ class ClassicGroup(Group):
     def tombstone_records(self) -> list[Record]:
         return [(encode_group_key(self.group_id), None)]
 
+    # Read and set one by one: touching ``__dict__`` would make every later attribute read of the
+    # group slower (CPython then keeps its attributes in a dict rather than inline).
+    _STATE = ("state", "previous_state", "current_state_timestamp_ms", "generation_id", "protocol_type",
+              "protocol_name", "leader_id", "num_awaiting_join", "new_member_added", "subscribed_topics")
+
+    def snapshot(self) -> tuple:
+        """Members are mutable: each is copied, with the containers that change in place."""
+        return (tuple(getattr(self, name) for name in self._STATE),
+                {mid: m.copy() for mid, m in self.members.items()}, dict(self.static_members),
+                set(self.pending_join_members), set(self.pending_sync_members), dict(self.supported_protocols))
+
+    def restore(self, snapshot: tuple) -> None:
+        values, self.members, self.static_members, self.pending_join_members, self.pending_sync_members, \
+            self.supported_protocols = snapshot
+        for name, value in zip(self._STATE, values):
+            setattr(self, name, value)
+
     # --- replies -----------------------------------------------------------------------------
     def complete_join(self, member: Member, response: dict) -> bool:
         reply = member.awaiting_join

@@ -49,7 +49,6 @@ class ClassicGroupManager(ClassicRebalance):
             if not is_unknown:
                 return respond(join_response(E.UNKNOWN_MEMBER_ID, req.member_id))
             group = self.create_group(req.group_id)
-        appends_before = self.ctx.appends
         if not self._accept_joining_member(group, req.member_id):
             self._drop_member(group, req.member_id)
             respond(join_response(E.GROUP_MAX_SIZE_REACHED, ""))
@@ -57,7 +56,7 @@ class ClassicGroupManager(ClassicRebalance):
             self._join_new_member(group, req, respond)
         else:
             self._join_existing_member(group, req, respond)
-        if new_group and self.ctx.appends == appends_before:
+        if new_group and not self.ctx.has_records():
             self._store_empty_group(group)   # a new group is written even if the join wrote nothing
 
     def _accept_joining_member(self, group: ClassicGroup, member_id: str) -> bool:
@@ -204,19 +203,20 @@ class ClassicGroupManager(ClassicRebalance):
         assignment = {mid: leader_req.assignments.get(mid, b"") for mid in group.members}
         log.info("assignment_received", group=group.group_id, leader=leader_req.member_id,
                  generation=group.generation_id, members=len(group.members))
-        try:
-            self._store_group(group, assignment)
-        except Exception:
-            # A record that cannot be written (a member string too long for it): Kafka's
-            # failed append answers every member UNKNOWN_SERVER_ERROR and rebalances.
-            log.exception("group_record_failed", group=group.group_id[:256])
-            self._reset_and_propagate_assignment_error(group, E.UNKNOWN_SERVER_ERROR)
-            self._maybe_prepare_rebalance_or_complete_join(group, "group record could not be written")
-            return
+        self._store_group(group, assignment)
         for mid, m in group.members.items():
             m.assignment = assignment[mid]
         self._propagate_assignment(group, E.NONE)
         group.transition_to(S.STABLE, self.ctx.now_ms)
+
+    def assignment_not_written(self, group_id: str, generation_id: int, error: ErrorCode) -> None:
+        """The leader's SyncGroup could not write the assignment (its write is undone): as Kafka's
+        append callback, every member waiting in SyncGroup gets the error and the group rebalances."""
+        group = self.group(group_id)
+        if group is not None and group.is_in(S.COMPLETING_REBALANCE) and group.generation_id == generation_id:
+            self._reset_and_propagate_assignment_error(group, error)
+            self._maybe_prepare_rebalance_or_complete_join(
+                group, f"error {error.name} when storing group assignment during SyncGroup")
 
     # ============================================================ Heartbeat
     def heartbeat(self, req: Heartbeat) -> ErrorCode:

@@ -23,6 +23,11 @@ class Member:
     # A new member has not received its first JoinGroup answer; its heartbeat timer is the join timeout.
     is_new: bool = False
 
+    def copy(self) -> "Member":
+        return Member(self.member_id, self.group_instance_id, self.client_id, self.client_host,
+                      self.rebalance_timeout_ms, self.session_timeout_ms, self.protocol_type, self.protocols,
+                      self.assignment, self.awaiting_join, self.awaiting_sync, self.is_new)
+
     @property
     def is_static(self) -> bool:
         return self.group_instance_id is not None

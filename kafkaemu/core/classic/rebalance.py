@@ -88,6 +88,10 @@ class ClassicRebalance:
         self.ctx.cancel(self._heartbeat_key(group.group_id, member_id))
 
     def _expire_heartbeat(self, group_id: str, member_id: str) -> None:
+        self.ctx.runtime.timer(group_id, self._heartbeat_key(group_id, member_id),
+                               lambda: self._expire_heartbeat_now(group_id, member_id))
+
+    def _expire_heartbeat_now(self, group_id: str, member_id: str) -> None:
         group = self.group(group_id)
         if group is None or group.is_in(S.DEAD):
             return
@@ -161,8 +165,9 @@ class ClassicRebalance:
             self._maybe_complete_join_else_schedule(group)
 
     def _schedule_initial_join(self, group_id: str, delay_ms: int, remaining_ms: int) -> None:
-        self.ctx.schedule(self._join_key(group_id), delay_ms,
-                          lambda: self._try_complete_initial_rebalance(group_id, delay_ms, remaining_ms))
+        self.ctx.schedule(self._join_key(group_id), delay_ms, lambda: self.ctx.runtime.timer(
+            group_id, self._join_key(group_id),
+            lambda: self._try_complete_initial_rebalance(group_id, delay_ms, remaining_ms)))
 
     def _try_complete_initial_rebalance(self, group_id: str, delay_ms: int, remaining_ms: int) -> None:
         group = self.group(group_id)
@@ -184,7 +189,8 @@ class ClassicRebalance:
 
     def _schedule_join_deadline(self, group: ClassicGroup) -> None:
         gid = group.group_id
-        self.ctx.schedule(self._join_key(gid), group.rebalance_timeout_ms(), lambda: self._complete_join_by_id(gid))
+        self.ctx.schedule(self._join_key(gid), group.rebalance_timeout_ms(), lambda: self.ctx.runtime.timer(
+            gid, self._join_key(gid), lambda: self._complete_join_by_id(gid)))
 
     def _complete_join_by_id(self, group_id: str) -> None:
         group = self.group(group_id)
@@ -222,8 +228,8 @@ class ClassicRebalance:
             member.is_new = False
             group.pending_sync_members.add(member.member_id)
         generation = group.generation_id
-        self.ctx.schedule(self._sync_key(gid), group.rebalance_timeout_ms(),
-                          lambda: self._expire_pending_sync(gid, generation))
+        self.ctx.schedule(self._sync_key(gid), group.rebalance_timeout_ms(), lambda: self.ctx.runtime.timer(
+            gid, self._sync_key(gid), lambda: self._expire_pending_sync(gid, generation)))
 
     # ============================================================ the sync phase
     def _expire_pending_sync(self, group_id: str, generation_id: int) -> None:

@@ -67,6 +67,7 @@ class ConsumerGroup(Group):
         self.created_ms = now_ms
         self.state_timestamp_ms = now_ms
         self.dead = False
+        self.written: dict = {}   # what its records in __consumer_offsets say (records.RecordDiff)
 
     # --- derived state ----------------------------------------------------------------
     @property
@@ -171,6 +172,20 @@ class ConsumerGroup(Group):
 
     def tombstone_records(self) -> list[Record]:
         return records.tombstones(self)
+
+    # Read and set one by one (as ClassicGroup: touching ``__dict__`` slows every later read).
+    _STATE = ("group_epoch", "assignment_epoch", "created_ms", "state_timestamp_ms", "dead", "written")
+    _CONTAINERS = ("members", "static_members", "target", "subscription_metadata")
+
+    def snapshot(self) -> tuple:
+        """Members are immutable: copying the containers that change in place is enough."""
+        return (tuple(getattr(self, name) for name in self._STATE),
+                tuple(dict(getattr(self, name)) for name in self._CONTAINERS))
+
+    def restore(self, snapshot: tuple) -> None:
+        values, containers = snapshot
+        for name, value in zip(self._STATE + self._CONTAINERS, values + containers):
+            setattr(self, name, value)
 
 
 def _validate_member_epoch(received: int, member: ConsumerMember) -> None:

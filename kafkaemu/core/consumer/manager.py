@@ -45,7 +45,6 @@ class ConsumerGroupManager:
         self.ctx = ctx
         self.settings = ctx.settings.consumer
         self.topics: dict[str, TopicMeta] = {}
-        self._written = records.RecordDiff()
         self._assignors = available_assignors(self.settings.assignors)
 
     def group(self, group_id: str) -> ConsumerGroup | None:
@@ -76,12 +75,12 @@ class ConsumerGroupManager:
 
     # ------------------------------------------------------------ records
     def _persist(self, group: ConsumerGroup) -> None:
-        self.ctx.append(group.group_id, self._written.changes(group))
+        self.ctx.append(group.group_id, records.RecordDiff.changes(group))
 
     def after_load(self) -> None:
         """Once every record is replayed: members' sessions restart now; revocations get their timeout."""
         for group in self.groups.values():
-            self._written.loaded(group)
+            records.RecordDiff.loaded(group)
             for member in group.members.values():
                 self._schedule_session_timeout(group.group_id, member.member_id)
                 if member.state is MemberState.UNREVOKED_PARTITIONS:
@@ -300,14 +299,16 @@ class ConsumerGroupManager:
         return ("consumer-rebalance", group_id, member_id)
 
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
-        self.ctx.schedule(self._session_key(group_id, member_id), self.settings.session_timeout_ms,
-                          lambda: self._expire_session(group_id, member_id))
+        key = self._session_key(group_id, member_id)
+        self.ctx.schedule(key, self.settings.session_timeout_ms, lambda: self.ctx.runtime.timer(
+            group_id, key, lambda: self._expire_session(group_id, member_id)))
 
     def _schedule_rebalance_timeout(self, group_id: str, member: ConsumerMember) -> None:
         """A member revoking partitions must be done within its rebalance timeout, at this epoch."""
         member_id, epoch = member.member_id, member.member_epoch
-        self.ctx.schedule(self._rebalance_key(group_id, member_id), member.rebalance_timeout_ms,
-                          lambda: self._expire_rebalance(group_id, member_id, epoch))
+        key = self._rebalance_key(group_id, member_id)
+        self.ctx.schedule(key, member.rebalance_timeout_ms, lambda: self.ctx.runtime.timer(
+            group_id, key, lambda: self._expire_rebalance(group_id, member_id, epoch)))
 
     def _cancel_timers(self, group_id: str, member_id: str) -> None:
         self.ctx.cancel(self._session_key(group_id, member_id))
@@ -370,7 +371,7 @@ class ConsumerGroupManager:
         old_state = group.state
         group.dead = True
         del self.ctx.groups[group.group_id]
-        self._written.forget(group.group_id)
+        records.RecordDiff.forget(group)
         log.info("consumer_group_deleted", group=group.group_id)
         self._note_state(group, old_state)
 

@@ -6,9 +6,10 @@ ConsumerGroupTargetAssignmentMetadata (assignment epoch), 7 ConsumerGroupTargetA
 8 ConsumerGroupCurrentMemberAssignment (member epoch, state, assigned and revoking partitions).
 Values carry an int16 version 0; a removed member or group gets tombstones.
 
-``snapshot`` is a group's records as plain values; ``RecordDiff`` keeps, per group, what was last
-written and yields only what changed, so a heartbeat that changes nothing writes nothing. Replaying
-the records into groups is the manager's (``ConsumerGroupManager.replay``).
+``snapshot`` is a group's records as plain values; ``RecordDiff`` keeps, on each group (its
+``written``, so a failed write's revert of the group reverts it too), what was last written and
+yields only what changed, so a heartbeat that changes nothing writes nothing. Replaying the records
+into groups is the manager's (``ConsumerGroupManager.replay``).
 """
 from __future__ import annotations
 
@@ -121,20 +122,20 @@ def tombstones(group) -> list[Record]:
 
 
 class RecordDiff:
-    def __init__(self) -> None:
-        self._written: dict[str, dict[ConsumerKey, tuple]] = {}
-
-    def changes(self, group) -> list[Record]:
-        before = self._written.get(group.group_id, {})
+    @staticmethod
+    def changes(group) -> list[Record]:
+        before = group.written
         now = snapshot(group)
         out = _tombstones(set(before) - set(now))
         out.extend((encode_key(key), encode_value(key, value)) for key, value in now.items()
                    if before.get(key) != value)
-        self._written[group.group_id] = now
+        group.written = now
         return out
 
-    def forget(self, group_id: str) -> None:
-        self._written.pop(group_id, None)
+    @staticmethod
+    def forget(group) -> None:
+        group.written = {}
 
-    def loaded(self, group) -> None:
-        self._written[group.group_id] = snapshot(group)
+    @staticmethod
+    def loaded(group) -> None:
+        group.written = snapshot(group)

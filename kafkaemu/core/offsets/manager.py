@@ -4,9 +4,11 @@ topics, replay.
 Follows Apache Kafka's OffsetMetadataManager, written once for every kind of group: each check that
 depends on the group goes through the Group interface (group_api.py), and the coordinator, as a
 GroupDirectory, makes the simple group an accepted commit needs and keeps a committing member alive.
-Every change is written to __consumer_offsets (OffsetCommit records, tombstones) through the
-shared context. Transactional commits are written as a transactional batch of the producer and
-kept pending (pending.py) until the marker of its transaction completes them.
+Every change is decided as records for __consumer_offsets (OffsetCommit records, tombstones) and
+applied to the store only once they are written (``ctx.on_written``): a failed write leaves the
+offsets as they were without copying them. Transactional commits are written as a transactional
+batch of the producer and kept pending (pending.py) until the marker of its transaction completes
+them.
 """
 from __future__ import annotations
 
@@ -75,8 +77,6 @@ class OffsetManager:
             # else: a "simple" group, for offsets only, made once the commit is accepted
         except GroupError as exc:
             group_error = exc.code
-        if group_error == E.NONE and group is not None:
-            self.groups.offset_committed(group, req.member_id)
         # Java long arithmetic, as Kafka's expireTimestampMs: a huge retention wraps to the past.
         now = self.ctx.now_ms
         expire = None if req.retention_time_ms == -1 else _int64(now + req.retention_time_ms)
@@ -109,12 +109,30 @@ class OffsetManager:
             return {"topics": [{"name": t["name"], "partitions": [
                 p if p["error_code"] == unknown else dict(p, error_code=int(E.UNKNOWN_SERVER_ERROR))
                 for p in t["partitions"]]} for t in topics_out]}
-        if group is None and group_error == E.NONE:
-            self.groups.create_simple_group(req.group_id)
         self.ctx.append(req.group_id, records)
-        for topic, partition, committed in commits:
-            self.store.put(req.group_id, topic, partition, self._sequenced(committed))
+        self.ctx.on_written(self._apply_commits, req, commits, group, group_error)
         return {"topics": topics_out}
+
+    def _apply_commits(self, req: OffsetCommit, commits: list, group: Group | None, group_error: ErrorCode) -> None:
+        """Once written: a member's commit keeps its session alive; a new simple group; the offsets."""
+        if group_error == E.NONE:
+            if group is not None:
+                self.groups.offset_committed(group, req.member_id)
+            elif req.group_id not in self.ctx.groups:
+                self.groups.create_simple_group(req.group_id)
+        put, sequenced, group_id = self.store.put, self._sequenced, req.group_id
+        for topic, partition, committed in commits:
+            put(group_id, topic, partition, sequenced(committed))
+
+    @staticmethod
+    def commit_failed(error: ErrorCode, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
+        """OffsetCommit's answer when its records could not be written: every partition the
+        coordinator saw gets the error (unknown ones are answered before it, as in KafkaApis)."""
+        return {"topics": [{"name": topic, "partitions": [
+            {"partition_index": p.partition,
+             "error_code": int(E.UNKNOWN_TOPIC_OR_PARTITION if partition_exists is not None
+                               and not partition_exists(topic, p.partition) else error)}
+            for p in partitions]} for topic, partitions in req.topics]}
 
     # ============================================================ TxnOffsetCommit
     def commit_transactional(self, req: TxnOffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
@@ -164,12 +182,17 @@ class OffsetManager:
             log.exception("txn_offset_commit_record_failed", group=req.group_id[:256])
             return answer([[c if c == E.UNKNOWN_TOPIC_OR_PARTITION else E.UNKNOWN_SERVER_ERROR for c in row]
                            for row in codes])
-        if group is None:
-            self.groups.create_simple_group(req.group_id)
         self.ctx.append(req.group_id, records, producer_id=req.producer_id, producer_epoch=req.producer_epoch)
+        self.ctx.on_written(self._apply_txn_commits, req, commits)
+        return answer(codes)
+
+    def _apply_txn_commits(self, req: TxnOffsetCommit, commits: list) -> None:
+        if req.group_id not in self.ctx.groups:
+            self.groups.create_simple_group(req.group_id)
         for topic, partition, committed in commits:
             self.pending.put(req.producer_id, req.group_id, topic, partition, self._sequenced(committed))
-        return answer(codes)
+
+    txn_commit_failed = commit_failed   # TxnOffsetCommit's request has the same topics
 
     def complete_transaction(self, producer_id: int, commit: bool) -> int:
         """Kafka's replayEndTransactionMarker: the producer's pending offsets become the committed ones
@@ -223,7 +246,7 @@ class OffsetManager:
             group.validate_offset_delete()
         except GroupError as exc:
             return {"error_code": int(exc.code), "topics": []}
-        out, records = [], []
+        out, records, removed = [], [], {}
         for topic, partitions in topics:
             subscribed = group.is_subscribed_to_topic(topic)
             parts_out = []
@@ -234,23 +257,30 @@ class OffsetManager:
                     code = E.GROUP_SUBSCRIBED_TO_TOPIC
                 else:
                     code = E.NONE
-                    pending = self.pending.is_pending(group_id, topic, p)
-                    if self.store.remove(group_id, topic, p) or pending:
+                    if (topic, p) not in removed and (self.store.get(group_id, topic, p) is not None
+                                                      or self.pending.is_pending(group_id, topic, p)):
                         records.append(tombstone(group_id, topic, p))
-                        self.pending.remove(group_id, topic, p)
+                        removed[(topic, p)] = None
                 parts_out.append({"partition_index": p, "error_code": int(code)})
             out.append({"name": topic, "partitions": parts_out})
         self.ctx.append(group_id, records)
+        self.ctx.on_written(self._remove, group_id, removed)
         return {"error_code": 0, "topics": out}
+
+    def _remove(self, group_id: str, partitions) -> None:
+        for topic, p in partitions:
+            self.store.remove(group_id, topic, p)
+            self.pending.remove(group_id, topic, p)
 
     # ============================================================ removal
     def delete_all(self, group_id: str) -> list[Record]:
-        """Drop a deleted group's offsets, pending ones too; returns their tombstones for the caller to write."""
-        committed = self.store.remove_group(group_id)
+        """A deleted group's offsets, pending ones too: returns their tombstones for the caller to
+        write; they are dropped once written."""
+        committed = [(t, p) for t, parts in self.store.group(group_id).items() for p in parts]
         pending_only = sorted(self.pending.partitions(group_id) - set(committed))
-        for t, p in committed + pending_only:
-            self.pending.remove(group_id, t, p)
+        self.ctx.on_written(self._remove, group_id, committed + pending_only)
         return [tombstone(group_id, t, p) for t, p in committed + pending_only]
+
 
     def expire(self, group_id: str, group: Group | None) -> int:
         """Kafka's cleanupExpiredOffsets: tombstone the group's offsets past retention that it does
@@ -259,31 +289,29 @@ class OffsetManager:
         if base_of is None:
             return 0
         now, retention = self.ctx.now_ms, self.ctx.settings.offsets_retention_ms
-        records = []
-        for topic, parts in list(self.store.group(group_id).items()):
+        records, expired = [], []
+        for topic, parts in self.store.group(group_id).items():
             if group is not None and group.is_subscribed_to_topic(topic):
                 continue
-            for p, c in list(parts.items()):
+            for p, c in parts.items():
                 if is_expired(c, base_of(c), now, retention) and not self.pending.is_pending(group_id, topic, p):
-                    self.store.remove(group_id, topic, p)
+                    expired.append((topic, p))
                     records.append(tombstone(group_id, topic, p))
         self.ctx.append(group_id, records)
+        self.ctx.on_written(self._remove_committed, group_id, expired)
         return len(records)
 
-    def on_topic_deleted(self, topic: str) -> int:
-        """Kafka's onPartitionsDeleted: drop every group's committed offsets of a deleted topic
-        (tombstones in __consumer_offsets), so a topic re-created under the name starts clean."""
-        removed = 0
-        for gid in self.store.groups():
-            partitions = list(self.store.group(gid).get(topic, {}))
-            for p in partitions:
-                self.store.remove(gid, topic, p)
-            self.ctx.append(gid, [tombstone(gid, topic, p) for p in partitions])
-            removed += len(partitions)
-        self.pending.remove_topic(topic)
-        if removed:
-            log.info("offsets_of_deleted_topic_removed", topic=topic, offsets=removed)
-        return removed
+    def _remove_committed(self, group_id: str, partitions) -> None:
+        for topic, p in partitions:
+            self.store.remove(group_id, topic, p)
+
+    def topic_deleted(self, group_id: str, topic: str) -> int:
+        """Kafka's onPartitionsDeleted for one group: tombstones for its committed offsets of a
+        deleted topic, dropped once written; returns how many."""
+        partitions = [(topic, p) for p in self.store.group(group_id).get(topic, {})]
+        self.ctx.append(group_id, [tombstone(group_id, t, p) for t, p in partitions])
+        self.ctx.on_written(self._remove_committed, group_id, partitions)
+        return len(partitions)
 
     # ============================================================ replay of __consumer_offsets
     def replay(self, key: bytes, value: bytes | None, producer_id: int = -1) -> None:

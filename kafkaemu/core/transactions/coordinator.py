@@ -1,11 +1,15 @@
 """The transaction coordinator: a thin router over the transaction state manager (Apache Kafka's
 TransactionCoordinator), the twin of core/coordinator.py for groups.
 
-Every public method takes ``now_ms`` first and answers at once (writes are synchronous). Records go
-to an injected sink for __transaction_state; the markers of a completing transaction go to an
-injected marker writer (a ``WriteMarkers`` effect the broker carries out on the partitions), after
-which the coordinator writes CompleteCommit/CompleteAbort. ``tick(now_ms)`` fires the periodic
-abort of timed-out transactions and expiration of idle transactional ids.
+Every public method takes ``now_ms`` first and answers at once (writes are synchronous). Each
+change is prepared, its record appended to __transaction_state through an injected sink, and only
+then applied and answered (manager.write); a failed append leaves the transactional id as it was
+and answers Kafka's error for it, except a failed fencing abort, which keeps the bumped epoch as
+Kafka does (``has_failed_epoch_fence``). The markers of a completing transaction go to an injected
+marker writer (a ``WriteMarkers`` effect the broker carries out on the partitions), after which the
+coordinator writes CompleteCommit/CompleteAbort; if either fails it is retried at the next abort
+check. ``tick(now_ms)`` fires the periodic abort of timed-out transactions and expiration of idle
+transactional ids, through the same write path.
 
 Transactions V1 only: the epoch is bumped by InitProducerId and by fencing, not at every EndTxn.
 
@@ -116,7 +120,8 @@ class TransactionCoordinator:
                 return _producer_result(E.UNKNOWN_SERVER_ERROR)
             expected = None if req.producer_id == NO_PRODUCER_ID else (req.producer_id, req.producer_epoch)
             md = self.txns.get(tid)
-            if md is None:
+            created = md is None
+            if created:
                 md = self.txns.put_if_absent(TransactionMetadata(
                     tid, self.ctx.next_producer_id(), NO_PRODUCER_EPOCH, req.transaction_timeout_ms, S.EMPTY,
                     self.ctx.now_ms))
@@ -129,7 +134,11 @@ class TransactionCoordinator:
                 error = self._end_transaction(tid, transit.producer_id, transit.producer_epoch, False,
                                               from_client=False)["error_code"]
                 return _producer_result(E(error) if error else E.CONCURRENT_TRANSACTIONS)
-            self.txns.append(md, transit)
+            error = self.txns.write(md, transit)
+            if error:
+                if created:
+                    del self.txns.txns[tid]   # nothing of it was written: as if never asked
+                return _producer_result(error)
             log.info("producer_id_initialized", transactional_id=tid, producer_id=md.producer_id,
                      producer_epoch=md.producer_epoch, partition=self.partition_for(tid))
             return _producer_result(E.NONE, md.producer_id, md.producer_epoch)
@@ -175,8 +184,7 @@ class TransactionCoordinator:
             added = set(req.partitions)
             if md.state is S.ONGOING and added <= md.partitions:
                 return E.NONE   # already in the transaction: nothing to write
-            self.txns.append(md, md.prepare_add_partitions(added, self.ctx.now_ms))
-            return E.NONE
+            return self.txns.write(md, md.prepare_add_partitions(added, self.ctx.now_ms))
 
     def verify_partitions(self, now_ms: int, req: AddPartitions) -> dict[TopicPartition, ErrorCode]:
         """AddPartitionsToTxn v4+ verify_only (KIP-890): whether each partition is in the transaction."""
@@ -216,7 +224,15 @@ class TransactionCoordinator:
             return _producer_result(exc.code)
         if transit is None:   # a retry of a completed EndTxn
             return _producer_result(E.NONE, md.producer_id, md.producer_epoch)
-        self.txns.append(md, transit)
+        error = self.txns.write(md, transit)
+        if error:
+            if fencing and not from_client:
+                # As Kafka: the epoch stays bumped in memory (the producer stays fenced) and the
+                # next fence reuses it rather than bumping again.
+                md.has_failed_epoch_fence = True
+                log.warning("transaction_fence_not_written", transactional_id=tid, producer_epoch=md.producer_epoch,
+                            error=error.name)
+            return _producer_result(error)
         # the outcome is decided: answer, then write the markers and complete
         completion = md.prepare_complete(self.ctx.now_ms)
         self.pending_markers[tid] = (commit, completion)
@@ -267,10 +283,11 @@ class TransactionCoordinator:
         except Exception:
             log.exception("transaction_markers_failed", transactional_id=tid)
             return False   # kept pending; retried at the next abort check
-        del self.pending_markers[tid]
         for tp in partitions:
             md.remove_partition(tp)
-        self.txns.append(md, completion)
+        if self.txns.write(md, completion, keep_pending=True):
+            return False   # kept pending with its markers written; retried at the next abort check
+        del self.pending_markers[tid]
         log.info("transaction_completed", transactional_id=tid, commit=commit, producer_id=md.producer_id,
                  producer_epoch=md.producer_epoch, partitions=len(partitions))
         return True

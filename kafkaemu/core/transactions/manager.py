@@ -2,9 +2,11 @@
 the cache, placement, writing a transition's record and completing it, finding transactions past
 their timeout and ids past their expiration, listing, and replaying the log.
 
-Writing is synchronous: the sink appends the record to the transactional id's partition of
-__transaction_state before ``append`` completes the transition, so no request ever sees a
-transition written but not applied (Kafka completes it in the append's callback).
+Writing is synchronous: ``write`` appends a prepared transition's record to the transactional id's
+partition of __transaction_state and only then completes the transition, so no request ever sees a
+transition written but not applied (Kafka completes it in the append's callback). An append that
+fails leaves the metadata as it was (the pending state reset, as Kafka's callback does) and
+``write`` returns Kafka's error for it (runtime.append_error_code); the coordinator answers with it.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import structlog
 from ...protocol.errors import ErrorCode
 from ..placement import partition_for
 from ..record_format import UnknownRecordType, replay_or_skip, split
+from ..runtime import append_error_code
 from . import records
 from .context import TransactionContext
 from .metadata import TransactionMetadata, TxnTransit
@@ -43,20 +46,27 @@ class TransactionStateManager:
         return 0 < timeout_ms <= self.ctx.settings.max_timeout_ms
 
     # ------------------------------------------------------------------ writing
-    def append(self, md: TransactionMetadata, transit: TxnTransit) -> None:
-        """Write the transition's record to __transaction_state, then complete it."""
+    def write(self, md: TransactionMetadata, transit: TxnTransit, keep_pending: bool = False) -> ErrorCode:
+        """Write the transition's record to __transaction_state, then complete it. If the append
+        fails, the error (the pending state is reset unless ``keep_pending``: a completion that is
+        retried, as Kafka's marker manager retries it)."""
         try:
             key = records.encode_key(md.transactional_id)
             value = records.encode_value(transit)
             self.ctx.sink(self.partition_for(md.transactional_id), [(key, value)], self.ctx.now_ms)
-        except Exception:
-            md.pending_state = None   # Kafka resets the pending state when the append fails
-            raise
+        except Exception as exc:
+            error = append_error_code(exc, transactional=True)
+            log.warning("transaction_state_write_failed", transactional_id=md.transactional_id[:256],
+                        to_state=transit.state.value, error=error.name, cause=str(exc)[:200])
+            if not keep_pending:
+                md.pending_state = None
+            return error
         old = md.state
         md.complete_transition(transit)
         self.ctx.record_transition(md.transactional_id, old, md.state, md.producer_id, md.producer_epoch)
         log.debug("transaction_transition", transactional_id=md.transactional_id, from_state=old.value,
                   to_state=md.state.value, producer_id=md.producer_id, producer_epoch=md.producer_epoch)
+        return E.NONE
 
     # ------------------------------------------------------------------ time
     def timed_out(self, now_ms: int) -> list[TransactionMetadata]:
@@ -79,8 +89,9 @@ class TransactionStateManager:
         for partition, mds in expired.items():
             try:
                 self.ctx.sink(partition, [(records.encode_key(md.transactional_id), None) for md in mds], now_ms)
-            except Exception:
-                log.exception("transactional_id_expiration_failed", partition=partition)
+            except Exception as exc:
+                log.warning("transactional_id_expiration_failed", partition=partition,
+                            error=append_error_code(exc, transactional=True).name, cause=str(exc)[:200])
                 for md in mds:
                     md.pending_state = None
                 continue

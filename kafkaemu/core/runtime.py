@@ -1,0 +1,208 @@
+"""The coordinator runtime: runs one write operation, appends the records it decided, and only then
+answers (Apache Kafka's CoordinatorRuntime running a shard's ``CoordinatorResult(records, response)``).
+
+An operation returns its response (a reply, or nothing when the reply is parked and a later event
+releases it) and hands the records it decides to the write under way (``CoordinatorContext.append``)
+rather than returning them: a classic rebalance decides records deep inside transitions reached
+from joins, leaves and timers, and the write collects them wherever they arise. Everything another
+party could observe before those records are in the log waits too, in the order it happened:
+replies to parked requests, the transition journal, changes of committed offsets (``on_written``).
+Once the operation returns, the runtime appends its records as one batch through the injected
+appender (the sink; core imports nothing from storage), then releases what waited. If the append
+fails, the group goes back to what it was, the timers the write moved go back, nothing that waited
+happens, and the requester gets Kafka's error for the failure (``append_error_code``: the mapping
+of GroupCoordinatorService.handleOperationException). A timer's failed write is retried.
+
+How state is made revertible, and why this way: the operation changes its group in place and the
+runtime takes a snapshot of that one group first (``Group.snapshot``/``restore``), as Kafka's
+timeline structures revert to the last written offset. Applying changes only after the append would
+have meant rewriting every classic rebalance path into a plan-then-apply form; one snapshot of the
+group the write names reverts all of them at one place. Committed offsets, the hot path, take the
+other road: a commit decides its records without touching the store or the group and applies them
+once written (``snapshot=False``), so it copies nothing.
+
+Where Kafka itself does more than revert, its behaviour is kept: a leader's SyncGroup whose
+assignment cannot be written answers every waiting member with the error and rebalances
+(``ClassicGroupManager.assignment_not_written``, after the revert).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable
+
+import structlog
+
+from ..protocol.errors import ErrorCode
+
+log = structlog.get_logger("kafkaemu.coordinator")
+E = ErrorCode
+
+# GroupCoordinatorService.handleOperationException / appendGroupMetadataErrorToResponseError
+_GROUP_APPEND_ERRORS = {
+    E.UNKNOWN_TOPIC_OR_PARTITION: E.COORDINATOR_NOT_AVAILABLE,
+    E.NOT_ENOUGH_REPLICAS: E.COORDINATOR_NOT_AVAILABLE,
+    E.REQUEST_TIMED_OUT: E.COORDINATOR_NOT_AVAILABLE,
+    E.NOT_LEADER_OR_FOLLOWER: E.NOT_COORDINATOR,
+    E.KAFKA_STORAGE_ERROR: E.NOT_COORDINATOR,
+    E.MESSAGE_TOO_LARGE: E.UNKNOWN_SERVER_ERROR,
+    E.RECORD_LIST_TOO_LARGE: E.UNKNOWN_SERVER_ERROR,
+    E.INVALID_FETCH_SIZE: E.UNKNOWN_SERVER_ERROR,
+}
+# TransactionStateManager.appendTransactionToLog's callback
+_TXN_APPEND_ERRORS = {
+    E.UNKNOWN_TOPIC_OR_PARTITION: E.COORDINATOR_NOT_AVAILABLE,
+    E.NOT_ENOUGH_REPLICAS: E.COORDINATOR_NOT_AVAILABLE,
+    E.NOT_ENOUGH_REPLICAS_AFTER_APPEND: E.COORDINATOR_NOT_AVAILABLE,
+    E.REQUEST_TIMED_OUT: E.COORDINATOR_NOT_AVAILABLE,
+    E.NOT_LEADER_OR_FOLLOWER: E.NOT_COORDINATOR,
+    E.KAFKA_STORAGE_ERROR: E.NOT_COORDINATOR,
+    E.MESSAGE_TOO_LARGE: E.UNKNOWN_SERVER_ERROR,
+    E.RECORD_LIST_TOO_LARGE: E.UNKNOWN_SERVER_ERROR,
+}
+
+
+class AppendError(Exception):
+    """The log refused a coordinator's batch; ``error`` is the partition's error code."""
+
+    def __init__(self, error: ErrorCode, message: str = "") -> None:
+        super().__init__(f"{error.name} {message}".strip())
+        self.error = error
+
+
+def append_error_code(exc: BaseException, transactional: bool = False) -> ErrorCode:
+    """The error a client gets when its coordinator write failed with ``exc`` (anything but a
+    refusal from the log, say a record that cannot be encoded, is UNKNOWN_SERVER_ERROR)."""
+    if not isinstance(exc, AppendError):
+        return E.UNKNOWN_SERVER_ERROR
+    return (_TXN_APPEND_ERRORS if transactional else _GROUP_APPEND_ERRORS).get(exc.error, exc.error)
+
+
+class Write:
+    """What one operation decided so far and has not made visible: its records (one batch, to the
+    partition of the group it names) and, in the order they happened, the effects that wait for
+    them (``(callable, args)``: replies, transitions, offsets to apply); the timers it moved."""
+    __slots__ = ("group_id", "records", "producer_id", "producer_epoch", "effects", "timers")
+
+    def __init__(self, group_id: str) -> None:
+        self.group_id = group_id
+        self.clear()
+
+    def clear(self) -> None:
+        self.records: list = _NO_RECORDS
+        self.producer_id = -1
+        self.producer_epoch = -1
+        self.effects: list | None = None    # made on the first effect: most writes have one at most
+        self.timers: list | None = None     # (key, the timer's entry before), in the order changed
+
+    def effect(self, fn: Callable, args: tuple) -> None:
+        if self.effects is None:
+            self.effects = [(fn, args)]
+        else:
+            self.effects.append((fn, args))
+
+
+_NO_RECORDS: list = []   # never appended to: ``CoordinatorContext.append`` replaces it
+
+
+class DeferredReply:
+    """A reply callable that, while a write is under way, waits for its records to be written."""
+    __slots__ = ("_runtime", "_reply")
+
+    def __init__(self, runtime: "CoordinatorRuntime", reply: Callable[[dict], None]) -> None:
+        self._runtime = runtime
+        self._reply = reply
+
+    def __call__(self, response: dict) -> None:
+        write = self._runtime.ctx.write
+        if write is None:
+            self._reply(response)
+        else:
+            write.effect(self._reply, (response,))
+
+
+TIMER_RETRY_BACKOFF_MS = 500   # as the retry backoff of Kafka's coordinator timers
+
+
+class CoordinatorRuntime:
+    """``run`` one write operation at a time. The context (time, timers, groups, sink) is shared
+    with the managers; its ``write`` is the write under way, if any."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self._write = Write("")
+
+    def deferred(self, reply: Callable[[dict], None]) -> DeferredReply:
+        return DeferredReply(self, reply)
+
+    def run(self, group_id: str, op: Callable[..., Any], args: tuple = (),
+            on_error: Callable[..., Any] | None = None, snapshot: bool = True) -> Any:
+        """Run ``op(*args)`` (which decides records for ``group_id``'s partition and returns its
+        response), append the records, then make its effects visible and return the response. If
+        the append fails, the group is restored (``snapshot``; without it the operation must defer
+        every change to ``on_written``) and ``on_error(code, *args)`` is returned (None without one)."""
+        ctx = self.ctx
+        current = ctx.write
+        if current is not None:
+            if current.group_id != group_id:
+                raise RuntimeError(f"a write for {group_id[:256]!r} inside the write for {current.group_id[:256]!r}")
+            return op(*args)   # part of the write under way (one group, one batch)
+        if snapshot:
+            before = ctx.groups.get(group_id)
+            memento = before.snapshot() if before is not None else None
+        # One Write, reused: only this method fills it, and it is done with it before any effect
+        # (which may start another write) runs.
+        write = ctx.write = self._write
+        write.group_id = group_id
+        try:
+            response = op(*args)
+            if write.records:
+                ctx.sink_write(write)
+        except Exception as exc:
+            ctx.write = None
+            self._undo(write, exc, before if snapshot else None, memento if snapshot else None, snapshot)
+            write.clear()
+            return None if on_error is None else on_error(append_error_code(exc), *args)
+        ctx.write = None
+        effects = write.effects
+        if effects is not None:
+            write.effects = None
+        if write.records is not _NO_RECORDS:
+            write.records, write.producer_id = _NO_RECORDS, -1
+        if write.timers is not None:
+            write.timers = None
+        if effects is not None:
+            for fn, fn_args in effects:
+                try:
+                    fn(*fn_args)
+                except Exception:   # one failing reply must not keep the others from their clients
+                    log.exception("coordinator_effect_failed", group=group_id[:256])
+        return response
+
+    def _undo(self, write: Write, exc: Exception, before, memento, snapshot: bool) -> None:
+        ctx = self.ctx
+        log.warning("coordinator_write_failed", group=write.group_id[:256], error=append_error_code(exc).name,
+                    cause=str(exc)[:200], records=len(write.records))
+        if snapshot:
+            if before is None:
+                ctx.groups.pop(write.group_id, None)
+            else:
+                ctx.groups[write.group_id] = before
+                before.restore(memento)
+        if write.timers is not None:
+            for key, entry in reversed(write.timers):
+                ctx.timers.restore(key, entry)
+
+    def timer(self, group_id: str, key: Hashable, op: Callable[[], Any]) -> None:
+        """A timer's operation as one write; if its records cannot be written it is retried after
+        TIMER_RETRY_BACKOFF_MS (Kafka's CoordinatorTimer reschedules a failed timer write)."""
+        def retry(code: ErrorCode) -> None:
+            if not self.ctx.timers.is_scheduled(key):
+                self.ctx.timers.schedule(key, self.ctx.now_ms + TIMER_RETRY_BACKOFF_MS,
+                                         lambda: self.timer(group_id, key, op))
+        self.run(group_id, op, on_error=retry)
+
+    def note_timer(self, write: Write, key: Hashable) -> None:
+        entry = (key, self.ctx.timers.entry(key))
+        if write.timers is None:
+            write.timers = [entry]
+        else:
+            write.timers.append(entry)
