@@ -12,7 +12,7 @@ whose records cannot be written (a group id over 32767 UTF-8 bytes) gets UNKNOWN
 with nothing changed; the empty group id is a valid one here, as in Kafka.
 For a KIP-848 consumer group generation_id_or_member_epoch is the member epoch: a mismatch gets
 STALE_MEMBER_EPOCH, an unknown member UNKNOWN_MEMBER_ID, a member committing below v9
-UNSUPPORTED_VERSION. Not implemented: authorization.
+UNSUPPORTED_VERSION. With an authorizer: GROUP READ, then TOPIC READ per topic (KafkaApis).
 """
 from ..core.offsets.requests import CommitPartition, OffsetCommit
 from ..protocol.errors import ErrorCode
@@ -24,6 +24,10 @@ from .registry import registry
 
 @registry.register(ApiKey.OFFSET_COMMIT, 0, 9)
 def offset_commit(ctx, req):
+    if ctx.authorizer is None:   # authorization off: the common case, kept short
+        if not is_coordinator(ctx, req.group_id):
+            return _all(req.topics, ErrorCode.NOT_COORDINATOR)
+        return _commit(ctx, req, req.topics)
     if not authorize(ctx, READ, GROUP, req.group_id):
         return _all(req.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not is_coordinator(ctx, req.group_id):
