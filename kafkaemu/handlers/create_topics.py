@@ -20,9 +20,10 @@ from collections import Counter
 from ..storage.offsets_topic import OFFSETS_TOPIC_CONFIGS
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
-from ..storage.topic_config import topic_config_entries, validate_topic_config, validate_topic_configs
+from ..storage.topic_config import validate_topic_config, validate_topic_configs
 from ..protocol.api_keys import ApiKey
 from .authorization import CLUSTER, CREATE, DESCRIBE_CONFIGS, TOPIC, authorize, denied_names
+from .broker_configs import topic_entries
 from .registry import registry
 
 MAX_PARTITIONS_PER_BATCH = 10_000  # Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH
@@ -65,7 +66,7 @@ def create_topics(ctx, req):
                 results.append(result)
                 continue
         result.update(topic_id=topic_id, num_partitions=partitions, replication_factor=rf,
-                      configs=_config_entries(configs, ctx.store.topic_defaults))
+                      configs=_config_entries(ctx, configs))
         if t.name in hidden_configs:
             result.update(configs=[], topic_config_error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
         results.append(result)
@@ -133,6 +134,6 @@ def _validate(ctx, t, counts):
     return None
 
 
-def _config_entries(configs, broker_defaults):
+def _config_entries(ctx, configs):
     return [{"name": name, "value": value, "read_only": False, "config_source": source, "is_sensitive": False}
-            for name, value, source, _ in topic_config_entries(configs, broker_defaults)]
+            for name, value, source, _, _ in topic_entries(ctx, configs)]
