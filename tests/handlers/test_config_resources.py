@@ -112,3 +112,38 @@ def test_broker_loggers():
     assert configs(describe(broker, BROKER_LOGGER, "0"))["kafkaemu.wire"].value == "INFO"
     assert describe(broker, BROKER_LOGGER, "7").error_code == E.INVALID_REQUEST
     assert describe(broker, BROKER_LOGGER, "").error_code == E.INVALID_REQUEST
+
+
+GROUP = 32
+
+
+def heartbeat(broker, group, member="m1"):
+    body = {"group_id": group, "member_id": member, "member_epoch": 0, "instance_id": None, "rack_id": None,
+            "rebalance_timeout_ms": 30000, "subscribed_topic_names": ["t"], "subscribed_topic_regex": None,
+            "server_assignor": None, "topic_partitions": []}
+    return call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, body)
+
+
+def test_a_groups_consumer_configs_take_effect_on_that_group_only():
+    broker = new_broker(topics={"t": 1})
+    changes = [("consumer.session.timeout.ms", SET, "60000"), ("consumer.heartbeat.interval.ms", SET, "7000")]
+    assert alter(broker, GROUP, "slow", changes).error_code == E.NONE
+    assert heartbeat(broker, "slow").heartbeat_interval_ms == 7000
+    assert heartbeat(broker, "plain").heartbeat_interval_ms == 5000
+    got = configs(describe(broker, GROUP, "slow"))
+    assert (got["consumer.session.timeout.ms"].value, got["consumer.session.timeout.ms"].config_source) == ("60000", 8)
+    broker.tick(50_000)    # past the default 45 s session, within the group's 60 s
+    assert list(broker.coordinator.consumer.groups["slow"].members) == ["m1"]
+    assert not broker.coordinator.consumer.groups["plain"].members
+    broker.tick(61_000)
+    assert not broker.coordinator.consumer.groups["slow"].members
+
+
+def test_bad_group_configs_are_invalid_config():
+    broker = new_broker()
+    for changes in ([("consumer.session.timeout.ms", SET, "1000")], [("consumer.nope", SET, "1")],
+                    [("streams.num.standby.replicas", SET, "9")]):
+        assert alter(broker, GROUP, "g", changes).error_code == E.INVALID_CONFIG, changes
+    ok = [("streams.num.standby.replicas", SET, "1"), ("consumer.heartbeat.interval.ms", SET, "15000"),
+          ("consumer.session.timeout.ms", SET, "50000")]
+    assert alter(broker, GROUP, "g", ok).error_code == E.NONE
