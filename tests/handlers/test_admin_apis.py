@@ -225,3 +225,4 @@ def test_each_api_needs_its_cluster_permission():
     assert moved.results[0].partitions[0].error_code == denied
     assert _wire(conn, ApiKey.DESCRIBE_QUORUM, 2, QUORUM).error_code == denied
     assert _wire(conn, ApiKey.LIST_CONFIG_RESOURCES, 1, {"resource_types": []}).error_code == denied
+
