@@ -55,8 +55,9 @@ def alter_loggers(ctx, resource, changes, incremental: bool, validate_only: bool
         elif op == DELETE and name == ROOT:
             code, message = ErrorCode.INVALID_REQUEST, f"Removing the log level of the {ROOT} logger is not allowed"
         elif op == SET and value not in LEVELS:
-            code, message = ErrorCode.INVALID_CONFIG, (f"Cannot set the log level of {name} to {value} as it is not "
-                                                       f"a supported log level. Valid log4j levels are {', '.join(LEVELS)}")
+            code = ErrorCode.INVALID_CONFIG
+            message = (f"Cannot set the log level of {name} to {value} as it is not a supported log level. "
+                       f"Valid log4j levels are {', '.join(LEVELS)}")
         elif op == SET:
             wanted[name] = value
         else:

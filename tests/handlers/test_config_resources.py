@@ -16,7 +16,8 @@ SET, DELETE, APPEND = 0, 1, 2
 def describe(broker, kind, name, keys=None, synonyms=True, node_id=None):
     body = {"resources": [{"resource_type": kind, "resource_name": name, "configuration_keys": keys}],
             "include_synonyms": synonyms, "include_documentation": False}
-    [result] = call(broker, ApiKey.DESCRIBE_CONFIGS, 4, body, **({} if node_id is None else {"node_id": node_id})).results
+    node = {} if node_id is None else {"node_id": node_id}
+    [result] = call(broker, ApiKey.DESCRIBE_CONFIGS, 4, body, **node).results
     return result
 
 
