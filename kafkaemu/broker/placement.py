@@ -7,8 +7,8 @@ coordinated by the leader of its ``__consumer_offsets`` partition and a transact
 leader of its ``__transaction_state`` partition, each found by Kafka's hash
 (``core/placement.py``) over the partition count the coordinator was built with.
 
-A partition's replicas are its leader alone until a reassignment (AlterPartitionReassignments)
-gives it a list; a reassignment completes at once (the partition's one log serves every replica),
+A partition's replicas are its leader alone until its creation (a replication factor above 1, a
+manual assignment) or a reassignment (AlterPartitionReassignments) gives it a list; a reassignment completes at once (the partition's one log serves every replica),
 its first replica leading when the old leader is not among them.
 """
 from __future__ import annotations
@@ -60,6 +60,20 @@ class Placement:
         """The partition's replica nodes, the preferred (first) one first."""
         assigned = self._replicas.get((partition.topic.name, partition.index))
         return list(assigned) if assigned else [self.placed_leader(partition)]
+
+    def assign_replicas(self, topic_name: str, index: int, replicas: list[int]) -> None:
+        """A new partition's replicas (CreateTopics with a replication factor or an assignment):
+        its first replica leads, as Kafka's controller elects a new partition's preferred replica."""
+        partition = self.store.get(topic_name).partitions[index]
+        self._replicas[(topic_name, index)] = list(replicas)
+        if self.placed_leader(partition) != replicas[0]:
+            self._moved_leaders[(topic_name, index)] = replicas[0]
+
+    def spread_replicas(self, partition, count: int) -> list[int]:
+        """``count`` replicas for a partition: its placed leader, then the nodes after it."""
+        nodes = self.node_ids
+        start = nodes.index(self.placed_leader(partition))
+        return [nodes[(start + i) % len(nodes)] for i in range(min(count, len(nodes)))]
 
     def reassign(self, topic_name: str, index: int, replicas: list[int]) -> None:
         """Give the partition these replicas (a completed reassignment); the first one leads

@@ -1,9 +1,12 @@
 """CreateTopics (key 19), v0-v7.
 
+A partition gets ``replication_factor`` replicas, its placed leader and the nodes after it, or the
+replicas an assignment names (the first leading); Metadata reports them (``placement``).
+
 Validates as a KRaft broker does: duplicate names in one request (INVALID_REQUEST), partition
 count and replication factor (-1 means the broker default; a factor above the node count is
-INVALID_REPLICATION_FACTOR), manual assignments (accepted when they name this cluster's nodes;
-replicas beyond the first are ignored), configs (INVALID_CONFIG), existing topics
+INVALID_REPLICATION_FACTOR), manual assignments (accepted when they name this cluster's nodes),
+configs (INVALID_CONFIG), existing topics
 (TOPIC_ALREADY_EXISTS). validate_only checks without creating. timeout_ms is not needed:
 creation is immediate.
 
@@ -59,12 +62,14 @@ def create_topics(ctx, req):
         topic_id = bytes(16)
         if not req.validate_only:
             try:
-                topic_id = (ctx.store.create_topic(t.name, partitions, configs, internal=True) if internal
-                            else ctx.topics.create(t.name, partitions, configs)).topic_id
+                topic = (ctx.store.create_topic(t.name, partitions, configs, internal=True) if internal
+                         else ctx.topics.create(t.name, partitions, configs))
             except TopicError as exc:
                 result["error_code"], result["error_message"] = exc.code, str(exc)
                 results.append(result)
                 continue
+            topic_id = topic.topic_id
+            _place_replicas(ctx, topic, t.assignments, rf)
         result.update(topic_id=topic_id, num_partitions=partitions, replication_factor=rf,
                       configs=_config_entries(ctx, configs))
         if t.name in hidden_configs:
@@ -132,6 +137,18 @@ def _validate(ctx, t, counts):
     if message:
         return ErrorCode.INVALID_CONFIG, message
     return None
+
+
+def _place_replicas(ctx, topic, assignments, rf: int) -> None:
+    placement = ctx.placement
+    if len(placement.node_ids) == 1:
+        return
+    if assignments:
+        for a in assignments:
+            placement.assign_replicas(topic.name, a.partition_index, list(a.broker_ids))
+    elif rf > 1:
+        for p in topic.partitions:
+            placement.assign_replicas(topic.name, p.index, placement.spread_replicas(p, rf))
 
 
 def _config_entries(ctx, configs):

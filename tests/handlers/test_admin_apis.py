@@ -226,3 +226,23 @@ def test_each_api_needs_its_cluster_permission():
     assert _wire(conn, ApiKey.DESCRIBE_QUORUM, 2, QUORUM).error_code == denied
     assert _wire(conn, ApiKey.LIST_CONFIG_RESOURCES, 1, {"resource_types": []}).error_code == denied
 
+
+
+@three_nodes
+def test_created_topics_get_their_replication_factor_and_assignments(broker):
+    body = {"topics": [{"name": "rf3", "num_partitions": 2, "replication_factor": 3, "assignments": [], "configs": []},
+                       {"name": "manual", "num_partitions": -1, "replication_factor": -1, "configs": [],
+                        "assignments": [{"partition_index": 0, "broker_ids": [2, 1]}]}],
+            "timeout_ms": 1000, "validate_only": False}
+    reply = call(broker, ApiKey.CREATE_TOPICS, 7, body)
+    assert [t.error_code for t in reply.topics] == [E.NONE, E.NONE]
+    for p in metadata(broker, "rf3").values():
+        assert len(p.replica_nodes) == 3 and p.replica_nodes[0] == p.leader_id and p.leader_epoch == 0
+    manual = metadata(broker, "manual")[0]
+    assert list(manual.replica_nodes) == [2, 1] and manual.leader_id == 2 and manual.leader_epoch == 0
+    # a preferred election is not needed: every partition's first replica leads
+    none_needed = call(broker, ApiKey.ELECT_LEADERS, 2, {"election_type": 0, "topic_partitions": None})
+    assert none_needed.replica_election_results == []
+    sizes = [call(broker, ApiKey.DESCRIBE_LOG_DIRS, 4, {"topics": [{"topic": "rf3", "partitions": [0]}]},
+                  node_id=n).results[0].topics for n in (0, 1, 2)]
+    assert all(len(t) == 1 for t in sizes)   # every node holds a replica of rf3-0
