@@ -17,6 +17,7 @@ from ..core.transactions.coordinator import TransactionCoordinator
 from ..faults import Faults
 from ..storage import transaction_state_topic
 from ..storage.data_dir import DataDir
+from ..storage.dynamic_broker_configs import DynamicBrokerConfigs
 from ..storage.log_store import LogStore
 from ..storage.offsets_topic import prepare_offsets_topic
 from . import dispatch
@@ -50,6 +51,7 @@ class Broker:
         self.services = services = services_for(store, self.placement, config)
         services.topics = self.topics = TopicAdmin(services, self._clock)
         services.txn_path = self.txn_path = TransactionDataPath(services, self._clock)
+        services.broker_configs = self.broker_configs = DynamicBrokerConfigs(node_ids, store.topic_defaults)
         self.txn_hooks = TransactionHooks(services, self._clock)
         # security: the authorizer (None while authorization is off), SASL users, delegation tokens
         services.authorizer = self.authorizer = new_authorizer(config)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..config import BrokerConfig
     from ..core.coordinator import GroupCoordinator
     from ..core.transactions.coordinator import TransactionCoordinator
+    from ..storage.dynamic_broker_configs import DynamicBrokerConfigs
     from ..storage.log_store import LogStore
     from .placement import Placement
     from .topics import TopicAdmin
@@ -53,7 +54,7 @@ class RequestContext:
     the broker's clock (``now_ms``), ``respond`` for a reply given later (the handler returns
     DEFERRED), and the broker's services (``store``, ``groups``, ``txns``, ``placement``,
     ``config``, ``cluster_id``, ``topics``, ``txn_path``, ``authorizer``: None while authorization
-    is off, ``credentials``, ``tokens``). Built by a broker's subclass (``services_for``), never by
+    is off, ``credentials``, ``tokens``, ``broker_configs``). Built by a broker's subclass (``services_for``), never by
     this class itself."""
 
     __slots__ = ("api_key", "api_version", "correlation_id", "client_id", "client_host", "connection_id", "node_id",
@@ -85,6 +86,7 @@ class RequestContext:
     authorizer = None   # None while authorization is off
     credentials = None  # the SASL users (CredentialStore): SCRAM credentials managed over the wire
     tokens = None       # delegation tokens (DelegationTokens)
+    broker_configs: "DynamicBrokerConfigs" = None  # type: ignore[assignment]  # broker configs set at run time
 
     def __repr__(self) -> str:
         return (f"RequestContext(api_key={self.api_key!r}, api_version={self.api_version}, "

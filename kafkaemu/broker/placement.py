@@ -6,6 +6,10 @@ Partitions are spread round robin over the nodes from a node chosen by the topic
 coordinated by the leader of its ``__consumer_offsets`` partition and a transactional id by the
 leader of its ``__transaction_state`` partition, each found by Kafka's hash
 (``core/placement.py``) over the partition count the coordinator was built with.
+
+A partition's replicas are its leader alone until its creation (a replication factor above 1, a
+manual assignment) or a reassignment (AlterPartitionReassignments) gives it a list; a reassignment completes at once (the partition's one log serves every replica),
+its first replica leading when the old leader is not among them.
 """
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ class Placement:
         self.offsets_partitions = 1   # set as the coordinators are built (Broker.new_coordinator)
         self.txn_partitions = 1
         self._moved_leaders: dict[tuple[str, int], int] = {}
+        self._replicas: dict[tuple[str, int], list[int]] = {}   # reassigned partitions' replica lists
 
     # -- partitions ----------------------------------------------------------------------
     def partition_leader(self, partition) -> int:
@@ -51,12 +56,46 @@ class Placement:
         start = 0 if partition.topic.internal else zlib.crc32(partition.topic.name.encode())
         return nodes[(start + partition.index) % len(nodes)]
 
+    def replicas(self, partition) -> list[int]:
+        """The partition's replica nodes, the preferred (first) one first."""
+        assigned = self._replicas.get((partition.topic.name, partition.index))
+        return list(assigned) if assigned else [self.placed_leader(partition)]
+
+    def assign_replicas(self, topic_name: str, index: int, replicas: list[int]) -> None:
+        """A new partition's replicas (CreateTopics with a replication factor or an assignment):
+        its first replica leads, as Kafka's controller elects a new partition's preferred replica."""
+        partition = self.store.get(topic_name).partitions[index]
+        self._replicas[(topic_name, index)] = list(replicas)
+        if self.placed_leader(partition) != replicas[0]:
+            self._moved_leaders[(topic_name, index)] = replicas[0]
+
+    def spread_replicas(self, partition, count: int) -> list[int]:
+        """``count`` replicas for a partition: its placed leader, then the nodes after it."""
+        nodes = self.node_ids
+        start = nodes.index(self.placed_leader(partition))
+        return [nodes[(start + i) % len(nodes)] for i in range(min(count, len(nodes)))]
+
+    def reassign(self, topic_name: str, index: int, replicas: list[int]) -> None:
+        """Give the partition these replicas (a completed reassignment); the first one leads
+        when the current leader is not among them."""
+        partition = self.store.get(topic_name).partitions[index]
+        leader = self.placed_leader(partition)
+        self._replicas[(topic_name, index)] = list(replicas)
+        log.info("partition_reassigned", topic=topic_name, partition=index, replicas=list(replicas))
+        if leader not in replicas:
+            self.move_leader(topic_name, index, replicas[0])
+
     def move_leader(self, topic_name: str, index: int, node_id: int) -> int:
         """Make ``node_id`` lead the partition (a leader election); returns the new leader epoch.
-        Moving a ``__consumer_offsets`` partition moves the coordinator of its groups."""
+        Moving a ``__consumer_offsets`` partition moves the coordinator of its groups. A leader
+        moved off a reassigned partition's replicas takes the old leader's place among them."""
         if node_id not in self.listeners:
             raise ValueError(f"no node {node_id}")
         partition = self.store.get(topic_name).partitions[index]
+        assigned = self._replicas.get((topic_name, index))
+        if assigned and node_id not in assigned:
+            old = self.placed_leader(partition)
+            self._replicas[(topic_name, index)] = [node_id if r == old else r for r in assigned]
         self._moved_leaders[(topic_name, index)] = node_id
         epoch = partition.bump_leader_epoch()
         log.info("leader_moved", topic=topic_name, partition=index, node_id=node_id, leader_epoch=epoch)
@@ -69,10 +108,12 @@ class Placement:
             if topic is not None and index < len(topic.partitions):
                 topic.partitions[index].bump_leader_epoch()
         self._moved_leaders.clear()
+        self._replicas.clear()
 
     def forget_topic(self, name: str) -> None:
         """A deleted topic's moved leaders are forgotten (a new topic of that name starts placed)."""
         self._moved_leaders = {k: v for k, v in self._moved_leaders.items() if k[0] != name}
+        self._replicas = {k: v for k, v in self._replicas.items() if k[0] != name}
 
     # -- coordinators --------------------------------------------------------------------
     def group_partition(self, group_id: str) -> int:

@@ -76,6 +76,7 @@ class GroupCoordinator:
         self.share_partitions = SharePartitionManager(self.ctx)
         self.share.on_assigned.append(self.share_partitions.initialize)
         self.share.group_config = self.share_partitions.config
+        self.consumer.group_config = self.share_partitions.group_config_set
         self.share.on_member_removed.append(self.share_partitions.member_left)
         self.share.on_member_expired.append(self.share_partitions.sessions.drop_member)
         self.share.on_group_deleted.append(self.share_partitions.delete_group)

@@ -1,10 +1,14 @@
 """Shared by AlterConfigs and IncrementalAlterConfigs: apply config changes to a topic.
 
-Topic resources (type 2) and group resources (type 32, group_configs.py) are alterable; broker
-configs are static in kafkaemu, so a broker resource gets INVALID_REQUEST, and other types too."""
+Topic resources (type 2), group resources (type 32, group_configs.py), broker resources (type 4:
+the dynamic broker configs, broker_configs.py; "" is the cluster default, else the node the
+request reached) and broker loggers (type 8, broker_loggers.py) are alterable; other types get
+INVALID_REQUEST."""
 from ..protocol.errors import ErrorCode
 from ..storage.topic_config import LIST, TOPIC_CONFIG_DEFAULTS, validate_topic_config, validate_topic_configs
 from .authorization import ALTER_CONFIGS, GROUP, TOPIC as TOPIC_RESOURCE, authorize, authorize_cluster
+from .broker_configs import alter_broker
+from .broker_loggers import alter_loggers
 from .group_configs import alter_group_configs
 
 TOPIC = 2
@@ -36,9 +40,18 @@ def apply_changes(ctx, resource, changes, replace_all: bool, validate_only: bool
               "resource_type": resource.resource_type, "resource_name": resource.resource_name}
     if resource.resource_type == GROUP_CONFIG:
         return alter_group_configs(ctx, resource, changes, replace_all, validate_only)
+    if resource.resource_type == BROKER_LOGGER:
+        return alter_loggers(ctx, resource, changes, not replace_all, validate_only)
+    if resource.resource_type == BROKER:
+        if resource.resource_name not in ("", str(ctx.node_id)):
+            result["error_code"] = ErrorCode.INVALID_REQUEST
+            result["error_message"] = f"Unexpected broker id, expected {ctx.node_id}, but received " \
+                                      f"{resource.resource_name}"
+            return result
+        return alter_broker(ctx, resource, changes, replace_all, validate_only)
     if resource.resource_type != TOPIC:
         result["error_code"] = ErrorCode.INVALID_REQUEST
-        result["error_message"] = "kafkaemu only alters topic configs"
+        result["error_message"] = f"Unsupported resource type {resource.resource_type}"
         return result
     topic = ctx.store.get(resource.resource_name)
     if topic is None:

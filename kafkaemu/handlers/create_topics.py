@@ -1,9 +1,12 @@
 """CreateTopics (key 19), v0-v7.
 
+A partition gets ``replication_factor`` replicas, its placed leader and the nodes after it, or the
+replicas an assignment names (the first leading); Metadata reports them (``placement``).
+
 Validates as a KRaft broker does: duplicate names in one request (INVALID_REQUEST), partition
 count and replication factor (-1 means the broker default; a factor above the node count is
-INVALID_REPLICATION_FACTOR), manual assignments (accepted when they name this cluster's nodes;
-replicas beyond the first are ignored), configs (INVALID_CONFIG), existing topics
+INVALID_REPLICATION_FACTOR), manual assignments (accepted when they name this cluster's nodes),
+configs (INVALID_CONFIG), existing topics
 (TOPIC_ALREADY_EXISTS). validate_only checks without creating. timeout_ms is not needed:
 creation is immediate.
 
@@ -20,9 +23,10 @@ from collections import Counter
 from ..storage.offsets_topic import OFFSETS_TOPIC_CONFIGS
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
-from ..storage.topic_config import topic_config_entries, validate_topic_config, validate_topic_configs
+from ..storage.topic_config import validate_topic_config, validate_topic_configs
 from ..protocol.api_keys import ApiKey
 from .authorization import CLUSTER, CREATE, DESCRIBE_CONFIGS, TOPIC, authorize, denied_names
+from .broker_configs import topic_entries
 from .registry import registry
 
 MAX_PARTITIONS_PER_BATCH = 10_000  # Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH
@@ -58,14 +62,16 @@ def create_topics(ctx, req):
         topic_id = bytes(16)
         if not req.validate_only:
             try:
-                topic_id = (ctx.store.create_topic(t.name, partitions, configs, internal=True) if internal
-                            else ctx.topics.create(t.name, partitions, configs)).topic_id
+                topic = (ctx.store.create_topic(t.name, partitions, configs, internal=True) if internal
+                         else ctx.topics.create(t.name, partitions, configs))
             except TopicError as exc:
                 result["error_code"], result["error_message"] = exc.code, str(exc)
                 results.append(result)
                 continue
+            topic_id = topic.topic_id
+            _place_replicas(ctx, topic, t.assignments, rf)
         result.update(topic_id=topic_id, num_partitions=partitions, replication_factor=rf,
-                      configs=_config_entries(configs, ctx.store.topic_defaults))
+                      configs=_config_entries(ctx, configs))
         if t.name in hidden_configs:
             result.update(configs=[], topic_config_error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
         results.append(result)
@@ -133,6 +139,18 @@ def _validate(ctx, t, counts):
     return None
 
 
-def _config_entries(configs, broker_defaults):
+def _place_replicas(ctx, topic, assignments, rf: int) -> None:
+    placement = ctx.placement
+    if len(placement.node_ids) == 1:
+        return
+    if assignments:
+        for a in assignments:
+            placement.assign_replicas(topic.name, a.partition_index, list(a.broker_ids))
+    elif rf > 1:
+        for p in topic.partitions:
+            placement.assign_replicas(topic.name, p.index, placement.spread_replicas(p, rf))
+
+
+def _config_entries(ctx, configs):
     return [{"name": name, "value": value, "read_only": False, "config_source": source, "is_sensitive": False}
-            for name, value, source, _ in topic_config_entries(configs, broker_defaults)]
+            for name, value, source, _, _ in topic_entries(ctx, configs)]

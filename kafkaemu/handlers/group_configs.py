@@ -3,8 +3,11 @@ IncrementalAlterConfigs / AlterConfigs, read with DescribeConfigs, before or aft
 exists. The share-group ones tune share groups (core/share/partitions.py reads them):
 share.auto.offset.reset (latest, earliest or by_duration:<ISO-8601 duration>),
 share.record.lock.duration.ms (15000-60000), share.delivery.count.limit (2-10),
-share.isolation.level, share.session.timeout.ms, share.heartbeat.interval.ms; consumer-group ones
-are accepted and reported. An unknown name or a bad value is INVALID_CONFIG, as Kafka."""
+share.isolation.level, share.session.timeout.ms, share.heartbeat.interval.ms. Consumer groups
+(KIP-848) take consumer.session.timeout.ms and consumer.heartbeat.interval.ms from their group's
+configs (core/consumer/manager.py); the streams.* ones Kafka 4.3 accepts are kept and reported.
+An unknown name, a bad value or a heartbeat interval not below its session timeout is
+INVALID_CONFIG, as Kafka's GroupConfig."""
 from __future__ import annotations
 
 import re
@@ -54,7 +57,15 @@ GROUP_CONFIGS = {
     "share.heartbeat.interval.ms": (INT, _int_in(5000, 15000)),
     "consumer.session.timeout.ms": (INT, _int_in(45000, 60000)),
     "consumer.heartbeat.interval.ms": (INT, _int_in(5000, 15000)),
+    "streams.session.timeout.ms": (INT, _int_in(45000, 60000)),
+    "streams.heartbeat.interval.ms": (INT, _int_in(5000, 15000)),
+    "streams.num.standby.replicas": (INT, _int_in(0, 2)),
 }
+STREAMS_DEFAULTS = {"streams.session.timeout.ms": "45000", "streams.heartbeat.interval.ms": "5000",
+                    "streams.num.standby.replicas": "0"}
+# (heartbeat interval, session timeout) pairs Kafka's GroupConfig checks
+_INTERVAL_BELOW_TIMEOUT = [(f"{kind}.heartbeat.interval.ms", f"{kind}.session.timeout.ms")
+                           for kind in ("consumer", "share", "streams")]
 
 
 def alter_group_configs(ctx, resource, changes, replace_all: bool, validate_only: bool) -> dict:
@@ -83,6 +94,11 @@ def alter_group_configs(ctx, resource, changes, replace_all: bool, validate_only
             wanted[name] = value
         else:
             wanted.pop(name, None)
+    for interval, timeout in _INTERVAL_BELOW_TIMEOUT:
+        if int(wanted.get(interval) or _default(ctx, interval)) >= int(wanted.get(timeout) or _default(ctx, timeout)):
+            result["error_code"] = ErrorCode.INVALID_CONFIG
+            result["error_message"] = f"{interval} must be less than {timeout}"
+            return result
     if not validate_only:
         for name in set(current) | set(wanted):
             if current.get(name) != wanted.get(name):
@@ -108,5 +124,7 @@ def describe_group_configs(ctx, resource, keys) -> list[tuple[str, str, int, int
 def _default(ctx, name: str) -> str:
     if name.startswith("share."):
         return ctx.groups.share_partitions.config("", name)
+    if name.startswith("streams."):
+        return STREAMS_DEFAULTS[name]
     settings = ctx.groups.settings.consumer
     return str(settings.session_timeout_ms if name == "consumer.session.timeout.ms" else settings.heartbeat_interval_ms)

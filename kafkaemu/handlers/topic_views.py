@@ -29,20 +29,23 @@ def partitions_metadata(placement, partitions) -> list[dict]:
 
 
 def partition_metadata(placement, partition) -> dict:
+    replicas = placement.replicas(partition)
+    stopped = placement.stopped_nodes
+    offline = [r for r in replicas if r in stopped]
+    isr = [r for r in replicas if r not in stopped]
     leader = placement.partition_leader(partition)
-    if leader < 0:  # its only replica's node is stopped: offline, as Kafka describes such a partition
-        replica = placement.placed_leader(partition)
+    if leader < 0:  # its leader's node is stopped: offline, as Kafka describes such a partition
         return {"error_code": ErrorCode.LEADER_NOT_AVAILABLE, "partition_index": partition.index, "leader_id": -1,
-                "leader_epoch": partition.leader_epoch, "replica_nodes": [replica], "isr_nodes": [],
-                "eligible_leader_replicas": None, "last_known_elr": None, "offline_replicas": [replica]}
+                "leader_epoch": partition.leader_epoch, "replica_nodes": replicas, "isr_nodes": [],
+                "eligible_leader_replicas": None, "last_known_elr": None, "offline_replicas": offline}
     return {
         "error_code": ErrorCode.NONE,
         "partition_index": partition.index,
         "leader_id": leader,
         "leader_epoch": partition.leader_epoch,
-        "replica_nodes": [leader],
-        "isr_nodes": [leader],
+        "replica_nodes": replicas,
+        "isr_nodes": isr,
         "eligible_leader_replicas": None,
         "last_known_elr": None,
-        "offline_replicas": [],
+        "offline_replicas": offline,
     }

@@ -51,8 +51,9 @@ class NodeOps(ControlBase):
         led = [p for t in broker.store.topics.values() for p in t.partitions
                if broker.placement.partition_leader(p) == node]
         for i, p in enumerate(led):
-            if leaders == "move":
-                target = others[i % len(others)]
+            if leaders == "move":   # to another running replica of a reassigned partition, if it has one
+                replicas = [r for r in broker.placement.replicas(p) if r in others]
+                target = replicas[0] if replicas else others[i % len(others)]
                 broker.placement.move_leader(p.topic.name, p.index, target)
                 moved.append((p.topic.name, p.index, target))
             else:

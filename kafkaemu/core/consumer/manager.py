@@ -19,6 +19,7 @@ Every change is written to __consumer_offsets as Kafka's ConsumerGroup* records 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable
 
 import structlog
 
@@ -46,6 +47,16 @@ class ConsumerGroupManager:
         self.settings = ctx.settings.consumer
         self.topics: dict[str, TopicMeta] = {}
         self._assignors = available_assignors(self.settings.assignors)
+        # a group config set on the group (consumer.session.timeout.ms...) or None: the coordinator's
+        self.group_config: Callable[[str, str], str | None] = lambda group_id, name: None
+
+    def session_timeout_ms(self, group_id: str) -> int:
+        value = self.group_config(group_id, "consumer.session.timeout.ms")
+        return self.settings.session_timeout_ms if value is None else int(value)
+
+    def heartbeat_interval_ms(self, group_id: str) -> int:
+        value = self.group_config(group_id, "consumer.heartbeat.interval.ms")
+        return self.settings.heartbeat_interval_ms if value is None else int(value)
 
     def group(self, group_id: str) -> ConsumerGroup | None:
         return self.ctx.group(group_id, GroupType.CONSUMER)
@@ -140,7 +151,7 @@ class ConsumerGroupManager:
                            and req.owned is not None)
         response = {"error_code": 0, "error_message": None, "member_id": reconciled.member_id,
                     "member_epoch": reconciled.member_epoch,
-                    "heartbeat_interval_ms": self.settings.heartbeat_interval_ms, "assignment": None}
+                    "heartbeat_interval_ms": self.heartbeat_interval_ms(group.group_id), "assignment": None}
         if full or reconciled.assigned != member.assigned:
             response["assignment"] = wire_assignment(reconciled.assigned)
         return response
@@ -300,7 +311,7 @@ class ConsumerGroupManager:
 
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
         key = self._session_key(group_id, member_id)
-        self.ctx.schedule(key, self.settings.session_timeout_ms, lambda: self.ctx.runtime.timer(
+        self.ctx.schedule(key, self.session_timeout_ms(group_id), lambda: self.ctx.runtime.timer(
             group_id, key, lambda: self._expire_session(group_id, member_id)))
 
     def _schedule_rebalance_timeout(self, group_id: str, member: ConsumerMember) -> None:

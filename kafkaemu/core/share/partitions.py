@@ -86,6 +86,10 @@ class SharePartitionManager:
                     "share.session.timeout.ms": str(self.settings.session_timeout_ms)}
         return defaults[name]
 
+    def group_config_set(self, group_id: str, name: str) -> str | None:
+        """A group config set on the group (GROUP resources of any group kind), or None."""
+        return self.group_configs.get(group_id, {}).get(name)
+
     def set_config(self, group_id: str, name: str, value: str | None) -> None:
         configs = self.group_configs.setdefault(group_id, {})
         if value is None:

@@ -1,0 +1,227 @@
+"""BROKER config resources as a Kafka 4.3 broker describes and alters them (ConfigHelper,
+DynamicBrokerConfig): each config with its value, its source (a node's own dynamic config
+DYNAMIC_BROKER_CONFIG, the cluster's dynamic default DYNAMIC_DEFAULT_BROKER_CONFIG, a value
+kafkaemu starts with that is not Kafka's default STATIC_BROKER_CONFIG, else DEFAULT_CONFIG),
+read-only unless Kafka updates it dynamically, sensitive values hidden, and synonyms (the config
+at every level it is set, highest first). The resource named "" is the cluster default: only
+the dynamic defaults set. Altering a read-only config, an unknown one or a bad value is
+INVALID_REQUEST, as Kafka's ConfigAdminManager answers."""
+from __future__ import annotations
+
+from ..config import KAFKA_NAMES
+from ..protocol.errors import ErrorCode
+from ..storage.dynamic_broker_configs import BROKER_SYNONYMS as BROKER_SYNONYMS_OF_TOPICS
+from ..storage.topic_config import (BOOLEAN, DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG, INT, LIST, LONG, SHORT,
+                                    STATIC_BROKER_CONFIG, STRING, TOPIC_CONFIG_DEFAULTS)
+from .describe_log_dirs import log_dir
+
+PASSWORD = 9
+DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG = 2, 3
+SET, DELETE = 0, 1
+R, W = False, True   # read-only, or updated dynamically
+
+# name -> (Kafka 4.3's default, type, dynamic); a default of None: Kafka has none
+BROKER_CONFIGS: dict[str, tuple[str | None, int, bool]] = {
+    "advertised.listeners": (None, LIST, R),
+    "auto.create.topics.enable": ("true", BOOLEAN, R),
+    "authorizer.class.name": ("", STRING, R),
+    "broker.id": ("-1", INT, R),
+    "compression.type": ("producer", STRING, W),
+    "connection.failed.authentication.delay.ms": ("100", INT, R),
+    "connections.max.idle.ms": ("600000", LONG, R),
+    "controller.listener.names": (None, STRING, R),
+    "default.replication.factor": ("1", INT, R),
+    "delegation.token.expiry.time.ms": ("86400000", LONG, R),
+    "delegation.token.max.lifetime.ms": ("604800000", LONG, R),
+    "delegation.token.secret.key": (None, PASSWORD, R),
+    "delete.topic.enable": ("true", BOOLEAN, R),
+    "fetch.max.bytes": ("57671680", INT, R),
+    "group.consumer.assignors": ("uniform,range", LIST, R),
+    "group.consumer.heartbeat.interval.ms": ("5000", INT, R),
+    "group.consumer.max.size": ("2147483647", INT, R),
+    "group.consumer.session.timeout.ms": ("45000", INT, R),
+    "group.initial.rebalance.delay.ms": ("3000", INT, R),
+    "group.max.session.timeout.ms": ("1800000", INT, R),
+    "group.max.size": ("2147483647", INT, R),
+    "group.min.session.timeout.ms": ("6000", INT, R),
+    "listener.security.protocol.map": (None, STRING, R),
+    "listeners": ("PLAINTEXT://:9092", LIST, R),
+    "log.cleaner.backoff.ms": ("15000", LONG, W),
+    "log.cleaner.delete.retention.ms": ("86400000", LONG, W),
+    "log.cleanup.policy": ("delete", LIST, W),
+    "log.dirs": (None, STRING, R),
+    "log.index.interval.bytes": ("4096", INT, W),
+    "log.retention.bytes": ("-1", LONG, W),
+    "log.retention.check.interval.ms": ("300000", LONG, R),
+    "log.retention.ms": ("604800000", LONG, W),
+    "log.roll.ms": ("604800000", LONG, W),
+    "log.segment.bytes": ("1073741824", INT, W),
+    "message.max.bytes": ("1048588", INT, W),
+    "min.insync.replicas": ("1", INT, W),
+    "node.id": ("-1", INT, R),
+    "num.partitions": ("1", INT, R),
+    "offset.metadata.max.bytes": ("4096", INT, R),
+    "offsets.retention.check.interval.ms": ("600000", LONG, R),
+    "offsets.retention.minutes": ("10080", INT, R),
+    "offsets.topic.num.partitions": ("50", INT, R),
+    "offsets.topic.replication.factor": ("3", SHORT, R),
+    "process.roles": (None, LIST, R),
+    "sasl.enabled.mechanisms": ("GSSAPI", LIST, W),
+    "socket.request.max.bytes": ("104857600", INT, R),
+    "ssl.client.auth": ("none", STRING, W),
+    "ssl.key.password": (None, PASSWORD, W),
+    "ssl.principal.mapping.rules": ("DEFAULT", STRING, R),
+    "ssl.truststore.location": (None, STRING, W),
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": ("10000", INT, R),
+    "transaction.max.timeout.ms": ("900000", INT, R),
+    "transaction.partition.verification.enable": ("true", BOOLEAN, W),
+    "transaction.remove.expired.transaction.cleanup.interval.ms": ("3600000", INT, R),
+    "transaction.state.log.min.isr": ("2", INT, R),
+    "transaction.state.log.num.partitions": ("50", INT, R),
+    "transaction.state.log.replication.factor": ("3", SHORT, R),
+    "transactional.id.expiration.ms": ("604800000", INT, R),
+    "unclean.leader.election.enable": ("false", BOOLEAN, W),
+}
+CONTROLLER = "CONTROLLER"
+
+
+def _text(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return ",".join(value)
+    return str(value)
+
+
+def static_values(ctx, node_id: int) -> dict[str, str | None]:
+    """The value of every broker config as the node started with it."""
+    out: dict[str, str | None] = {}
+    for name in BROKER_CONFIGS:
+        s = KAFKA_NAMES.get(name)
+        if s is not None:
+            out[name] = _text(getattr(ctx.config, s.name))
+    host, port = ctx.placement.listeners.get(node_id, (ctx.config.advertised, 0))
+    listener = ctx.config.security_protocol
+    controller = ctx.config.node_id
+    out.update({
+        "node.id": str(node_id), "broker.id": str(node_id),
+        "advertised.listeners": f"{listener}://{host}:{port}",
+        "listeners": f"{listener}://{ctx.config.host}:{port}",
+        "listener.security.protocol.map": f"{listener}:{listener},{CONTROLLER}:{listener}",
+        "controller.listener.names": CONTROLLER,
+        "process.roles": "broker,controller" if node_id == controller else "broker",
+        "log.dirs": log_dir(ctx, node_id),
+        "offsets.topic.replication.factor": "1", "transaction.state.log.replication.factor": "1",
+        "transaction.state.log.min.isr": "1", "min.insync.replicas": "1",
+    })
+    return out
+
+
+def layers(ctx, node_id: int, name: str) -> list[tuple[str | None, int]]:
+    """(value, source) of every level the config is set at, highest first (Kafka's synonyms of
+    the config itself)."""
+    out = []
+    dynamic = ctx.broker_configs
+    if name in dynamic.of_node(node_id):
+        out.append((dynamic.of_node(node_id)[name], DYNAMIC_BROKER_CONFIG))
+    if name in dynamic.cluster:
+        out.append((dynamic.cluster[name], DYNAMIC_DEFAULT_BROKER_CONFIG))
+    default = BROKER_CONFIGS[name][0]
+    static = static_values(ctx, node_id).get(name, default)
+    if static is not None and static != default:
+        out.append((static, STATIC_BROKER_CONFIG))
+    if default is not None:
+        out.append((default, DEFAULT_CONFIG))
+    return out
+
+
+def describe_broker(ctx, resource_name: str, keys, include_synonyms: bool) -> list[dict]:
+    if resource_name == "":   # the cluster default: the dynamic defaults set
+        return [_entry(name, [(value, DYNAMIC_DEFAULT_BROKER_CONFIG)], include_synonyms)
+                for name, value in sorted(ctx.broker_configs.cluster.items()) if keys is None or name in keys]
+    node_id = int(resource_name)
+    out = []
+    for name in sorted(BROKER_CONFIGS):
+        if keys is not None and name not in keys:
+            continue
+        levels = layers(ctx, node_id, name) or [(None, DEFAULT_CONFIG)]
+        out.append(_entry(name, levels, include_synonyms))
+    return out
+
+
+def _entry(name: str, levels: list, include_synonyms: bool) -> dict:
+    _, typ, dynamic = BROKER_CONFIGS.get(name, (None, STRING, True))
+    sensitive = typ == PASSWORD
+    value, source = levels[0]
+    hide = (lambda v: None) if sensitive else (lambda v: v)
+    return {"name": name, "value": hide(value), "read_only": not dynamic, "is_default": source == DEFAULT_CONFIG,
+            "config_source": source, "is_sensitive": sensitive, "config_type": typ, "documentation": None,
+            "synonyms": [{"name": name, "value": hide(v), "source": s} for v, s in levels] if include_synonyms else []}
+
+
+def alter_broker(ctx, resource, changes, replace_all: bool, validate_only: bool) -> dict:
+    """``changes``: (name, operation, value). The resource named "" alters the cluster default."""
+    result = {"error_code": ErrorCode.NONE, "error_message": None,
+              "resource_type": resource.resource_type, "resource_name": resource.resource_name}
+    name = resource.resource_name
+    node_id = None if name == "" else int(name)
+    dynamic = ctx.broker_configs
+    current = dynamic.cluster if node_id is None else dynamic.of_node(node_id)
+    wanted = {} if replace_all else dict(current)
+    for config, op, value in changes:
+        message = _check(config, op, value)
+        if message:
+            result["error_code"], result["error_message"] = ErrorCode.INVALID_REQUEST, message
+            return result
+        if op == SET:
+            wanted[config] = value
+        else:
+            wanted.pop(config, None)
+    if not validate_only:
+        dynamic.replace(node_id, wanted)
+    return result
+
+
+def _check(name: str, op: int, value: str | None) -> str | None:
+    spec = BROKER_CONFIGS.get(name)
+    if spec is None or not spec[2]:
+        return f"Cannot update these configs dynamically: Set({name})"
+    if op not in (SET, DELETE):
+        return f"Config value append/subtract is not allowed for config key {name}"
+    if op == DELETE:
+        return None
+    if value is None:
+        return f"Invalid value null for configuration {name}"
+    typ = spec[1]
+    if typ in (INT, LONG, SHORT):
+        try:
+            int(value)
+        except ValueError:
+            kind = {INT: "INT", LONG: "LONG", SHORT: "SHORT"}[typ]
+            return f"Invalid value {value} for configuration {name}: Not a number of type {kind}"
+    if typ == BOOLEAN and value.strip().lower() not in ("true", "false"):
+        return f"Invalid value {value} for configuration {name}: Expected value to be either true or false"
+    return None
+
+
+# topic config -> the broker config that is its default, for describing (max.message.bytes's
+# broker default is read by Produce itself)
+_TOPIC_DEFAULT_FROM = {**BROKER_SYNONYMS_OF_TOPICS, "max.message.bytes": "message.max.bytes"}
+
+
+def topic_entries(ctx, configs: dict[str, str]):
+    """(name, value, source, type, synonyms) of every topic config of a topic with ``configs`` set
+    on it: its own value (DYNAMIC_TOPIC_CONFIG), else the broker config it defaults to at that
+    config's source (a 4.x cluster's ``min.insync.replicas`` is a dynamic default), else Kafka's
+    default. Synonyms: every level, highest first, broker levels by the broker config's name."""
+    for name, (default, typ) in sorted(TOPIC_CONFIG_DEFAULTS.items()):
+        levels = [(name, configs[name], DYNAMIC_TOPIC_CONFIG)] if name in configs else []
+        broker_name = _TOPIC_DEFAULT_FROM.get(name)
+        if broker_name in BROKER_CONFIGS:
+            levels += [(broker_name, v, s) for v, s in layers(ctx, ctx.node_id, broker_name)]
+        else:
+            levels.append((name, default, DEFAULT_CONFIG))
+        _, value, source = levels[0]
+        yield name, value, source, typ, [{"name": n, "value": v, "source": s} for n, v, s in levels]
