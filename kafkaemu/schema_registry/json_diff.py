@@ -172,6 +172,21 @@ def _compare_types(ctx: Context, original, update) -> None:
      "not": _not, "object": _object, "array": _array}.get(ok, lambda *a: None)(ctx, original, update)
 
 
+def _additional(ctx: Context, key: str, original, update, name: str) -> None:
+    """additionalProperties / additionalItems (absent: true): closed or opened (REMOVED, ADDED), a
+    schema instead of true (NARROWED) or the reverse (EXTENDED), or two schemas compared."""
+    with ctx.at(key):
+        a, b = original.get(key, True), update.get(key, True)
+        if (a is not False) != (b is not False):
+            ctx.add(f"{name}_ADDED" if b is not False else f"{name}_REMOVED")
+        elif isinstance(a, bool) and isinstance(b, dict):
+            ctx.add(f"{name}_NARROWED")
+        elif isinstance(b, bool) and isinstance(a, dict):
+            ctx.add(f"{name}_EXTENDED")
+        elif isinstance(a, dict) and isinstance(b, dict):
+            compare(ctx, a, b)
+
+
 def _bound(ctx: Context, key: str, original, update, name: str) -> None:
     a, b = original.get(key), update.get(key)
     if a == b:
@@ -324,16 +339,7 @@ def _object(ctx, original, update) -> None:
         elif not array:
             with ctx.at("dependencies", name):
                 compare(ctx, a, b)
-    with ctx.at("additionalProperties"):
-        a, b = original.get("additionalProperties", True), update.get("additionalProperties", True)
-        if (a is not False) != (b is not False):
-            ctx.add("ADDITIONAL_PROPERTIES_ADDED" if b is not False else "ADDITIONAL_PROPERTIES_REMOVED")
-        elif isinstance(a, bool) and isinstance(b, dict):
-            ctx.add("ADDITIONAL_PROPERTIES_NARROWED")
-        elif isinstance(b, bool) and isinstance(a, dict):
-            ctx.add("ADDITIONAL_PROPERTIES_EXTENDED")
-        elif isinstance(a, dict) and isinstance(b, dict):
-            compare(ctx, a, b)
+    _additional(ctx, "additionalProperties", original, update, "ADDITIONAL_PROPERTIES")
     _bound(ctx, "maxProperties", original, update, "MAX_PROPERTIES")
     _bound(ctx, "minProperties", original, update, "MIN_PROPERTIES")
 
@@ -360,16 +366,7 @@ def _array(ctx, original, update) -> None:
                         else "ITEM_ADDED_TO_OPEN_CONTENT_MODEL")
             else:
                 ctx.add("ITEM_ADDED_TO_CLOSED_CONTENT_MODEL")
-    with ctx.at("additionalItems"):
-        a, b = original.get("additionalItems", True), update.get("additionalItems", True)
-        if (a is not False) != (b is not False):
-            ctx.add("ADDITIONAL_ITEMS_REMOVED" if a is not False else "ADDITIONAL_ITEMS_ADDED")
-        elif isinstance(a, bool) and isinstance(b, dict):
-            ctx.add("ADDITIONAL_ITEMS_NARROWED")
-        elif isinstance(b, bool) and isinstance(a, dict):
-            ctx.add("ADDITIONAL_ITEMS_EXTENDED")
-        elif isinstance(a, dict) and isinstance(b, dict):
-            compare(ctx, a, b)
+    _additional(ctx, "additionalItems", original, update, "ADDITIONAL_ITEMS")
     _bound(ctx, "maxItems", original, update, "MAX_ITEMS")
     _bound(ctx, "minItems", original, update, "MIN_ITEMS")
     if bool(original.get("uniqueItems")) != bool(update.get("uniqueItems")):
