@@ -133,30 +133,32 @@ def compare(ctx: Context, original, update) -> None:
         ctx._active.discard(pair)
 
 
+def _one_compatible(ctx: Context, pairs: list[tuple], choice: str) -> bool:
+    """Whether one of the (original, update) ``pairs`` compares compatibly: the first such one's
+    differences are taken, and ``choice`` added when there was more than one to choose from."""
+    for original, update in pairs:
+        subctx = ctx.sub()
+        compare(subctx, original, update)
+        if subctx.compatible():
+            ctx.found += subctx.found
+            if len(pairs) > 1:
+                ctx.add(choice)
+            return True
+    return False
+
+
 def _compare_types(ctx: Context, original, update) -> None:
     ok, uk = _kind(original), _kind(update)
     if ok != "combined" and uk == "combined":
         criterion, subs = _combined(update)
-        if len(subs) == 1 or criterion in ("anyOf", "oneOf"):
-            for sub in subs:
-                subctx = ctx.sub()
-                compare(subctx, original, sub)
-                if subctx.compatible():
-                    ctx.found += subctx.found
-                    if len(subs) > 1:
-                        ctx.add("SUM_TYPE_EXTENDED")
-                    return
+        if (len(subs) == 1 or criterion in ("anyOf", "oneOf")) and \
+                _one_compatible(ctx, [(original, sub) for sub in subs], "SUM_TYPE_EXTENDED"):
+            return
     elif ok == "combined" and uk != "combined":
         criterion, subs = _combined(original)
-        if len(subs) == 1 or criterion == "allOf":
-            for sub in subs:
-                subctx = ctx.sub()
-                compare(subctx, sub, update)
-                if subctx.compatible():
-                    ctx.found += subctx.found
-                    if len(subs) > 1:
-                        ctx.add("PRODUCT_TYPE_NARROWED")
-                    return
+        if (len(subs) == 1 or criterion == "allOf") and \
+                _one_compatible(ctx, [(sub, update) for sub in subs], "PRODUCT_TYPE_NARROWED"):
+            return
     if ok != uk:
         if ok == "false" or uk == "empty":
             return
