@@ -23,6 +23,22 @@ def sasl_emulator():
         yield emulator
 
 
+def every_acl_kafka_python():
+    """kafka-python's filter matching every ACL."""
+    from kafka.admin import ACLFilter, ACLOperation, ACLPermissionType, ACLResourcePatternType, ResourcePatternFilter
+    from kafka.admin import ResourceType
+    return ACLFilter(principal=None, host=None, operation=ACLOperation.ANY, permission_type=ACLPermissionType.ANY,
+                     resource_pattern=ResourcePatternFilter(ResourceType.ANY, None, ACLResourcePatternType.ANY))
+
+
+def every_acl_confluent():
+    """confluent-kafka's filter matching every ACL binding."""
+    from confluent_kafka.admin import AclBindingFilter, AclOperation, AclPermissionType, ResourcePatternType
+    from confluent_kafka.admin import ResourceType
+    return AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY,
+                            AclPermissionType.ANY)
+
+
 # -- kafka-python ---------------------------------------------------------------------------------
 def test_kafka_python_create_describe_delete_acls(open_emulator):
     from kafka.admin import (ACL, ACLFilter, ACLOperation, ACLPermissionType, KafkaAdminClient, ResourcePattern,
@@ -70,17 +86,13 @@ def test_kafka_python_invalid_acls_get_kafkas_errors(open_emulator):
 
 
 def test_kafka_python_acl_apis_without_an_authorizer_are_security_disabled():
-    from kafka.admin import (ACLFilter, ACLOperation, ACLPermissionType, KafkaAdminClient, ResourcePatternFilter,
-                             ResourceType, ACLResourcePatternType)
+    from kafka.admin import KafkaAdminClient
     from kafka.errors import SecurityDisabledError
     with KafkaEmulator() as emulator:
         admin = KafkaAdminClient(bootstrap_servers=emulator.bootstrap_server)
         try:
             with pytest.raises(SecurityDisabledError):
-                admin.describe_acls(ACLFilter(principal=None, host=None, operation=ACLOperation.ANY,
-                                              permission_type=ACLPermissionType.ANY,
-                                              resource_pattern=ResourcePatternFilter(ResourceType.ANY, None,
-                                                                                     ACLResourcePatternType.ANY)))
+                admin.describe_acls(every_acl_kafka_python())
         finally:
             admin.close()
 
@@ -110,16 +122,14 @@ def test_confluent_create_describe_delete_acls_with_prefixes(sasl_emulator):
                                                     None, AclOperation.ANY, AclPermissionType.ANY),
                                    request_timeout=10).result()
     assert sorted(b.name for b in matching) == ["ord", "orders"]
-    everything = admin.describe_acls(AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None,
-                                                      AclOperation.ANY, AclPermissionType.ANY),
+    everything = admin.describe_acls(every_acl_confluent(),
                                      request_timeout=10).result()
     assert sorted(bindings) == sorted(everything)
     groups = AclBindingFilter(ResourceType.GROUP, None, ResourcePatternType.ANY, None, None, AclOperation.ANY,
                               AclPermissionType.ANY)
     deleted = admin.delete_acls([groups], request_timeout=10)[groups].result()
     assert deleted == [bindings[2]]
-    left = admin.delete_acls([AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None,
-                                               AclOperation.ANY, AclPermissionType.ANY)], request_timeout=10)
+    left = admin.delete_acls([every_acl_confluent()], request_timeout=10)
     assert sorted(list(left.values())[0].result()) == sorted(bindings[:2])
 
 
@@ -133,26 +143,21 @@ def test_confluent_acl_calls_need_cluster_alter_and_describe(sasl_emulator):
         list(admin.create_acls([binding], request_timeout=10).values())[0].result()
     assert info.value.args[0].code() == KafkaError.CLUSTER_AUTHORIZATION_FAILED
     # (librdkafka hands an empty list for a DescribeAcls error; kafka-python raises it)
-    from kafka.admin import (ACLFilter, ACLOperation, ACLPermissionType, ACLResourcePatternType, KafkaAdminClient,
-                             ResourcePatternFilter)
-    from kafka.admin import ResourceType as KpResourceType
+    from kafka.admin import KafkaAdminClient
     from kafka.errors import ClusterAuthorizationFailedError
     kp_admin = KafkaAdminClient(bootstrap_servers=sasl_emulator.bootstrap_server, security_protocol="SASL_PLAINTEXT",
                                 sasl_mechanism="PLAIN", sasl_plain_username="alice",
                                 sasl_plain_password=USERS["alice"])
     try:
         with pytest.raises(ClusterAuthorizationFailedError):
-            kp_admin.describe_acls(ACLFilter(principal=None, host=None, operation=ACLOperation.ANY,
-                                             permission_type=ACLPermissionType.ANY,
-                                             resource_pattern=ResourcePatternFilter(KpResourceType.ANY, None,
-                                                                                    ACLResourcePatternType.ANY)))
+            kp_admin.describe_acls(every_acl_kafka_python())
     finally:
         kp_admin.close()
 
 
 def test_acls_last_across_a_restart_with_a_data_dir(tmp_path):
-    from kafka.admin import (ACL, ACLFilter, ACLOperation, ACLPermissionType, ACLResourcePatternType,
-                             KafkaAdminClient, ResourcePattern, ResourcePatternFilter, ResourceType)
+    from kafka.admin import (ACL, ACLOperation, ACLPermissionType, ACLResourcePatternType, KafkaAdminClient,
+                             ResourcePattern, ResourceType)
     settings = dict(authorizer=True, allow_everyone_if_no_acl_found=True, data_dir=str(tmp_path))
     acl = ACL(principal="User:kept", host="*", operation=ACLOperation.WRITE, permission_type=ACLPermissionType.DENY,
               resource_pattern=ResourcePattern(ResourceType.TOPIC, "keep.", ACLResourcePatternType.PREFIXED))
@@ -163,10 +168,7 @@ def test_acls_last_across_a_restart_with_a_data_dir(tmp_path):
     with KafkaEmulator(**settings) as second:
         admin = KafkaAdminClient(bootstrap_servers=second.bootstrap_server)
         try:
-            found, _ = admin.describe_acls(ACLFilter(principal=None, host=None, operation=ACLOperation.ANY,
-                                                     permission_type=ACLPermissionType.ANY,
-                                                     resource_pattern=ResourcePatternFilter(
-                                                         ResourceType.ANY, None, ACLResourcePatternType.ANY)))
+            found, _ = admin.describe_acls(every_acl_kafka_python())
         finally:
             admin.close()
     assert [(a.principal, a.resource_pattern.resource_name, a.permission_type) for a in found] == \

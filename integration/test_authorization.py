@@ -7,6 +7,8 @@ import pytest
 
 from kafkaemu.testing import KafkaEmulator
 
+from .java_runs import assert_security_client_passed
+
 USERS = {"admin": "admin-secret", "alice": "alice-secret", "bob": "bob-secret"}
 
 
@@ -207,31 +209,10 @@ def test_kafka_python_fetch_of_a_topic_without_read_fails(emulator):
 
 
 # -- the Java client ------------------------------------------------------------------------------
-def test_java_admin_producer_consumer_against_acls():
-    import shutil
-    import subprocess
-    import sys
-    from pathlib import Path
-    java_dir = Path(__file__).resolve().parent / "java"
-    if shutil.which("java") is None:
-        pytest.skip("the Java client tests need `java` (a JDK 17+) on PATH")
-    sys.path.insert(0, str(java_dir))
-    try:
-        import fetch_jars
-        fetch_jars.ensure_jars()
-    except Exception as exc:  # no registry, no pip: report, do not fail the run
-        pytest.skip(f"the Java client tests need the kafka-clients jars (integration/java/fetch_jars.py): {exc}")
-    finally:
-        sys.path.remove(str(java_dir))
-    client = Path(__file__).resolve().parent / "java_security" / "AclClient.java"
+def test_java_admin_producer_consumer_against_acls(java_lib):
     with KafkaEmulator(sasl_users=USERS, authorizer=True, super_users="User:admin") as fresh:  # its own ACLs only
-        result = subprocess.run(
-            ["java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-             f"-Dlog4j2.configurationFile={java_dir / 'log4j2.properties'}", "-cp", str(java_dir / "lib" / "*"),
-             str(client), fresh.bootstrap_server, USERS["admin"], USERS["alice"]],
-            capture_output=True, text=True, timeout=240)
-    verdicts = [line for line in result.stdout.splitlines() if line.startswith(("PASS", "FAIL"))]
-    assert verdicts == ["PASS"], f"{result.stdout}\n{result.stderr[-3000:]}"
+        assert_security_client_passed(java_lib, "AclClient.java", fresh.bootstrap_server, USERS["admin"],
+                                      USERS["alice"])
 
 
 # -- principals from TLS client certificates -------------------------------------------------------

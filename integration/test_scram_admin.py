@@ -8,6 +8,8 @@ import pytest
 
 from kafkaemu.testing import KafkaEmulator
 
+from .java_runs import assert_security_client_passed
+
 ADMIN = {"admin": "admin-secret"}
 
 
@@ -100,26 +102,5 @@ def test_credentials_last_across_a_restart_with_a_data_dir(tmp_path):
         assert authenticates(second, "erin", "e", "SCRAM-SHA-512")
 
 
-def test_java_admin_manages_scram_users(emulator):
-    import shutil
-    import subprocess
-    import sys
-    from pathlib import Path
-    java_dir = Path(__file__).resolve().parent / "java"
-    if shutil.which("java") is None:
-        pytest.skip("the Java client tests need `java` (a JDK 17+) on PATH")
-    sys.path.insert(0, str(java_dir))
-    try:
-        import fetch_jars
-        fetch_jars.ensure_jars()
-    except Exception as exc:  # no registry, no pip: report, do not fail the run
-        pytest.skip(f"the Java client tests need the kafka-clients jars (integration/java/fetch_jars.py): {exc}")
-    finally:
-        sys.path.remove(str(java_dir))
-    result = subprocess.run(
-        ["java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-         f"-Dlog4j2.configurationFile={java_dir / 'log4j2.properties'}", "-cp", str(java_dir / "lib" / "*"),
-         str(Path(__file__).resolve().parent / "java_security" / "ScramClient.java"), emulator.bootstrap_server,
-         ADMIN["admin"]], capture_output=True, text=True, timeout=240)
-    verdicts = [line for line in result.stdout.splitlines() if line.startswith(("PASS", "FAIL"))]
-    assert verdicts == ["PASS"], f"{result.stdout}\n{result.stderr[-3000:]}"
+def test_java_admin_manages_scram_users(emulator, java_lib):
+    assert_security_client_passed(java_lib, "ScramClient.java", emulator.bootstrap_server, ADMIN["admin"])

@@ -3,14 +3,11 @@ records go through the authenticated connection and back; a wrong password gets 
 authentication error on the client; a client that does not authenticate is refused."""
 import asyncio
 import logging
-import shutil
 import socket
 import ssl
 import subprocess
-import sys
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -19,6 +16,7 @@ from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.testing import KafkaEmulator
 
 from kafkaemu.testing import raw_client as raw_kafka
+from .java_runs import security_client_command
 from .security_certs import self_signed_certificate
 
 USERS = {"alice": "s3cret", "bob": "pässwörd"}
@@ -354,31 +352,10 @@ def test_confluent_sasl_client_against_a_plaintext_listener_fails_authentication
 
 
 # -- Java kafka-clients (the reference SCRAM client) -------------------------------------------
-JAVA_DIR = Path(__file__).resolve().parent / "java"
-SECURITY_CLIENT = Path(__file__).resolve().parent / "java_security" / "SecurityClient.java"
-
-
-@pytest.fixture(scope="module")
-def java_lib():
-    """The kafka-clients jars of the Java suite (fetched by integration/java/fetch_jars.py)."""
-    if shutil.which("java") is None:
-        pytest.skip("the Java client tests need `java` (a JDK 17+) on PATH")
-    sys.path.insert(0, str(JAVA_DIR))
-    try:
-        import fetch_jars
-        fetch_jars.ensure_jars()
-    except Exception as exc:  # no registry, no pip: report, do not fail the run
-        pytest.skip(f"the Java client tests need the kafka-clients jars (integration/java/fetch_jars.py): {exc}")
-    finally:
-        sys.path.remove(str(JAVA_DIR))
-    return str(JAVA_DIR / "lib" / "*")
-
-
 def run_java_client(java_lib, emulator, mechanism, password, ca=""):
     result = subprocess.run(
-        ["java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-         f"-Dlog4j2.configurationFile={JAVA_DIR / 'log4j2.properties'}", "-cp", java_lib, str(SECURITY_CLIENT),
-         emulator.bootstrap_server, emulator.security_protocol, mechanism, "alice", password, ca],
+        security_client_command(java_lib, "SecurityClient.java", emulator.bootstrap_server,
+                                emulator.security_protocol, mechanism, "alice", password, ca),
         capture_output=True, text=True, timeout=180)
     lines = [line for line in result.stdout.splitlines() if line.startswith(("GOT ", "ERROR "))]
     assert lines, f"no verdict (exit {result.returncode}):\n{result.stdout}\n{result.stderr[-3000:]}"

@@ -2,16 +2,16 @@
 root only) answers KAFKA_STORAGE_ERROR without closing connections and takes writes again once
 space is back; a corrupt recovery-point checkpoint, garbage inside an index and a truncated
 topics.json are recovered on start. After each case a restart serves every acknowledged record."""
-import errno
 import os
 import signal
-import subprocess
 import time
 
 import pytest
 
 from kafkaemu.storage.record_batch import build_batch
 from kafkaemu.testing import KafkaEmulator, raw_client
+
+from tests.storage.disk import fill, small_tmpfs
 
 
 def kill(emulator: KafkaEmulator) -> None:
@@ -41,26 +41,8 @@ def read_all(bootstrap: str, topic: str, expected: int) -> list[bytes]:
 
 @pytest.fixture
 def small_disk(tmp_path):
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], capture_output=True)
-    if done.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
+    with small_tmpfs(tmp_path, "2m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def fill(path) -> None:
-    with open(path, "wb", buffering=0) as f:
-        try:
-            while True:
-                f.write(b"\0" * 4096)
-        except OSError as exc:
-            assert exc.errno == errno.ENOSPC
 
 
 def test_a_full_disk_answers_storage_error_and_every_acked_record_survives_restarts(small_disk):

@@ -6,6 +6,7 @@ import os
 
 import structlog
 
+from . import json_file
 from .acl import Acl
 
 FILE = "acls.json"
@@ -28,10 +29,4 @@ def load(data_dir: str) -> list[Acl]:
 
 
 def save(data_dir: str, acls: list[Acl]) -> None:
-    path = os.path.join(data_dir, FILE)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump({"version": 1, "acls": [acl.to_json() for acl in acls]}, f, indent=1)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    json_file.write(os.path.join(data_dir, FILE), {"version": 1, "acls": [acl.to_json() for acl in acls]}, indent=1)

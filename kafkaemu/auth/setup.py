@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Callable
 
-from . import acl_file
+from . import acl_file, json_file
 from .authorizer import Authorizer, parse_super_users
 from .credentials import CredentialStore
 from .tokens import DelegationTokens
@@ -29,23 +30,8 @@ def new_credentials(config) -> CredentialStore:
     stored (they win over a seed of the same user) and every change written back."""
     store = CredentialStore(config.sasl_users, config.enabled_sasl_mechanisms)
     if config.data_dir:
-        path = os.path.join(config.data_dir, SCRAM_FILE)
-        try:
-            with open(path, encoding="utf-8") as f:
-                store.load_scram_json(json.load(f))
-        except FileNotFoundError:
-            pass
-        store.on_change = lambda: _save_json(path, store.scram_to_json())
+        store.on_change = _kept_in(config.data_dir, SCRAM_FILE, store.load_scram_json, store.scram_to_json)
     return store
-
-
-def _save_json(path: str, data: dict) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def new_tokens(config, now_ms) -> DelegationTokens:
@@ -54,11 +40,18 @@ def new_tokens(config, now_ms) -> DelegationTokens:
     tokens = DelegationTokens(config.delegation_token_secret_key, config.delegation_token_max_lifetime_ms,
                               config.delegation_token_expiry_time_ms, now_ms)
     if config.data_dir:
-        path = os.path.join(config.data_dir, TOKENS_FILE)
-        try:
-            with open(path, encoding="utf-8") as f:
-                tokens.load_json(json.load(f))
-        except FileNotFoundError:
-            pass
-        tokens.on_change = lambda: _save_json(path, tokens.to_json())
+        tokens.on_change = _kept_in(config.data_dir, TOKENS_FILE, tokens.load_json, tokens.to_json)
     return tokens
+
+
+def _kept_in(data_dir: str, name: str, load: Callable[[object], None],
+             dump: Callable[[], object]) -> Callable[[], None]:
+    """Gives ``load`` what ``<data dir>/<name>`` holds (nothing when there is no file) and returns
+    the on-change callback writing ``dump()`` back to it."""
+    path = os.path.join(data_dir, name)
+    try:
+        with open(path, encoding="utf-8") as f:
+            load(json.load(f))
+    except FileNotFoundError:
+        pass
+    return lambda: json_file.write(path, dump())

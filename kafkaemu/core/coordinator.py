@@ -42,7 +42,6 @@ from .offsets.requests import OffsetCommit, TxnOffsetCommit
 from .placement import partition_for
 from .record_format import EndTransactionMarker, UnknownRecordType, replay_or_skip, split
 from .settings import CoordinatorSettings
-from .share.group import TopicInfo
 from .share.manager import ShareGroupManager
 from .share.partitions import SharePartitionManager
 from .share.requests import ShareHeartbeat
@@ -177,7 +176,7 @@ class GroupCoordinator:
             return [self.consumer.describe(gid, topics_by_id, ops) for gid in group_ids]
 
     # ============================================================ share groups (KIP-932)
-    def share_group_heartbeat(self, now_ms: int, req: ShareHeartbeat, topics: dict[str, TopicInfo]) -> dict:
+    def share_group_heartbeat(self, now_ms: int, req: ShareHeartbeat, topics: dict[str, TopicMeta]) -> dict:
         with self._request(now_ms):
             return self.share.heartbeat(req, topics)
 

@@ -7,8 +7,18 @@ from __future__ import annotations
 
 from ..auth.acl import Acl, AclFilter, AclOperation, AclPermissionType, PatternType, ResourceType, from_code
 from ..protocol.envelope import RequestDecodeError
+from ..protocol.errors import ErrorCode
+from .authorization import authorize_cluster
 
-SECURITY_DISABLED_MESSAGE = "No Authorizer is configured on the broker"
+
+def refusal(ctx, operation: AclOperation, disabled_message: str) -> tuple[ErrorCode, str] | None:
+    """(error, message) the whole request fails with, as AclApis: CLUSTER ``operation`` is required,
+    then an authorizer (SECURITY_DISABLED, with Kafka's message of that API); None to go on."""
+    if not authorize_cluster(ctx, operation):
+        return ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed."
+    if ctx.authorizer is None:
+        return ErrorCode.SECURITY_DISABLED, disabled_message
+    return None
 
 
 def _codes(resource_type, pattern_type, operation, permission_type):

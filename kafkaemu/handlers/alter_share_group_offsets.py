@@ -3,11 +3,10 @@ empty share group (their in-flight records are forgotten). A group with members 
 NON_EMPTY_GROUP, an unknown group or one of another kind GROUP_ID_NOT_FOUND; an unknown topic or
 partition UNKNOWN_TOPIC_OR_PARTITION; an offset beyond the high watermark or below the log start
 OFFSET_OUT_OF_RANGE."""
-from ..core.group_api import GroupType
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
-from .group_common import is_coordinator
 from .registry import registry
+from .share_common import share_group_error
 
 E = ErrorCode
 
@@ -15,7 +14,7 @@ E = ErrorCode
 @registry.register(ApiKey.ALTER_SHARE_GROUP_OFFSETS, 0, 0)
 def alter_share_group_offsets(ctx, req):
     ctx.groups.tick(ctx.now_ms)
-    error, message = _group_error(ctx, req.group_id)
+    error, message = share_group_error(ctx, req.group_id, must_be_empty=True)
     if error != E.NONE:
         return {"throttle_time_ms": 0, "error_code": error, "error_message": message, "responses": []}
     spm = ctx.groups.share_partitions
@@ -38,14 +37,3 @@ def alter_share_group_offsets(ctx, req):
                                         "error_message": None})
         responses.append(entry)
     return {"throttle_time_ms": 0, "error_code": E.NONE, "error_message": None, "responses": responses}
-
-
-def _group_error(ctx, group_id: str):
-    if not is_coordinator(ctx, group_id):
-        return E.NOT_COORDINATOR, None
-    group = ctx.groups.group(group_id)
-    if group is None or group.type is not GroupType.SHARE:
-        return E.GROUP_ID_NOT_FOUND, f"Group {group_id} not found."
-    if not group.is_empty():
-        return E.NON_EMPTY_GROUP, None
-    return E.NONE, None

@@ -1,7 +1,7 @@
 """The topic metadata KIP-848 consumer groups assign from: name -> TopicMeta (id, partition count)."""
 from collections.abc import Mapping
 
-from ..core.consumer.group import TopicMeta
+from ..core.modern import TopicMeta
 
 
 class TopicMetas(Mapping):

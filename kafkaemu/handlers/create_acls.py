@@ -4,8 +4,7 @@ unchanged; more new ACLs than one controller batch takes fail whole (POLICY_VIOL
 from ..auth.acl import AclOperation
 from ..auth.authorizer import TooManyAcls
 from ..protocol.errors import ErrorCode
-from .acl_common import acl_of
-from .authorization import authorize_cluster
+from .acl_common import acl_of, refusal
 from ..protocol.api_keys import ApiKey
 from .registry import registry
 
@@ -17,10 +16,9 @@ def _all(creations, code: int, message: str) -> dict:
 @registry.register(ApiKey.CREATE_ACLS, 1, 3)
 def create_acls(ctx, req):
     acls = [acl_of(creation) for creation in req.creations]
-    if not authorize_cluster(ctx, AclOperation.ALTER):
-        return _all(acls, ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.")
-    if ctx.authorizer is None:
-        return _all(acls, ErrorCode.SECURITY_DISABLED, "No Authorizer is configured.")
+    refused = refusal(ctx, AclOperation.ALTER, "No Authorizer is configured.")
+    if refused is not None:
+        return _all(acls, *refused)
     try:
         errors = ctx.authorizer.create(acls)
     except TooManyAcls as exc:

@@ -4,6 +4,7 @@ connection (DELEGATION_TOKEN_REQUEST_NOT_ALLOWED); a token for another owner nee
 that user (DELEGATION_TOKEN_AUTHORIZATION_FAILED); renewers must be users (INVALID_PRINCIPAL_TYPE);
 only the owner and renewers renew or expire (DELEGATION_TOKEN_OWNER_MISMATCH)."""
 from ..auth.tokens import split_principal
+from ..protocol.errors import ErrorCode
 
 ANONYMOUS = "User:ANONYMOUS"
 
@@ -26,3 +27,11 @@ def create_response(code, owner: str, requester: str, token=None) -> dict:
         out.update(issue_timestamp_ms=token.issued, expiry_timestamp_ms=token.expiry, max_timestamp_ms=token.max,
                    token_id=token.token_id, hmac=token.hmac)
     return out
+
+
+def new_expiry(ctx, change, hmac: bytes, period_ms: int) -> dict:
+    """Renew and Expire: ``change(owner or renewer, hmac, period_ms)`` gives (error, new expiry)."""
+    if not requests_allowed(ctx):
+        return {"error_code": ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, "expiry_timestamp_ms": -1}
+    code, expiry = change(str(ctx.principal), bytes(hmac), period_ms)
+    return {"error_code": code, "expiry_timestamp_ms": expiry}

@@ -2,8 +2,7 @@
 required; each filter removes every ACL it matches and lists them."""
 from ..auth.acl import AclOperation
 from ..protocol.errors import ErrorCode
-from .acl_common import acl_fields, filter_of
-from .authorization import authorize_cluster
+from .acl_common import acl_fields, filter_of, refusal
 from ..protocol.api_keys import ApiKey
 from .registry import registry
 
@@ -16,10 +15,9 @@ def _all(filters, code: int, message: str) -> dict:
 @registry.register(ApiKey.DELETE_ACLS, 1, 3)
 def delete_acls(ctx, req):
     filters = [filter_of(f) for f in req.filters]
-    if not authorize_cluster(ctx, AclOperation.ALTER):
-        return _all(filters, ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.")
-    if ctx.authorizer is None:
-        return _all(filters, ErrorCode.SECURITY_DISABLED, "No Authorizer is configured.")
+    refused = refusal(ctx, AclOperation.ALTER, "No Authorizer is configured.")
+    if refused is not None:
+        return _all(filters, *refused)
     results = []
     for result in ctx.authorizer.delete(filters):
         if isinstance(result, str):

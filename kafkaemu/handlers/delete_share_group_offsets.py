@@ -4,8 +4,8 @@ members answers NON_EMPTY_GROUP, an unknown group or one of another kind GROUP_I
 unknown topic UNKNOWN_TOPIC_OR_PARTITION."""
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
-from .alter_share_group_offsets import _group_error
 from .registry import registry
+from .share_common import share_group_error
 
 E = ErrorCode
 
@@ -13,7 +13,7 @@ E = ErrorCode
 @registry.register(ApiKey.DELETE_SHARE_GROUP_OFFSETS, 0, 0)
 def delete_share_group_offsets(ctx, req):
     ctx.groups.tick(ctx.now_ms)
-    error, message = _group_error(ctx, req.group_id)
+    error, message = share_group_error(ctx, req.group_id, must_be_empty=True)
     if error != E.NONE:
         return {"throttle_time_ms": 0, "error_code": error, "error_message": message, "responses": []}
     responses = []

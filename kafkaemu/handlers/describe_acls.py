@@ -2,8 +2,7 @@
 Kafka's AclApis: CLUSTER DESCRIBE is required; SECURITY_DISABLED while authorization is off."""
 from ..auth.acl import AclOperation
 from ..protocol.errors import ErrorCode
-from .acl_common import SECURITY_DISABLED_MESSAGE, filter_of
-from .authorization import authorize_cluster
+from .acl_common import filter_of, refusal
 from ..protocol.api_keys import ApiKey
 from .registry import registry
 
@@ -11,12 +10,9 @@ from .registry import registry
 @registry.register(ApiKey.DESCRIBE_ACLS, 1, 3)
 def describe_acls(ctx, req):
     acl_filter = filter_of(req)
-    if not authorize_cluster(ctx, AclOperation.DESCRIBE):
-        return {"error_code": ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
-                "error_message": "Cluster authorization failed.", "resources": []}
-    if ctx.authorizer is None:
-        return {"error_code": ErrorCode.SECURITY_DISABLED, "error_message": SECURITY_DISABLED_MESSAGE,
-                "resources": []}
+    refused = refusal(ctx, AclOperation.DESCRIBE, "No Authorizer is configured on the broker")
+    if refused is not None:
+        return {"error_code": refused[0], "error_message": refused[1], "resources": []}
     resources: dict[tuple, list] = {}
     for acl in ctx.authorizer.describe(acl_filter):
         resources.setdefault((acl.resource_type, acl.resource_name, acl.pattern_type), []).append(

@@ -3,11 +3,10 @@ share-partition start offset, SPSO) and, from v1, its lag: the records from the 
 the high watermark not yet acknowledged or archived. ``topics`` null means every partition with
 share state. A partition without state answers start offset -1; an unknown topic
 UNKNOWN_TOPIC_OR_PARTITION; an unknown group, or a group of another kind, GROUP_ID_NOT_FOUND."""
-from ..core.group_api import GroupType
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
-from .group_common import is_coordinator
 from .registry import registry
+from .share_common import share_group_error
 
 E = ErrorCode
 
@@ -20,12 +19,8 @@ def describe_share_group_offsets(ctx, req):
 
 def _group(ctx, req_group) -> dict:
     out = {"group_id": req_group.group_id, "topics": [], "error_code": E.NONE, "error_message": None}
-    if not is_coordinator(ctx, req_group.group_id):
-        out["error_code"] = E.NOT_COORDINATOR
-        return out
-    group = ctx.groups.group(req_group.group_id)
-    if group is None or group.type is not GroupType.SHARE:
-        out["error_code"], out["error_message"] = E.GROUP_ID_NOT_FOUND, f"Group {req_group.group_id} not found."
+    out["error_code"], out["error_message"] = share_group_error(ctx, req_group.group_id, must_be_empty=False)
+    if out["error_code"] != E.NONE:
         return out
     spm = ctx.groups.share_partitions
     starts = spm.start_offsets(req_group.group_id)

@@ -1,9 +1,11 @@
-"""Shared by the share-group data-path handlers (ShareFetch, ShareAcknowledge): finding a share
-partition's log by topic id, the session key, acknowledgements of one partition, the response
-shapes, and waking parked ShareFetches."""
+"""Shared by the share-group handlers: for the data path (ShareFetch, ShareAcknowledge) finding a
+share partition's log by topic id, the session key, acknowledgements of one partition, the response
+shapes, and waking parked ShareFetches; for the offsets APIs the group check."""
 from __future__ import annotations
 
+from ..core.group_api import GroupType
 from ..protocol.errors import ErrorCode
+from .group_common import is_coordinator
 from .partition_access import serve_partition
 
 E = ErrorCode
@@ -59,3 +61,17 @@ def node_endpoints(ctx, entries) -> list:
     listeners = ctx.placement.listeners
     return [{"node_id": n, "host": listeners[n][0], "port": listeners[n][1], "rack": None}
             for n in sorted(leaders) if n in listeners]
+
+
+def share_group_error(ctx, group_id: str, must_be_empty: bool) -> tuple[ErrorCode, str | None]:
+    """(error, message) of the share offsets APIs' group: NOT_COORDINATOR elsewhere, GROUP_ID_NOT_FOUND
+    for an unknown group or one of another kind, NON_EMPTY_GROUP for one with members when
+    ``must_be_empty``."""
+    if not is_coordinator(ctx, group_id):
+        return E.NOT_COORDINATOR, None
+    group = ctx.groups.group(group_id)
+    if group is None or group.type is not GroupType.SHARE:
+        return E.GROUP_ID_NOT_FOUND, f"Group {group_id} not found."
+    if must_be_empty and not group.is_empty():
+        return E.NON_EMPTY_GROUP, None
+    return E.NONE, None

@@ -17,7 +17,6 @@ from aiohttp import web
 from . import errors as E
 from .registry import SchemaRegistry, parse_version
 from .schema_types import schema_types
-from .state import SchemaVersion
 
 log = structlog.get_logger("kafkaemu.schema_registry.http")
 
@@ -50,20 +49,6 @@ def _page(items: list, request: web.Request) -> list:
     offset, limit = max(0, _int(request, "offset", 0)), _int(request, "limit", -1)
     items = items[offset:]
     return items if limit < 0 else items[:limit]
-
-
-def _schema_answer(sv: SchemaVersion, text: str) -> dict:
-    out: dict = {}
-    if sv.schema_type != "AVRO":
-        out["schemaType"] = sv.schema_type
-    if sv.references:
-        out["references"] = sv.references
-    if sv.metadata:
-        out["metadata"] = sv.metadata
-    if sv.rule_set:
-        out["ruleSet"] = sv.rule_set
-    out["schema"] = text
-    return out
 
 
 class RegistryApi:
@@ -149,7 +134,7 @@ class RegistryApi:
         if subject:
             holders = self.registry.id_versions(sv.id, subject, deleted=True)
             sv = holders[-1] if holders else sv
-        answer = _schema_answer(sv, self.registry.formatted(sv, request.query.get("format")))
+        answer = sv.schema_fields(self.registry.formatted(sv, request.query.get("format")))
         if _flag(request, "fetchMaxId"):
             answer["maxId"] = self.registry.state.max_id
         return answer
@@ -179,7 +164,7 @@ class RegistryApi:
 
     def lookup(self, request, body, subject):
         sv = self.registry.lookup(subject, body, _flag(request, "normalize"), _flag(request, "deleted"))
-        return {"subject": sv.subject, "version": sv.version, "id": sv.id, **_schema_answer(sv, sv.schema)}
+        return sv.answer()
 
     def delete_subject(self, request, body, subject):
         return self.registry.delete_subject(subject, _flag(request, "permanent"))
@@ -193,14 +178,12 @@ class RegistryApi:
 
     def get_version(self, request, body, subject, version):
         sv = self.registry.get_version(subject, version, _flag(request, "deleted"))
-        return {"subject": sv.subject, "version": sv.version, "id": sv.id,
-                **_schema_answer(sv, self.registry.formatted(sv, request.query.get("format")))}
+        return sv.answer(self.registry.formatted(sv, request.query.get("format")))
 
     def latest_with_metadata(self, request, body, subject):
         wanted = dict(zip(request.query.getall("key", []), request.query.getall("value", [])))
         sv = self.registry.latest_with_metadata(subject, wanted, _flag(request, "deleted"))
-        return {"subject": sv.subject, "version": sv.version, "id": sv.id,
-                **_schema_answer(sv, self.registry.formatted(sv, request.query.get("format")))}
+        return sv.answer(self.registry.formatted(sv, request.query.get("format")))
 
     def raw_version(self, request, body, subject, version):
         sv = self.registry.get_version(subject, version, _flag(request, "deleted"))

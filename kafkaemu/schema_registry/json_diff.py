@@ -133,30 +133,32 @@ def compare(ctx: Context, original, update) -> None:
         ctx._active.discard(pair)
 
 
+def _one_compatible(ctx: Context, pairs: list[tuple], choice: str) -> bool:
+    """Whether one of the (original, update) ``pairs`` compares compatibly: the first such one's
+    differences are taken, and ``choice`` added when there was more than one to choose from."""
+    for original, update in pairs:
+        subctx = ctx.sub()
+        compare(subctx, original, update)
+        if subctx.compatible():
+            ctx.found += subctx.found
+            if len(pairs) > 1:
+                ctx.add(choice)
+            return True
+    return False
+
+
 def _compare_types(ctx: Context, original, update) -> None:
     ok, uk = _kind(original), _kind(update)
     if ok != "combined" and uk == "combined":
         criterion, subs = _combined(update)
-        if len(subs) == 1 or criterion in ("anyOf", "oneOf"):
-            for sub in subs:
-                subctx = ctx.sub()
-                compare(subctx, original, sub)
-                if subctx.compatible():
-                    ctx.found += subctx.found
-                    if len(subs) > 1:
-                        ctx.add("SUM_TYPE_EXTENDED")
-                    return
+        if (len(subs) == 1 or criterion in ("anyOf", "oneOf")) and \
+                _one_compatible(ctx, [(original, sub) for sub in subs], "SUM_TYPE_EXTENDED"):
+            return
     elif ok == "combined" and uk != "combined":
         criterion, subs = _combined(original)
-        if len(subs) == 1 or criterion == "allOf":
-            for sub in subs:
-                subctx = ctx.sub()
-                compare(subctx, sub, update)
-                if subctx.compatible():
-                    ctx.found += subctx.found
-                    if len(subs) > 1:
-                        ctx.add("PRODUCT_TYPE_NARROWED")
-                    return
+        if (len(subs) == 1 or criterion == "allOf") and \
+                _one_compatible(ctx, [(sub, update) for sub in subs], "PRODUCT_TYPE_NARROWED"):
+            return
     if ok != uk:
         if ok == "false" or uk == "empty":
             return
@@ -170,6 +172,21 @@ def _compare_types(ctx: Context, original, update) -> None:
             ctx.add(kind)
     {"string": _string, "number": _number, "enum": _enum, "const": _const, "combined": _combined_diff,
      "not": _not, "object": _object, "array": _array}.get(ok, lambda *a: None)(ctx, original, update)
+
+
+def _additional(ctx: Context, key: str, original, update, name: str) -> None:
+    """additionalProperties / additionalItems (absent: true): closed or opened (REMOVED, ADDED), a
+    schema instead of true (NARROWED) or the reverse (EXTENDED), or two schemas compared."""
+    with ctx.at(key):
+        a, b = original.get(key, True), update.get(key, True)
+        if (a is not False) != (b is not False):
+            ctx.add(f"{name}_ADDED" if b is not False else f"{name}_REMOVED")
+        elif isinstance(a, bool) and isinstance(b, dict):
+            ctx.add(f"{name}_NARROWED")
+        elif isinstance(b, bool) and isinstance(a, dict):
+            ctx.add(f"{name}_EXTENDED")
+        elif isinstance(a, dict) and isinstance(b, dict):
+            compare(ctx, a, b)
 
 
 def _bound(ctx: Context, key: str, original, update, name: str) -> None:
@@ -324,16 +341,7 @@ def _object(ctx, original, update) -> None:
         elif not array:
             with ctx.at("dependencies", name):
                 compare(ctx, a, b)
-    with ctx.at("additionalProperties"):
-        a, b = original.get("additionalProperties", True), update.get("additionalProperties", True)
-        if (a is not False) != (b is not False):
-            ctx.add("ADDITIONAL_PROPERTIES_ADDED" if b is not False else "ADDITIONAL_PROPERTIES_REMOVED")
-        elif isinstance(a, bool) and isinstance(b, dict):
-            ctx.add("ADDITIONAL_PROPERTIES_NARROWED")
-        elif isinstance(b, bool) and isinstance(a, dict):
-            ctx.add("ADDITIONAL_PROPERTIES_EXTENDED")
-        elif isinstance(a, dict) and isinstance(b, dict):
-            compare(ctx, a, b)
+    _additional(ctx, "additionalProperties", original, update, "ADDITIONAL_PROPERTIES")
     _bound(ctx, "maxProperties", original, update, "MAX_PROPERTIES")
     _bound(ctx, "minProperties", original, update, "MIN_PROPERTIES")
 
@@ -360,16 +368,7 @@ def _array(ctx, original, update) -> None:
                         else "ITEM_ADDED_TO_OPEN_CONTENT_MODEL")
             else:
                 ctx.add("ITEM_ADDED_TO_CLOSED_CONTENT_MODEL")
-    with ctx.at("additionalItems"):
-        a, b = original.get("additionalItems", True), update.get("additionalItems", True)
-        if (a is not False) != (b is not False):
-            ctx.add("ADDITIONAL_ITEMS_REMOVED" if a is not False else "ADDITIONAL_ITEMS_ADDED")
-        elif isinstance(a, bool) and isinstance(b, dict):
-            ctx.add("ADDITIONAL_ITEMS_NARROWED")
-        elif isinstance(b, bool) and isinstance(a, dict):
-            ctx.add("ADDITIONAL_ITEMS_EXTENDED")
-        elif isinstance(a, dict) and isinstance(b, dict):
-            compare(ctx, a, b)
+    _additional(ctx, "additionalItems", original, update, "ADDITIONAL_ITEMS")
     _bound(ctx, "maxItems", original, update, "MAX_ITEMS")
     _bound(ctx, "minItems", original, update, "MIN_ITEMS")
     if bool(original.get("uniqueItems")) != bool(update.get("uniqueItems")):

@@ -35,9 +35,14 @@ class SchemaVersion:
     def content_key(self) -> tuple:
         return content_key(self.schema_type, self.schema, self.references, self.metadata, self.rule_set)
 
-    def answer(self) -> dict:
-        """As GET /subjects/{s}/versions/{v} answers."""
-        out = {"subject": self.subject, "version": self.version, "id": self.id}
+    def answer(self, text: str | None = None) -> dict:
+        """As GET /subjects/{s}/versions/{v} answers (``text``: the schema as formatted, else as stored)."""
+        return {"subject": self.subject, "version": self.version, "id": self.id, **self.schema_fields(text)}
+
+    def schema_fields(self, text: str | None = None) -> dict:
+        """The schema's part of an answer, as GET /schemas/ids/{id}: its type (unless AVRO), references,
+        metadata, rule set and text."""
+        out: dict = {}
         if self.schema_type != "AVRO":
             out["schemaType"] = self.schema_type
         if self.references:
@@ -46,7 +51,7 @@ class SchemaVersion:
             out["metadata"] = self.metadata
         if self.rule_set:
             out["ruleSet"] = self.rule_set
-        out["schema"] = self.schema
+        out["schema"] = self.schema if text is None else text
         return out
 
 

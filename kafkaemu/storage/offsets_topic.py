@@ -111,6 +111,26 @@ def append_coordinator_batch(topic, partition: int, records: list[tuple[bytes, b
         plog.tombstones_due_ms = due if plog.tombstones_due_ms is None else min(plog.tombstones_due_ms, due)
 
 
+def read_keyed_records(topic, skipped_event: str) -> Iterator[tuple[bytes, bytes | None]]:
+    """Every keyed (key, value) of a coordinator's internal topic (None: nothing), partition by
+    partition in offset order, control batches passed over; a batch that cannot be read is logged
+    as ``skipped_event`` and skipped."""
+    if topic is None:
+        return
+    for plog in topic.partitions:
+        for batch in plog.batches():
+            try:
+                if parse_header(batch).is_control:
+                    continue
+                records = list(iter_records(batch))
+            except Exception as exc:
+                log.error(skipped_event, topic=topic.name, partition=plog.index, error=str(exc)[:200])
+                continue
+            for record in records:
+                if record.key is not None:
+                    yield record.key, record.value
+
+
 def read_records(store) -> Iterator[tuple[bytes, bytes | None]]:
     """Every (key, value) of __consumer_offsets, partition by partition in offset order."""
     for entry in read_entries(store):

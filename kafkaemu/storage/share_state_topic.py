@@ -8,8 +8,7 @@ from typing import Iterator
 
 import structlog
 
-from .offsets_topic import append_coordinator_batch
-from .record_batch import iter_records, parse_header
+from .offsets_topic import append_coordinator_batch, read_keyed_records
 
 log = structlog.get_logger("kafkaemu.share_state_topic")
 
@@ -47,18 +46,4 @@ def log_sink(store):
 def read_records(store) -> Iterator[tuple[bytes, bytes | None]]:
     """Every keyed (key, value) of __share_group_state, partition by partition in offset order; a
     batch that cannot be read is logged and skipped."""
-    topic = store.get(SHARE_STATE_TOPIC)
-    if topic is None:
-        return
-    for plog in topic.partitions:
-        for batch in plog.batches():
-            try:
-                if parse_header(batch).is_control:
-                    continue
-                records = list(iter_records(batch))
-            except Exception as exc:
-                log.error("share_state_batch_skipped", partition=plog.index, error=str(exc)[:200])
-                continue
-            for record in records:
-                if record.key is not None:
-                    yield record.key, record.value
+    return read_keyed_records(store.get(SHARE_STATE_TOPIC), "share_state_batch_skipped")

@@ -26,9 +26,9 @@ def joined(env, member="m1"):
 
 
 def _meta(b):
-    from kafkaemu.core.share.group import TopicInfo
+    from kafkaemu.core.modern import TopicMeta
     t = b.store.get("t")
-    return TopicInfo("t", t.topic_id, len(t.partitions))
+    return TopicMeta("t", t.topic_id, len(t.partitions))
 
 
 def acquire(env, member="m1"):

@@ -52,3 +52,17 @@ def error_code(fn, *args, **kwargs) -> tuple[int, int]:
     with pytest.raises(RegistryError) as info:
         fn(*args, **kwargs)
     return info.value.status, info.value.error_code
+
+
+# Confluent's compatibility levels and the checks each needs: (BACKWARD, FORWARD); FULL is both,
+# _TRANSITIVE checks against every live version instead of the latest.
+LEVEL_NEEDS = {"NONE": (False, False), "BACKWARD": (True, False), "BACKWARD_TRANSITIVE": (True, False),
+               "FORWARD": (False, True), "FORWARD_TRANSITIVE": (False, True), "FULL": (True, True),
+               "FULL_TRANSITIVE": (True, True)}
+LEVELS = list(LEVEL_NEEDS)
+
+
+def allowed_at(level: str, backward: bool, forward: bool) -> bool:
+    """Whether a change that is ``backward`` and ``forward`` compatible (or not) passes ``level``."""
+    needs_backward, needs_forward = LEVEL_NEEDS[level]
+    return (backward or not needs_backward) and (forward or not needs_forward)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import Env, error_code, record
+from .helpers import LEVELS, Env, allowed_at, error_code, record
 
 A = record("R", ("a", "int"))
 A_B_DEFAULT = record("R", ("a", "int"), ("b", "string", "x"))
@@ -33,19 +33,14 @@ PAIRS = [
      '{"type": "enum", "name": "E", "symbols": ["A", "B", "C"]}', True, False),
 ]
 
-LEVEL_NEEDS = {"NONE": (False, False), "BACKWARD": (True, False), "BACKWARD_TRANSITIVE": (True, False),
-               "FORWARD": (False, True), "FORWARD_TRANSITIVE": (False, True), "FULL": (True, True),
-               "FULL_TRANSITIVE": (True, True)}
 
-
-@pytest.mark.parametrize("level", list(LEVEL_NEEDS))
+@pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("old,new,backward,forward", PAIRS)
 def test_one_step(level, old, new, backward, forward):
     env = Env()
     env.registry.put_config("s", {"compatibility": level})
     env.register("s", old)
-    needs_backward, needs_forward = LEVEL_NEEDS[level]
-    allowed = (backward or not needs_backward) and (forward or not needs_forward)
+    allowed = allowed_at(level, backward, forward)
     verdict = env.registry.compatibility("s", "latest", {"schema": new})
     assert (not verdict) == allowed, verdict
     if allowed:

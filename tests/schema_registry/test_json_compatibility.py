@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from .helpers import Env, error_code
+from .helpers import LEVELS, Env, allowed_at, error_code
 
 
 def obj(props: dict, closed: bool = False, required=()) -> str:
@@ -36,19 +36,15 @@ PAIRS = [
     (obj({"a": {"type": "array", "items": S}}), obj({"a": {"type": "array", "items": S, "maxItems": 3}}), False, True),
     (obj({"a": S}), obj({"a": S}), True, True),
 ]
-LEVEL_NEEDS = {"NONE": (False, False), "BACKWARD": (True, False), "BACKWARD_TRANSITIVE": (True, False),
-               "FORWARD": (False, True), "FORWARD_TRANSITIVE": (False, True), "FULL": (True, True),
-               "FULL_TRANSITIVE": (True, True)}
 
 
-@pytest.mark.parametrize("level", list(LEVEL_NEEDS))
+@pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("old,new,backward,forward", PAIRS)
 def test_one_step(level, old, new, backward, forward):
     env = Env()
     env.registry.put_config("s", {"compatibility": level})
     env.register("s", old, "JSON")
-    needs_backward, needs_forward = LEVEL_NEEDS[level]
-    allowed = (backward or not needs_backward) and (forward or not needs_forward)
+    allowed = allowed_at(level, backward, forward)
     assert (not env.registry.compatibility("s", None, {"schema": new, "schemaType": "JSON"})) == allowed
     if not allowed:
         assert error_code(env.register, "s", new, "JSON") == (409, 409)

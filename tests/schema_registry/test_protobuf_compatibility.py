@@ -10,7 +10,7 @@ import pytest
 
 from kafkaemu.schema_registry.protobuf_format import parse
 
-from .helpers import Env, error_code
+from .helpers import LEVELS, Env, allowed_at, error_code
 
 BASE = 'syntax = "proto3";\npackage p;\nmessage M {\n  string a = 1;\n  int32 b = 2;\n}\nmessage N {\n  int32 x = 1;\n}\n'
 
@@ -38,7 +38,6 @@ CHANGES = [
     (edit("string a = 1;\n  int32 b = 2;", "oneof o {\n    string a = 1;\n    int32 b = 2;\n  }"), False, True),
     (BASE, True, True),
 ]
-LEVELS = ["NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE"]
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -47,9 +46,7 @@ def test_changes(level, new, backward, forward):
     env = Env()
     env.registry.put_config("s", {"compatibility": level})
     env.register("s", BASE, "PROTOBUF")
-    needs_backward = level.startswith(("BACKWARD", "FULL"))
-    needs_forward = level.startswith(("FORWARD", "FULL"))
-    allowed = (backward or not needs_backward) and (forward or not needs_forward)
+    allowed = allowed_at(level, backward, forward)
     assert (not env.registry.compatibility("s", None, {"schema": new, "schemaType": "PROTOBUF"})) == allowed
     if not allowed:
         assert error_code(env.register, "s", new, "PROTOBUF") == (409, 409)

@@ -9,17 +9,12 @@ import crc32c
 import pytest
 from structlog.testing import capture_logs
 
-from kafkaemu.storage.data_dir import SEGMENT, DataDir
-from kafkaemu.storage.log_store import LogStore
+from kafkaemu.storage.data_dir import SEGMENT
 from kafkaemu.storage.record_batch import build_batch, iter_records, parse_header
 
+from tests.storage.disk import open_store
+
 NOW = 1_700_000_000_000
-
-
-def open_store(path):
-    store = LogStore()
-    DataDir(str(path)).attach(store)
-    return store
 
 
 def values(plog):

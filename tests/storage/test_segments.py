@@ -6,20 +6,15 @@ import os
 import pytest
 
 from kafkaemu.storage import segment
-from kafkaemu.storage.data_dir import SEGMENT, DataDir
+from kafkaemu.storage.data_dir import SEGMENT
 from kafkaemu.storage.log_store import LogStore
 from kafkaemu.storage.offset_index import OffsetIndex, TimeIndex
 from kafkaemu.storage.record_batch import build_batch, iter_records
 
+from tests.storage.disk import open_store
+
 NOW = 1_700_000_000_000
 SMALL = {"segment.bytes": "1000", "index.interval.bytes": "100"}
-
-
-def open_store(path, tail_cache_bytes=0):
-    """Reads go to the files unless a tail budget is given."""
-    store = LogStore()
-    DataDir(str(path), tail_cache_bytes).attach(store)
-    return store
 
 
 def values(plog):

@@ -3,24 +3,17 @@ write is cut back and answered KAFKA_STORAGE_ERROR, appends resume when space is
 recovery-point checkpoint or log-start file (reset, the log recovered), a truncated topics.json
 (topics found from their directories), garbage inside an index (sanity check, rebuild), a batch
 larger than segment.bytes (RECORD_LIST_TOO_LARGE) and a log start past the log end (clamped)."""
-import errno
 import os
-import subprocess
 
 import pytest
 from structlog.testing import capture_logs
 
-from kafkaemu.storage.data_dir import DataDir
 from kafkaemu.storage.log_store import LogStore
 from kafkaemu.storage.record_batch import build_batch, iter_records
 
+from tests.storage.disk import fill, open_store, small_tmpfs
+
 NOW = 1_700_000_000_000
-
-
-def open_store(path):
-    store = LogStore()
-    DataDir(str(path)).attach(store)
-    return store
 
 
 def values(plog):
@@ -34,27 +27,8 @@ def batch(i: int, size: int = 100):
 @pytest.fixture
 def small_disk(tmp_path):
     """A 512 KiB tmpfs (root only): writes past it fail with ENOSPC."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mount)], capture_output=True)
-    if done.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
+    with small_tmpfs(tmp_path, "512k") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def fill(path) -> None:
-    """Write a filler file until the disk is full."""
-    with open(path, "wb", buffering=0) as f:
-        try:
-            while True:
-                f.write(b"\0" * 4096)
-        except OSError as exc:
-            assert exc.errno == errno.ENOSPC
 
 
 def test_a_full_disk_answers_storage_error_keeps_the_log_whole_and_takes_writes_when_space_is_back(small_disk):

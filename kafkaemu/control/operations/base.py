@@ -64,6 +64,12 @@ class ControlBase:
         else:
             self.broker.tick(self._now())
 
+    def _topic(self, topic: str):
+        t = self.broker.store.get(topic)
+        if t is None:
+            raise ControlError(404, f"no topic {topic!r}")
+        return t
+
     def _node(self, node: int) -> int:
         if node not in self.broker.placement.listeners:
             raise ControlError(404, f"no node {node} (nodes: {sorted(self.broker.placement.listeners)})")

@@ -102,9 +102,7 @@ class NodeOps(ControlBase):
         return {"node": node, "running": True, "returned": back}
 
     def _partition(self, topic: str, partition: int):
-        t = self.broker.store.get(topic)
-        if t is None:
-            raise ControlError(404, f"no topic {topic!r}")
+        t = self._topic(topic)
         if partition >= len(t.partitions):
             raise ControlError(404, f"topic {topic!r} has {len(t.partitions)} partitions, no partition {partition}")
         return t.partitions[partition]

@@ -30,10 +30,7 @@ class TopicOps(ControlBase):
         py=Py("topic", lambda name: {"topic": name}), cli=Cli("topic", "topic"))
     def topic(self, topic: str) -> dict:
         """One topic with its partitions and configs."""
-        t = self.broker.store.get(topic)
-        if t is None:
-            raise ControlError(404, f"no topic {topic!r}")
-        return topic_view(self.broker, t)
+        return topic_view(self.broker, self._topic(topic))
 
     @op("POST", "/api/topics", name=P(text, required=True, help="the topic's name"),
         partitions=P(integer(min=1, max=100_000), default=1, help="how many partitions (default 1)"),
@@ -56,9 +53,7 @@ class TopicOps(ControlBase):
         py=Py("delete_topic", lambda name: {"topic": name}), cli=Cli("delete-topic", "topic"))
     def topic_delete(self, topic: str) -> dict:
         """Delete a topic (its committed offsets go, as with DeleteTopics)."""
-        t = self.broker.store.get(topic)
-        if t is None:
-            raise ControlError(404, f"no topic {topic!r}")
+        t = self._topic(topic)
         if t.internal:
             raise ControlError(409, f"{topic} is internal")
         view = topic_view(self.broker, t)

@@ -70,9 +70,7 @@ class TransactionOps(ControlBase):
         cli=Cli("transaction release", "transactional_id"))
     def transaction_release(self, transactional_id: str) -> dict:
         """Write the markers withheld by hold; ``completed`` says whether a transaction completed."""
-        self._transaction(transactional_id)
-        completed = self.broker.txn_hooks.release(transactional_id, self._now())
-        self._tick()
+        completed = self._hook(self.broker.txn_hooks.release, transactional_id)
         return {"completed": completed, **self._transaction(transactional_id)}
 
     @op("POST", "/api/transactions/{transactional_id}/abort", transactional_id=TXN_ID,
@@ -82,9 +80,7 @@ class TransactionOps(ControlBase):
         cli=Cli("transaction abort", "transactional_id"))
     def transaction_abort(self, transactional_id: str) -> dict:
         """Abort the id's open transaction as the coordinator does on its own (fencing the epoch)."""
-        self._transaction(transactional_id)
-        error = self.broker.txn_hooks.abort(transactional_id, self._now())
-        self._tick()
+        error = self._hook(self.broker.txn_hooks.abort, transactional_id)
         return self._transaction_result(transactional_id, error)
 
     @op("POST", "/api/transactions/{transactional_id}/time-out", transactional_id=TXN_ID,
@@ -93,9 +89,7 @@ class TransactionOps(ControlBase):
         cli=Cli("transaction time-out", "transactional_id"))
     def transaction_time_out(self, transactional_id: str) -> dict:
         """Make the id's open transaction time out now, whatever the clock."""
-        self._transaction(transactional_id)
-        error = self.broker.txn_hooks.time_out(transactional_id, self._now())
-        self._tick()
+        error = self._hook(self.broker.txn_hooks.time_out, transactional_id)
         return self._transaction_result(transactional_id, error)
 
     @op("POST", "/api/transactions/{transactional_id}/fence", transactional_id=TXN_ID,
@@ -105,10 +99,15 @@ class TransactionOps(ControlBase):
         cli=Cli("transaction fence", "transactional_id"))
     def transaction_fence(self, transactional_id: str) -> dict:
         """Bump the id's epoch as a new producer instance would: the running producer is fenced."""
-        self._transaction(transactional_id)
-        result = self.broker.txn_hooks.fence(transactional_id, self._now())
-        self._tick()
+        result = self._hook(self.broker.txn_hooks.fence, transactional_id)
         return {"error": error_name(result["error_code"]), **self._transaction(transactional_id)}
+
+    def _hook(self, hook, transactional_id: str):
+        """A known id's transaction hook run now, the broker ticked after it; the hook's result."""
+        self._transaction(transactional_id)
+        result = hook(transactional_id, self._now())
+        self._tick()
+        return result
 
     def _transaction_result(self, transactional_id: str, error: str) -> dict:
         if error != "NONE":

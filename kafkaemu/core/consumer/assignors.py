@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-Assignment = dict[bytes, frozenset[int]]   # topic id -> partitions
+from ..modern import Assignment, assignment_of
 
 
 @dataclass(frozen=True)
@@ -102,13 +102,7 @@ class UniformAssignor:
                 taken.add((tid, p))
         kept = {mid: set(owned[mid]) for mid in order}
         self._balance(order, rank, owned, eligible, kept)
-        out: dict[str, Assignment] = {}
-        for mid in order:
-            by_topic: dict[bytes, set[int]] = {}
-            for tid, p in owned[mid]:
-                by_topic.setdefault(tid, set()).add(p)
-            out[mid] = {t: frozenset(ps) for t, ps in by_topic.items()}
-        return out
+        return {mid: assignment_of(owned[mid]) for mid in order}
 
     @staticmethod
     def _balance(order: list[str], rank: dict[str, int], owned: dict[str, set[tuple[bytes, int]]],

@@ -6,13 +6,12 @@ from the epochs and the members' reconciliation (``ConsumerGroup.state``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 from ...protocol.errors import ErrorCode
 from ..group_api import ExpirationBase, Group, GroupError, GroupType, Record, by_commit_timestamp
+from ..modern import Assignment, TopicMeta
 from . import records
-from .assignors import Assignment
 from .member import ConsumerMember
 
 E = ErrorCode
@@ -43,13 +42,6 @@ class ConsumerGroupState(Enum):
     @property
     def lower_name(self) -> str:
         return self.value.lower()
-
-
-@dataclass(frozen=True)
-class TopicMeta:
-    name: str
-    topic_id: bytes
-    num_partitions: int
 
 
 class ConsumerGroup(Group):

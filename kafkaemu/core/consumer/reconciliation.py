@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from .assignors import Assignment
+from ..modern import Assignment
 from .member import ConsumerMember, MemberState
 
 Owned = dict[bytes, set[int]] | None   # partitions the member reports owning; None = not reported

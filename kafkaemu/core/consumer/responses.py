@@ -4,18 +4,8 @@ from __future__ import annotations
 
 from ...protocol.errors import ErrorCode
 from ...protocol.operations import NOT_REQUESTED
-from .assignors import Assignment
+from ..modern import Assignment, error_response, wire_assignment  # noqa: F401 (the manager answers with them)
 from .group import ConsumerGroup
-
-
-def error_response(code: ErrorCode, message: str | None = None) -> dict:
-    return {"error_code": int(code), "error_message": message, "member_id": None, "member_epoch": 0,
-            "heartbeat_interval_ms": 0, "assignment": None}
-
-
-def wire_assignment(assignment: Assignment) -> dict:
-    return {"topic_partitions": [{"topic_id": tid, "partitions": sorted(parts)}
-                                 for tid, parts in sorted(assignment.items()) if parts]}
 
 
 def described_group(group: ConsumerGroup, topics_by_id: dict[bytes, str], assignor: str,

@@ -7,8 +7,9 @@ import re
 
 import structlog
 
+from ..modern import TopicMeta
 from .assignors import ASSIGNORS, DEFAULT_ASSIGNOR, MemberSpec
-from .group import ConsumerGroup, TopicMeta
+from .group import ConsumerGroup
 from .member import ConsumerMember
 
 log = structlog.get_logger("kafkaemu.consumer_groups")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Mapping
 
-from .group import Assignment
+from ..modern import Assignment, assignment_of
 
 NAME = "simple"
 
@@ -65,10 +65,4 @@ def _homogeneous(members: list[str], topics: frozenset[bytes], current: Mapping[
         tp = min(free, key=lambda t: (len(holders[t]), t))
         holders[tp].append(mid)
         held[mid].append(tp)
-    result: dict[str, Assignment] = {}
-    for mid in members:
-        by_topic: dict[bytes, set[int]] = {}
-        for tid, p in held[mid]:
-            by_topic.setdefault(tid, set()).add(p)
-        result[mid] = {tid: frozenset(ps) for tid, ps in by_topic.items()}
-    return result
+    return {mid: assignment_of(held[mid]) for mid in members}

@@ -13,9 +13,9 @@ from enum import Enum
 
 from ...protocol.errors import ErrorCode
 from ..group_api import ExpirationBase, Group, GroupError, GroupType, Record
+from ..modern import Assignment, TopicMeta
 
 E = ErrorCode
-Assignment = dict[bytes, frozenset[int]]   # topic id -> partitions
 
 
 class ShareGroupState(Enum):
@@ -41,13 +41,6 @@ class ShareMember:
     assigned: Assignment = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class TopicInfo:
-    name: str
-    topic_id: bytes
-    num_partitions: int
-
-
 class ShareGroup(Group):
     type = GroupType.SHARE
     protocol_type = "share"
@@ -58,7 +51,7 @@ class ShareGroup(Group):
         self.assignment_epoch = 0
         self.members: dict[str, ShareMember] = {}
         self.target: dict[str, Assignment] = {}
-        self.subscription_metadata: dict[str, TopicInfo] = {}
+        self.subscription_metadata: dict[str, TopicMeta] = {}
         self.created_ms = now_ms
         self.dead = False
 

@@ -7,7 +7,7 @@ target at the target epoch (share members have nothing to revoke). The answer ca
 when the member joined or its assignment changed.
 
 The timer ``("share-session", group, member)`` removes a member that stops heartbeating
-(the group's share.session.timeout.ms, else group.share.session.timeout.ms). Topic metadata arrives with each heartbeat (name -> TopicInfo) and
+(the group's share.session.timeout.ms, else group.share.session.timeout.ms). Topic metadata arrives with each heartbeat (name -> TopicMeta) and
 the last one seen is kept for timers. ``on_assigned(group_id, {(topic_id, partition)})`` hears of
 partitions a group is assigned for the first time, so their share partitions start where
 share.auto.offset.reset says at that moment, as Kafka initializes share-group state on assignment.
@@ -26,9 +26,10 @@ from ...protocol.errors import ErrorCode
 from ...protocol.operations import NOT_REQUESTED
 from ..context import CoordinatorContext
 from ..group_api import GroupError, GroupType
+from ..modern import TopicMeta, error_response, wire_assignment
 from ..record_format import fits_record_key
 from . import assignor
-from .group import Assignment, ShareGroup, ShareGroupState, ShareMember, TopicInfo
+from .group import Assignment, ShareGroup, ShareGroupState, ShareMember
 from .requests import LEAVE_GROUP_MEMBER_EPOCH, ShareHeartbeat, validate_heartbeat
 
 log = structlog.get_logger("kafkaemu.share_groups")
@@ -36,21 +37,11 @@ E = ErrorCode
 Assigned = Callable[[str, set[tuple[bytes, int]]], None]
 
 
-def error_response(code: ErrorCode, message: str | None = None) -> dict:
-    return {"error_code": int(code), "error_message": message, "member_id": None, "member_epoch": 0,
-            "heartbeat_interval_ms": 0, "assignment": None}
-
-
-def wire_assignment(assignment: Assignment) -> dict:
-    return {"topic_partitions": [{"topic_id": tid, "partitions": sorted(parts)}
-                                 for tid, parts in sorted(assignment.items()) if parts]}
-
-
 class ShareGroupManager:
     def __init__(self, ctx: CoordinatorContext) -> None:
         self.ctx = ctx
         self.settings = ctx.settings.share
-        self.topics: Mapping[str, TopicInfo] = {}
+        self.topics: Mapping[str, TopicMeta] = {}
         self.on_assigned: list[Assigned] = []
         self.on_member_removed: list[Callable[[str, str], None]] = []   # (group id, member id)
         self.on_member_expired: list[Callable[[str, str], None]] = []   # removed for its silence
@@ -72,7 +63,7 @@ class ShareGroupManager:
         return self.ctx.groups_of(GroupType.SHARE)
 
     # ============================================================ heartbeat
-    def heartbeat(self, req: ShareHeartbeat, topics: Mapping[str, TopicInfo]) -> dict:
+    def heartbeat(self, req: ShareHeartbeat, topics: Mapping[str, TopicMeta]) -> dict:
         if not fits_record_key(req.group_id):
             return error_response(E.UNKNOWN_SERVER_ERROR)
         self.topics = topics
@@ -146,7 +137,7 @@ class ShareGroupManager:
         log.info("share_group_created", group=group_id)
         return group
 
-    def _subscription_metadata(self, group: ShareGroup) -> dict[str, TopicInfo]:
+    def _subscription_metadata(self, group: ShareGroup) -> dict[str, TopicMeta]:
         return {name: self.topics[name] for name in sorted(group.subscribed_topics()) if name in self.topics}
 
     def _update_target_assignment(self, group: ShareGroup) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from kafkaemu.core.consumer.requests import ConsumerHeartbeat
 from kafkaemu.core.settings import ConsumerSettings
-from kafkaemu.core.consumer.group import TopicMeta
+from kafkaemu.core.modern import TopicMeta
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
 from kafkaemu.protocol.errors import ErrorCode as E
 

@@ -3,12 +3,12 @@
 share partitions' start offsets, lock timers through the coordinator's tick, and the group APIs."""
 from kafkaemu.core.coordinator import GroupCoordinator
 from kafkaemu.core.share import assignor
-from kafkaemu.core.share.group import TopicInfo
+from kafkaemu.core.modern import TopicMeta
 from kafkaemu.core.share.requests import ShareHeartbeat
 from kafkaemu.protocol.errors import ErrorCode as E
 
 T1, T2 = b"\x01" * 16, b"\x02" * 16
-TOPICS = {"a": TopicInfo("a", T1, 2), "b": TopicInfo("b", T2, 3)}
+TOPICS = {"a": TopicMeta("a", T1, 2), "b": TopicMeta("b", T2, 3)}
 
 
 def hb(c, now, member, epoch, topics=None, group="g"):
@@ -146,7 +146,6 @@ def test_empty_share_groups_do_not_expire_with_offset_retention():
 
 def test_consumer_group_ids_are_not_share_groups():
     c = GroupCoordinator()
-    from kafkaemu.core.consumer.group import TopicMeta
     from kafkaemu.core.consumer.requests import ConsumerHeartbeat
     c.consumer_group_heartbeat(0, ConsumerHeartbeat("cg", "m", 0, rebalance_timeout_ms=1000,
                                                     subscribed_topic_names=["a"], owned={}),
@@ -209,7 +208,6 @@ def test_offset_apis_on_a_share_group_id():
 
 
 def test_an_empty_share_group_is_not_turned_into_a_consumer_group():
-    from kafkaemu.core.consumer.group import TopicMeta
     from kafkaemu.core.consumer.requests import ConsumerHeartbeat
     c = GroupCoordinator()
     hb(c, 0, "m1", 0, ["a"])

@@ -325,30 +325,6 @@ public final class ControlCases {
     }
 
     public static void main(String[] args) {
-        if (args.length == 1 && args[0].equals("list")) {
-            cases().keySet().forEach(System.out::println);
-            return;
-        }
-        if (args.length != 3 || !cases().containsKey(args[0])) {
-            System.err.println("usage: ControlCases {" + String.join("|", cases().keySet()) + "} BOOTSTRAP CONTROL_URL");
-            System.exit(2);
-        }
-        String name = args[0];
-        long start = System.nanoTime();
-        int status;
-        try {
-            cases().get(name).run(args[1], new ControlApi(args[2]));
-            System.out.println("PASS " + name + " (" + (System.nanoTime() - start) / 1_000_000 + " ms)");
-            status = 0;
-        } catch (CheckFailed | ControlApi.Refused e) {
-            System.out.println("FAIL " + name + ": " + e.getMessage());
-            status = 1;
-        } catch (Throwable e) {
-            System.out.println("FAIL " + name + ": " + e);
-            e.printStackTrace(System.err);
-            status = 1;
-        }
-        System.out.flush();
-        Runtime.getRuntime().halt(status);
+        Runner.main("ControlCases", "BOOTSTRAP CONTROL_URL", cases(), args, (c, a) -> c.run(a[0], new ControlApi(a[1])));
     }
 }

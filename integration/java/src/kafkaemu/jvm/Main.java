@@ -38,31 +38,6 @@ public final class Main {
     }
 
     public static void main(String[] args) {
-        if (args.length == 1 && args[0].equals("list")) {
-            cases().keySet().forEach(System.out::println);
-            return;
-        }
-        if (args.length != 2 || !cases().containsKey(args[0])) {
-            System.err.println("usage: Main {" + String.join("|", cases().keySet()) + "} BOOTSTRAP");
-            System.exit(2);
-        }
-        String name = args[0];
-        long start = System.nanoTime();
-        int status;
-        try {
-            cases().get(name).run(args[1]);
-            System.out.println("PASS " + name + " (" + (System.nanoTime() - start) / 1_000_000 + " ms)");
-            status = 0;
-        } catch (Support.CheckFailed e) {
-            System.out.println("FAIL " + name + ": " + e.getMessage());
-            status = 1;
-        } catch (Throwable e) {
-            System.out.println("FAIL " + name + ": " + e);
-            e.printStackTrace(System.err);
-            status = 1;
-        }
-        System.out.flush();
-        // Client threads (heartbeats, network) must not keep a failed case alive.
-        Runtime.getRuntime().halt(status);
+        Runner.main("Main", "BOOTSTRAP", cases(), args, (c, a) -> c.run(a[0]));
     }
 }

@@ -11,6 +11,7 @@ import io.confluent.kafka.serializers.KafkaAvroDeserializer;
 import io.confluent.kafka.serializers.KafkaAvroSerializer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -30,7 +31,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * Confluent's Java Avro serializer and registry client (7.0.16) against kafkaemu's broker and
  * built-in schema registry.
  *
- * Usage: java kafkaemu.jvm.SchemaRegistryMain CASE BOOTSTRAP REGISTRY_URL
+ * Usage: java kafkaemu.jvm.SchemaRegistryMain CASE BOOTSTRAP REGISTRY_URL   (or "list")
  * Prints "PASS CASE (N ms)" and exits 0, or "FAIL CASE: reason" and exits 1.
  */
 public final class SchemaRegistryMain {
@@ -128,31 +129,13 @@ public final class SchemaRegistryMain {
     }
 
     static Map<String, Case> cases() {
-        return Map.of("avro-serializer", SchemaRegistryMain::avroRoundTrip,
-                      "registry-client", SchemaRegistryMain::registryClient);
+        Map<String, Case> c = new LinkedHashMap<>();
+        c.put("avro-serializer", SchemaRegistryMain::avroRoundTrip);
+        c.put("registry-client", SchemaRegistryMain::registryClient);
+        return c;
     }
 
     public static void main(String[] args) {
-        if (args.length != 3 || !cases().containsKey(args[0])) {
-            System.err.println("usage: SchemaRegistryMain {" + String.join("|", cases().keySet()) + "} BOOTSTRAP URL");
-            System.exit(2);
-        }
-        String name = args[0];
-        long start = System.nanoTime();
-        int status;
-        try {
-            cases().get(name).run(args[1], args[2]);
-            System.out.println("PASS " + name + " (" + (System.nanoTime() - start) / 1_000_000 + " ms)");
-            status = 0;
-        } catch (Support.CheckFailed e) {
-            System.out.println("FAIL " + name + ": " + e.getMessage());
-            status = 1;
-        } catch (Throwable e) {
-            System.out.println("FAIL " + name + ": " + e);
-            e.printStackTrace(System.err);
-            status = 1;
-        }
-        System.out.flush();
-        Runtime.getRuntime().halt(status);
+        Runner.main("SchemaRegistryMain", "BOOTSTRAP REGISTRY_URL", cases(), args, (c, a) -> c.run(a[0], a[1]));
     }
 }

@@ -74,6 +74,16 @@ public final class ShareCases {
         admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), ops)).all().get();
     }
 
+    /** A one-partition topic holding {@code records} records and the group's configs. */
+    static void prepare(String bootstrap, String topic, String group, Map<String, String> configs, int records)
+            throws Exception {
+        try (Admin admin = admin(bootstrap)) {
+            createTopic(admin, topic, 1);
+            groupConfigs(admin, group, configs);
+            produce(bootstrap, topic, 1, records);
+        }
+    }
+
     static List<ConsumerRecord<String, String>> pollUntil(KafkaShareConsumer<String, String> consumer, int atLeast,
                                                           long timeoutMs) {
         List<ConsumerRecord<String, String>> out = new ArrayList<>();
@@ -139,11 +149,7 @@ public final class ShareCases {
      *  archives it for good. */
     static void releaseAndReject(String bootstrap, ControlApi api) throws Exception {
         String topic = unique("jshare-ack"), group = unique("jshare-ack-g");
-        try (Admin admin = admin(bootstrap)) {
-            createTopic(admin, topic, 1);
-            groupConfigs(admin, group, Map.of("share.auto.offset.reset", "earliest"));
-            produce(bootstrap, topic, 1, 3);
-        }
+        prepare(bootstrap, topic, group, Map.of("share.auto.offset.reset", "earliest"), 3);
         try (KafkaShareConsumer<String, String> c = shareConsumer(bootstrap, group, "jshare-ack", true)) {
             c.subscribe(List.of(topic));
             List<ConsumerRecord<String, String>> first = pollUntil(c, 3, 30_000);
@@ -167,11 +173,7 @@ public final class ShareCases {
      *  the control API: no sleeping) comes back with a higher delivery count. */
     static void lockExpiry(String bootstrap, ControlApi api) throws Exception {
         String topic = unique("jshare-lock"), group = unique("jshare-lock-g");
-        try (Admin admin = admin(bootstrap)) {
-            createTopic(admin, topic, 1);
-            groupConfigs(admin, group, Map.of("share.auto.offset.reset", "earliest"));
-            produce(bootstrap, topic, 1, 1);
-        }
+        prepare(bootstrap, topic, group, Map.of("share.auto.offset.reset", "earliest"), 1);
         try (KafkaShareConsumer<String, String> c = shareConsumer(bootstrap, group, "jshare-lock", false)) {
             c.subscribe(List.of(topic));
             List<ConsumerRecord<String, String>> got = pollUntil(c, 1, 30_000);
@@ -189,11 +191,8 @@ public final class ShareCases {
     /** With share.delivery.count.limit=2 a record released twice is archived, never delivered again. */
     static void deliveryLimit(String bootstrap, ControlApi api) throws Exception {
         String topic = unique("jshare-limit"), group = unique("jshare-limit-g");
-        try (Admin admin = admin(bootstrap)) {
-            createTopic(admin, topic, 1);
-            groupConfigs(admin, group, Map.of("share.auto.offset.reset", "earliest", "share.delivery.count.limit", "2"));
-            produce(bootstrap, topic, 1, 1);
-        }
+        prepare(bootstrap, topic, group,
+                Map.of("share.auto.offset.reset", "earliest", "share.delivery.count.limit", "2"), 1);
         try (KafkaShareConsumer<String, String> c = shareConsumer(bootstrap, group, "jshare-limit", true)) {
             c.subscribe(List.of(topic));
             for (short delivery = 1; delivery <= 2; delivery++) {
@@ -248,30 +247,6 @@ public final class ShareCases {
     }
 
     public static void main(String[] args) {
-        if (args.length == 1 && args[0].equals("list")) {
-            cases().keySet().forEach(System.out::println);
-            return;
-        }
-        if (args.length != 3 || !cases().containsKey(args[0])) {
-            System.err.println("usage: ShareCases {" + String.join("|", cases().keySet()) + "} BOOTSTRAP CONTROL_URL");
-            System.exit(2);
-        }
-        String name = args[0];
-        long start = System.nanoTime();
-        int status;
-        try {
-            cases().get(name).run(args[1], new ControlApi(args[2]));
-            System.out.println("PASS " + name + " (" + (System.nanoTime() - start) / 1_000_000 + " ms)");
-            status = 0;
-        } catch (CheckFailed | ControlApi.Refused e) {
-            System.out.println("FAIL " + name + ": " + e.getMessage());
-            status = 1;
-        } catch (Throwable e) {
-            System.out.println("FAIL " + name + ": " + e);
-            e.printStackTrace(System.err);
-            status = 1;
-        }
-        System.out.flush();
-        Runtime.getRuntime().halt(status);
+        Runner.main("ShareCases", "BOOTSTRAP CONTROL_URL", cases(), args, (c, a) -> c.run(a[0], new ControlApi(a[1])));
     }
 }

@@ -1,0 +1,18 @@
+"""Fixtures the integration tests share."""
+from __future__ import annotations
+
+import pytest
+
+from .java_runs import client_jars, compiled_classpath
+
+
+@pytest.fixture(scope="session")
+def java_classpath() -> str:
+    """The compiled Java case runners and the kafka-clients jars (skips when Java or the jars are missing)."""
+    return compiled_classpath()
+
+
+@pytest.fixture(scope="session")
+def java_lib() -> str:
+    """The kafka-clients jars, for the single-file programs of integration/java_security/."""
+    return client_jars()
