@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
 
 import structlog
 
@@ -47,6 +48,7 @@ class KafkaServer:
         self.protocols: set[_KafkaProtocol] = set()
         self.journal = GroupJournal(self.broker)   # group transitions, recorded from the start
         self._control = None
+        self._control_lock = threading.Lock()
         self.control_server = None   # the HTTP control API, when config.control_port >= 0
         self.schema_registry = None  # the schema registry's server, when config.schema_registry_port >= 0
 
@@ -54,8 +56,10 @@ class KafkaServer:
     def control(self):
         """The test controls (kafkaemu.control), imported and built on first use."""
         if self._control is None:
-            from .control.operations import Control
-            self._control = Control(self.broker, self.clock, self, journal=self.journal)
+            with self._control_lock:   # an in-process emulator's test thread or the broker's loop
+                if self._control is None:
+                    from .control.operations import Control
+                    self._control = Control(self.broker, self.clock, self, journal=self.journal)
         return self._control
 
     async def start(self) -> None:

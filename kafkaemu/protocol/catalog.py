@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from functools import lru_cache
 from importlib.resources import files
@@ -57,6 +58,7 @@ class Catalog:
 
     def __init__(self, files: dict[str, str]):
         self._texts = files                      # source name -> text, until parsed
+        self._lock = threading.Lock()
         self._where: dict[tuple[str, object], str] = {}
         for source, text in files.items():
             for m in MESSAGE_LINE.finditer(text):
@@ -71,13 +73,17 @@ class Catalog:
         self._codecs: dict[tuple[str, int], Codec] = {}
 
     def _parse(self, source: str) -> None:
-        text = self._texts.pop(source, None)
-        if text is None:
-            return
-        tables = {"request": self.requests, "response": self.responses}
-        for m in parse_spec(text, source):
-            table = tables.get(m.kind, self.others)
-            table._found[m.api_key if m.kind in tables else m.name] = m
+        # under a lock: an in-process emulator's broker thread and a test's thread may ask at once,
+        # and a file's text is dropped only once its messages are all in place
+        with self._lock:
+            text = self._texts.get(source)
+            if text is None:
+                return
+            tables = {"request": self.requests, "response": self.responses}
+            for m in parse_spec(text, source):
+                table = tables.get(m.kind, self.others)
+                table._found[m.api_key if m.kind in tables else m.name] = m
+            del self._texts[source]
 
     def _codec(self, spec: MessageSpec, version: int) -> Codec:
         key = (spec.name, version)
