@@ -19,7 +19,7 @@ import os
 import time
 import uuid
 
-RECORD_SIZES = ((100, 40), (1024, 100), (10_240, 300))   # (record bytes, megabytes per run at scale 1)
+RECORD_SIZES = ((100, 30), (1024, 60), (10_240, 200))   # (record bytes, megabytes per run at scale 1)
 PARTITIONS = (1, 3)
 CONSUMERS = ("confluent-kafka", "confluent-kafka, fetch.queue.backoff.ms=10", "kafka-python")
 ORDERS = ("closed", "alive")
