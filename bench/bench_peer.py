@@ -7,9 +7,11 @@ kafkaemu's numbers are still printed.
 Workloads: pipelined ApiVersions, Metadata, Heartbeat, OffsetCommit, OffsetFetch on one connection
 and over 50 (raw client, bench/peer_client.py, the highest version both brokers answer);
 confluent-kafka produce and consume of 100 B, 1 KB and 10 KB records, kafka-python for 1 KB;
+consume throughput with the producer closed or still open before the consumer starts (1 and 3
+partitions, 100 B / 1 KB / 10 KB records, confluent-kafka and kafka-python: bench/consume_order.py);
 group formation of 1, 5, 20, 100 confluent-kafka consumers; Fetch long-poll wake-up.
 
-    .venv/bin/python bench/bench_peer.py [--reps 3] [--only pipelined,throughput,formation,wakeup]
+    .venv/bin/python bench/bench_peer.py [--reps 3] [--only pipelined,throughput,consume_order,formation,wakeup]
                                          [--no-tansu] [--record [BENCHMARKS.md]]
 
 ``--record`` writes the tables into BENCHMARKS.md's "Side by side with Tansu" section (between its
@@ -35,10 +37,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+import consume_order  # noqa: E402
 import peer_client as pc  # noqa: E402
 from peer_servers import Server, start_kafkaemu, start_tansu  # noqa: E402
 
-WORKLOADS = ("pipelined", "throughput", "formation", "wakeup")
+WORKLOADS = ("pipelined", "throughput", "consume_order", "formation", "wakeup")
 PIPELINED_APIS = ((pc.API_VERSIONS, "ApiVersions"), (pc.METADATA, "Metadata"), (pc.HEARTBEAT, "Heartbeat"),
                   (pc.OFFSET_COMMIT, "OffsetCommit"), (pc.OFFSET_FETCH, "OffsetFetch"))
 ONE_CONNECTION_WINDOW = 64
@@ -304,6 +307,32 @@ def throughput_table(servers: list[Server], reps: int, scale: float) -> Table:
                  "broker CPU ms per MB")
 
 
+def consume_order_table(servers: list[Server], reps: int, scale: float) -> Table:
+    from confluent_kafka.admin import AdminClient
+    from bench_data_path import _cpu_s
+    admins = {s.name: AdminClient({"bootstrap.servers": s.bootstrap}) for s in servers}
+    rows = []
+    for size, mb in consume_order.RECORD_SIZES:
+        mb = max(1.0, mb * scale)
+        size_text = f"{size // 1024} KB" if size >= 1024 else f"{size} B"
+        for partitions in consume_order.PARTITIONS:
+            for consumer in consume_order.CONSUMERS:
+                for order in consume_order.ORDERS:
+                    row = Row(f"{consumer}, {size_text}, {partitions} partition{'s' if partitions > 1 else ''}, "
+                              f"producer {order}", "rate", "MB/s", note=f"{mb:.0f} MB per run")
+
+                    def measure(server, order=order, consumer=consumer, size=size, mb=mb, partitions=partitions):
+                        return consume_order.run(server.bootstrap, admins[server.name], order, consumer, size, mb,
+                                                 partitions, (lambda: _cpu_s(server.pid)) if server.pid else None)
+                    alternate(servers, reps, measure, row)
+                    rows.append(row)
+    return Table("Consume throughput by how the data arrived (producer closed or still open), acks=1, "
+                 "round robin over the partitions", rows, "broker CPU ms per MB",
+                 notes=["confluent-kafka with its defaults pauses fetching for fetch.queue.backoff.ms (1 s) each "
+                        "time its local queue is full (64 MiB or 100,000 messages) when it wants to fetch: a broker "
+                        "faster than the application's consume loop triggers it (bench/consume_order.py)"])
+
+
 # -- group formation ----------------------------------------------------------------------------
 
 def formation_seconds(server: Server, admin, n: int) -> float:
@@ -549,6 +578,8 @@ def main(argv=None) -> int:
             tables += pipelined_tables(servers, args.reps, args.measure_s, pipelined_join_notes)
         if "throughput" in only:
             tables.append(throughput_table(servers, args.reps, args.scale))
+        if "consume_order" in only:
+            tables.append(consume_order_table(servers, args.reps, args.scale))
         if "formation" in only:
             tables.append(formation_table(servers, args.reps, emu_delay, pipelined_join_notes))
             if pipelined_join_notes:    # said once, under the formation table

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
 
 import structlog
 
@@ -11,6 +12,7 @@ from .auth.authenticator import SaslAuthenticator
 from .broker import Broker
 from .clock import ManualClock, SystemClock
 from .config import BrokerConfig
+from .control.journal import GroupJournal
 from .handlers import REGISTRY
 from .auth.principal import PrincipalMapper, tls_principal
 from .tls import server_ssl_context
@@ -44,10 +46,21 @@ class KafkaServer:
         self._timer_deadline: int | None = None
         self._ids = itertools.count(1)
         self.protocols: set[_KafkaProtocol] = set()
-        from .control.operations import Control
-        self.control = Control(self.broker, self.clock, self)   # test controls (kafkaemu.control)
+        self.journal = GroupJournal(self.broker)   # group transitions, recorded from the start
+        self._control = None
+        self._control_lock = threading.Lock()
         self.control_server = None   # the HTTP control API, when config.control_port >= 0
         self.schema_registry = None  # the schema registry's server, when config.schema_registry_port >= 0
+
+    @property
+    def control(self):
+        """The test controls (kafkaemu.control), imported and built on first use."""
+        if self._control is None:
+            with self._control_lock:   # an in-process emulator's test thread or the broker's loop
+                if self._control is None:
+                    from .control.operations import Control
+                    self._control = Control(self.broker, self.clock, self, journal=self.journal)
+        return self._control
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()

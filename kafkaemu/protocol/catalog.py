@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Mapping
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 
 from .codegen import Codec
-from .spec import MessageSpec, load_spec_dir
+from .spec import MESSAGE_LINE, MessageSpec, parse_spec
 
 
 def spec_dir() -> Path:
@@ -27,22 +29,61 @@ def spec_dir() -> Path:
                             f"({checkout}); set KAFKAEMU_PROTOCOL_SPECS")
 
 
+class _Specs(Mapping):
+    """One kind of message by key (api key, or name for the others): every key is known from
+    the spec files' message lines, a file is parsed when one of its messages is first asked."""
+
+    def __init__(self, catalog: "Catalog", kind: str) -> None:
+        self._catalog, self._kind = catalog, kind
+        self._found: dict = {}
+
+    def __getitem__(self, key) -> MessageSpec:
+        spec = self._found.get(key)
+        if spec is None:
+            self._catalog._parse(self._catalog._where[(self._kind, key)])   # KeyError: no such message
+            spec = self._found[key]
+        return spec
+
+    def __iter__(self):
+        return (key for kind, key in self._catalog._where if kind == self._kind)
+
+    def __len__(self) -> int:
+        return sum(1 for kind, _ in self._catalog._where if kind == self._kind)
+
+
 class Catalog:
-    def __init__(self, messages: list[MessageSpec]):
-        self.requests: dict[int, MessageSpec] = {}
-        self.responses: dict[int, MessageSpec] = {}
-        self.others: dict[str, MessageSpec] = {}
-        for m in messages:
-            table = {"request": self.requests, "response": self.responses}.get(m.kind)
-            if table is None:
-                if m.name in self.others:
-                    raise ValueError(f"duplicate message {m.name}")
-                self.others[m.name] = m
-            else:
-                if m.api_key in table:
-                    raise ValueError(f"duplicate {m.kind} for api key {m.api_key}")
-                table[m.api_key] = m
+    """Every message of the spec files. Only the files' message lines are read at first (a
+    start-up answers its first requests without parsing sixty files); a file is parsed when one
+    of its messages is first used."""
+
+    def __init__(self, files: dict[str, str]):
+        self._texts = files                      # source name -> text, until parsed
+        self._lock = threading.Lock()
+        self._where: dict[tuple[str, object], str] = {}
+        for source, text in files.items():
+            for m in MESSAGE_LINE.finditer(text):
+                kind, key, name = m.group(1), m.group(2), m.group(3)
+                slot = (kind, int(key)) if kind in ("request", "response") else ("other", name)
+                if slot in self._where:
+                    raise ValueError(f"duplicate {kind} {key or name} ({source}, {self._where[slot]})")
+                self._where[slot] = source
+        self.requests = _Specs(self, "request")
+        self.responses = _Specs(self, "response")
+        self.others = _Specs(self, "other")
         self._codecs: dict[tuple[str, int], Codec] = {}
+
+    def _parse(self, source: str) -> None:
+        # under a lock: an in-process emulator's broker thread and a test's thread may ask at once,
+        # and a file's text is dropped only once its messages are all in place
+        with self._lock:
+            text = self._texts.get(source)
+            if text is None:
+                return
+            tables = {"request": self.requests, "response": self.responses}
+            for m in parse_spec(text, source):
+                table = tables.get(m.kind, self.others)
+                table._found[m.api_key if m.kind in tables else m.name] = m
+            del self._texts[source]
 
     def _codec(self, spec: MessageSpec, version: int) -> Codec:
         key = (spec.name, version)
@@ -72,4 +113,6 @@ class Catalog:
 
 @lru_cache(maxsize=1)
 def catalog() -> Catalog:
-    return Catalog(load_spec_dir(spec_dir()))
+    directory = spec_dir()
+    return Catalog({str(path.relative_to(directory)): path.read_text()
+                    for path in sorted(directory.rglob("*.spec"))})

@@ -64,7 +64,12 @@ class Codec:
         self.spec = spec
         self.version = version
         self.flexible = version in spec.flexible
-        self.plain = build_struct(spec.fields, version, self.flexible)
+
+    @cached_property
+    def plain(self):
+        """The ``construct`` codec: the reference, and the decoder that names what fails to parse
+        (built on first use; the server's requests go through ``fast``)."""
+        return build_struct(self.spec.fields, self.version, self.flexible)
 
     @cached_property
     def compiled(self):

@@ -109,6 +109,8 @@ class MessageSpec:
 
 
 _HEADER = re.compile(r"^(request|response|header|data)\s+(?:(\d+)\s+)?(\w+)\s+(.*)$")
+# a message line anywhere in a file's text (the catalogue indexes files by them before parsing)
+MESSAGE_LINE = re.compile(_HEADER.pattern, re.MULTILINE)
 _FIELD = re.compile(r"^(\s*)(\w+):\s*(\S+)\s*(.*)$")
 
 

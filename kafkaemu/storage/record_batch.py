@@ -27,9 +27,19 @@ import struct
 from dataclasses import dataclass
 from typing import Iterator
 
-import crc32c
-
 from . import compression
+
+
+
+def _crc32c(data) -> int:
+    """CRC-32C, from the crc32c package imported on first use: its import reads the package's own
+    metadata (importlib.metadata, several ms), which a start that has no batch to check need not
+    pay. The first call rebinds the name to the C function."""
+    global _crc32c
+    from crc32c import crc32c as checksum
+    _crc32c = checksum
+    return checksum(data)
+
 
 HEADER_SIZE = 61
 LOG_OVERHEAD = 12          # base_offset + batch_length
@@ -114,7 +124,7 @@ def parse_header(buf, pos: int = 0) -> BatchHeader:
 def crc_ok(batch) -> bool:
     """CRC-32C over attributes..end equals the stored CRC."""
     (stored,) = struct.unpack_from(">I", batch, CRC_OFFSET)
-    return crc32c.crc32c(memoryview(batch)[ATTRIBUTES_OFFSET:]) == stored
+    return _crc32c(memoryview(batch)[ATTRIBUTES_OFFSET:]) == stored
 
 
 def rewrite_offsets(batch: bytearray, base_offset: int, leader_epoch: int) -> None:
@@ -133,7 +143,7 @@ def set_max_timestamp(batch: bytearray, log_append_time: bool, max_timestamp: in
     attrs = (attrs | TIMESTAMP_TYPE_BIT) if log_append_time else (attrs & ~TIMESTAMP_TYPE_BIT)
     struct.pack_into(">h", batch, ATTRIBUTES_OFFSET, attrs)
     _Q.pack_into(batch, MAX_TIMESTAMP_OFFSET, max_timestamp)
-    struct.pack_into(">I", batch, CRC_OFFSET, crc32c.crc32c(memoryview(batch)[ATTRIBUTES_OFFSET:]))
+    struct.pack_into(">I", batch, CRC_OFFSET, _crc32c(memoryview(batch)[ATTRIBUTES_OFFSET:]))
     return True
 
 
@@ -308,7 +318,7 @@ def build_batch(records, *, base_offset: int = 0, codec: int = compression.NONE,
                                  2, 0, attrs, last_offset_delta, base_ts, max_ts, producer_id, producer_epoch,
                                  base_sequence, len(records)))
     buf += payload
-    struct.pack_into(">I", buf, CRC_OFFSET, crc32c.crc32c(memoryview(buf)[ATTRIBUTES_OFFSET:]))
+    struct.pack_into(">I", buf, CRC_OFFSET, _crc32c(memoryview(buf)[ATTRIBUTES_OFFSET:]))
     return bytes(buf)
 
 
@@ -332,7 +342,7 @@ def end_txn_marker(producer_id: int, producer_epoch: int, commit: bool, coordina
                                  TRANSACTIONAL_BIT | CONTROL_BIT, 0, timestamp, timestamp, producer_id,
                                  producer_epoch, -1, 1))
     buf += record
-    struct.pack_into(">I", buf, CRC_OFFSET, crc32c.crc32c(memoryview(buf)[ATTRIBUTES_OFFSET:]))
+    struct.pack_into(">I", buf, CRC_OFFSET, _crc32c(memoryview(buf)[ATTRIBUTES_OFFSET:]))
     return bytes(buf)
 
 

@@ -8,6 +8,7 @@ from collections import deque
 import structlog
 
 from .. import snapshots as snaps
+from ..journal import GroupJournal
 from ..params import ControlError, parse_params
 from ..table import OPS
 
@@ -19,20 +20,19 @@ class ControlBase:
     sockets: stopping and starting nodes, closing connections on restore; without one (unit tests
     of the core) those parts are skipped."""
 
-    def __init__(self, broker, clock, server=None) -> None:
+    def __init__(self, broker, clock, server=None, journal: GroupJournal | None = None) -> None:
         self.broker = broker
         self.clock = clock
         self.server = server
         self.snapshots: dict[str, snaps.Snapshot] = {}
         self.group_records = snaps.GroupRecords()   # what snapshots copy of __consumer_offsets
-        self.journal: deque[dict] = deque(maxlen=100_000)
-        self.journal_next_seq = 1
+        # the server's (recording since the broker started), else one of our own
+        self.group_journal = journal if journal is not None else GroupJournal(broker)
         self._moved_by_stop: dict[int, list[tuple[str, int, int]]] = {}
         self._offline_by_stop: dict[int, list[tuple[str, int]]] = {}
         self._waiters: list = []
         self._poll_handle: asyncio.TimerHandle | None = None
         self._poke_scheduled = False
-        self._watch(broker.coordinator)
 
     # -- calling --------------------------------------------------------------------------
     def run(self, name: str, params: dict):
@@ -81,9 +81,14 @@ class ControlBase:
             raise ControlError(409, f"node {node} is stopped; start it first")
         return node
 
-    # overridden by the groups' and the awaits' operations
-    def _watch(self, coordinator) -> None:
-        pass
+    @property
+    def journal(self) -> deque[dict]:
+        return self.group_journal.entries
 
+    @property
+    def journal_next_seq(self) -> int:
+        return self.group_journal.next_seq
+
+    # overridden by the awaits' operations
     def _poke(self) -> None:
         pass

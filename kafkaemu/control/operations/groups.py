@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...broker.intercept import error_name
 from ..params import ControlError, bad, integer, text
 from ..table import Cli, P, Py, op
-from ..views import GroupSnapshot, group_ids, member_names
+from ..views import GroupSnapshot, group_ids
 from .base import ControlBase, log
 
 
@@ -25,15 +25,6 @@ class GroupOps(ControlBase):
         if not snapshot.exists:
             raise ControlError(404, f"no group {group!r}")
         return snapshot.detail()
-
-    def _watch(self, coordinator) -> None:
-        coordinator.transition_listeners.append(self._record_transition)
-
-    def _record_transition(self, t) -> None:
-        self.journal.append({"seq": self.journal_next_seq, "at_ms": t.at_ms, "group": t.group_id,
-                             "from": t.from_state.value, "to": t.to_state.value, "generation": t.generation_id,
-                             "members": member_names(self.broker, t.group_id)})
-        self.journal_next_seq += 1
 
     @op("GET", "/api/journal", group=P(text, help="only this group"),
         after=P(integer(min=0), default=0, help="entries with seq above this"),

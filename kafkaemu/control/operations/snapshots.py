@@ -70,7 +70,7 @@ class SnapshotOps(ControlBase):
             self.broker.coordinator = snaps.load_groups(snapshot, self.broker, now)
             self.broker.txn_coordinator = self.broker.new_transaction_coordinator(now)
         self.group_records = snapshot.group_records.copy()
-        self._watch(self.broker.coordinator)
+        self.group_journal.watch(self.broker.coordinator)
         if not keep_members:
             self._remove_members(now)
         log.info("snapshot_restored", name=snapshot.name, connections_closed=closed)
