@@ -50,7 +50,8 @@ def metadata(host: str, port: int):
 # -- every setting reaches the child ---------------------------------------------------------
 def test_every_setting_round_trips_through_the_subprocess_command(tmp_path):
     cert, key = self_signed_certificate(tmp_path)
-    settings = dict(SAMPLES, tls_cert=cert, tls_key=key, tls_key_password=None, data_dir=str(tmp_path / "data"))
+    settings = dict(SAMPLES, tls_cert=cert, tls_key=key, tls_key_password=None, tls_ca=cert,
+                    data_dir=str(tmp_path / "data"))
     emulator = KafkaEmulator(subprocess_mode=True, **settings)
     out = subprocess.run([*emulator.subprocess_command(), "--print-config"], capture_output=True, text=True,
                          timeout=60)
