@@ -161,3 +161,24 @@ def test_java_4_3_client_uses_4_3_versions(kafka_emulator_factory, java_classpat
 def java_classpath():
     from integration.test_java_clients import java_classpath as fixture
     return fixture.__wrapped__()
+
+
+def test_kafka_python_admin_describes_and_updates_features(kafka_emulator_factory):
+    """A subprocess emulator started with --feature transaction.version=1; kafka-python's admin
+    reads the finalized features, disables group.version (a newer epoch), and gets Kafka's refusal
+    for an unknown feature."""
+    from kafka import KafkaAdminClient
+    from kafka.errors import InvalidUpdateVersionError
+    emulator = kafka_emulator_factory(subprocess_mode=True, finalized_features=("transaction.version=1",))
+    admin = KafkaAdminClient(bootstrap_servers=emulator.bootstrap_server)
+    try:
+        described = admin.describe_features()
+        assert described["metadata.version"] == {"supported": (7, 30), "finalized": (30, 30), "finalized_epoch": 1}
+        assert described["transaction.version"]["finalized"] == (1, 1)
+        assert admin.update_features({"group.version": ("SAFE_DOWNGRADE", 0)}) == {"group.version": "OK"}
+        after = admin.describe_features()
+        assert "finalized" not in after["group.version"] and after["share.version"]["finalized_epoch"] == 2
+        with pytest.raises(InvalidUpdateVersionError, match="does not support this feature"):
+            admin.update_features({"nonsense.version": 1})
+    finally:
+        admin.close()
