@@ -76,12 +76,12 @@ def test_kafka_python_uses_4_3_versions(emulator):
 
 def test_kafka_python_infers_the_broker_version(emulator):
     """kafka-python probes one API version per release (broker_version_data.py): 4.3's is
-    DescribeLogDirs v5, the admin branch's API; until it lands kafkaemu reads as 4.2."""
+    DescribeLogDirs v5, 4.2's ListOffsets v11, 4.1's Produce v13; its integration suite's
+    test_kafka_version_infer expects what KAFKA_VERSION=4.3.0 names."""
     from kafka import KafkaConsumer
     consumer = KafkaConsumer(bootstrap_servers=emulator.bootstrap_server, api_version=None)
     try:
-        expected = (4, 3) if REGISTRY.supports(K.DESCRIBE_LOG_DIRS, 5) else (4, 2)
-        assert consumer.config["api_version"] == expected
+        assert consumer.config["api_version"] == (4, 3)
     finally:
         consumer.close()
 

@@ -23,8 +23,6 @@ from tests.protocol.test_spec_vs_reference import REFERENCES, reference_dir
 INTER_BROKER = {ApiKey(k) for k in (83, 84, 85, 86, 87)}   # share coordinator state RPCs
 # api key -> (the max version it waits for, who brings it)
 PENDING = {
-    34: (2, "admin"), 35: (5, "admin"), 43: (2, "admin"), 45: (1, "admin"), 46: (0, "admin"), 55: (2, "admin"),
-    74: (1, "admin"),
     48: (1, "quotas"), 49: (1, "quotas"), 71: (0, "quotas"), 72: (0, "quotas"),
     26: (5, "txnv2: EndTxn v5 is Transactions V2"), 28: (5, "txnv2: TxnOffsetCommit v5 is Transactions V2"),
     64: (0, "not yet: UnregisterBroker (Admin.unregisterBroker)"),
