@@ -157,11 +157,6 @@ def test_java_4_3_client_uses_4_3_versions(kafka_emulator_factory, java_classpat
     assert {k: max(versions.get(k, {-1})) for k in expected} == expected
 
 
-@pytest.fixture
-def java_classpath():
-    from integration.test_java_clients import java_classpath as fixture
-    return fixture.__wrapped__()
-
 
 def test_kafka_python_admin_describes_and_updates_features(kafka_emulator_factory):
     """A subprocess emulator started with --feature transaction.version=1; kafka-python's admin
