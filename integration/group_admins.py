@@ -33,7 +33,8 @@ class KafkaPythonAdmin:
 
     def describe(self, group: str) -> dict:
         desc = self._admin.describe_groups([group])[group]
-        assert desc["error"] is None, desc
+        # DescribeGroups v6 (KIP-1043): a group that does not exist is Dead with GROUP_ID_NOT_FOUND
+        assert desc["error"] is None or (desc["group_state"] == "Dead" and "GroupIdNotFound" in desc["error"]), desc
         members = [{"client_id": m["client_id"], "host": m["client_host"],
                     "assigned": {(t["topic"], p) for t in m["member_assignment"]["assigned_partitions"]
                                  for p in t["partitions"]},

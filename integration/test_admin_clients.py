@@ -35,7 +35,8 @@ def test_kafka_python_admin_lifecycle(kafka_emulator):
         assert configs["topic"][name]["retention.ms"]["value"] == "60000"
         cluster = admin.describe_cluster()
         host, port = kafka_emulator.bootstrap_server.split(":")
-        assert cluster["brokers"] == [{"broker_id": 0, "host": host, "port": int(port), "rack": None}]
+        assert cluster["brokers"] == [{"broker_id": 0, "host": host, "port": int(port), "rack": None,
+                                       "is_fenced": False}]   # DescribeCluster v2
         admin.delete_topics([name])
         assert name not in admin.list_topics()
     finally:

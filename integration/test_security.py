@@ -165,7 +165,7 @@ def kafka_python_roundtrip(conf):
     from kafka import KafkaConsumer, KafkaProducer
     topic = topic_name("sec-kp")
     producer = KafkaProducer(**conf)
-    assert producer.config["api_version"] == (4, 0)  # version inference unchanged by SASL
+    assert producer.config["api_version"] == (4, 3)  # version inference unchanged by SASL
     for value in RECORDS:
         producer.send(topic, value)
     producer.flush(20)

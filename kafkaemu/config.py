@@ -15,6 +15,7 @@ import socket
 import typing
 from dataclasses import InitVar, dataclass, field, fields
 
+from .core.features import parse_levels
 from .core.settings import INT32_MAX, ConsumerSettings, CoordinatorSettings, TransactionSettings
 
 # The coordinators keep the defaults of their settings (core/settings.py), as Kafka's do.
@@ -140,6 +141,10 @@ class BrokerConfig:
     transaction_remove_expired_transaction_cleanup_interval_ms: int = setting(
         _TXN.remove_expired_transactional_ids_interval_ms, "how often expired transactional ids are removed",
         kafka="transaction.remove.expired.transaction.cleanup.interval.ms", min=1)
+    finalized_features: tuple[str, ...] = setting(
+        (), "finalize features at these levels instead of a new Kafka 4.3 cluster's, as kafka-storage format "
+            "--feature does (e.g. transaction.version=1 for Transactions V1)", flag="--feature",
+        metavar="NAME=LEVEL,...")
     transaction_partition_verification_enable: bool = setting(
         _TXN.partition_verification_enable, "don't check that a transactional produce or offset commit goes to a "
                                             "partition of the transaction (KIP-890)",
@@ -305,6 +310,10 @@ class BrokerConfig:
         if unknown:
             problems.append(f"unsupported SASL mechanism(s) {', '.join(unknown)}; kafkaemu supports "
                             f"{', '.join(SUPPORTED_MECHANISMS)}")
+        try:
+            parse_levels(self.finalized_features)
+        except ValueError as exc:
+            problems.append(f"{name('finalized_features')}: {exc}")
         if any(not user for user in self.sasl_users):
             problems.append(f"{name('sasl_users')} needs a user name")
         if self.tls_client_auth not in ("none", "requested", "required"):

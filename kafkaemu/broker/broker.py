@@ -12,6 +12,7 @@ import structlog
 from ..auth.setup import new_authorizer, new_credentials, new_tokens
 from ..config import BrokerConfig
 from ..core.coordinator import GroupCoordinator
+from ..core.features import FinalizedFeatures, parse_levels
 from ..core.timers import Timers
 from ..core.transactions.coordinator import TransactionCoordinator
 from ..faults import Faults
@@ -57,6 +58,8 @@ class Broker:
         services.authorizer = self.authorizer = new_authorizer(config)
         services.credentials = self.credentials = new_credentials(config)
         services.tokens = self.tokens = self.credentials.tokens = new_tokens(config, self._clock)
+        services.features = self.features = FinalizedFeatures(parse_levels(config.finalized_features),
+                                                              config.node_id)
         self.faults = Faults()
         self.timers = Timers()  # broker-level timers (delayed fault replies, idle connections)
         # __consumer_offsets and __transaction_state exist from the start as internal topics, so no

@@ -17,6 +17,7 @@ from ..protocol.api_keys import ApiKey
 if TYPE_CHECKING:
     from ..config import BrokerConfig
     from ..core.coordinator import GroupCoordinator
+    from ..core.features import FinalizedFeatures
     from ..core.transactions.coordinator import TransactionCoordinator
     from ..storage.dynamic_broker_configs import DynamicBrokerConfigs
     from ..storage.log_store import LogStore
@@ -54,7 +55,9 @@ class RequestContext:
     the broker's clock (``now_ms``), ``respond`` for a reply given later (the handler returns
     DEFERRED), and the broker's services (``store``, ``groups``, ``txns``, ``placement``,
     ``config``, ``cluster_id``, ``topics``, ``txn_path``, ``authorizer``: None while authorization
-    is off, ``credentials``, ``tokens``, ``broker_configs``). Built by a broker's subclass (``services_for``), never by
+    is off, ``credentials``, ``tokens``, ``broker_configs``, ``features``: the finalized feature
+    levels, e.g. ``ctx.features.level("transaction.version")``). Built by a broker's subclass
+    (``services_for``), never by
     this class itself."""
 
     __slots__ = ("api_key", "api_version", "correlation_id", "client_id", "client_host", "connection_id", "node_id",
@@ -84,6 +87,7 @@ class RequestContext:
     topics: "TopicAdmin" = None  # type: ignore[assignment]
     txn_path: "TransactionDataPath" = None  # type: ignore[assignment]
     authorizer = None   # None while authorization is off
+    features: "FinalizedFeatures" = None  # type: ignore[assignment]  # the cluster's finalized feature levels
     credentials = None  # the SASL users (CredentialStore): SCRAM credentials managed over the wire
     tokens = None       # delegation tokens (DelegationTokens)
     broker_configs: "DynamicBrokerConfigs" = None  # type: ignore[assignment]  # broker configs set at run time

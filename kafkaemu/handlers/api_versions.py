@@ -2,8 +2,10 @@
 
 The answer is derived from the registry: every API with a handler, at the versions it
 handles. v3+ requests name the client software; a malformed name or version gets
-INVALID_REQUEST as in Kafka. Of the feature flags (v3+), only ``share.version`` is advertised,
-supported 0-1 and finalized at 1: share groups (KIP-932) are on.
+INVALID_REQUEST as in Kafka. v3+ answers carry the supported features (``feature_levels.py``) and
+the finalized ones with their epoch (``ctx.features``), as a Kafka 4.3 cluster: a feature
+finalized at 0 is left out. Below v4 a supported minimum of 0 is answered as 1 (and the maximum at
+least 1), as Kafka's ApiVersionsResponse does for the clients KAFKA-17011 broke.
 An ApiVersions request above v4 is answered by the connection layer in v0 format.
 """
 import re
@@ -11,6 +13,7 @@ import re
 from ..protocol.errors import ErrorCode
 from ..broker.context import ConstantResponse
 from ..protocol.api_keys import ApiKey
+from .feature_levels import supported_ranges
 from .registry import registry
 
 _SOFTWARE = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
@@ -22,17 +25,23 @@ def api_versions(ctx, req):
     if ctx.api_version >= 3 and not (_SOFTWARE.match(req.client_software_name or "")
                                      and _SOFTWARE.match(req.client_software_version or "")):
         error = ErrorCode.INVALID_REQUEST
-    key = (error, registry.count)
-    response = _answers.get(key)
+    features = ctx.features
+    key = (error, registry.count, ctx.api_version < 4)
+    response = features.answers.get(key)   # emptied when the features change
     if response is None:
-        response = _answers[key] = ConstantResponse(error_code=error, api_keys=registry.api_keys(),
-                                                     **FEATURES)
+        response = features.answers[key] = ConstantResponse(error_code=error, api_keys=registry.api_keys(),
+                                                            **_features(features, ctx.api_version < 4))
     return response
 
 
-FEATURES = {"supported_features": [{"name": "share.version", "min_version": 0, "max_version": 1}],
-            "finalized_features_epoch": 1,
-            "finalized_features": [{"name": "share.version", "min_version_level": 1, "max_version_level": 1}]}
-
-# (error, APIs registered) -> the answer, encoded once per version by the connection
-_answers: dict[tuple[int, int], ConstantResponse] = {}
+def _features(features, alter_zero_min: bool) -> dict:
+    supported = supported_ranges()
+    return {
+        "supported_features": [
+            {"name": name, "min_version": 1 if alter_zero_min and low == 0 else low,
+             "max_version": max(1, high) if alter_zero_min and low == 0 else high}
+            for name, (low, high) in sorted(supported.items())],
+        "finalized_features_epoch": features.epoch,
+        "finalized_features": [{"name": name, "min_version_level": level, "max_version_level": level}
+                               for name, level in sorted(features.finalized(supported).items())],
+    }

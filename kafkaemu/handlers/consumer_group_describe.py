@@ -1,9 +1,9 @@
-"""ConsumerGroupDescribe (key 69), v0.
+"""ConsumerGroupDescribe (key 69), v0-v1.
 
 Group epoch, target assignment epoch, state (Empty/Assigning/Reconciling/Stable), the server
 assignor in use, and every member with its epoch, subscription, current and target assignment
 (topic ids with names). Unknown groups and classic groups get GROUP_ID_NOT_FOUND, as Kafka;
-the empty group id INVALID_GROUP_ID.
+the empty group id INVALID_GROUP_ID. v1 (KIP-1099) adds each member's type (1: consumer protocol).
 authorized_operations is INT32_MIN unless asked for, then READ|DELETE|DESCRIBE (no authorizer).
 Not implemented: ACLs.
 """
@@ -14,7 +14,7 @@ from .authorization import DESCRIBE, GROUP, authorized_operations, denied_names
 from .registry import registry
 
 
-@registry.register(ApiKey.CONSUMER_GROUP_DESCRIBE, 0, 0)
+@registry.register(ApiKey.CONSUMER_GROUP_DESCRIBE, 0, 1)
 def consumer_group_describe(ctx, req):
     store = ctx.store
     names = {t.topic_id: name for name, t in store.topics.items()}

@@ -1,4 +1,4 @@
-"""Fetch (key 1), v0-v17.
+"""Fetch (key 1), v0-v18.
 
 Returns whole stored batches from the one holding the fetch offset (clients skip records below
 their position), concatenated as stored: a partition's ``records`` is the list of stored batches,
@@ -40,6 +40,8 @@ aborted records. read_uncommitted reads to the high watermark, aborted_transacti
 last_stable_offset is the real LSO for both; a read_committed long poll waits for bytes below it.
 preferred_read_replica is -1. Follower fetches (replica_id >= 0) are served like consumers
 (with authorization on, they need CLUSTER_ACTION instead of READ on each topic).
+v17 adds a follower's replica_directory_id, v18 a follower's high watermark (KIP-1166): tagged
+fields consumers do not send, which a single-replica log has no use for.
 """
 from operator import itemgetter
 
@@ -59,7 +61,7 @@ READ_COMMITTED = 1
 FINAL_EPOCH, INITIAL_EPOCH = -1, 0
 
 
-@registry.register(ApiKey.FETCH, 0, 17)
+@registry.register(ApiKey.FETCH, 0, 18)
 def fetch(ctx, req):
     v = ctx.api_version
     store = ctx.store

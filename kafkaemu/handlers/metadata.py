@@ -1,4 +1,4 @@
-"""Metadata (key 3), v0-v12.
+"""Metadata (key 3), v0-v13.
 
 Topics: null (v1+) or empty (v0) means all topics, internal ones included. Unknown topics are
 auto-created when both the broker (auto.create.topics.enable) and the request (v4+
@@ -18,6 +18,7 @@ Topic ids and null names, as KafkaApis.handleTopicMetadataRequest:
   name then fails Kafka's metadata cache lookup, which answers the error response with
   UNKNOWN_SERVER_ERROR.
 Names asked twice are answered once (Kafka works on a set).
+v13 (KIP-1102) adds a top-level error code for the client's rebootstrap; a broker answers it NONE.
 """
 from ..storage.offsets_topic import ensure_offsets_topic
 from ..protocol.defaults import ZERO_UUID
@@ -31,7 +32,7 @@ from .registry import registry
 from .topic_views import brokers, partitions_metadata
 
 
-@registry.register(ApiKey.METADATA, 0, 12)
+@registry.register(ApiKey.METADATA, 0, 13)
 def metadata(ctx, req):
     v = ctx.api_version
     want_all = req.topics is None or (v == 0 and not req.topics)

@@ -1,4 +1,4 @@
-"""OffsetCommit (key 8), v0-v9.
+"""OffsetCommit (key 8), v0-v10.
 
 Generation/member checks as Kafka's classic groups (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID,
 FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS in CompletingRebalance, commits in PreparingRebalance
@@ -13,8 +13,12 @@ with nothing changed; the empty group id is a valid one here, as in Kafka.
 For a KIP-848 consumer group generation_id_or_member_epoch is the member epoch: a mismatch gets
 STALE_MEMBER_EPOCH, an unknown member UNKNOWN_MEMBER_ID, a member committing below v9
 UNSUPPORTED_VERSION. With an authorizer: GROUP READ, then TOPIC READ per topic (KafkaApis).
+v10 (KIP-848) names topics by id, as KafkaApis.handleOffsetCommitRequest: each id is resolved to
+its name first (offsets are kept by name), an unknown id (the zero id too) answers UNKNOWN_TOPIC_ID
+for its partitions before topic authorization, and the response names topics by the request's ids.
 """
 from ..core.offsets.requests import CommitPartition, OffsetCommit
+from ..protocol.defaults import ZERO_UUID
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator, partition_exists
 from ..protocol.api_keys import ApiKey
@@ -22,27 +26,53 @@ from .authorization import GROUP, READ, TOPIC, authorize, denied_names
 from .registry import registry
 
 
-@registry.register(ApiKey.OFFSET_COMMIT, 0, 9)
+@registry.register(ApiKey.OFFSET_COMMIT, 0, 10)
 def offset_commit(ctx, req):
+    if ctx.api_version >= 10:
+        if not authorize(ctx, READ, GROUP, req.group_id):
+            return _all(req.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED)
+        return _by_topic_id(ctx, req)
     if ctx.authorizer is None:   # authorization off: the common case, kept short
         if not is_coordinator(ctx, req.group_id):
             return _all(req.topics, ErrorCode.NOT_COORDINATOR)
         return _commit(ctx, req, req.topics)
     if not authorize(ctx, READ, GROUP, req.group_id):
         return _all(req.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED)
+    return _named(ctx, req, req.topics)
+
+
+def _named(ctx, req, topics) -> dict:
     if not is_coordinator(ctx, req.group_id):
-        return _all(req.topics, ErrorCode.NOT_COORDINATOR)
-    denied = denied_names(ctx, READ, TOPIC, [t.name for t in req.topics])
+        return _all(topics, ErrorCode.NOT_COORDINATOR)
+    denied = denied_names(ctx, READ, TOPIC, [t.name for t in topics])
     if denied:   # those topics' partitions fail; the rest are committed
-        allowed = [t for t in req.topics if t.name not in denied]
+        allowed = [t for t in topics if t.name not in denied]
         response = _commit(ctx, req, allowed) if allowed else {"topics": []}
         return dict(response, topics=response["topics"] + _all(
-            [t for t in req.topics if t.name in denied], ErrorCode.TOPIC_AUTHORIZATION_FAILED)["topics"])
-    return _commit(ctx, req, req.topics)
+            [t for t in topics if t.name in denied], ErrorCode.TOPIC_AUTHORIZATION_FAILED)["topics"])
+    return _commit(ctx, req, topics)
+
+
+def _by_topic_id(ctx, req) -> dict:
+    """v10: ids resolved to names (as Kafka sets each known topic's name), unknown ones answered
+    UNKNOWN_TOPIC_ID, the rest committed by name and answered with the request's ids."""
+    known, unknown, ids = [], [], {}
+    for t in req.topics:
+        topic = None if t.topic_id == ZERO_UUID else ctx.store.by_id(t.topic_id)
+        if topic is None:
+            unknown.append(t)
+        else:
+            t["name"] = topic.name
+            ids[topic.name] = t.topic_id
+            known.append(t)
+    response = _named(ctx, req, known) if known else {"topics": []}
+    for t in response["topics"]:
+        t["topic_id"] = ids[t["name"]]
+    return dict(response, topics=_all(unknown, ErrorCode.UNKNOWN_TOPIC_ID)["topics"] + response["topics"])
 
 
 def _all(topics, code) -> dict:
-    return {"topics": [{"name": t.name, "partitions": [
+    return {"topics": [{"name": t.name, "topic_id": t.topic_id, "partitions": [
         {"partition_index": p.partition_index, "error_code": code} for p in t.partitions]} for t in topics]}
 
 

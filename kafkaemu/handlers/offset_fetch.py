@@ -1,4 +1,4 @@
-"""OffsetFetch (key 9), v0-v9.
+"""OffsetFetch (key 9), v0-v10.
 
 Committed offsets of one group (v0-7) or several (v8+); -1 with empty metadata for partitions
 without a commit; a null topic list (v2+) returns every committed partition. Works in every group
@@ -8,8 +8,12 @@ commit answers UNSTABLE_OFFSET_COMMIT (older versions, and require_stable false,
 committed offset, as Kafka).
 v9's member_id/member_epoch are checked against a KIP-848 consumer group's member
 (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH); null/-1 (admin clients) are always accepted.
-Not implemented: authorization.
+v10 (KIP-848) names topics by id: each id is resolved to its name (offsets are kept by name), an
+unknown id (the zero id too) answers UNKNOWN_TOPIC_ID for its partitions, and every topic of the
+answer carries its id (the zero id for a committed topic that no longer exists), as
+KafkaApis.fetchOffsetsForGroup.
 """
+from ..protocol.defaults import ZERO_UUID
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
 from ..protocol.api_keys import ApiKey
@@ -17,9 +21,11 @@ from .authorization import DESCRIBE, GROUP, TOPIC, authorize, denied_names
 from .registry import registry
 
 
-@registry.register(ApiKey.OFFSET_FETCH, 0, 9)
+@registry.register(ApiKey.OFFSET_FETCH, 0, 10)
 def offset_fetch(ctx, req):
     version = ctx.api_version
+    if version >= 10:
+        return {"groups": [_fetch_by_topic_id(ctx, g, req.require_stable) for g in req.groups]}
     if version >= 8:
         return {"groups": [_fetch(ctx, g.group_id, _topics(g.topics), g.member_id if version >= 9 else None,
                                   g.member_epoch if version >= 9 else -1, req.require_stable) for g in req.groups]}
@@ -36,6 +42,26 @@ def _topics(topics):
     if topics is None:
         return None
     return [(t.name, list(t.partition_indexes)) for t in topics]
+
+
+def _fetch_by_topic_id(ctx, group, require_stable) -> dict:
+    store = ctx.store
+    known, unknown = [], []
+    for t in group.topics or ():
+        topic = None if t.topic_id == ZERO_UUID else store.by_id(t.topic_id)
+        (unknown if topic is None else known).append((topic.name if topic else "", t))
+    topics = None if group.topics is None else [(name, list(t.partition_indexes)) for name, t in known]
+    result = _fetch(ctx, group.group_id, topics, group.member_id, group.member_epoch, require_stable)
+    for t in result["topics"]:
+        topic = store.get(t["name"])
+        t["topic_id"] = ZERO_UUID if topic is None else topic.topic_id
+    if unknown and result["error_code"] == ErrorCode.NONE:
+        result = dict(result, topics=[
+            {"name": "", "topic_id": t.topic_id, "partitions": [
+                {"partition_index": p, "committed_offset": -1, "committed_leader_epoch": -1, "metadata": "",
+                 "error_code": ErrorCode.UNKNOWN_TOPIC_ID} for p in t.partition_indexes]}
+            for _, t in unknown] + result["topics"])
+    return result
 
 
 def _fetch(ctx, group_id, topics, member_id=None, member_epoch=-1, require_stable=False) -> dict:

@@ -1,4 +1,4 @@
-"""Produce (key 0), v0-v11.
+"""Produce (key 0), v0-v13.
 
 Appends each partition's records to its log (see ``storage/partition_log.py`` for the
 validation: CRC -> CORRUPT_MESSAGE, batch over max.message.bytes -> MESSAGE_TOO_LARGE, v3+ needs
@@ -35,6 +35,10 @@ first checked by ``ctx.txn_path.partition_verifier`` when one is installed (the 
 coordinator's answer: INVALID_TXN_STATE "Partition was not added to the transaction"; its
 retriable errors become NOT_ENOUGH_REPLICAS, as Kafka's ReplicaManager maps them).
 
+v13 (KIP-516) names topics by id: an id the broker does not know (the zero id too) answers
+UNKNOWN_TOPIC_ID for each of its partitions, before authorization, and such a topic is never
+auto-created (KafkaApis.handleProduceRequest); the response names topics by id. v12 is v11 (KIP-890).
+
 Not implemented: throttling.
 """
 from operator import itemgetter
@@ -54,7 +58,7 @@ _ADMIN_CLIENT_ID = "__admin_client"
 _INDEX_AND_RECORDS = itemgetter("index", "records")
 
 
-@registry.register(ApiKey.PRODUCE, 0, 11)
+@registry.register(ApiKey.PRODUCE, 0, 13)
 def produce(ctx, req):
     store = ctx.store
     version = ctx.api_version
@@ -66,9 +70,15 @@ def produce(ctx, req):
     # one pass over the decoded request (its fields are costly to read), finding transactional batches
     topic_data = []
     txn = None
+    by_id = version >= 13
     for td in req.topic_data:
         partitions = list(map(_INDEX_AND_RECORDS, td["partition_data"]))
-        topic_data.append((td.name, partitions))
+        if by_id:
+            topic_id = td["topic_id"]
+            known = store.by_id(topic_id)
+            topic_data.append((None if known is None else known.name, partitions, topic_id))
+        else:
+            topic_data.append((td["name"], partitions, None))
         if txn is None:
             for _, records in partitions:
                 txn = transactional_producer(records)
@@ -82,11 +92,13 @@ def produce(ctx, req):
         if request_error is not None:
             return NO_RESPONSE if acks == 0 else _request_error(topic_data, request_error)
         verifier = ctx.txn_path.partition_verifier
-    denied = denied_names(ctx, WRITE, TOPIC, [name for name, _ in topic_data])
-    for name, partitions in topic_data:
-        topic = store.get(name)
+    denied = denied_names(ctx, WRITE, TOPIC, [name for name, _, _ in topic_data if name is not None])
+    for name, partitions, topic_id in topic_data:
+        topic = None if name is None else store.get(name)
         topic_error = None
-        if name in denied:   # before existence, as Kafka: a denied name's existence is not disclosed
+        if name is None:
+            topic_error = ErrorCode.UNKNOWN_TOPIC_ID
+        elif name in denied:   # before existence, as Kafka: a denied name's existence is not disclosed
             topic, topic_error = None, ErrorCode.TOPIC_AUTHORIZATION_FAILED
         elif topic is None:
             # __consumer_offsets is the group coordinator's to create, not a produce's
@@ -140,7 +152,7 @@ def produce(ctx, req):
             parts.append({"index": index, "error_code": ErrorCode.NONE, "base_offset": res.base_offset,
                           "log_append_time_ms": res.log_append_time, "log_start_offset": res.log_start_offset,
                           "record_errors": [], "error_message": None})
-        responses.append({"name": name, "partition_responses": parts})
+        responses.append({"name": name, "topic_id": topic_id, "partition_responses": parts})
     if acks == 0:
         return NO_RESPONSE
     return {"responses": responses, "throttle_time_ms": 0, "node_endpoints": node_endpoints(ctx, leaders)}
@@ -153,7 +165,7 @@ def _transactional_request_error(req, topic_data):
     if req.transactional_id is None:
         return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
     producers = set()
-    for _, partitions in topic_data:
+    for _, partitions, _ in topic_data:
         for _, records in partitions:
             found = transactional_producer(records)
             if found is not None and found[0] >= 0:
@@ -162,8 +174,9 @@ def _transactional_request_error(req, topic_data):
 
 
 def _request_error(topic_data, code):
-    return {"responses": [{"name": name, "partition_responses": [_error(index, code) for index, _ in partitions]}
-                          for name, partitions in topic_data], "throttle_time_ms": 0, "node_endpoints": []}
+    return {"responses": [{"name": name, "topic_id": topic_id,
+                           "partition_responses": [_error(index, code) for index, _ in partitions]}
+                          for name, partitions, topic_id in topic_data], "throttle_time_ms": 0, "node_endpoints": []}
 
 
 # coordinator errors a verification may answer that older clients would not retry: answered as

@@ -1,4 +1,4 @@
-"""WriteTxnMarkers (key 27), v0-v1.
+"""WriteTxnMarkers (key 27), v0-v2.
 
 Writes a commit (transaction_result true) or abort marker for each producer to the listed
 partitions, as Kafka's KafkaApis: an unknown topic or partition UNKNOWN_TOPIC_OR_PARTITION, a
@@ -7,8 +7,9 @@ older than the partition has seen INVALID_PRODUCER_EPOCH / TRANSACTION_COORDINAT
 written there). A marker written to __consumer_offsets completes the producer's transactional
 offset commits. kafkaemu's own coordinator writes its markers in-process; this is what
 Admin.abortTransaction (``kafka-transactions.sh abort``) sends to end a hanging transaction, which
-the transaction coordinator does not learn of, as in Kafka. Not implemented: authorization
-(CLUSTER_ACTION).
+the transaction coordinator does not learn of, as in Kafka. v2 (KIP-1228) names each marker's
+transaction version, which Admin.abortTransaction sends as 0 (unknown); the markers are written
+as before (the epoch rules of Transactions V2 are the transaction coordinator's).
 """
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC
@@ -20,7 +21,7 @@ from .registry import registry
 E = ErrorCode
 
 
-@registry.register(ApiKey.WRITE_TXN_MARKERS, 0, 1)
+@registry.register(ApiKey.WRITE_TXN_MARKERS, 0, 2)
 def write_txn_markers(ctx, req):
     if ctx.authorizer is not None and not authorize_cluster(ctx, ALTER) and not authorize_cluster(ctx, CLUSTER_ACTION):
         return {"markers": [{"producer_id": m.producer_id, "topics": [

@@ -23,7 +23,7 @@ def join_body(member_id="m1", **over):
 def test_registered_and_advertised():
     heartbeat = REGISTRY.get(ApiKey.CONSUMER_GROUP_HEARTBEAT)
     assert heartbeat.min_version == 0 and heartbeat.max_version == 1
-    assert REGISTRY.get(ApiKey.CONSUMER_GROUP_DESCRIBE).max_version == 0
+    assert REGISTRY.get(ApiKey.CONSUMER_GROUP_DESCRIBE).max_version == 1
     keys = {k for k, _, _ in REGISTRY.versions()}
     assert {ApiKey.CONSUMER_GROUP_HEARTBEAT, ApiKey.CONSUMER_GROUP_DESCRIBE} <= keys
 

@@ -2,10 +2,10 @@
 
 For every version kafkaemu specifies, each message must be one of Apache Kafka's versions and have
 its fields (snake_case of the reference names) in the same order, with the same types, nullability,
-tags, defaults and compact/flexible encoding. Kafka 4.3's definitions have newer versions than
-kafkaemu answers (Kafka 4.0's): what kafkaemu implements must match them, not the other way round.
-Comparing version by version (not the range notation) lets kafkaemu leave out versions no current
-client sends.
+tags, defaults and compact/flexible encoding. What kafkaemu implements must match them, not the
+other way round; that every client API is specified at 4.3's versions is
+``test_kafka_4_3_coverage.py``'s. Comparing version by version (not the range notation) lets
+kafkaemu leave out versions no current client sends.
 
 The definitions are Apache Kafka's, read where the project's ``../shared`` is: beside this checkout
 or beside one of its parents (a git worktree); without them the tests skip. Kafka 4.3's

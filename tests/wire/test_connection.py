@@ -38,7 +38,7 @@ def test_api_versions_v3_answers_with_a_v0_response_header():
     assert body.error_code == ErrorCode.NONE
     advertised = {k.api_key: (k.min_version, k.max_version) for k in body.api_keys}
     assert advertised == {k: (lo, hi) for k, lo, hi in REGISTRY.versions()}
-    assert advertised[18] == (0, 4) and advertised[3] == (0, 12)
+    assert advertised[18] == (0, 4) and advertised[3] == (0, 13)
 
 
 def test_api_versions_v3_with_invalid_software_name_gets_invalid_request():

@@ -8,6 +8,11 @@ from ..modern import Assignment, error_response, wire_assignment  # noqa: F401 (
 from .group import ConsumerGroup
 
 
+# ConsumerGroupDescribe v1's member_type (KIP-1099): 0 a classic-protocol member of a consumer group
+# (online migration), 1 a consumer-protocol member, as ConsumerGroupMember.asConsumerGroupDescribeMember
+CLASSIC_MEMBER, CONSUMER_MEMBER = 0, 1
+
+
 def described_group(group: ConsumerGroup, topics_by_id: dict[bytes, str], assignor: str,
                     authorized_operations: int) -> dict:
     def named(assignment: Assignment) -> dict:
@@ -21,6 +26,7 @@ def described_group(group: ConsumerGroup, topics_by_id: dict[bytes, str], assign
         "subscribed_topic_names": list(m.subscribed_topic_names),
         "subscribed_topic_regex": m.subscribed_topic_regex,
         "assignment": named(m.assigned), "target_assignment": named(group.target.get(m.member_id, {})),
+        "member_type": CONSUMER_MEMBER,
     } for m in group.members.values()]
     return {"error_code": 0, "error_message": None, "group_id": group.group_id, "group_state": group.state.value,
             "group_epoch": group.group_epoch, "assignment_epoch": group.assignment_epoch,
