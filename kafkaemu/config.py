@@ -144,6 +144,10 @@ class BrokerConfig:
         _TXN.partition_verification_enable, "don't check that a transactional produce or offset commit goes to a "
                                             "partition of the transaction (KIP-890)",
         kafka="transaction.partition.verification.enable")
+    transaction_version: int = setting(
+        _TXN.transaction_version, "the finalized transaction.version feature: 2 (a new Kafka 4.x cluster) lets "
+                                  "clients use transactions V2 (KIP-890 part 2: an epoch bump per transaction, "
+                                  "partitions added by the produce itself); 0 or 1 keeps them on V1", min=0, max=2)
     # -- security, off by default: SASL when users or mechanisms are given, TLS when a certificate is
     sasl_users: dict[str, str] = setting({}, "enable SASL and add a user (repeatable)", flag="--sasl-user",
                                          metavar="NAME:PASSWORD")

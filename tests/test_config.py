@@ -43,6 +43,7 @@ SAMPLES = {
     "transactional_id_expiration_ms": 86400000, "transaction_abort_timed_out_transaction_cleanup_interval_ms": 1000,
     "transaction_remove_expired_transaction_cleanup_interval_ms": 60000,
     "transaction_partition_verification_enable": False,
+    "transaction_version": 1,
 }
 
 

@@ -79,6 +79,8 @@ class TransactionSettings:
     abort_timed_out_transactions_interval_ms: int = 10000
     remove_expired_transactional_ids_interval_ms: int = 3600000
     partition_verification_enable: bool = True
+    # the finalized transaction.version feature: 2 (a new Kafka 4.x cluster) offers transactions V2
+    transaction_version: int = 2
 
     @classmethod
     def from_config(cls, config) -> "TransactionSettings":
@@ -89,4 +91,5 @@ class TransactionSettings:
             abort_timed_out_transactions_interval_ms=config.transaction_abort_timed_out_transaction_cleanup_interval_ms,
             remove_expired_transactional_ids_interval_ms=config.transaction_remove_expired_transaction_cleanup_interval_ms,
             partition_verification_enable=config.transaction_partition_verification_enable,
+            transaction_version=config.transaction_version,
         )

@@ -1,4 +1,4 @@
-"""Produce (key 0), v0-v11.
+"""Produce (key 0), v0-v12.
 
 Appends each partition's records to its log (see ``storage/partition_log.py`` for the
 validation: CRC -> CORRUPT_MESSAGE, batch over max.message.bytes -> MESSAGE_TOO_LARGE, v3+ needs
@@ -33,7 +33,10 @@ batches of two producers in one request INVALID_PRODUCER_ID_MAPPING, for every p
 Kafka. KIP-890 part 1: a transactional batch that would start a transaction on a partition is
 first checked by ``ctx.txn_path.partition_verifier`` when one is installed (the transaction
 coordinator's answer: INVALID_TXN_STATE "Partition was not added to the transaction"; its
-retriable errors become NOT_ENOUGH_REPLICAS, as Kafka's ReplicaManager maps them).
+retriable errors become NOT_ENOUGH_REPLICAS, as Kafka's ReplicaManager maps them). v12 (KIP-890
+part 2, sent by transactions V2 producers, which send no AddPartitionsToTxn): such a batch adds its
+partition to the producer's transaction instead, starting the transaction if none is open,
+whether or not verification is enabled (``ctx.txn_path.partition_check``).
 
 Not implemented: throttling.
 """
@@ -54,7 +57,7 @@ _ADMIN_CLIENT_ID = "__admin_client"
 _INDEX_AND_RECORDS = itemgetter("index", "records")
 
 
-@registry.register(ApiKey.PRODUCE, 0, 11)
+@registry.register(ApiKey.PRODUCE, 0, 12)
 def produce(ctx, req):
     store = ctx.store
     version = ctx.api_version
@@ -81,7 +84,7 @@ def produce(ctx, req):
             request_error = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
         if request_error is not None:
             return NO_RESPONSE if acks == 0 else _request_error(topic_data, request_error)
-        verifier = ctx.txn_path.partition_verifier
+        verifier = ctx.txn_path.partition_check(adds=version >= 12)
     denied = denied_names(ctx, WRITE, TOPIC, [name for name, _ in topic_data])
     for name, partitions in topic_data:
         topic = store.get(name)
@@ -178,7 +181,7 @@ def _verify(verifier, transactional_id, plog, index, records, version: int):
     with the transaction coordinator (``ctx.txn_path.partition_verifier``); an error response for
     the partition, or None to append."""
     producer = transactional_producer(records)
-    if producer is None or producer[0] < 0 or plog.producers.has_ongoing(producer[0]):
+    if producer is None or producer[0] < 0 or plog.producers.has_ongoing(producer[0], producer[1]):
         return None
     code = verifier(transactional_id, producer[0], producer[1], plog.topic.name, plog.index)
     if not code:

@@ -2,7 +2,7 @@
 as chunks handed on uncopied."""
 from kafkaemu.handlers import REGISTRY
 from kafkaemu.handlers.registry import ApiRegistry
-from kafkaemu.handlers.api_versions import FEATURES
+from kafkaemu.handlers.api_versions import features
 from kafkaemu.protocol import envelope
 from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
@@ -29,7 +29,7 @@ def test_api_versions_answers_the_registry_at_every_version_twice_over():
         assert body.error_code == 0
         assert [dict(k) for k in body.api_keys] == expected
         assert reply == envelope.encode_response(ApiKey.API_VERSIONS, version, version, {
-            "error_code": 0, "api_keys": expected, **FEATURES})[4:]
+            "error_code": 0, "api_keys": expected, **features(2)})[4:]
 
 
 def test_api_versions_keys_from_the_registry_are_a_fresh_list_each_time():
