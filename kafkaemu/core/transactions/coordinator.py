@@ -264,8 +264,9 @@ class TransactionCoordinator:
         md = self.txns.get(tid)
         partitions = tuple(sorted(md.partitions))
         try:
-            self.ctx.markers(WriteMarkers(tid, self.partition_for(tid), md.producer_id, md.producer_epoch, commit,
-                                          partitions, self.ctx.now_ms, md.client_transaction_version))
+            if partitions:   # a V2 abort with no partition added has none to write
+                self.ctx.markers(WriteMarkers(tid, self.partition_for(tid), md.producer_id, md.producer_epoch,
+                                              commit, partitions, self.ctx.now_ms, md.client_transaction_version))
         except Exception:
             log.exception("transaction_markers_failed", transactional_id=tid)
             return False   # kept pending; retried at the next abort check
