@@ -137,3 +137,10 @@ def test_a_v2_marker_must_be_newer_than_the_partitions_epoch_unless_it_repeats_o
     plog.append_control_batch(pid, epoch + 1, True, 0, 0, transaction_version=2)
     with pytest.raises(InvalidBatch):
         plog.append_control_batch(pid, epoch, True, 0, 0, transaction_version=2)
+
+
+def test_the_transaction_state_hook_names_the_clients_transaction_version(broker):
+    r = init(broker)
+    assert broker.txn_hooks.state("tx")["transaction_version"] == 0
+    assert produce(broker, r.producer_id, r.producer_epoch, 0, [b"a"]) == E.NONE
+    assert broker.txn_hooks.state("tx")["transaction_version"] == 2

@@ -410,5 +410,6 @@ class TransactionCoordinator:
                 "last_producer_epoch": md.last_producer_epoch, "timeout_ms": md.txn_timeout_ms,
                 "partitions": sorted(md.partitions), "start_ms": md.txn_start_timestamp,
                 "last_update_ms": md.txn_last_update_timestamp, "held": transactional_id in self.held,
+                "transaction_version": md.client_transaction_version,
                 "markers_pending": transactional_id in self.pending_markers,
                 "coordinator_partition": self.partition_for(transactional_id)}
