@@ -35,7 +35,7 @@ CASES = [
 ]
 TRANSACTION_CASES = [c for c in CASES if c.startswith("transactions-")]
 # KIP-848 cases run against an emulator with a short consumer-group heartbeat interval and session.
-KIP848_CASES = ["group-consumer-protocol", "group-consumer-protocol-static-regex"]
+KIP848_CASES = ["group-consumer-protocol", "group-consumer-protocol-static-regex", "group-migration"]
 KIP848_SETTINGS = {"group.consumer.heartbeat.interval.ms": 500, "group.consumer.session.timeout.ms": 6000}
 
 

@@ -124,6 +124,10 @@ class BrokerConfig:
     group_consumer_assignors: tuple[str, ...] = setting(
         _CONSUMER.assignors, "server-side assignors, the first is the default", kafka="group.consumer.assignors",
         metavar="LIST")
+    group_consumer_migration_policy: str = setting(
+        _CONSUMER.migration_policy, "online migration between classic and consumer groups: bidirectional, "
+                                    "upgrade (classic to consumer only), downgrade or disabled",
+        kafka="group.consumer.migration.policy", metavar="POLICY")
     # -- transactions (defaults: the transaction coordinator's, core/settings.py)
     transaction_state_log_num_partitions: int = setting(
         _TXN.state_log_num_partitions, "partitions of __transaction_state",
@@ -311,6 +315,9 @@ class BrokerConfig:
                             f"{', '.join(SUPPORTED_MECHANISMS)}")
         if any(not user for user in self.sasl_users):
             problems.append(f"{name('sasl_users')} needs a user name")
+        if self.group_consumer_migration_policy not in ("bidirectional", "upgrade", "downgrade", "disabled"):
+            problems.append(f"{name('group_consumer_migration_policy')} takes bidirectional, upgrade, downgrade or "
+                            f"disabled, got {self.group_consumer_migration_policy}")
         if self.tls_client_auth not in ("none", "requested", "required"):
             problems.append(f"{name('tls_client_auth')} takes none, requested or required, got {self.tls_client_auth}")
         elif self.tls_client_auth != "none" and not self.tls_ca:

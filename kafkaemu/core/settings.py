@@ -16,6 +16,16 @@ class ConsumerSettings:
     heartbeat_interval_ms: int = 5000
     max_size: int = INT32_MAX
     assignors: tuple[str, ...] = ("uniform", "range")
+    # online migration between classic and consumer groups: bidirectional, upgrade, downgrade, disabled
+    migration_policy: str = "bidirectional"
+
+    @property
+    def upgrade_enabled(self) -> bool:
+        return self.migration_policy in ("bidirectional", "upgrade")
+
+    @property
+    def downgrade_enabled(self) -> bool:
+        return self.migration_policy in ("bidirectional", "downgrade")
 
     @classmethod
     def from_config(cls, config) -> "ConsumerSettings":
@@ -24,6 +34,7 @@ class ConsumerSettings:
             heartbeat_interval_ms=config.group_consumer_heartbeat_interval_ms,
             max_size=config.group_consumer_max_size,
             assignors=tuple(config.group_consumer_assignors),
+            migration_policy=config.group_consumer_migration_policy,
         )
 
 

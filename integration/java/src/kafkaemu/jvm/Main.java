@@ -35,6 +35,7 @@ public final class Main {
         c.put("transactions-epoch-per-transaction", TransactionCases::epochPerTransaction);
         c.put("group-consumer-protocol", Kip848Cases::consumerProtocol);
         c.put("group-consumer-protocol-static-regex", Kip848Cases::staticRegex);
+        c.put("group-migration", Kip848Cases::migration);
         return c;
     }
 
