@@ -8,7 +8,8 @@ import pytest
 
 from kafkaemu.testing import KafkaEmulator
 
-from .group_clients import create_topic, disjoint_and_complete, kafka_python_consumer, tps, unique, wait_until
+from .group_clients import (append_records, create_topic, disjoint_and_complete, kafka_python_consumer, tps, unique,
+                            wait_until)
 from .test_groups_kip848 import kip848_consumer
 
 pytestmark = pytest.mark.timeout(120)
@@ -46,6 +47,13 @@ def test_a_consumer_protocol_member_upgrades_a_classic_group_and_leaving_downgra
         members = emulator.call(lambda broker: {mid: m.uses_classic_protocol for mid, m in
                                                 broker.coordinator.group(group).members.items()})
         assert sorted(members.values()) == [False, True, True]
+        # a classic member of the consumer group reads and commits with its generation
+        append_records(emulator, topic, 5)
+        wait_until(lambda: len(classic[0].records) >= 5 * len(classic[0].assigned), what="classic reads")
+        classic[0].call(lambda c: c.commit())   # CommitFailedError if refused
+        committed = emulator.call(lambda broker: broker.coordinator.fetch_offsets(
+            broker._clock(), group, [(topic, sorted(p for _, p in classic[0].assigned))]))
+        assert {p["committed_offset"] for t in committed["topics"] for p in t["partitions"]} == {5}, committed
         modern.close()
         modern = None
         wait_until(lambda: group_type(emulator, group) == "classic" and shared(classic, tps(topic, 6)),

@@ -188,3 +188,29 @@ def test_the_records_replay_to_the_group_the_migration_left():
     again.c.load(h.records, h.now)
     assert again.c.group("g").type is GroupType.CLASSIC and set(again.c.group("g").members) == \
         {a.member_id, b.member_id}
+
+
+def test_a_classic_member_told_to_rejoin_that_does_not_is_fenced_after_its_rebalance_timeout():
+    h = ConsumerHarness()
+    a, b = classic_group_of_two(h)
+    modern = Client(h, "m1")
+    modern.beat()
+    assert a.heartbeat() == E.REBALANCE_IN_PROGRESS   # a never rejoins, but keeps heartbeating
+    for _ in range(30):
+        h.advance(1000)
+        a.heartbeat()
+        b.heartbeat()
+        modern.beat()
+    assert a.member_id not in h.group().members      # fenced after its 30 s rebalance timeout
+    assert b.member_id in h.group().members
+
+
+def test_a_classic_member_commits_offsets_with_its_generation():
+    from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
+    h = ConsumerHarness()
+    a, b = classic_group_of_two(h)
+    Client(h, "m1").beat()
+    commit = OffsetCommit("g", [("t", [CommitPartition(0, 5)])], a.generation, a.member_id, api_version=8)
+    assert h.c.commit_offsets(h.now, commit)["topics"][0]["partitions"][0]["error_code"] == E.NONE
+    stale = OffsetCommit("g", [("t", [CommitPartition(0, 6)])], a.generation - 1, a.member_id, api_version=8)
+    assert h.c.commit_offsets(h.now, stale)["topics"][0]["partitions"][0]["error_code"] == E.ILLEGAL_GENERATION

@@ -9,7 +9,9 @@ member's first protocol's metadata; the answer is immediate, with the member's e
 generation and no members (the member never leads: the coordinator assigns). SyncGroup returns the
 member's assignment in its protocol's version. A Heartbeat answers REBALANCE_IN_PROGRESS whenever
 the member must rejoin to move on: the group epoch passed its epoch, it has partitions to revoke, or
-partitions it waits for were released. The session timeout is the member's own.
+partitions it waits for were released. The session timeout is the member's own; a member told to
+rejoin must do so within its rebalance timeout, and one that joined must SyncGroup within it, or it
+is fenced (Kafka's consumer group join and sync timeouts).
 """
 from __future__ import annotations
 
@@ -76,6 +78,9 @@ class ClassicMembers:
                                lambda tid, p: epochs.get((tid, p), -1), owned_partitions(subscription, self.topics))
         self._store_reconciled(group, updated, reconciled)
         self._schedule_session_timeout(group.group_id, reconciled.member_id)
+        self.ctx.cancel(_join_key(group.group_id, reconciled.member_id))
+        self._schedule_classic_timeout(_sync_key(group.group_id, reconciled.member_id), group.group_id,
+                                       reconciled.member_id, reconciled.rebalance_timeout_ms)
         self._note_state(group, old_state)
         self._persist(group)
         respond({"error_code": 0, "generation_id": reconciled.member_epoch, "protocol_type": CONSUMER_PROTOCOL_TYPE,
@@ -113,6 +118,7 @@ class ClassicMembers:
         except GroupError as exc:
             return respond(sync_response(exc.code))
         self._schedule_session_timeout(group.group_id, member.member_id)
+        self.ctx.cancel(_sync_key(group.group_id, member.member_id))
         names = {meta.topic_id: name for name, meta in group.subscription_metadata.items()}
         version = protocol_version(first[1])
         respond({"error_code": 0, "protocol_type": req.protocol_type, "protocol_name": req.protocol_name,
@@ -127,8 +133,25 @@ class ClassicMembers:
         self._schedule_session_timeout(group.group_id, member.member_id)
         if member.member_epoch < group.group_epoch or member.state is MemberState.UNREVOKED_PARTITIONS or \
                 (member.state is MemberState.UNRELEASED_PARTITIONS and not _waiting_on_unreleased(group, member)):
+            key = _join_key(group.group_id, member.member_id)
+            if not self.ctx.timers.is_scheduled(key):
+                self._schedule_classic_timeout(key, group.group_id, member.member_id, member.rebalance_timeout_ms)
             return E.REBALANCE_IN_PROGRESS
         return E.NONE
+
+    def _schedule_classic_timeout(self, key: tuple, group_id: str, member_id: str, timeout_ms: int) -> None:
+        self.ctx.schedule(key, timeout_ms, lambda: self.ctx.runtime.timer(
+            group_id, key, lambda: self._classic_timed_out(group_id, member_id, key[0])))
+
+    def _classic_timed_out(self, group_id: str, member_id: str, what: str) -> None:
+        group = self.group(group_id)
+        if group is not None and member_id in group.members:
+            log.info("consumer_classic_member_timed_out", group=group_id, member=member_id, waiting_for=what)
+            self.fence(group, member_id)
+
+    def _cancel_classic_timers(self, group_id: str, member_id: str) -> None:
+        self.ctx.cancel(_join_key(group_id, member_id))
+        self.ctx.cancel(_sync_key(group_id, member_id))
 
     def _validate_classic_member(self, group: ConsumerGroup, member_id: str, instance_id: str | None,
                                  generation_id: int) -> ConsumerMember:
@@ -143,6 +166,14 @@ class ClassicMembers:
         if generation_id != member.member_epoch:
             raise GroupError(E.ILLEGAL_GENERATION)
         return member
+
+
+def _join_key(group_id: str, member_id: str) -> tuple:
+    return ("consumer-classic-join", group_id, member_id)
+
+
+def _sync_key(group_id: str, member_id: str) -> tuple:
+    return ("consumer-classic-sync", group_id, member_id)
 
 
 def join_response(error: ErrorCode, member_id: str) -> dict:

@@ -351,6 +351,7 @@ class ConsumerGroupManager(ClassicMembers):
     def _cancel_timers(self, group_id: str, member_id: str) -> None:
         self.ctx.cancel(self._session_key(group_id, member_id))
         self.ctx.cancel(self._rebalance_key(group_id, member_id))
+        self._cancel_classic_timers(group_id, member_id)
 
     def _expire_session(self, group_id: str, member_id: str) -> None:
         group = self.group(group_id)
