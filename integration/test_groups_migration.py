@@ -8,8 +8,8 @@ import pytest
 
 from kafkaemu.testing import KafkaEmulator
 
-from .group_clients import (append_records, create_topic, disjoint_and_complete, kafka_python_consumer, tps, unique,
-                            wait_until)
+from .group_clients import (append_records, confluent_consumer, create_topic, disjoint_and_complete,
+                            kafka_python_consumer, tps, unique, wait_until)
 from .test_groups_kip848 import kip848_consumer
 
 pytestmark = pytest.mark.timeout(120)
@@ -33,10 +33,12 @@ def shared(cs, universe) -> bool:
     return all(views) and disjoint_and_complete(views, universe)
 
 
-def test_a_consumer_protocol_member_upgrades_a_classic_group_and_leaving_downgrades_it(emulator):
+@pytest.mark.parametrize("classic_consumer", [kafka_python_consumer, confluent_consumer],
+                         ids=["kafka-python", "confluent-classic"])
+def test_a_consumer_protocol_member_upgrades_a_classic_group_and_leaving_downgrades_it(emulator, classic_consumer):
     bs, topic, group = emulator.bootstrap_server, unique("migrate-up"), unique("migrate-g")
     create_topic(emulator, topic, 6)
-    classic = [kafka_python_consumer(bs, [topic], group, f"classic-{i}") for i in range(2)]
+    classic = [classic_consumer(bs, [topic], group, f"classic-{i}") for i in range(2)]
     modern = None
     try:
         wait_until(lambda: shared(classic, tps(topic, 6)), what="the classic group's assignment")
@@ -50,7 +52,8 @@ def test_a_consumer_protocol_member_upgrades_a_classic_group_and_leaving_downgra
         # a classic member of the consumer group reads and commits with its generation
         append_records(emulator, topic, 5)
         wait_until(lambda: len(classic[0].records) >= 5 * len(classic[0].assigned), what="classic reads")
-        classic[0].call(lambda c: c.commit())   # CommitFailedError if refused
+        classic[0].call(lambda c: c.commit(asynchronous=False) if classic_consumer is confluent_consumer
+                        else c.commit())   # an error if refused
         committed = emulator.call(lambda broker: broker.coordinator.fetch_offsets(
             broker._clock(), group, [(topic, sorted(p for _, p in classic[0].assigned))]))
         assert {p["committed_offset"] for t in committed["topics"] for p in t["partitions"]} == {5}, committed
@@ -64,14 +67,16 @@ def test_a_consumer_protocol_member_upgrades_a_classic_group_and_leaving_downgra
             c.close()
 
 
-def test_a_classic_member_joins_a_consumer_group(emulator):
+@pytest.mark.parametrize("classic_consumer", [kafka_python_consumer, confluent_consumer],
+                         ids=["kafka-python", "confluent-classic"])
+def test_a_classic_member_joins_a_consumer_group(emulator, classic_consumer):
     bs, topic, group = emulator.bootstrap_server, unique("migrate-join"), unique("migrate-g")
     create_topic(emulator, topic, 4)
     modern = kip848_consumer(bs, [topic], group, "modern")
     classic = None
     try:
         wait_until(lambda: modern.assigned == tps(topic, 4), what="the consumer group's assignment")
-        classic = kafka_python_consumer(bs, [topic], group, "classic")
+        classic = classic_consumer(bs, [topic], group, "classic")
         wait_until(lambda: shared([modern, classic], tps(topic, 4)), what="the classic member sharing the group")
         assert group_type(emulator, group) == "consumer"
         classic.close()

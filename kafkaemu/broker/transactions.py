@@ -3,8 +3,9 @@
 ``TransactionDataPath``: markers written into the transaction's partitions (for the coordinator's
 commit/abort and for WriteTxnMarkers), and what a transactional write does before it starts a
 transaction on a partition: KIP-890 part 1's check that the partition is in the transaction, or
-part 2's adding it (a transactions V2 producer sends no AddPartitionsToTxn). ``TransactionHooks``: what tests do to a transaction that a
-client cannot (hold its markers, abort or time it out, fence its producer).
+part 2's adding it (a transactions V2 producer sends no AddPartitionsToTxn). ``TransactionHooks``:
+what tests do to a transaction that a client cannot (hold its markers, abort or time it out, fence
+its producer).
 """
 from __future__ import annotations
 
