@@ -17,9 +17,8 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture(scope="module")
 def emulator():
-    extra = {"group.consumer.session.timeout.ms": 6000, "group.consumer.heartbeat.interval.ms": 500,
-             "group.min.session.timeout.ms": 1000}
-    with KafkaEmulator(group_initial_rebalance_delay_ms=0, extra=extra) as emu:
+    extra = {"group.consumer.session.timeout.ms": 6000, "group.consumer.heartbeat.interval.ms": 500}
+    with KafkaEmulator(extra=extra) as emu:
         yield emu
 
 
