@@ -31,9 +31,11 @@ CASES = [
     "transactions-fencing",
     "transactions-admin",
     "transactions-abort-hanging",
+    "transactions-epoch-per-transaction",
 ]
+TRANSACTION_CASES = [c for c in CASES if c.startswith("transactions-")]
 # KIP-848 cases run against an emulator with a short consumer-group heartbeat interval and session.
-KIP848_CASES = ["group-consumer-protocol", "group-consumer-protocol-static-regex"]
+KIP848_CASES = ["group-consumer-protocol", "group-consumer-protocol-static-regex", "group-migration"]
 KIP848_SETTINGS = {"group.consumer.heartbeat.interval.ms": 500, "group.consumer.session.timeout.ms": 6000}
 
 
@@ -47,13 +49,53 @@ def test_case_list_matches_runner(java_classpath):
     assert listed == CASES + KIP848_CASES
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_java_client(case, java_classpath, fresh_kafka_emulator):
-    result = run_case(java_classpath, case, fresh_kafka_emulator.bootstrap_server)
+def _assert_passed(case: str, result: subprocess.CompletedProcess) -> None:
     verdict = [line for line in result.stdout.splitlines() if line.startswith(("PASS ", "FAIL "))]
     assert result.returncode == 0 and verdict and verdict[-1].startswith(f"PASS {case} "), (
         f"{case}: exit {result.returncode}\n{result.stdout}\n--- stderr (last 6000 chars) ---\n{result.stderr[-6000:]}"
     )
+
+
+def _assert_transaction_version(emulator, v2: bool) -> None:
+    """What the transactional producer sent: under V2 (KIP-890 part 2) EndTxn v5, transactional
+    Produce v12+, TxnOffsetCommit v5 and neither AddPartitionsToTxn nor AddOffsetsToTxn; under V1
+    EndTxn v4, AddPartitionsToTxn, and AddOffsetsToTxn with TxnOffsetCommit v4."""
+    entries = emulator.requests(limit=100_000)
+    versions: dict[int, set[int]] = {}
+    for e in entries:
+        versions.setdefault(e["api_key"], set()).add(e["version"])
+    end_txn, add_partitions = versions.get(26, set()), versions.get(24, set())
+    if not end_txn:
+        return   # a case without EndTxn (abort-hanging's producer is fenced first)
+    offsets, add_offsets = versions.get(28, set()), versions.get(25, set())
+    if v2:
+        assert end_txn == {5} and not add_partitions and not add_offsets, versions
+        assert min(versions[0]) >= 12 and offsets <= {5}, versions
+    else:
+        assert end_txn == {4} and add_partitions and offsets <= {4}, versions
+        assert bool(offsets) == bool(add_offsets), versions
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_java_client(case, java_classpath, fresh_kafka_emulator):
+    if case in TRANSACTION_CASES:
+        fresh_kafka_emulator.enable_request_log()
+    result = run_case(java_classpath, case, fresh_kafka_emulator.bootstrap_server)
+    _assert_passed(case, result)
+    if case in TRANSACTION_CASES:   # transaction.version 2 is finalized: the client uses V2
+        _assert_transaction_version(fresh_kafka_emulator, v2=True)
+
+
+@pytest.mark.parametrize("case", TRANSACTION_CASES)
+def test_java_transactions_capped_to_v1(case, java_classpath):
+    """The transaction cases again on a cluster whose transaction.version is 1: the client stays on
+    transactions V1 (AddPartitionsToTxn, EndTxn v4, the epoch kept across transactions)."""
+    from kafkaemu.testing import KafkaEmulator
+    with KafkaEmulator(transaction_version=1) as emulator:
+        emulator.enable_request_log()
+        result = run_case(java_classpath, case, emulator.bootstrap_server)
+        _assert_passed(case, result)
+        _assert_transaction_version(emulator, v2=False)
 
 
 @pytest.mark.parametrize("case", KIP848_CASES)
@@ -61,7 +103,4 @@ def test_java_client_consumer_protocol(case, java_classpath):
     from kafkaemu.testing import KafkaEmulator
     with KafkaEmulator(extra=dict(KIP848_SETTINGS)) as emulator:
         result = run_case(java_classpath, case, emulator.bootstrap_server)
-    verdict = [line for line in result.stdout.splitlines() if line.startswith(("PASS ", "FAIL "))]
-    assert result.returncode == 0 and verdict and verdict[-1].startswith(f"PASS {case} "), (
-        f"{case}: exit {result.returncode}\n{result.stdout}\n--- stderr (last 6000 chars) ---\n{result.stderr[-6000:]}"
-    )
+    _assert_passed(case, result)

@@ -169,7 +169,8 @@ def test_a_transaction_open_past_its_timeout_is_aborted_by_the_broker():
         assert emulator.transaction_state(tid)["state"] == "Ongoing"
         emulator.advance_clock(11000)   # past the timeout, and the coordinator's periodic check ran
         state = emulator.transaction_state(tid)
-        assert (state["state"], state["producer_epoch"]) == ("CompleteAbort", epoch + 1)
+        # fenced (+1), then aborted as a V2 EndTxn since the cluster's transaction.version is 2 (+1)
+        assert (state["state"], state["producer_epoch"]) == ("CompleteAbort", epoch + 2)
         with pytest.raises(KafkaException):
             p.commit_transaction(30)
         write_sentinels(emulator.bootstrap_server, topic, 1)

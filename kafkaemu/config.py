@@ -125,6 +125,10 @@ class BrokerConfig:
     group_consumer_assignors: tuple[str, ...] = setting(
         _CONSUMER.assignors, "server-side assignors, the first is the default", kafka="group.consumer.assignors",
         metavar="LIST")
+    group_consumer_migration_policy: str = setting(
+        _CONSUMER.migration_policy, "online migration between classic and consumer groups: bidirectional, "
+                                    "upgrade (classic to consumer only), downgrade or disabled",
+        kafka="group.consumer.migration.policy", metavar="POLICY")
     # -- transactions (defaults: the transaction coordinator's, core/settings.py)
     transaction_state_log_num_partitions: int = setting(
         _TXN.state_log_num_partitions, "partitions of __transaction_state",
@@ -149,6 +153,10 @@ class BrokerConfig:
         _TXN.partition_verification_enable, "don't check that a transactional produce or offset commit goes to a "
                                             "partition of the transaction (KIP-890)",
         kafka="transaction.partition.verification.enable")
+    transaction_version: int = setting(
+        _TXN.transaction_version, "the finalized transaction.version feature: 2 (a new Kafka 4.x cluster) lets "
+                                  "clients use transactions V2 (KIP-890 part 2: an epoch bump per transaction, "
+                                  "partitions added by the produce itself); 0 or 1 keeps them on V1", min=0, max=2)
     # -- security, off by default: SASL when users or mechanisms are given, TLS when a certificate is
     sasl_users: dict[str, str] = setting({}, "enable SASL and add a user (repeatable)", flag="--sasl-user",
                                          metavar="NAME:PASSWORD")
@@ -316,6 +324,9 @@ class BrokerConfig:
             problems.append(f"{name('finalized_features')}: {exc}")
         if any(not user for user in self.sasl_users):
             problems.append(f"{name('sasl_users')} needs a user name")
+        if self.group_consumer_migration_policy not in ("bidirectional", "upgrade", "downgrade", "disabled"):
+            problems.append(f"{name('group_consumer_migration_policy')} takes bidirectional, upgrade, downgrade or "
+                            f"disabled, got {self.group_consumer_migration_policy}")
         if self.tls_client_auth not in ("none", "requested", "required"):
             problems.append(f"{name('tls_client_auth')} takes none, requested or required, got {self.tls_client_auth}")
         elif self.tls_client_auth != "none" and not self.tls_ca:

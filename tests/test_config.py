@@ -44,6 +44,8 @@ SAMPLES = {
     "transaction_remove_expired_transaction_cleanup_interval_ms": 60000,
     "transaction_partition_verification_enable": False,
     "finalized_features": ("transaction.version=1", "group.version=0"),
+    "transaction_version": 1,
+    "group_consumer_migration_policy": "upgrade",
 }
 
 
@@ -109,7 +111,7 @@ def test_settings_views_are_derived_from_the_config():
             coordinator.initial_rebalance_delay_ms, coordinator.max_group_size, coordinator.offsets_retention_ms,
             coordinator.offsets_topic_num_partitions, coordinator.offset_metadata_max_bytes,
             coordinator.offsets_retention_check_interval_ms) == (1000, 60000, 3000, 10, 3600000, 5, 100, 30000)
-    assert coordinator.consumer == ConsumerSettings(6000, 500, 20, ("range",))
+    assert coordinator.consumer == ConsumerSettings(6000, 500, 20, ("range",), "upgrade")
     # their defaults are BrokerConfig's
     assert CoordinatorSettings() == CoordinatorSettings.from_config(DEFAULTS)
     assert ConsumerSettings() == ConsumerSettings.from_config(DEFAULTS)

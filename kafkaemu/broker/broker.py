@@ -58,8 +58,9 @@ class Broker:
         services.authorizer = self.authorizer = new_authorizer(config)
         services.credentials = self.credentials = new_credentials(config)
         services.tokens = self.tokens = self.credentials.tokens = new_tokens(config, self._clock)
-        services.features = self.features = FinalizedFeatures(parse_levels(config.finalized_features),
-                                                              config.node_id)
+        # transaction.version starts at its own setting unless --feature names it
+        levels = {"transaction.version": config.transaction_version, **parse_levels(config.finalized_features)}
+        services.features = self.features = FinalizedFeatures(levels, config.node_id)
         self.faults = Faults()
         self.timers = Timers()  # broker-level timers (delayed fault replies, idle connections)
         # __consumer_offsets and __transaction_state exist from the start as internal topics, so no
@@ -103,7 +104,7 @@ class Broker:
         """A transaction coordinator writing to __transaction_state; ``load``: with the transactions
         its records hold (a previous run's, or a restored snapshot's)."""
         return build_transaction_coordinator(self.config, self.store, self.placement, self.txn_path.write_markers,
-                                             now_ms, load)
+                                             now_ms, load, self.features.level("transaction.version"))
 
     # -- requests --------------------------------------------------------------------------
     def observe_time(self, now_ms: int) -> None:

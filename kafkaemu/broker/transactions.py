@@ -1,9 +1,11 @@
 """The transaction coordinator's reach into the data path, and its test hooks.
 
 ``TransactionDataPath``: markers written into the transaction's partitions (for the coordinator's
-commit/abort and for WriteTxnMarkers), and KIP-890 part 1's check before a transactional write
-starts a transaction on a partition. ``TransactionHooks``: what tests do to a transaction that a
-client cannot (hold its markers, abort or time it out, fence its producer).
+commit/abort and for WriteTxnMarkers), and what a transactional write does before it starts a
+transaction on a partition: KIP-890 part 1's check that the partition is in the transaction, or
+part 2's adding it (a transactions V2 producer sends no AddPartitionsToTxn). ``TransactionHooks``:
+what tests do to a transaction that a client cannot (hold its markers, abort or time it out, fence
+its producer).
 """
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ class TransactionDataPath:
         self.partition_verifier: PartitionVerifier | None = None
 
     def write_txn_markers(self, producer_id: int, producer_epoch: int, commit: bool, coordinator_epoch: int,
-                          partitions, now_ms: int) -> dict:
+                          partitions, now_ms: int, transaction_version: int = 0) -> dict:
         """Write a commit (``commit``) or abort marker for the producer to each (topic, partition)
         of a completed transaction, as Kafka's WriteTxnMarkers; partitions that no longer exist are
         skipped. Returns {(topic, partition): ErrorCode}: NONE when written,
@@ -53,7 +55,7 @@ class TransactionDataPath:
                 continue
             try:
                 topic.partitions[index].append_control_batch(producer_id, producer_epoch, commit, coordinator_epoch,
-                                                             now_ms)
+                                                             now_ms, transaction_version)
                 results[(topic_name, index)] = ErrorCode.NONE
             except InvalidBatch as exc:
                 log.warning("txn_marker_rejected", topic=topic_name, partition=index, producer_id=producer_id,
@@ -68,7 +70,7 @@ class TransactionDataPath:
         topic = self.services.store.get(TRANSACTION_STATE_TOPIC)
         coordinator_epoch = topic.partitions[req.txn_partition].leader_epoch
         results = self.write_txn_markers(req.producer_id, req.producer_epoch, req.commit, coordinator_epoch,
-                                         list(req.partitions), req.now_ms)
+                                         list(req.partitions), req.now_ms, req.transaction_version)
         if any(t == OFFSETS_TOPIC and code == ErrorCode.NONE for (t, _), code in results.items()):
             self.services.groups.complete_transaction(req.now_ms, req.producer_id, req.commit)
 
@@ -82,6 +84,23 @@ class TransactionDataPath:
         return int(verification_error(self.services.txns.verify_partitions(
             self.clock(), AddPartitions(transactional_id or "", producer_id, producer_epoch,
                                         [(topic, partition)]))[(topic, partition)]))
+
+
+    def partition_check(self, adds: bool) -> PartitionVerifier | None:
+        """What a transactional write asks before it starts a transaction on a partition: a V2
+        producer's write (Produce v12+, TxnOffsetCommit v5+) adds the partition, whatever
+        transaction.partition.verification.enable says (ReplicaManager); a V1 producer's is
+        verified when verification is on; None: nothing to ask."""
+        return self.add_partition if adds else self.partition_verifier
+
+    def add_partition(self, transactional_id, producer_id: int, producer_epoch: int, topic: str,
+                      partition: int) -> int:
+        """KIP-890 part 2: add the partition to the producer's transaction (starting one if none is
+        open), as AddPartitionsToTxnManager asks the coordinator; PRODUCER_FENCED reads as
+        INVALID_PRODUCER_EPOCH."""
+        return int(verification_error(self.services.txns.add_partitions(
+            self.clock(), AddPartitions(transactional_id or "", producer_id, producer_epoch, [(topic, partition)],
+                                        transaction_version=2))))
 
 
 class TransactionHooks:

@@ -36,6 +36,7 @@ from .consumer.requests import ConsumerHeartbeat
 from .consumer.responses import error_response
 from .context import CoordinatorContext, Sink, Transition
 from .group_api import Group, GroupError, GroupType
+from .migration import OnlineMigration
 from .offsets import records as offsets_records
 from .offsets.manager import OffsetManager, PartitionExists
 from .offsets.requests import OffsetCommit, TxnOffsetCommit
@@ -70,6 +71,7 @@ class GroupCoordinator:
         self._run = self.ctx.runtime.run
         self.classic = ClassicGroupManager(self.ctx)
         self.consumer = ConsumerGroupManager(self.ctx)
+        self.migration = OnlineMigration(self.ctx, self.classic, self.consumer)
         self.offsets = OffsetManager(self.ctx, self)
         self.share = ShareGroupManager(self.ctx)
         self.share_partitions = SharePartitionManager(self.ctx)
@@ -136,15 +138,35 @@ class GroupCoordinator:
         self._manager(group).offset_committed(group, member_id)
 
     # ============================================================ classic group protocol
-    def join_group(self, now_ms: int, req: JoinGroup, respond: Reply) -> None:
+    def join_group(self, now_ms: int, req: JoinGroup, respond: Reply, topics: dict[str, TopicMeta] | None = None
+                   ) -> None:
+        """``topics``: what a consumer group assigns from (a classic member may join one)."""
         with self._request(now_ms):
             deferred = self.ctx.runtime.deferred(respond)
-            self._run(req.group_id, self.classic.join_group, (req, deferred),
+            self._run(req.group_id, self._join_group, (req, deferred, topics),
                       lambda error, *_: respond(join_response(error, req.member_id)))
+
+    def _join_group(self, req: JoinGroup, respond: Reply, topics: dict[str, TopicMeta] | None) -> None:
+        """As Kafka's classicGroupJoin: a non-empty consumer group serves the member itself; an
+        empty one is replaced by a classic group (its offsets stay)."""
+        group = self.group(req.group_id)
+        s = self.settings
+        if group is not None and group.type is GroupType.CONSUMER \
+                and s.min_session_timeout_ms <= req.session_timeout_ms <= s.max_session_timeout_ms:
+            if not group.is_empty():
+                return self.consumer.classic_join(group, req, respond, topics or self.consumer.topics)
+            self.ctx.append(req.group_id, group.tombstone_records())
+            self.consumer.forget(group)
+            del self.ctx.groups[req.group_id]
+            log.info("consumer_group_replaced_by_classic_group", group=req.group_id)
+        return self.classic.join_group(req, respond)
 
     def sync_group(self, now_ms: int, req: SyncGroup, respond: Reply) -> None:
         with self._request(now_ms):
             deferred = self.ctx.runtime.deferred(respond)
+            group = self.group(req.group_id)
+            if group is not None and group.type is GroupType.CONSUMER:
+                return self.consumer.classic_sync(group, req, deferred)   # writes nothing
             self._run(req.group_id, self.classic.sync_group, (req, deferred),
                       lambda error, *_: self._sync_failed(req, respond, error))
 
@@ -155,6 +177,9 @@ class GroupCoordinator:
 
     def heartbeat(self, now_ms: int, req: Heartbeat) -> dict:
         with self._request(now_ms):
+            group = self.group(req.group_id)
+            if group is not None and group.type is GroupType.CONSUMER:
+                return {"error_code": int(self.consumer.classic_heartbeat(group, req))}
             return {"error_code": int(self.classic.heartbeat(req))}
 
     def leave_group(self, now_ms: int, req: LeaveGroup) -> dict:
@@ -167,7 +192,11 @@ class GroupCoordinator:
     # ============================================================ consumer groups (KIP-848)
     def consumer_group_heartbeat(self, now_ms: int, req: ConsumerHeartbeat, topics: dict[str, TopicMeta]) -> dict:
         with self._request(now_ms):
-            return self._run(req.group_id, self.consumer.heartbeat, (req, topics), _heartbeat_failed)
+            return self._run(req.group_id, self._consumer_heartbeat, (req, topics), _heartbeat_failed)
+
+    def _consumer_heartbeat(self, req: ConsumerHeartbeat, topics: dict[str, TopicMeta]) -> dict:
+        self.migration.maybe_upgrade(req, topics)
+        return self.consumer.heartbeat(req, topics)
 
     def consumer_group_describe(self, now_ms: int, group_ids: list[str], topics_by_id: dict[bytes, str],
                                 include_authorized_operations: bool = False) -> list[dict]:

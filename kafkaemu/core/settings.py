@@ -16,6 +16,16 @@ class ConsumerSettings:
     heartbeat_interval_ms: int = 5000
     max_size: int = INT32_MAX
     assignors: tuple[str, ...] = ("uniform", "range")
+    # online migration between classic and consumer groups: bidirectional, upgrade, downgrade, disabled
+    migration_policy: str = "bidirectional"
+
+    @property
+    def upgrade_enabled(self) -> bool:
+        return self.migration_policy in ("bidirectional", "upgrade")
+
+    @property
+    def downgrade_enabled(self) -> bool:
+        return self.migration_policy in ("bidirectional", "downgrade")
 
     @classmethod
     def from_config(cls, config) -> "ConsumerSettings":
@@ -24,6 +34,7 @@ class ConsumerSettings:
             heartbeat_interval_ms=config.group_consumer_heartbeat_interval_ms,
             max_size=config.group_consumer_max_size,
             assignors=tuple(config.group_consumer_assignors),
+            migration_policy=config.group_consumer_migration_policy,
         )
 
 
@@ -79,6 +90,8 @@ class TransactionSettings:
     abort_timed_out_transactions_interval_ms: int = 10000
     remove_expired_transactional_ids_interval_ms: int = 3600000
     partition_verification_enable: bool = True
+    # the finalized transaction.version feature: 2 (a new Kafka 4.x cluster) offers transactions V2
+    transaction_version: int = 2
 
     @classmethod
     def from_config(cls, config) -> "TransactionSettings":
@@ -89,4 +102,5 @@ class TransactionSettings:
             abort_timed_out_transactions_interval_ms=config.transaction_abort_timed_out_transaction_cleanup_interval_ms,
             remove_expired_transactional_ids_interval_ms=config.transaction_remove_expired_transaction_cleanup_interval_ms,
             partition_verification_enable=config.transaction_partition_verification_enable,
+            transaction_version=config.transaction_version,
         )

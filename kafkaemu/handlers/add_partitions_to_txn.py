@@ -1,15 +1,16 @@
 """AddPartitionsToTxn (key 24), v0-v5.
 
-v0-3 (clients): one transaction; v4+ (brokers, KIP-890): a batch of transactions, each either
-adding its partitions or, with verify_only, asking whether they are in the transaction (NONE, or
-TRANSACTION_ABORTABLE for one that is not). As Kafka's KafkaApis, partitions are checked first:
-an internal topic (from a v0-3 client) TOPIC_AUTHORIZATION_FAILED, an unknown topic or partition
-UNKNOWN_TOPIC_OR_PARTITION, and then the transaction's other partitions OPERATION_NOT_ATTEMPTED,
-nothing added. Otherwise the coordinator's answer goes to every partition: NOT_COORDINATOR on a
-node not leading the id's __transaction_state partition, INVALID_PRODUCER_ID_MAPPING for an
-unknown id or another producer id, PRODUCER_FENCED for another epoch (INVALID_PRODUCER_EPOCH
-before v2), CONCURRENT_TRANSACTIONS while the transaction is completing. Not implemented:
-authorization (v4+ needs CLUSTER_ACTION in Kafka; kafkaemu has no ACLs).
+v0-3 (clients): one transaction; v4+ (brokers, KIP-890): a batch of transactions, each either adding
+its partitions (for a transactions V2 producer, KIP-890 part 2) or, with verify_only, asking whether
+they are in the transaction (NONE, or TRANSACTION_ABORTABLE for one that is not). As Kafka's
+KafkaApis, partitions are checked first: an internal topic (from a v0-3 client)
+TOPIC_AUTHORIZATION_FAILED, an unknown topic or partition UNKNOWN_TOPIC_OR_PARTITION, and then the
+transaction's other partitions OPERATION_NOT_ATTEMPTED, nothing added. Otherwise the coordinator's
+answer goes to every partition: NOT_COORDINATOR on a node not leading the id's __transaction_state
+partition, INVALID_PRODUCER_ID_MAPPING for an unknown id or another producer id, PRODUCER_FENCED for
+another epoch (INVALID_PRODUCER_EPOCH before v2), CONCURRENT_TRANSACTIONS while the transaction is
+completing. Not implemented: authorization (v4+ needs CLUSTER_ACTION in Kafka; kafkaemu has no
+ACLs).
 """
 from ..core.transactions.requests import AddPartitions
 from ..protocol.errors import ErrorCode
@@ -55,7 +56,8 @@ def _transaction(ctx, tid, producer_id, producer_epoch, topics, verify_only) -> 
         return _by_topic({tp: failed.get(tp, E.OPERATION_NOT_ATTEMPTED) for tp in partitions})
     if tid and not is_txn_coordinator(ctx, tid):
         return _by_topic(dict.fromkeys(partitions, E.NOT_COORDINATOR))
-    request = AddPartitions(tid, producer_id, producer_epoch, partitions)
+    # v4+ additions come from brokers adding a V2 producer's partitions (KIP-890 part 2)
+    request = AddPartitions(tid, producer_id, producer_epoch, partitions, transaction_version=0 if client else 2)
     coordinator = ctx.txns
     if verify_only:
         return _by_topic(coordinator.verify_partitions(ctx.now_ms, request))

@@ -4,7 +4,8 @@ The answer is derived from the registry: every API with a handler, at the versio
 handles. v3+ requests name the client software; a malformed name or version gets
 INVALID_REQUEST as in Kafka. v3+ answers carry the supported features (``feature_levels.py``) and
 the finalized ones with their epoch (``ctx.features``), as a Kafka 4.3 cluster: a feature
-finalized at 0 is left out. Below v4 a supported minimum of 0 is answered as 1 (and the maximum at
+finalized at 0 is left out; transaction.version starts at the ``transaction_version``
+setting (2 by default: clients use Transactions V2). Below v4 a supported minimum of 0 is answered as 1 (and the maximum at
 least 1), as Kafka's ApiVersionsResponse does for the clients KAFKA-17011 broke.
 An ApiVersions request above v4 is answered by the connection layer in v0 format.
 """

@@ -15,6 +15,7 @@ from .group_common import client_host, is_coordinator
 from ..broker.context import DEFERRED
 from ..protocol.api_keys import ApiKey
 from .authorization import GROUP, READ, authorize
+from .consumer_group_topics import topic_metas
 from .registry import registry
 
 
@@ -38,5 +39,5 @@ def join_group(ctx, req):
         client_host=client_host(ctx),
         api_version=version,
         reason=req.reason if version >= 8 else None,
-    ), ctx.respond)
+    ), ctx.respond, topic_metas(ctx))
     return DEFERRED

@@ -33,7 +33,10 @@ batches of two producers in one request INVALID_PRODUCER_ID_MAPPING, for every p
 Kafka. KIP-890 part 1: a transactional batch that would start a transaction on a partition is
 first checked by ``ctx.txn_path.partition_verifier`` when one is installed (the transaction
 coordinator's answer: INVALID_TXN_STATE "Partition was not added to the transaction"; its
-retriable errors become NOT_ENOUGH_REPLICAS, as Kafka's ReplicaManager maps them).
+retriable errors become NOT_ENOUGH_REPLICAS, as Kafka's ReplicaManager maps them). v12 (KIP-890
+part 2, sent by transactions V2 producers, which send no AddPartitionsToTxn): such a batch adds its
+partition to the producer's transaction instead, starting the transaction if none is open,
+whether or not verification is enabled (``ctx.txn_path.partition_check``).
 
 v13 (KIP-516) names topics by id: an id the broker does not know (the zero id too) answers
 UNKNOWN_TOPIC_ID for each of its partitions, before authorization, and such a topic is never
@@ -91,7 +94,7 @@ def produce(ctx, req):
             request_error = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
         if request_error is not None:
             return NO_RESPONSE if acks == 0 else _request_error(topic_data, request_error)
-        verifier = ctx.txn_path.partition_verifier
+        verifier = ctx.txn_path.partition_check(adds=version >= 12)
     denied = denied_names(ctx, WRITE, TOPIC, [name for name, _, _ in topic_data if name is not None])
     for name, partitions, topic_id in topic_data:
         topic = None if name is None else store.get(name)
@@ -191,7 +194,7 @@ def _verify(verifier, transactional_id, plog, index, records, version: int):
     with the transaction coordinator (``ctx.txn_path.partition_verifier``); an error response for
     the partition, or None to append."""
     producer = transactional_producer(records)
-    if producer is None or producer[0] < 0 or plog.producers.has_ongoing(producer[0]):
+    if producer is None or producer[0] < 0 or plog.producers.has_ongoing(producer[0], producer[1]):
         return None
     code = verifier(transactional_id, producer[0], producer[1], plog.topic.name, plog.index)
     if not code:

@@ -1,4 +1,4 @@
-"""TxnOffsetCommit (key 28), v0-v4.
+"""TxnOffsetCommit (key 28), v0-v5.
 
 Offsets committed inside a transaction: written to the group's __consumer_offsets partition as a
 transactional batch of the producer and kept pending until the transaction's marker — visible to
@@ -13,7 +13,8 @@ CONCURRENT_TRANSACTIONS while it completes; then the group's checks: v3+ member 
 (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, FENCED_INSTANCE_ID; a KIP-848 member's stale epoch is
 ILLEGAL_GENERATION), an unknown group with a generation ILLEGAL_GENERATION, older versions no
 member at all; OFFSET_METADATA_TOO_LARGE per partition. v0-1 get COORDINATOR_NOT_AVAILABLE for
-COORDINATOR_LOAD_IN_PROGRESS. Not implemented: authorization.
+COORDINATOR_LOAD_IN_PROGRESS. v5 (KIP-890 part 2, transactions V2 producers, which send no
+AddOffsetsToTxn): the group's partition is added to the transaction instead of verified.
 """
 from ..core.offsets.requests import CommitPartition, TxnOffsetCommit
 from ..core.transactions.verification import for_client
@@ -27,7 +28,7 @@ from .registry import registry
 E = ErrorCode
 
 
-@registry.register(ApiKey.TXN_OFFSET_COMMIT, 0, 4)
+@registry.register(ApiKey.TXN_OFFSET_COMMIT, 0, 5)
 def txn_offset_commit(ctx, req):
     version = ctx.api_version
     exists = partition_exists(ctx)
@@ -80,7 +81,7 @@ def txn_offset_commit(ctx, req):
 def _verification_error(ctx, req):
     """KIP-890: the group's partition must be in the producer's transaction before the producer's
     first transactional write there (Kafka verifies through CoordinatorPartitionWriter)."""
-    verifier = ctx.txn_path.partition_verifier
+    verifier = ctx.txn_path.partition_check(adds=ctx.api_version >= 5)
     if verifier is None:
         return None
     index = ctx.placement.group_partition(req.group_id)

@@ -191,14 +191,15 @@ class PartitionLog:
 
     # -- transactions ----------------------------------------------------------------------
     def append_control_batch(self, producer_id: int, producer_epoch: int, commit: bool, coordinator_epoch: int,
-                             now_ms: int) -> int:
+                             now_ms: int, transaction_version: int = 0) -> int:
         """Write a transaction marker (Kafka's WriteTxnMarkers append): a control batch completing
         the producer's open transaction here (if any), which advances the last stable offset.
         Returns the marker's offset. Raises InvalidBatch (``code_name``) without appending when
-        the producer epoch is older than the partition's (INVALID_PRODUCER_EPOCH) or the
-        coordinator epoch older than one seen (TRANSACTION_COORDINATOR_FENCED)."""
+        the producer epoch is older than the partition's (INVALID_PRODUCER_EPOCH; under transactions
+        V2 not newer, see ProducerState.check_marker) or the coordinator epoch older than one seen
+        (TRANSACTION_COORDINATOR_FENCED)."""
         producers = self.producers
-        producers.check_marker(producer_id, producer_epoch, coordinator_epoch)
+        producers.check_marker(producer_id, producer_epoch, coordinator_epoch, transaction_version)
         lso_before = self.last_stable_offset
         batch = bytearray(end_txn_marker(producer_id, producer_epoch, commit, coordinator_epoch, now_ms))
         offset = self.high_watermark

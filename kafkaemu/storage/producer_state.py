@@ -130,18 +130,26 @@ class ProducerStateTable:
             entry.txn_first_offset = first_offset
             self.ongoing[pid] = first_offset
 
-    def has_ongoing(self, producer_id: int) -> bool:
-        return producer_id in self.ongoing
+    def has_ongoing(self, producer_id: int, producer_epoch: int | None = None) -> bool:
+        """Whether the producer has a transaction open here (of that epoch, when given: Kafka's
+        hasOngoingTransaction)."""
+        if producer_id not in self.ongoing:
+            return False
+        return producer_epoch is None or self.producers[producer_id].epoch == producer_epoch
 
     # -- markers ---------------------------------------------------------------------------
-    def check_marker(self, producer_id: int, producer_epoch: int, coordinator_epoch: int) -> None:
-        """Kafka's appendEndTxnMarker checks, for a marker the coordinator writes."""
+    def check_marker(self, producer_id: int, producer_epoch: int, coordinator_epoch: int,
+                     transaction_version: int = 0) -> None:
+        """Kafka's appendEndTxnMarker checks, for a marker the coordinator writes. A transactions V2
+        marker carries the epoch the EndTxn bumped, so it must be newer than the partition's
+        (the same epoch with no transaction open is a retry of a marker already written)."""
         entry = self.producers.get(producer_id)
         if entry is None:
             return
-        if producer_epoch < entry.epoch:
+        v2 = transaction_version >= 2
+        if producer_epoch < entry.epoch or (v2 and producer_epoch == entry.epoch and producer_id in self.ongoing):
             raise InvalidBatch("INVALID_PRODUCER_EPOCH", f"epoch {producer_epoch} of producer {producer_id} is "
-                               f"older than {entry.epoch}")
+                               f"{'<=' if v2 else '<'} the last seen epoch {entry.epoch} (TV{transaction_version})")
         if entry.coordinator_epoch > coordinator_epoch:
             raise InvalidBatch("TRANSACTION_COORDINATOR_FENCED",
                                f"Invalid coordinator epoch for producerId {producer_id}: {coordinator_epoch} "

@@ -59,15 +59,26 @@ def started(broker, tid="tx", partitions=(("t", 0),)):
 
 
 # ------------------------------------------------------------------ advertised versions
-def test_api_versions_advertise_the_transaction_apis_with_transaction_version_1(broker):
+def test_api_versions_advertise_the_transaction_apis_and_transaction_version_2(broker):
     resp = call(broker, ApiKey.API_VERSIONS, 3, {"client_software_name": "x", "client_software_version": "1"})
     versions = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
     transaction_apis = {ApiKey.INIT_PRODUCER_ID: (0, 5), ApiKey.ADD_PARTITIONS_TO_TXN: (0, 5),
-                        ApiKey.ADD_OFFSETS_TO_TXN: (0, 4), ApiKey.END_TXN: (0, 4), ApiKey.TXN_OFFSET_COMMIT: (0, 4),
+                        ApiKey.ADD_OFFSETS_TO_TXN: (0, 4), ApiKey.END_TXN: (0, 5), ApiKey.TXN_OFFSET_COMMIT: (0, 5),
                         ApiKey.DESCRIBE_TRANSACTIONS: (0, 0), ApiKey.LIST_TRANSACTIONS: (0, 2)}
     assert {k: versions[k] for k in transaction_apis} == transaction_apis
-    # transaction.version below 2 until EndTxn v5 is handled: clients use transactions V1
-    assert {f.name: f.max_version_level for f in resp.finalized_features}["transaction.version"] == 1
+    assert versions[ApiKey.PRODUCE][1] >= 12
+    # a new Kafka 4.x cluster finalizes transaction.version 2: clients use transactions V2
+    assert {(f.name, f.min_version_level, f.max_version_level) for f in resp.finalized_features
+            if f.name == "transaction.version"} == {("transaction.version", 2, 2)}
+    assert ("transaction.version", 0, 2) in {(f.name, f.min_version, f.max_version) for f in resp.supported_features}
+
+
+@pytest.mark.parametrize("level", [0, 1])
+def test_a_capped_transaction_version_keeps_clients_on_v1(level):
+    broker = new_broker(transaction_version=level)
+    resp = call(broker, ApiKey.API_VERSIONS, 3, {"client_software_name": "x", "client_software_version": "1"})
+    finalized = {f.name: f.max_version_level for f in resp.finalized_features}
+    assert finalized.get("transaction.version") == (level or None)   # level 0 is not listed, as Kafka
 
 
 # ------------------------------------------------------------------ InitProducerId

@@ -30,6 +30,29 @@ E = ErrorCode
 
 class ClassicGroupManager(ClassicRebalance):
     # ============================================================ JoinGroup
+    # ============================================================ online migration
+    def forget(self, group: ClassicGroup) -> None:
+        """A group converted to a consumer group (online upgrade): its parked JoinGroup and
+        SyncGroup replies answer REBALANCE_IN_PROGRESS (the members rejoin the new group), its
+        timers go, and it leaves the directory."""
+        for member in group.members.values():
+            group.complete_join(member, join_response(E.REBALANCE_IN_PROGRESS, member.member_id))
+            group.complete_sync(member, sync_response(E.REBALANCE_IN_PROGRESS))
+            self._cancel_heartbeat(group, member.member_id)
+        self.ctx.cancel(self._join_key(group.group_id))
+        self.ctx.cancel(self._sync_key(group.group_id))
+        del self.ctx.groups[group.group_id]
+
+    def adopt_downgraded(self, group: ClassicGroup) -> None:
+        """A group converted from a consumer group (online downgrade), its members holding their
+        assignments: written, its members' sessions started, and a rebalance begun."""
+        self._store_group(group, group.assignments())
+        for member in group.members.values():
+            self.reschedule_heartbeat(group, member)
+        log.info("consumer_group_downgraded", group=group.group_id, members=len(group.members),
+                 generation=group.generation_id)
+        self._prepare_rebalance(group, f"Downgrade group {group.group_id} from consumer to classic.")
+
     def join_group(self, req: JoinGroup, respond: Reply) -> None:
         req = replace(req, protocols=distinct_protocols(req.protocols))
         s = self.settings
@@ -38,7 +61,7 @@ class ClassicGroupManager(ClassicRebalance):
         if not s.min_session_timeout_ms <= req.session_timeout_ms <= s.max_session_timeout_ms:
             return respond(join_response(E.INVALID_SESSION_TIMEOUT, req.member_id))
         if req.group_id in self.ctx.groups and self.group(req.group_id) is None:
-            # A consumer group. Kafka converts per group.consumer.migration.policy; kafkaemu does not.
+            # A share group (consumer groups serve classic members themselves: the coordinator routes).
             return respond(join_response(E.INCONSISTENT_GROUP_PROTOCOL, req.member_id))
         if not fits_record_key(req.group_id):
             return respond(join_response(E.UNKNOWN_SERVER_ERROR, req.member_id))

@@ -138,8 +138,8 @@ class ConsumerGroup(Group):
         member = self.members.get(member_id)
         if member is None:
             raise GroupError(E.UNKNOWN_MEMBER_ID)
-        if not is_transactional and api_version < 9:
-            raise GroupError(E.UNSUPPORTED_VERSION)   # members of consumer groups commit with v9+
+        if not is_transactional and api_version < 9 and not member.uses_classic_protocol:
+            raise GroupError(E.UNSUPPORTED_VERSION)   # consumer-protocol members commit with v9+
         _validate_member_epoch(member_epoch, member)
 
     def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:
@@ -182,4 +182,5 @@ class ConsumerGroup(Group):
 
 def _validate_member_epoch(received: int, member: ConsumerMember) -> None:
     if received != member.member_epoch:
-        raise GroupError(E.STALE_MEMBER_EPOCH)
+        # a member speaking the classic protocol knows its epoch as its generation
+        raise GroupError(E.ILLEGAL_GENERATION if member.uses_classic_protocol else E.STALE_MEMBER_EPOCH)

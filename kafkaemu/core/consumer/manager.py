@@ -29,8 +29,10 @@ from ..group_api import GroupError, GroupType
 from ..record_format import fits_record_key
 from . import records
 from .assignors import Assignment
+from .classic_members import ClassicMembers
 from .group import ConsumerGroup, ConsumerGroupState, TopicMeta
-from .member import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, ConsumerMember, MemberState,
+from .member import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, ClassicMeta, ConsumerMember,
+                     MemberState,
                      kafka_uuid_string)
 from .reconciliation import reconcile
 from .requests import ConsumerHeartbeat, validate_heartbeat
@@ -41,7 +43,7 @@ log = structlog.get_logger("kafkaemu.consumer_groups")
 E = ErrorCode
 
 
-class ConsumerGroupManager:
+class ConsumerGroupManager(ClassicMembers):
     def __init__(self, ctx: CoordinatorContext) -> None:
         self.ctx = ctx
         self.settings = ctx.settings.consumer
@@ -49,6 +51,8 @@ class ConsumerGroupManager:
         self._assignors = available_assignors(self.settings.assignors)
         # a group config set on the group (consumer.session.timeout.ms...) or None: the coordinator's
         self.group_config: Callable[[str, str], str | None] = lambda group_id, name: None
+        # the coordinator's online downgrade (group, leaving member id) -> whether it converted the group
+        self.downgrade: Callable[[ConsumerGroup, str], bool] = lambda group, member_id: False
 
     def session_timeout_ms(self, group_id: str) -> int:
         value = self.group_config(group_id, "consumer.session.timeout.ms")
@@ -57,6 +61,20 @@ class ConsumerGroupManager:
     def heartbeat_interval_ms(self, group_id: str) -> int:
         value = self.group_config(group_id, "consumer.heartbeat.interval.ms")
         return self.settings.heartbeat_interval_ms if value is None else int(value)
+
+    def adopt(self, group: ConsumerGroup) -> None:
+        """A group converted from a classic one (online upgrade): its members' sessions start now."""
+        self.ctx.groups[group.group_id] = group
+        for member in group.members.values():
+            self._schedule_session_timeout(group.group_id, member.member_id)
+        log.info("classic_group_upgraded", group=group.group_id, members=len(group.members),
+                 epoch=group.group_epoch)
+
+    def forget(self, group: ConsumerGroup) -> None:
+        """A group converted to a classic one (online downgrade): its timers and written state go."""
+        for mid in list(group.members):
+            self._cancel_timers(group.group_id, mid)
+        records.RecordDiff.forget(group)
 
     def group(self, group_id: str) -> ConsumerGroup | None:
         return self.ctx.group(group_id, GroupType.CONSUMER)
@@ -287,7 +305,12 @@ class ConsumerGroupManager:
         return response
 
     def fence(self, group: ConsumerGroup, member_id: str) -> None:
-        """Remove a member, release its partitions and bump the group epoch (Kafka's fence member)."""
+        """Remove a member, release its partitions and bump the group epoch (Kafka's fence member);
+        if it was the last member using the consumer protocol, the coordinator may turn the group
+        back into a classic one (online downgrade)."""
+        if self.downgrade(group, member_id):
+            self._cancel_timers(group.group_id, member_id)
+            return
         old_state = group.state
         group.remove_member(member_id)
         self._cancel_timers(group.group_id, member_id)
@@ -311,7 +334,11 @@ class ConsumerGroupManager:
 
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
         key = self._session_key(group_id, member_id)
-        self.ctx.schedule(key, self.session_timeout_ms(group_id), lambda: self.ctx.runtime.timer(
+        group = self.group(group_id)
+        member = group.members.get(member_id) if group is not None else None
+        timeout = member.classic.session_timeout_ms if member is not None and member.classic is not None \
+            else self.session_timeout_ms(group_id)   # a classic member keeps its own session timeout
+        self.ctx.schedule(key, timeout, lambda: self.ctx.runtime.timer(
             group_id, key, lambda: self._expire_session(group_id, member_id)))
 
     def _schedule_rebalance_timeout(self, group_id: str, member: ConsumerMember) -> None:
@@ -324,6 +351,7 @@ class ConsumerGroupManager:
     def _cancel_timers(self, group_id: str, member_id: str) -> None:
         self.ctx.cancel(self._session_key(group_id, member_id))
         self.ctx.cancel(self._rebalance_key(group_id, member_id))
+        self._cancel_classic_timers(group_id, member_id)
 
     def _expire_session(self, group_id: str, member_id: str) -> None:
         group = self.group(group_id)
@@ -420,7 +448,8 @@ class ConsumerGroupManager:
                 member = replace(member, instance_id=v.instance_id, rack_id=v.rack_id, client_id=v.client_id,
                                  client_host=v.client_host, subscribed_topic_names=tuple(v.subscribed_topic_names),
                                  subscribed_topic_regex=v.subscribed_topic_regex,
-                                 rebalance_timeout_ms=v.rebalance_timeout_ms, server_assignor=v.server_assignor)
+                                 rebalance_timeout_ms=v.rebalance_timeout_ms, server_assignor=v.server_assignor,
+                                 classic=classic_meta(v.classic_member_metadata))
             else:
                 member = replace(member, member_epoch=v.member_epoch, previous_member_epoch=v.previous_member_epoch,
                                  state=records.STATES.get(v.state, MemberState.STABLE),
@@ -435,6 +464,12 @@ class ConsumerGroupManager:
         # An Empty classic group here only held offsets replayed before the consumer group's records.
         group = self.ctx.groups[group_id] = ConsumerGroup(group_id, self.ctx.now_ms)
         return group
+
+
+def classic_meta(value) -> ClassicMeta | None:
+    if value is None:
+        return None
+    return ClassicMeta(value.session_timeout_ms, tuple((p.name, bytes(p.metadata)) for p in value.supported_protocols))
 
 
 def _assignment(entries) -> dict[bytes, frozenset[int]]:

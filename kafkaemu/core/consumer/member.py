@@ -25,6 +25,14 @@ class MemberState(Enum):
 
 
 @dataclass(frozen=True)
+class ClassicMeta:
+    """What a member using the classic protocol in a consumer group joined with (Kafka's
+    ClassicMemberMetadata): its session timeout and its (name, metadata) protocols, in order."""
+    session_timeout_ms: int
+    protocols: tuple[tuple[str, bytes], ...]
+
+
+@dataclass(frozen=True)
 class ConsumerMember:
     member_id: str
     member_epoch: int = 0
@@ -40,6 +48,11 @@ class ConsumerMember:
     server_assignor: str | None = None
     assigned: Assignment = field(default_factory=dict)
     pending_revocation: Assignment = field(default_factory=dict)
+    classic: ClassicMeta | None = None   # set for a member speaking JoinGroup/SyncGroup/Heartbeat
+
+    @property
+    def uses_classic_protocol(self) -> bool:
+        return self.classic is not None
 
     def is_reconciled_to(self, epoch: int) -> bool:
         return self.state is MemberState.STABLE and self.member_epoch == epoch

@@ -80,7 +80,7 @@ def snapshot(group) -> dict[ConsumerKey, tuple]:
     for mid, m in group.members.items():
         out[ConsumerKey(MEMBER_METADATA, gid, mid)] = (
             m.instance_id, m.rack_id, m.client_id, m.client_host, tuple(m.subscribed_topic_names),
-            m.subscribed_topic_regex, m.rebalance_timeout_ms, m.server_assignor)
+            m.subscribed_topic_regex, m.rebalance_timeout_ms, m.server_assignor, m.classic)
         out[ConsumerKey(TARGET_MEMBER, gid, mid)] = _partitions(group.target.get(mid, {}))
         out[ConsumerKey(CURRENT_MEMBER, gid, mid)] = (
             m.member_epoch, m.previous_member_epoch, STATE_BYTES[m.state], _partitions(m.assigned),
@@ -96,10 +96,13 @@ def encode_value(key: ConsumerKey, value: tuple) -> bytes:
         body = {"topics": [{"topic_id": tid, "topic_name": name, "num_partitions": n, "partition_metadata": []}
                            for tid, name, n in value]}
     elif v == MEMBER_METADATA:
-        instance, rack, client_id, host, names, regex, rebalance, assignor = value
+        instance, rack, client_id, host, names, regex, rebalance, assignor, classic = value
         body = {"instance_id": instance, "rack_id": rack, "client_id": client_id, "client_host": host,
                 "subscribed_topic_names": list(names), "subscribed_topic_regex": regex,
-                "rebalance_timeout_ms": rebalance, "server_assignor": assignor}
+                "rebalance_timeout_ms": rebalance, "server_assignor": assignor,
+                "classic_member_metadata": None if classic is None else {
+                    "session_timeout_ms": classic.session_timeout_ms,
+                    "supported_protocols": [{"name": n, "metadata": m} for n, m in classic.protocols]}}
     elif v == TARGET_METADATA:
         body = {"assignment_epoch": value[0]}
     elif v == TARGET_MEMBER:

@@ -31,6 +31,7 @@ class WriteMarkers:
     commit: bool
     partitions: tuple[TopicPartition, ...]
     now_ms: int
+    transaction_version: int = 0     # the transaction's (2: the epoch is bumped, markers carry it)
 
 
 MarkerWriter = Callable[[WriteMarkers], None]

@@ -11,7 +11,10 @@ coordinator writes CompleteCommit/CompleteAbort; if either fails it is retried a
 check. ``tick(now_ms)`` fires the periodic abort of timed-out transactions and expiration of idle
 transactional ids, through the same write path.
 
-Transactions V1 only: the epoch is bumped by InitProducerId and by fencing, not at every EndTxn.
+Transactions V1 and V2 (KIP-890 part 2): a client's EndTxn v5 and the partitions a V2 producer's
+first transactional write adds use V2, which bumps the epoch at every EndTxn (end_txn.py); the
+coordinator's own aborts (timeouts, fencing) use the finalized ``transaction.version``
+(``settings.transaction_version``).
 
 Test hooks (no broker offers them): ``hold``/``release`` keep a transaction's markers unwritten
 so it stays in PrepareCommit/PrepareAbort and pins the last stable offset (a held transaction is
@@ -31,6 +34,7 @@ from ...protocol.errors import ErrorCode
 from ..record_format import fits_record_key
 from ..settings import TransactionSettings
 from .context import MarkerWriter, Sink, TransactionContext, TxnTransition, WriteMarkers
+from .end_txn import prepare_end
 from .manager import TransactionStateManager
 from .metadata import (NO_PRODUCER_EPOCH, NO_PRODUCER_ID, TransactionError, TransactionMetadata, TxnTransit,
                        is_epoch_exhausted)
@@ -168,6 +172,8 @@ class TransactionCoordinator:
 
     # ============================================================ AddPartitionsToTxn / AddOffsetsToTxn
     def add_partitions(self, now_ms: int, req: AddPartitions) -> ErrorCode:
+        """AddPartitionsToTxn, AddOffsetsToTxn, and (``req.transaction_version`` 2) the partitions a
+        V2 producer's transactional write or TxnOffsetCommit adds, which may start a transaction."""
         with self._request(now_ms):
             tid = req.transactional_id
             if not tid:
@@ -175,16 +181,19 @@ class TransactionCoordinator:
             md = self.txns.get(tid)
             if md is None:
                 return E.INVALID_PRODUCER_ID_MAPPING
+            if md.pending_transition_in_progress:
+                # first, as Kafka 4.x: a V2 completion may be rotating to the id the producer uses
+                return E.CONCURRENT_TRANSACTIONS
             if md.producer_id != req.producer_id:
                 return E.INVALID_PRODUCER_ID_MAPPING
             if md.producer_epoch != req.producer_epoch:
                 return E.PRODUCER_FENCED
-            if md.pending_transition_in_progress or md.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
+            if md.state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
                 return E.CONCURRENT_TRANSACTIONS
             added = set(req.partitions)
             if md.state is S.ONGOING and added <= md.partitions:
                 return E.NONE   # already in the transaction: nothing to write
-            return self.txns.write(md, md.prepare_add_partitions(added, self.ctx.now_ms))
+            return self.txns.write(md, md.prepare_add_partitions(added, self.ctx.now_ms, req.transaction_version))
 
     def verify_partitions(self, now_ms: int, req: AddPartitions) -> dict[TopicPartition, ErrorCode]:
         """AddPartitionsToTxn v4+ verify_only (KIP-890): whether each partition is in the transaction."""
@@ -207,17 +216,21 @@ class TransactionCoordinator:
         """``error_code`` (PRODUCER_FENCED as such), ``producer_id``, ``producer_epoch``."""
         with self._request(now_ms):
             return self._end_transaction(req.transactional_id, req.producer_id, req.producer_epoch, req.committed,
-                                         from_client=True)
+                                         from_client=True, transaction_version=req.transaction_version)
 
-    def _end_transaction(self, tid: str, producer_id: int, epoch: int, commit: bool, from_client: bool) -> dict:
+    def _end_transaction(self, tid: str, producer_id: int, epoch: int, commit: bool, from_client: bool,
+                         transaction_version: int | None = None) -> dict:
         if not tid:
             return _producer_result(E.INVALID_REQUEST)
         md = self.txns.get(tid)
         if md is None:
             return _producer_result(E.INVALID_PRODUCER_ID_MAPPING)
+        if transaction_version is None:   # not from a client: the finalized version
+            transaction_version = self.settings.transaction_version
         fencing = md.pending_state is S.PREPARE_EPOCH_FENCE
         try:
-            transit = self._prepare_end(md, producer_id, epoch, commit, from_client)
+            transit = prepare_end(md, producer_id, epoch, commit, from_client, transaction_version,
+                                  self.ctx.next_producer_id, self.ctx.now_ms)
         except TransactionError as exc:
             if fencing and not from_client:
                 md.pending_state = None   # the fence is not going ahead
@@ -237,40 +250,13 @@ class TransactionCoordinator:
         completion = md.prepare_complete(self.ctx.now_ms)
         self.pending_markers[tid] = (commit, completion)
         log.info("transaction_ending", transactional_id=tid, commit=commit, producer_id=md.producer_id,
-                 producer_epoch=md.producer_epoch, partitions=len(md.partitions), held=tid in self.held)
-        result = _producer_result(E.NONE, md.producer_id, md.producer_epoch)
+                 producer_epoch=md.producer_epoch, partitions=len(md.partitions), held=tid in self.held,
+                 transaction_version=md.client_transaction_version)
+        # the producer id and epoch the client goes on with (V2: bumped, or a new id at epoch 0)
+        result = _producer_result(E.NONE, completion.producer_id, completion.producer_epoch)
         if tid not in self.held:
             self._write_markers(tid)
         return result
-
-    def _prepare_end(self, md: TransactionMetadata, producer_id: int, epoch: int, commit: bool,
-                     from_client: bool) -> TxnTransit | None:
-        if md.producer_id != producer_id:
-            raise TransactionError(E.INVALID_PRODUCER_ID_MAPPING)
-        if not ((not from_client or epoch == md.producer_epoch) and epoch >= md.producer_epoch):
-            raise TransactionError(E.PRODUCER_FENCED)
-        if md.pending_transition_in_progress and md.pending_state is not S.PREPARE_EPOCH_FENCE:
-            raise TransactionError(E.CONCURRENT_TRANSACTIONS)
-        state = md.state
-        if state is S.ONGOING:
-            next_state = S.PREPARE_COMMIT if commit else S.PREPARE_ABORT
-            if next_state is S.PREPARE_ABORT and md.pending_state is S.PREPARE_EPOCH_FENCE:
-                # the fence: clear its pending state and carry the bumped epoch into the abort
-                md.pending_state = None
-                md.producer_epoch = epoch
-                md.last_producer_epoch = NO_PRODUCER_EPOCH
-            return md.prepare_abort_or_commit(next_state, self.ctx.now_ms)
-        if state in (S.COMPLETE_COMMIT, S.COMPLETE_ABORT):
-            if commit == (state is S.COMPLETE_COMMIT):
-                return None
-            raise TransactionError(E.INVALID_TXN_STATE)
-        if state in (S.PREPARE_COMMIT, S.PREPARE_ABORT):
-            if commit == (state is S.PREPARE_COMMIT):
-                raise TransactionError(E.CONCURRENT_TRANSACTIONS)
-            raise TransactionError(E.INVALID_TXN_STATE)
-        if state is S.EMPTY:
-            raise TransactionError(E.INVALID_TXN_STATE)
-        raise IllegalStateTransition(f"transactional id {md.transactional_id} found in state {state.value}")
 
     def _write_markers(self, tid: str) -> bool:
         """Write the markers of a decided transaction, then its CompleteCommit/CompleteAbort record."""
@@ -278,8 +264,9 @@ class TransactionCoordinator:
         md = self.txns.get(tid)
         partitions = tuple(sorted(md.partitions))
         try:
-            self.ctx.markers(WriteMarkers(tid, self.partition_for(tid), md.producer_id, md.producer_epoch, commit,
-                                          partitions, self.ctx.now_ms))
+            if partitions:   # a V2 abort with no partition added has none to write
+                self.ctx.markers(WriteMarkers(tid, self.partition_for(tid), md.producer_id, md.producer_epoch,
+                                              commit, partitions, self.ctx.now_ms, md.client_transaction_version))
         except Exception:
             log.exception("transaction_markers_failed", transactional_id=tid)
             return False   # kept pending; retried at the next abort check
@@ -423,5 +410,6 @@ class TransactionCoordinator:
                 "last_producer_epoch": md.last_producer_epoch, "timeout_ms": md.txn_timeout_ms,
                 "partitions": sorted(md.partitions), "start_ms": md.txn_start_timestamp,
                 "last_update_ms": md.txn_last_update_timestamp, "held": transactional_id in self.held,
+                "transaction_version": md.client_transaction_version,
                 "markers_pending": transactional_id in self.pending_markers,
                 "coordinator_partition": self.partition_for(transactional_id)}

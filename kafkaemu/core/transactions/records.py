@@ -1,8 +1,9 @@
 """Transaction metadata as __transaction_state records, in Apache Kafka's format (TransactionLog).
 
-Key: TransactionLogKey version 0 (the transactional id). Value: TransactionLogValue version 0, as
-Kafka writes it while the ``transaction.version`` feature is below 1 (kafkaemu does not offer it);
-version 1 (flexible, with previous/next producer ids as tagged fields) is read too. The partitions
+Key: TransactionLogKey version 0 (the transactional id). Value: TransactionLogValue version 0
+while the finalized ``transaction.version`` is 0, version 1 (flexible: previous/next producer ids
+and the client's transaction version as tagged fields) from 1 on, as Kafka's
+TransactionVersion.transactionLogValueVersion; both are read. The partitions
 are null in state Empty and grouped by topic otherwise. A null value (tombstone) removes an expired
 transactional id. Kafka does not write the last producer epoch: a loaded one is -1.
 """
@@ -17,7 +18,6 @@ from .state import TransactionState
 
 KEY_VERSIONS = (0,)
 KEY_VERSION = 0
-VALUE_VERSION = 0
 VALUE_VERSIONS = (0, 1)
 
 
@@ -38,7 +38,11 @@ def decode_key(data: bytes) -> TransactionKey:
     return TransactionKey(catalog().data("TransactionLogKey", version).decode(body).transactional_id)
 
 
-def encode_value(t: TxnTransit) -> bytes:
+def value_version(transaction_version: int) -> int:
+    return 1 if transaction_version >= 1 else 0
+
+
+def encode_value(t: TxnTransit, transaction_version: int = 0) -> bytes:
     if t.state is TransactionState.EMPTY and t.partitions:
         raise ValueError(f"a transaction in state Empty has no partitions: {t}")
     partitions = None
@@ -47,8 +51,12 @@ def encode_value(t: TxnTransit) -> bytes:
         for topic, partition in sorted(t.partitions):
             by_topic.setdefault(topic, []).append(partition)
         partitions = [{"topic": topic, "partition_ids": ids} for topic, ids in by_topic.items()]
-    body = catalog().data("TransactionLogValue", VALUE_VERSION).encode({
+    version = value_version(transaction_version)
+    body = catalog().data("TransactionLogValue", version).encode({
         "producer_id": t.producer_id,
+        "previous_producer_id": t.prev_producer_id,
+        "next_producer_id": t.next_producer_id,
+        "client_transaction_version": t.client_transaction_version,
         "producer_epoch": t.producer_epoch,
         "transaction_timeout_ms": t.txn_timeout_ms,
         "transaction_status": t.state.id,
@@ -56,7 +64,7 @@ def encode_value(t: TxnTransit) -> bytes:
         "transaction_last_update_timestamp_ms": t.txn_last_update_timestamp,
         "transaction_start_timestamp_ms": t.txn_start_timestamp,
     })
-    return versioned(VALUE_VERSION, body)
+    return versioned(version, body)
 
 
 def decode_value(transactional_id: str, data: bytes) -> TransactionMetadata:
@@ -71,4 +79,5 @@ def decode_value(transactional_id: str, data: bytes) -> TransactionMetadata:
         transactional_id, v.producer_id, v.producer_epoch, v.transaction_timeout_ms, state,
         v.transaction_last_update_timestamp_ms, previous_producer_id=v.previous_producer_id,
         next_producer_id=v.next_producer_id, last_producer_epoch=NO_PRODUCER_EPOCH, partitions=partitions,
-        txn_start_timestamp=v.transaction_start_timestamp_ms)
+        txn_start_timestamp=v.transaction_start_timestamp_ms,
+        client_transaction_version=v.client_transaction_version)

@@ -21,6 +21,7 @@ class AddPartitions:
     producer_id: int
     producer_epoch: int
     partitions: list[TopicPartition] = field(default_factory=list)
+    transaction_version: int = 0     # 2: added by a V2 producer's write (KIP-890 part 2)
 
 
 @dataclass
@@ -29,6 +30,7 @@ class EndTxn:
     producer_id: int
     producer_epoch: int
     committed: bool
+    transaction_version: int = 0     # 2: EndTxn v5 (KIP-890 part 2), an epoch bump per transaction
 
 
 @dataclass

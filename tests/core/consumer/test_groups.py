@@ -440,12 +440,16 @@ def _join_classic(h, gid="cg"):
     return replies
 
 
-def test_classic_join_on_a_consumer_group_is_inconsistent():
+def test_a_classic_join_on_a_consumer_group_is_served_by_it():
     h = ConsumerHarness()
     h.heartbeat(member_id="a")
     replies = []
     h.c.join_group(h.now, JoinGroup("g", "", "consumer", [("range", b"x")]), replies.append)
+    assert replies[0]["error_code"] == E.MEMBER_ID_REQUIRED   # as a classic group would (KIP-394)
+    replies = []
+    h.c.join_group(h.now, JoinGroup("g", "", "connect", [("range", b"x")]), replies.append)
     assert replies[0]["error_code"] == E.INCONSISTENT_GROUP_PROTOCOL
+    # a consumer-protocol member cannot heartbeat through the classic protocol
     assert h.c.heartbeat(h.now, Heartbeat("g", 1, "a"))["error_code"] == E.UNKNOWN_MEMBER_ID
 
 

@@ -12,7 +12,12 @@ TIMEOUT = 60000
 
 
 class TxnHarness:
+    """Transactions V1 on a cluster whose transaction.version is 0 unless the settings say otherwise
+    (``transaction_version=2``: the coordinator's own aborts use V2); ``tv=2`` on a request is a V2
+    client's (EndTxn v5, a V2 producer's implicit add)."""
+
     def __init__(self, **settings) -> None:
+        settings.setdefault("transaction_version", 0)
         self.now = 1_000_000
         self.records: list[tuple[int, list[tuple[bytes, bytes | None]], int]] = []
         self.markers: list[WriteMarkers] = []
@@ -52,14 +57,17 @@ class TxnHarness:
         assert r["error_code"] == E.NONE, r
         return r["producer_id"], r["producer_epoch"]
 
-    def add(self, pid: int, epoch: int, *partitions, tid: str = "t") -> E:
-        return self.c.add_partitions(self.now, AddPartitions(tid, pid, epoch, list(partitions or [("a", 0)])))
+    def add(self, pid: int, epoch: int, *partitions, tid: str = "t", tv: int = 0) -> E:
+        return self.c.add_partitions(self.now, AddPartitions(tid, pid, epoch, list(partitions or [("a", 0)]), tv))
 
     def verify(self, pid: int, epoch: int, *partitions, tid: str = "t") -> dict:
         return self.c.verify_partitions(self.now, AddPartitions(tid, pid, epoch, list(partitions)))
 
-    def end(self, pid: int, epoch: int, commit: bool = True, tid: str = "t") -> E:
-        return E(self.c.end_transaction(self.now, EndTxn(tid, pid, epoch, commit))["error_code"])
+    def end(self, pid: int, epoch: int, commit: bool = True, tid: str = "t", tv: int = 0) -> E:
+        return E(self.end_result(pid, epoch, commit, tid, tv)["error_code"])
+
+    def end_result(self, pid: int, epoch: int, commit: bool = True, tid: str = "t", tv: int = 0) -> dict:
+        return self.c.end_transaction(self.now, EndTxn(tid, pid, epoch, commit, tv))
 
     def list(self, states=(), pids=(), duration: int = -1) -> dict:
         return self.c.list_transactions(self.now, ListTransactions(list(states), list(pids), duration))

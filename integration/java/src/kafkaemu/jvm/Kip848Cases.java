@@ -41,9 +41,15 @@ final class Kip848Cases {
 
         /** Subscribes to ``topic``, or with a broker-side regex (SubscriptionPattern) when ``regex`` is set. */
         Member(String bootstrap, String group, String clientId, String topic, String regex, String instanceId) {
+            this(bootstrap, group, clientId, topic, regex, instanceId, "consumer");
+        }
+
+        /** ``protocol``: the group.protocol, consumer (KIP-848) or classic. */
+        Member(String bootstrap, String group, String clientId, String topic, String regex, String instanceId,
+               String protocol) {
             this.clientId = clientId;
             Properties p = consumerProps(bootstrap, group, clientId);
-            p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+            p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
             if (instanceId != null) p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
             consumer = new KafkaConsumer<>(p);
             if (regex != null) consumer.subscribe(new SubscriptionPattern(regex));
@@ -171,6 +177,36 @@ final class Kip848Cases {
                 for (Member m : members) m.stop = true;
                 for (Member m : members) m.thread.join(15_000);
             }
+        }
+    }
+
+    static GroupType groupType(Admin admin, String group) {
+        try {
+            return admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get().type();
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    /** Online migration (group.consumer.migration.policy=bidirectional): a classic consumer's group
+     *  becomes a consumer group when a consumer-protocol member joins, the two share the partitions,
+     *  and it is classic again once that member leaves. */
+    static void migration(String bootstrap) throws Exception {
+        String topic = unique("jvm-migrate");
+        String group = unique("jvm-migrate-g");
+        try (Admin admin = admin(bootstrap)) {
+            createTopic(admin, topic, 4);
+            Member classic = new Member(bootstrap, group, "classic", topic, null, null, "classic");
+            waitUntil(60_000, "the classic member's assignment", () -> classic.assignment.size() == 4);
+            checkEquals(GroupType.CLASSIC, groupType(admin, group), "group type before the upgrade");
+            Member modern = new Member(bootstrap, group, "modern", topic);
+            waitUntil(60_000, "the partitions shared", () -> classic.assignment.size() == 2
+                    && modern.assignment.size() == 2 && !classic.assignment.equals(modern.assignment));
+            checkEquals(GroupType.CONSUMER, groupType(admin, group), "group type after the upgrade");
+            modern.close();
+            waitUntil(60_000, "the classic group again", () -> classic.assignment.size() == 4
+                    && groupType(admin, group) == GroupType.CLASSIC);
+            classic.close();
         }
     }
 }

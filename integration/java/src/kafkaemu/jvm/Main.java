@@ -32,8 +32,10 @@ public final class Main {
         c.put("transactions-fencing", TransactionCases::fencing);
         c.put("transactions-admin", TransactionCases::adminApis);
         c.put("transactions-abort-hanging", TransactionCases::abortHanging);
+        c.put("transactions-epoch-per-transaction", TransactionCases::epochPerTransaction);
         c.put("group-consumer-protocol", Kip848Cases::consumerProtocol);
         c.put("group-consumer-protocol-static-regex", Kip848Cases::staticRegex);
+        c.put("group-migration", Kip848Cases::migration);
         return c;
     }
 

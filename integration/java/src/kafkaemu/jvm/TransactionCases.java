@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeProducersResult;
+import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TransactionDescription;
@@ -248,5 +249,49 @@ final class TransactionCases {
                 producer.abortTransaction();
             }
         }
+    }
+
+    /** Transactions V2 (KIP-890 part 2) when the cluster finalizes transaction.version 2: every
+     *  commit and abort bumps the producer epoch (DescribeTransactions shows it, and the partition
+     *  saw it in the marker); capped below 2 (V1), the epoch stays where InitProducerId put it. */
+    static void epochPerTransaction(String bootstrap) throws Exception {
+        String topic = unique("jvm-txn-epoch");
+        String tid = unique("jvm-tid");
+        try (Admin admin = admin(bootstrap)) {
+            createTopic(admin, topic, 1);
+            FinalizedVersionRange tv = admin.describeFeatures().featureMetadata().get()
+                    .finalizedFeatures().get("transaction.version");
+            boolean v2 = tv != null && tv.maxVersionLevel() >= 2;
+            List<Short> epochs = new ArrayList<>();
+            long producerId;
+            try (KafkaProducer<String, String> producer = transactional(bootstrap, tid)) {
+                TransactionDescription initial = admin.describeTransactions(List.of(tid)).description(tid).get();
+                producerId = initial.producerId();
+                epochs.add((short) initial.producerEpoch());
+                for (int i = 0; i < 3; i++) {
+                    producer.beginTransaction();
+                    producer.send(new ProducerRecord<>(topic, 0, "k", "v" + i));
+                    if (i == 1) {
+                        producer.flush();
+                        producer.abortTransaction();
+                    } else {
+                        producer.commitTransaction();
+                    }
+                    TransactionDescription d = admin.describeTransactions(List.of(tid)).description(tid).get();
+                    checkEquals(producerId, d.producerId(), "producer id after transaction " + i);
+                    epochs.add((short) d.producerEpoch());
+                }
+            }
+            short e0 = epochs.get(0);
+            List<Short> expected = v2 ? List.of(e0, (short) (e0 + 1), (short) (e0 + 2), (short) (e0 + 3))
+                                      : List.of(e0, e0, e0, e0);
+            checkEquals(expected, epochs, "producer epochs (transaction.version " + tv + ")");
+            TopicPartition tp = new TopicPartition(topic, 0);
+            ProducerState state = admin.describeProducers(List.of(tp)).partitionResult(tp).get()
+                    .activeProducers().get(0);
+            checkEquals(expected.get(3), (short) state.producerEpoch(), "the partition's last producer epoch");
+        }
+        checkEquals(List.of("v0", "v2"), values(readAll(bootstrap, topic, 1, "read_committed")),
+                "read_committed values");
     }
 }
