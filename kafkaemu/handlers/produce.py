@@ -82,7 +82,7 @@ def produce(ctx, req):
         if request_error is not None:
             return NO_RESPONSE if acks == 0 else _request_error(topic_data, request_error)
         verifier = ctx.txn_path.partition_verifier
-    denied = denied_names(ctx, WRITE, TOPIC, [name for name, _ in topic_data])
+    denied = () if ctx.authorizer is None else denied_names(ctx, WRITE, TOPIC, [name for name, _ in topic_data])
     for name, partitions in topic_data:
         topic = store.get(name)
         topic_error = None
