@@ -4,6 +4,8 @@ every record: see ``record_validation``); batches that cannot be kept as sent ar
 Each function takes the partition log the records are for (its topic, index and bounds)."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import compression, legacy_records, topic_config
 from .record_batch import (HEADER_SIZE, NO_TIMESTAMP, InvalidBatch, build_batch, crc_ok, iter_records, parse_header,
                            split_batches)
@@ -83,7 +85,7 @@ def validate_records(plog, batch: bytearray, h, configs, now_ms: int, max_messag
     re-encoded when it cannot be kept (a compressed batch whose offset deltas are not 0, 1, 2, ...
     or whose codec is not the topic's ``compression.type``). ``source``: the codec the producer
     used, when not the batch's (a converted legacy message set)."""
-    lat_topic, compacted, before_ms, after_ms, ranged = _record_settings(configs) if configs else _DEFAULT_SETTINGS
+    lat_topic, compacted, before_ms, after_ms, ranged = _settings_of(tuple(map(configs.get, _SETTINGS_KEYS)))
     target = topic_config.target_codec(configs, h.codec if source is None else source)
     keep = h.codec == target   # in place unless the codec changes (or, below, deltas are off)
     check = check_records(batch, h, fields=compacted, limit=limit - inflated[0])
@@ -176,5 +178,15 @@ def _record_settings(configs) -> tuple:
     return lat_topic, topic_config.is_compacted(configs), before_ms, after_ms, ranged
 
 
-_DEFAULT_SETTINGS = _record_settings({})   # a topic without overrides
+# What _record_settings reads; its answer is cached by their values (every produce asks, and every
+# topic carries the broker's defaults, so "no configs" no longer tells).
+_SETTINGS_KEYS = ("message.timestamp.type", "cleanup.policy", "message.timestamp.difference.max.ms",
+                  "message.timestamp.before.max.ms", "message.timestamp.after.max.ms")
+
+
+@lru_cache(maxsize=256)
+def _settings_of(values: tuple) -> tuple:
+    return _record_settings({k: v for k, v in zip(_SETTINGS_KEYS, values) if v is not None})
+
+
 _DEFAULT_SEGMENT_BYTES = topic_config.int_config({}, "segment.bytes")
