@@ -86,8 +86,8 @@ def main() -> int:
                                      ("valgrind/callgrind.h", Path("/usr/include/valgrind/callgrind.h").exists()))
                if not ok]
     if missing:
-        print(f"bench_instructions: needs {', '.join(missing)} (Debian: apt-get install valgrind gcc)")
-        return 1
+        print(f"bench_instructions: skipped, needs {', '.join(missing)} (Debian: apt-get install valgrind gcc)")
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         env = dict(os.environ, KAFKAEMU_CG_HELPER=str(build_helper(tmp)), PYTHONPATH=str(args.tree.resolve()))
