@@ -2,7 +2,8 @@
 
 1. sans-IO: request frames fed to ``Connection.receive`` in reads of ``--batch`` frames (as a socket
    read of a pipelining client delivers them), replies taken with ``take_output``; requests/s for
-   ApiVersions, Metadata (3 topics), Heartbeat, OffsetCommit (1 partition) and OffsetFetch.
+   ApiVersions, Metadata (3 topics), Heartbeat, OffsetCommit (1 partition), OffsetFetch and (sans-IO
+   only) the steady ConsumerGroupHeartbeat of a KIP-848 member owning its one partition.
 2. socket: the same requests pipelined on one TCP connection to a server in its own process
    (``python -m kafkaemu serve``), a sender thread writing while the main thread reads.
 
@@ -83,6 +84,23 @@ def sans_io_setup():
     broker.coordinator.sync_group(0, SyncGroup(GROUP, 1, mid, {mid: b""}), got.append)
     conn = Connection(broker, REGISTRY, 1, "127.0.0.1", now_ms=0)
     return conn, mid
+
+
+def consumer_heartbeat(conn) -> tuple[int, int, dict]:
+    """A KIP-848 member joined and reconciled (its assignment acknowledged) through ``conn``; its
+    steady heartbeat: the epoch, nothing else changed (null fields)."""
+    body = {"group_id": "bench-rp-848", "member_id": "bench-member-848-0000", "member_epoch": 0,
+            "instance_id": None, "rack_id": None, "rebalance_timeout_ms": 30000, "subscribed_topic_names": [TOPIC],
+            "subscribed_topic_regex": None, "server_assignor": None, "topic_partitions": []}
+    for _ in range(4):
+        conn.receive(envelope.encode_request(68, 1, body, 0, "bench"), 1)
+        reply = envelope.decode_response(68, 1, FrameDecoder(1 << 30).feed(conn.take_output())[0])[1]
+        assert reply["error_code"] == 0, reply
+        owned = None if reply["assignment"] is None else [
+            {"topic_id": t["topic_id"], "partitions": t["partitions"]} for t in reply["assignment"]["topic_partitions"]]
+        body = dict(body, member_epoch=reply["member_epoch"], rebalance_timeout_ms=-1, subscribed_topic_names=None,
+                    topic_partitions=owned)
+    return 68, 1, dict(body, topic_partitions=None)
 
 
 def errors(value) -> set:
@@ -214,12 +232,14 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=100, help="sans-IO: frames per receive()")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--only", choices=("sans-io", "socket"))
-    ap.add_argument("--apis", default="ApiVersions,Metadata,Heartbeat,OffsetCommit,OffsetFetch")
+    ap.add_argument("--apis", default="ApiVersions,Metadata,Heartbeat,OffsetCommit,OffsetFetch,ConsumerGroupHeartbeat")
     args = ap.parse_args()
     names = args.apis.split(",")
     if args.only != "socket":
         conn, mid = sans_io_setup()
         specs = request_bodies(mid)
+        if "ConsumerGroupHeartbeat" in names:
+            specs["ConsumerGroupHeartbeat"] = consumer_heartbeat(conn)
         for name in names:
             report("sans-IO", name, [sans_io_rate(conn, specs[name], args.count, args.batch)
                                      for _ in range(args.repeat)])
@@ -229,7 +249,7 @@ def main() -> None:
             sock = socket.create_connection((host, port))
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             specs = request_bodies(socket_setup(sock))
-            for name in names:
+            for name in (n for n in names if n in specs):   # ConsumerGroupHeartbeat: sans-IO only
                 report("socket", name, [socket_rate(sock, specs[name], args.count, proc.pid)
                                         for _ in range(args.repeat)])
             sock.close()

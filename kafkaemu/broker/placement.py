@@ -127,7 +127,7 @@ class Placement:
     def group_coordinator(self, group_id: str) -> int:
         """The node leading the group's __consumer_offsets partition (-1 while it is offline)."""
         topic = self.store.get(OFFSETS_TOPIC)
-        index = self.group_partition(group_id)
+        index = partition_for(group_id, self.offsets_partitions)   # group_partition, inline: every group request
         if topic is None or index >= len(topic.partitions):
             return self.node_ids[0]
         return self.partition_leader(topic.partitions[index])

@@ -49,11 +49,14 @@ def metadata(ctx, req):
         results = _by_id(ctx, req.topics, topic_ops)
     else:
         allow_create = ctx.config.auto_create_topics and (v < 4 or req.allow_auto_topic_creation)
-        names = list(dict.fromkeys(t.name for t in req.topics))
-        denied = denied_names(ctx, DESCRIBE, TOPIC, names)
-        results = [_denied(name, ZERO_UUID) if name in denied else
-                   _by_name(ctx, name, allow_create and _may_create(ctx, name), topic_ops)
-                   for name in names]
+        names = dict.fromkeys(t.name for t in req.topics)
+        if ctx.authorizer is None:   # the common case, asking nothing
+            results = [_by_name(ctx, name, allow_create, topic_ops) for name in names]
+        else:
+            denied = denied_names(ctx, DESCRIBE, TOPIC, names)
+            results = [_denied(name, ZERO_UUID) if name in denied else
+                       _by_name(ctx, name, allow_create and _may_create(ctx, name), topic_ops)
+                       for name in names]
     if ctx.authorizer is not None and req.include_topic_authorized_operations and v >= 8:
         for topic in results:
             if topic.get("topic_authorized_operations", NOT_REQUESTED) != NOT_REQUESTED:
@@ -63,13 +66,13 @@ def metadata(ctx, req):
         "cluster_id": ctx.cluster_id,
         "controller_id": ctx.config.node_id,
         "topics": results,
-        "cluster_authorized_operations": _cluster_operations(ctx, req, v),
+        "cluster_authorized_operations": _cluster_operations(ctx, req, v)
+        if 8 <= v <= 10 and req.include_cluster_authorized_operations else NOT_REQUESTED,
     }
 
 
 def _cluster_operations(ctx, req, v) -> int:
-    if not (8 <= v <= 10 and req.include_cluster_authorized_operations):
-        return NOT_REQUESTED
+    """Asked for (v8-10 only): what the principal may do on the cluster."""
     if ctx.authorizer is None:
         return CLUSTER_OPERATIONS
     return authorized_operations(ctx, CLUSTER, "kafka-cluster") if authorize_cluster(ctx, DESCRIBE) else 0

@@ -95,7 +95,8 @@ def produce(ctx, req):
         if request_error is not None:
             return NO_RESPONSE if acks == 0 else _request_error(topic_data, request_error)
         verifier = ctx.txn_path.partition_check(adds=version >= 12)
-    denied = denied_names(ctx, WRITE, TOPIC, [name for name, _, _ in topic_data if name is not None])
+    denied = () if ctx.authorizer is None else denied_names(ctx, WRITE, TOPIC, [name for name, _, _ in topic_data
+                                                                                if name is not None])
     for name, partitions, topic_id in topic_data:
         topic = None if name is None else store.get(name)
         topic_error = None

@@ -4,6 +4,8 @@ every record: see ``record_validation``); batches that cannot be kept as sent ar
 Each function takes the partition log the records are for (its topic, index and bounds)."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import compression, legacy_records, topic_config
 from .record_batch import (HEADER_SIZE, NO_TIMESTAMP, InvalidBatch, build_batch, crc_ok, iter_records, parse_header,
                            split_batches)
@@ -12,20 +14,8 @@ from .record_validation import check_records
 
 def validate(plog, records, produce_version: int, max_message_bytes: int, configs, now_ms: int,
              limit: int, inflated: list) -> list:
-    """[(batch, header, max timestamp)] ready to append, or InvalidBatch."""
-    batches = _validate(plog, records, produce_version, max_message_bytes, configs, now_ms, limit, inflated)
-    size = len(batches[0][0]) if len(batches) == 1 else sum(len(b) for b, _, _ in batches)
-    segment_bytes = configs.get("segment.bytes")
-    segment_bytes = _DEFAULT_SEGMENT_BYTES if segment_bytes is None else int(segment_bytes)
-    if size > segment_bytes:   # UnifiedLog.append: no segment could hold it
-        raise InvalidBatch("RECORD_LIST_TOO_LARGE", f"Message batch size is {size} bytes in append to partition "
-                           f"{plog.topic.name}-{plog.index}, which exceeds the maximum configured segment size "
-                           f"of {segment_bytes}.")
-    return batches
-
-
-def _validate(plog, records, produce_version: int, max_message_bytes: int, configs, now_ms: int,
-              limit: int, inflated: list) -> list:
+    """[(batch, header, max timestamp)] ready to append, or InvalidBatch (one function: every
+    produced partition passes here)."""
     if records is None:
         raise InvalidBatch("INVALID_RECORD", "produce request without records for the partition")
     found = list(split_batches(records))
@@ -47,37 +37,45 @@ def _validate(plog, records, produce_version: int, max_message_bytes: int, confi
     view = memoryview(records)
     if produce_version < 3 and any(magic < 2 for _, _, magic in found):   # v3+: one v2 batch, checked above
         batch, source = convert_legacy(plog, view, found, max_message_bytes, limit, inflated)
-        return [validate_records(plog, batch, parse_header(batch), configs, now_ms, max_message_bytes,
-                                 limit, inflated, source)]
-    out = []
-    for pos, size, magic in found:
-        if magic >= 2 and records[pos:pos + 8] != b"\0" * 8:
-            raise InvalidBatch("INVALID_RECORD", f"The baseOffset of the record batch in the append to "
-                               f"{plog.topic.name}-{plog.index} should be 0, but it is "
-                               f"{int.from_bytes(records[pos:pos + 8], 'big', signed=True)}")
-        if size > max_message_bytes:
-            raise InvalidBatch("MESSAGE_TOO_LARGE", f"The record batch size in the append is {size} bytes, "
-                               f"which exceeds the maximum configured value of {max_message_bytes}.")
-        if size < HEADER_SIZE:
-            raise InvalidBatch("CORRUPT_MESSAGE", f"record batch of {size} bytes is shorter than its header")
-        batch = bytearray(view[pos:pos + size])
-        if not crc_ok(batch):
-            raise InvalidBatch("CORRUPT_MESSAGE", "Record is corrupt (stored crc does not match the computed crc)")
-        h = parse_header(batch)
-        if h.last_offset_delta < 0:
-            raise InvalidBatch("INVALID_RECORD", f"Batch has an invalid offset range: [0, {h.last_offset_delta}] "
-                               f"in topic partition {plog.topic.name}-{plog.index}")
-        if h.records_count <= 0:
-            raise InvalidBatch("INVALID_RECORD", f"Invalid reported count for record batch: {h.records_count} "
-                               f"in topic partition {plog.topic.name}-{plog.index}")
-        if h.records_count != h.last_offset_delta + 1:
-            raise InvalidBatch("INVALID_RECORD", f"Inconsistent batch offset range [0, {h.last_offset_delta}] "
-                               f"and count of records {h.records_count} in topic partition "
-                               f"{plog.topic.name}-{plog.index}")
-        if h.is_control:
-            raise InvalidBatch("INVALID_RECORD", f"Clients are not allowed to write control records in topic "
-                               f"partition {plog.topic.name}-{plog.index}")
-        out.append(validate_records(plog, batch, h, configs, now_ms, max_message_bytes, limit, inflated))
+        out = [validate_records(plog, batch, parse_header(batch), configs, now_ms, max_message_bytes,
+                                limit, inflated, source)]
+    else:
+        out = []
+        for pos, size, magic in found:
+            if magic >= 2 and records[pos:pos + 8] != b"\0" * 8:
+                raise InvalidBatch("INVALID_RECORD", f"The baseOffset of the record batch in the append to "
+                                   f"{plog.topic.name}-{plog.index} should be 0, but it is "
+                                   f"{int.from_bytes(records[pos:pos + 8], 'big', signed=True)}")
+            if size > max_message_bytes:
+                raise InvalidBatch("MESSAGE_TOO_LARGE", f"The record batch size in the append is {size} bytes, "
+                                   f"which exceeds the maximum configured value of {max_message_bytes}.")
+            if size < HEADER_SIZE:
+                raise InvalidBatch("CORRUPT_MESSAGE", f"record batch of {size} bytes is shorter than its header")
+            batch = bytearray(view[pos:pos + size])
+            if not crc_ok(batch):
+                raise InvalidBatch("CORRUPT_MESSAGE", "Record is corrupt (stored crc does not match the computed crc)")
+            h = parse_header(batch)
+            if h.last_offset_delta < 0:
+                raise InvalidBatch("INVALID_RECORD", f"Batch has an invalid offset range: [0, {h.last_offset_delta}] "
+                                   f"in topic partition {plog.topic.name}-{plog.index}")
+            if h.records_count <= 0:
+                raise InvalidBatch("INVALID_RECORD", f"Invalid reported count for record batch: {h.records_count} "
+                                   f"in topic partition {plog.topic.name}-{plog.index}")
+            if h.records_count != h.last_offset_delta + 1:
+                raise InvalidBatch("INVALID_RECORD", f"Inconsistent batch offset range [0, {h.last_offset_delta}] "
+                                   f"and count of records {h.records_count} in topic partition "
+                                   f"{plog.topic.name}-{plog.index}")
+            if h.is_control:
+                raise InvalidBatch("INVALID_RECORD", f"Clients are not allowed to write control records in topic "
+                                   f"partition {plog.topic.name}-{plog.index}")
+            out.append(validate_records(plog, batch, h, configs, now_ms, max_message_bytes, limit, inflated))
+    size = len(out[0][0]) if len(out) == 1 else sum(len(b) for b, _, _ in out)
+    segment_bytes = configs.get("segment.bytes")
+    segment_bytes = _DEFAULT_SEGMENT_BYTES if segment_bytes is None else int(segment_bytes)
+    if size > segment_bytes:   # UnifiedLog.append: no segment could hold it
+        raise InvalidBatch("RECORD_LIST_TOO_LARGE", f"Message batch size is {size} bytes in append to partition "
+                           f"{plog.topic.name}-{plog.index}, which exceeds the maximum configured segment size "
+                           f"of {segment_bytes}.")
     return out
 
 
@@ -87,7 +85,7 @@ def validate_records(plog, batch: bytearray, h, configs, now_ms: int, max_messag
     re-encoded when it cannot be kept (a compressed batch whose offset deltas are not 0, 1, 2, ...
     or whose codec is not the topic's ``compression.type``). ``source``: the codec the producer
     used, when not the batch's (a converted legacy message set)."""
-    lat_topic, compacted, before_ms, after_ms, ranged = _record_settings(configs) if configs else _DEFAULT_SETTINGS
+    lat_topic, compacted, before_ms, after_ms, ranged = _settings_of(tuple(map(configs.get, _SETTINGS_KEYS)))
     target = topic_config.target_codec(configs, h.codec if source is None else source)
     keep = h.codec == target   # in place unless the codec changes (or, below, deltas are off)
     check = check_records(batch, h, fields=compacted, limit=limit - inflated[0])
@@ -180,5 +178,15 @@ def _record_settings(configs) -> tuple:
     return lat_topic, topic_config.is_compacted(configs), before_ms, after_ms, ranged
 
 
-_DEFAULT_SETTINGS = _record_settings({})   # a topic without overrides
+# What _record_settings reads; its answer is cached by their values (every produce asks, and every
+# topic carries the broker's defaults, so "no configs" no longer tells).
+_SETTINGS_KEYS = ("message.timestamp.type", "cleanup.policy", "message.timestamp.difference.max.ms",
+                  "message.timestamp.before.max.ms", "message.timestamp.after.max.ms")
+
+
+@lru_cache(maxsize=256)
+def _settings_of(values: tuple) -> tuple:
+    return _record_settings({k: v for k, v in zip(_SETTINGS_KEYS, values) if v is not None})
+
+
 _DEFAULT_SEGMENT_BYTES = topic_config.int_config({}, "segment.bytes")

@@ -106,9 +106,11 @@ def append_coordinator_batch(topic, partition: int, records: list[tuple[bytes, b
     if result.error != "NONE":
         error = ErrorCode.__members__.get(result.error, ErrorCode.UNKNOWN_SERVER_ERROR)
         raise AppendError(error, f"{topic.name}-{partition} refused the coordinator's batch: {result.message or ''}")
-    if any(value is None for _, value in records):   # compaction drops them after delete.retention.ms
-        due = now_ms + topic_config.int_config(plog.configs, "delete.retention.ms")
-        plog.tombstones_due_ms = due if plog.tombstones_due_ms is None else min(plog.tombstones_due_ms, due)
+    for _, value in records:   # a loop, not any(): no generator on every commit
+        if value is None:   # compaction drops tombstones after delete.retention.ms
+            due = now_ms + topic_config.int_config(plog.configs, "delete.retention.ms")
+            plog.tombstones_due_ms = due if plog.tombstones_due_ms is None else min(plog.tombstones_due_ms, due)
+            break
 
 
 def read_keyed_records(topic, skipped_event: str) -> Iterator[tuple[bytes, bytes | None]]:

@@ -60,7 +60,7 @@ def started(broker, tid="tx", partitions=(("t", 0),)):
 
 # ------------------------------------------------------------------ advertised versions
 def test_api_versions_advertise_the_transaction_apis_and_transaction_version_2(broker):
-    resp = call(broker, ApiKey.API_VERSIONS, 3, {"client_software_name": "x", "client_software_version": "1"})
+    resp = call(broker, ApiKey.API_VERSIONS, 4, {"client_software_name": "x", "client_software_version": "1"})
     versions = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
     transaction_apis = {ApiKey.INIT_PRODUCER_ID: (0, 5), ApiKey.ADD_PARTITIONS_TO_TXN: (0, 5),
                         ApiKey.ADD_OFFSETS_TO_TXN: (0, 4), ApiKey.END_TXN: (0, 5), ApiKey.TXN_OFFSET_COMMIT: (0, 5),

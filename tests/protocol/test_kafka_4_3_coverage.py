@@ -24,7 +24,6 @@ INTER_BROKER = {ApiKey(k) for k in (83, 84, 85, 86, 87)}   # share coordinator s
 # api key -> (the max version it waits for, who brings it)
 PENDING = {
     48: (1, "quotas"), 49: (1, "quotas"), 71: (0, "quotas"), 72: (0, "quotas"),
-    26: (5, "txnv2: EndTxn v5 is Transactions V2"), 28: (5, "txnv2: TxnOffsetCommit v5 is Transactions V2"),
     64: (0, "not yet: UnregisterBroker (Admin.unregisterBroker)"),
     80: (1, "not yet: AddRaftVoter (Admin.addRaftVoter)"),
     81: (0, "not yet: RemoveRaftVoter (Admin.removeRaftVoter)"),

@@ -165,19 +165,17 @@ class ConsumerGroup(Group):
     def tombstone_records(self) -> list[Record]:
         return records.tombstones(self)
 
-    # Read and set one by one (as ClassicGroup: touching ``__dict__`` slows every later read).
-    _STATE = ("group_epoch", "assignment_epoch", "created_ms", "state_timestamp_ms", "dead", "written")
-    _CONTAINERS = ("members", "static_members", "target", "subscription_metadata")
-
+    # Read and set one by one (as ClassicGroup: touching ``__dict__`` slows every later read), in
+    # straight lines: every KIP-848 heartbeat takes a snapshot (issue 16's cost, BENCHMARKS.md).
     def snapshot(self) -> tuple:
         """Members are immutable: copying the containers that change in place is enough."""
-        return (tuple(getattr(self, name) for name in self._STATE),
-                tuple(dict(getattr(self, name)) for name in self._CONTAINERS))
+        return (self.group_epoch, self.assignment_epoch, self.created_ms, self.state_timestamp_ms, self.dead,
+                self.written, dict(self.members), dict(self.static_members), dict(self.target),
+                dict(self.subscription_metadata))
 
     def restore(self, snapshot: tuple) -> None:
-        values, containers = snapshot
-        for name, value in zip(self._STATE + self._CONTAINERS, values + containers):
-            setattr(self, name, value)
+        (self.group_epoch, self.assignment_epoch, self.created_ms, self.state_timestamp_ms, self.dead,
+         self.written, self.members, self.static_members, self.target, self.subscription_metadata) = snapshot
 
 
 def _validate_member_epoch(received: int, member: ConsumerMember) -> None:
