@@ -119,14 +119,16 @@ def run_suite(root: Path, bootstrap: str, pytest_args: list[str]) -> int:
            "PYTHONPATH": os.pathsep.join(filter(None, [str(HARNESS), os.environ.get("PYTHONPATH")]))}
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:kafkaemu",
                "-p", "kafkaemu_compat_plugin", "-q", "-rfEs", *pytest_args, SUITE]
-    proc = subprocess.Popen(command, cwd=root, env=env, start_new_session=True)
+    proc = subprocess.Popen(command, cwd=root, env=env)
     try:
         return proc.wait(RUN_LIMIT_S)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
-        proc.wait()
         print(f"compat: the suite ran past {RUN_LIMIT_S} s and was stopped", file=sys.stderr)
         return 1
+    finally:  # stopped, interrupted or failed here: pytest does not outlive the broker it tests
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def main(argv: list[str] | None = None) -> int:
