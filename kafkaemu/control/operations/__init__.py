@@ -13,6 +13,7 @@ from .clock import ClockOps
 from .faults import FaultOps
 from .groups import GroupOps
 from .nodes import NodeOps
+from .quotas import QuotaOps
 from .overview import OverviewOps
 from .requests import RequestOps
 from .schemas import SchemaRegistryOps
@@ -24,7 +25,7 @@ from .transactions import TransactionOps
 
 
 class Control(OverviewOps, ClockOps, GroupOps, FaultOps, NodeOps, TopicOps, TransactionOps, RequestOps, AwaitOps,
-              SnapshotOps, SchemaRegistryOps, SecurityOps, ShareOps):
+              SnapshotOps, SchemaRegistryOps, SecurityOps, ShareOps, QuotaOps):
     """The control plane of one broker: ``run(name, params)`` / ``await call(name, params)``."""
 
 
