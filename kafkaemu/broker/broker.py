@@ -18,7 +18,8 @@ from ..core.quotas.manager import ClientQuotaManagers
 from ..core.timers import Timers
 from ..core.transactions.coordinator import TransactionCoordinator
 from ..faults import Faults
-from ..storage import client_quotas_file, transaction_state_topic
+from ..storage import client_metrics_file, client_quotas_file, transaction_state_topic
+from ..telemetry.manager import ClientMetricsManager
 from ..storage.data_dir import DataDir
 from ..storage.dynamic_broker_configs import DynamicBrokerConfigs
 from ..storage.log_store import LogStore
@@ -67,6 +68,7 @@ class Broker:
         self.faults = Faults()
         self.timers = Timers()  # broker-level timers (delayed fault replies, idle connections, throttles)
         self._init_quotas(config)
+        self._init_telemetry(config)
         # __consumer_offsets and __transaction_state exist from the start as internal topics, so no
         # lookup can create them as ordinary topics; groups and transactional ids are placed by the
         # partition counts they have (as Kafka, after a setting change too). With a data directory
@@ -81,6 +83,14 @@ class Broker:
 
     def _clock(self) -> int:
         return self.now_ms
+
+    def _init_telemetry(self, config: BrokerConfig) -> None:
+        """KIP-714: CLIENT_METRICS subscriptions (kept in the data directory) and what clients push."""
+        metrics = ClientMetricsManager(config.telemetry_max_bytes)
+        if config.data_dir:
+            metrics.load(client_metrics_file.load(config.data_dir))
+            metrics.on_change = lambda subscriptions: client_metrics_file.save(config.data_dir, subscriptions)
+        self.services.client_metrics = self.client_metrics = metrics
 
     def _init_quotas(self, config: BrokerConfig) -> None:
         """Client quotas (AlterClientQuotas, kept in the data directory) and their enforcement.
