@@ -54,6 +54,7 @@ EXAMPLES = {
     "await_share_offset": {"group": "sg", "topic": "st", "partition": 0, "offset": 0, "timeout_ms": "5s"},
     "client_quotas": {}, "client_quota_set": {"key": "producer_byte_rate", "value": 1048576, "client_id": "walker"},
     "client_quota_remove": {"key": "producer_byte_rate", "user": "<default>"},
+    "telemetry": {},
 }
 NEEDS_A_STOPPED_NODE = {"node_start"}
 # Python parameter names that stand for an operation's parameter of another name.
