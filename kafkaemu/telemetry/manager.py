@@ -97,6 +97,15 @@ class ClientMetricsManager:
         self._subscriptions = {name: Subscription.of(name, c) for name, c in self.configs.items()}
         self.version += 1
 
+    def replace(self, configs: dict[str, dict[str, str]]) -> None:
+        """Exactly these subscriptions (a control reset or snapshot restore); client instances and
+        what they pushed are forgotten."""
+        self.load(configs)
+        self.instances.clear()
+        self.received.clear()
+        if self.on_change is not None:
+            self.on_change(self.configs)
+
     def alter(self, name: str, configs: dict[str, str], validate_only: bool = False) -> None:
         """Replace subscription ``name``'s configs (none left: the subscription is removed);
         TelemetryConfigError as Kafka's controller refuses."""

@@ -82,6 +82,12 @@ class ClientQuotaManagers:
         self.fetch = QuotaManager(quotas, CONSUMER_BYTE_RATE, samples, window_ms)
         self.request = QuotaManager(quotas, REQUEST_PERCENTAGE, samples, window_ms, max_throttle_ms=window_ms)
 
+    def reset(self) -> None:
+        """Forget every measured rate (a control reset or snapshot restore)."""
+        for manager in (self.produce, self.fetch, self.request):
+            manager.sensors.clear()
+            manager.throttled.clear()
+
     @property
     def active(self) -> bool:
         """Whether any quota is set (while none is, requests cost one check)."""
