@@ -1,6 +1,7 @@
 """Quota enforcement on the request path, as KafkaApis with ClientQuotaManager: a Produce records
 its request's bytes against ``producer_byte_rate``, a Fetch its reply's record bytes against
-``consumer_byte_rate`` (a throttled Fetch answers empty and takes its bytes back), every request
+``consumer_byte_rate`` (its ``max_bytes`` capped at what the quota's window allows; a throttled
+Fetch answers empty and takes its bytes back), every request
 its handler time against ``request_percentage``. The largest throttle goes into the reply's
 ``throttle_time_ms`` and mutes the connection for that long on the broker's clock (KIP-219);
 versions from before KIP-219 (Produce < 6, Fetch < 8) get their reply only when the throttle
@@ -85,6 +86,10 @@ class QuotaEnforcer:
             else:
                 respond(response)
 
+        if api_key == ApiKey.FETCH and version >= 3 and getattr(body, "replica_id", -1) < 0:
+            window = managers.fetch.max_value_in_window(user, client_id)   # getMaxValueInQuotaWindow
+            if window is not None and window < body.max_bytes:
+                body.max_bytes = int(window)
         ctx.respond = throttled_respond
         result = api.func(ctx, body)
         elapsed.append(self.thread_time_ns() - start)

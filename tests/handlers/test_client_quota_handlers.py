@@ -127,11 +127,18 @@ def test_a_throttled_fetch_answers_empty_and_takes_its_bytes_back(broker):
             "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "", "replica_id": -1,
             "topics": [{"topic": "t", "topic_id": topic.topic_id, "partitions": [
                 {"partition": 0, "fetch_offset": 0, "partition_max_bytes": 1 << 20}]}]}
+    # max_bytes is capped at the quota's window (10 s x 1,000 B/s): one batch of the three
+    reply = client.call(ApiKey.FETCH, 13, body)
+    assert reply.throttle_time_ms == 0
+    [batch] = reply.responses[0].partitions[0].records if isinstance(reply.responses[0].partitions[0].records, list) \
+        else [reply.responses[0].partitions[0].records]
+    assert 8000 < len(batch) < 10000
+    body["topics"][0]["partitions"][0]["fetch_offset"] = 1
     reply = client.call(ApiKey.FETCH, 13, body)
     assert reply.throttle_time_ms > 0 and reply.responses == []
     assert client.conn.throttled
     [sensor] = broker.quota_enforcer.managers.fetch.rates(T0)
-    assert sensor["rate"] == 0.0 and sensor["throttled_responses"] == 1
+    assert sensor["rate"] == len(batch) / 10 and sensor["throttled_responses"] == 1
 
 
 def test_no_quota_no_throttle(broker, client):
