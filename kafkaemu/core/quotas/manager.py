@@ -19,6 +19,7 @@ class QuotaManager:
         self.max_throttle_ms = max_throttle_ms
         self.sensors: dict[tuple[str, str], Rate] = {}
         self.throttled: dict[tuple[str, str], int] = {}   # throttles given per sensor (the control API)
+        self.bounds: dict[tuple[str, str], float] = {}    # the quota each sensor was last measured against
         self._lookups: dict[tuple[str, str], tuple] = {}
         self._version = -1
 
@@ -39,6 +40,7 @@ class QuotaManager:
         rate = self.sensors.get(tags)
         if rate is None:
             rate = self.sensors[tags] = Rate(self.samples, self.window_ms)
+        self.bounds[tags] = bound
         rate.record(value, now_ms)
         measured = rate.measure(now_ms)
         if measured <= bound:
@@ -66,8 +68,8 @@ class QuotaManager:
         """Each sensor's measured rate and bound (the control API)."""
         out = []
         for (user, client_id), rate in self.sensors.items():
-            bound, _ = self._quota(user or "", client_id or "")
-            out.append({"user": user, "client_id": client_id, "rate": rate.measure(now_ms), "bound": bound,
+            out.append({"user": user, "client_id": client_id, "rate": rate.measure(now_ms),
+                        "bound": self.bounds.get((user, client_id)),
                         "throttled_responses": self.throttled.get((user, client_id), 0)})
         return out
 
@@ -87,6 +89,7 @@ class ClientQuotaManagers:
         for manager in (self.produce, self.fetch, self.request):
             manager.sensors.clear()
             manager.throttled.clear()
+            manager.bounds.clear()
 
     @property
     def active(self) -> bool:
