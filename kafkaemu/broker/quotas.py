@@ -48,7 +48,7 @@ class QuotaEnforcer:
         """Run the handler with the client's quotas applied; returns what dispatch returns."""
         managers = self.managers
         api_key, version = api.api_key, header.request_api_version
-        user, client_id = _user(ctx.principal), header.client_id or ""
+        user, client_id, node = _user(ctx.principal), header.client_id or "", ctx.node_id
         respond = ctx.respond
         start = self.thread_time_ns()
         elapsed: list[int] = []
@@ -57,14 +57,14 @@ class QuotaEnforcer:
             now_ms = self.clock()
             spent = elapsed[0] if elapsed else self.thread_time_ns() - start
             throttle = 0 if api_key in EXEMPT else \
-                managers.request.record(user, client_id, spent * NANOS_TO_PERCENTAGE, now_ms)
+                managers.request.record(user, client_id, spent * NANOS_TO_PERCENTAGE, now_ms, node)
             if api_key == ApiKey.PRODUCE:
-                throttle = max(throttle, managers.produce.record(user, client_id, request_bytes, now_ms))
+                throttle = max(throttle, managers.produce.record(user, client_id, request_bytes, now_ms, node))
             elif api_key == ApiKey.FETCH and response is not None and getattr(body, "replica_id", -1) < 0:
                 size = _record_bytes(response)
-                fetch_throttle = managers.fetch.record(user, client_id, size, now_ms)
+                fetch_throttle = managers.fetch.record(user, client_id, size, now_ms, node)
                 if max(fetch_throttle, throttle) > 0:
-                    managers.fetch.unrecord(user, client_id, size, now_ms)
+                    managers.fetch.unrecord(user, client_id, size, now_ms, node)
                 throttle = max(throttle, fetch_throttle)
             return throttle
 

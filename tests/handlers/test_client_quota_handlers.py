@@ -99,6 +99,11 @@ def test_a_producer_over_its_quota_is_throttled_and_muted(broker):
     assert not client.conn.throttled
     client.conn.process(T0 + throttle)
     assert len(_replies(client)) == 1
+    # the same client on another node is measured there, as by another Kafka broker
+    elsewhere = WireClient(broker, client_id="slow", node_id=1)
+    elsewhere.conn.receive(_produce_frame(elsewhere, 9, 5000), T0 + throttle)
+    assert envelope.decode_response(ApiKey.PRODUCE, 9, _replies(elsewhere)[0])[1].throttle_time_ms == 0
+    assert {s["node"] for s in broker.quota_enforcer.managers.produce.rates(T0)} == {0, 1}
     # another client is not throttled
     other = WireClient(broker, client_id="fast")
     other.conn.receive(_produce_frame(other, 9, 50000), T0 + throttle)

@@ -1,6 +1,6 @@
 """Kafka's ClientQuotaManager for one quota kind (produce bytes, fetch bytes, request time): a
-``Rate`` sensor per metric tags (the (user, client id) the applying quota names, defaults
-resolved to the client's own names) and the throttle a recorded value costs."""
+``Rate`` sensor per node and metric tags (the (user, client id) the applying quota names, defaults
+resolved to the client's own names; every emulated node measures its own, as every Kafka broker) and the throttle a recorded value costs."""
 from __future__ import annotations
 
 from .entities import (CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE, REQUEST_PERCENTAGE, ClientQuotas)
@@ -17,9 +17,9 @@ class QuotaManager:
         self.samples = samples
         self.window_ms = window_ms
         self.max_throttle_ms = max_throttle_ms
-        self.sensors: dict[tuple[str, str], Rate] = {}
-        self.throttled: dict[tuple[str, str], int] = {}   # throttles given per sensor (the control API)
-        self.bounds: dict[tuple[str, str], float] = {}    # the quota each sensor was last measured against
+        self.sensors: dict[tuple[int, str, str], Rate] = {}
+        self.throttled: dict[tuple[int, str, str], int] = {}   # throttles given per sensor (the control API)
+        self.bounds: dict[tuple[int, str, str], float] = {}    # the quota each sensor was last measured against
         self._lookups: dict[tuple[str, str], tuple] = {}
         self._version = -1
 
@@ -32,11 +32,12 @@ class QuotaManager:
             found = self._lookups[(user, client_id)] = self.quotas.quota_for(self.key, user, client_id)
         return found
 
-    def record(self, user: str, client_id: str, value: float, now_ms: int) -> int:
+    def record(self, user: str, client_id: str, value: float, now_ms: int, node: int = 0) -> int:
         """Record ``value`` for the client; the throttle time in ms (0 within its quota)."""
         bound, tags = self._quota(user, client_id)
         if bound is None:
             return 0
+        tags = (node, *tags)
         rate = self.sensors.get(tags)
         if rate is None:
             rate = self.sensors[tags] = Rate(self.samples, self.window_ms)
@@ -52,10 +53,10 @@ class QuotaManager:
             self.throttled[tags] = self.throttled.get(tags, 0) + 1
         return max(throttle, 0)
 
-    def unrecord(self, user: str, client_id: str, value: float, now_ms: int) -> None:
+    def unrecord(self, user: str, client_id: str, value: float, now_ms: int, node: int = 0) -> None:
         """Take back a value recorded for a reply that was not sent (a throttled Fetch)."""
         bound, tags = self._quota(user, client_id)
-        rate = self.sensors.get(tags)
+        rate = self.sensors.get((node, *tags))
         if bound is not None and rate is not None:
             rate.record(-value, now_ms)
 
@@ -67,10 +68,10 @@ class QuotaManager:
     def rates(self, now_ms: int) -> list[dict]:
         """Each sensor's measured rate and bound (the control API)."""
         out = []
-        for (user, client_id), rate in self.sensors.items():
-            out.append({"user": user, "client_id": client_id, "rate": rate.measure(now_ms),
-                        "bound": self.bounds.get((user, client_id)),
-                        "throttled_responses": self.throttled.get((user, client_id), 0)})
+        for key, rate in self.sensors.items():
+            node, user, client_id = key
+            out.append({"node": node, "user": user, "client_id": client_id, "rate": rate.measure(now_ms),
+                        "bound": self.bounds.get(key), "throttled_responses": self.throttled.get(key, 0)})
         return out
 
 
