@@ -59,11 +59,10 @@ def test_librdkafka_consumer_pushes_its_metrics(emulator):
     seen, start = 0, time.monotonic()
     while time.monotonic() - start < 3:
         seen += len(consumer.consume(50, 0.2))
-    consumer.close()   # the final, terminating push
+    consumer.close()   # a final, terminating push, unless a push is still in flight (librdkafka skips it then)
     assert seen == 300
     metrics, client = _metrics(emulator, "telemetry-rdkafka")
     assert client["client_software_name"] == "confluent-kafka-python" and client["pushes"] >= 2
-    assert client["terminating"] is True
     latency = metrics["org.apache.kafka.consumer.fetch.manager.fetch.latency.avg"]
     assert isinstance(latency["value"], (int, float)) and latency["value"] >= 0
     assert not [name for name in metrics if not name.startswith("org.apache.kafka.consumer.")]
