@@ -40,7 +40,8 @@ def _describe(ctx, res, synonyms):
     if res.resource_type == TOPIC and not authorize(ctx, DESCRIBE_CONFIGS, TOPIC_RESOURCE, res.resource_name):
         out["error_code"] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
         return out
-    if res.resource_type in (BROKER, BROKER_LOGGER, CLIENT_METRICS) and not authorize_cluster(ctx, DESCRIBE_CONFIGS):
+    if res.resource_type in (BROKER, BROKER_LOGGER, CLIENT_METRICS) and \
+            not authorize_cluster(ctx, DESCRIBE_CONFIGS):
         out["error_code"] = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
         return out
     if res.resource_type == GROUP and not authorize(ctx, DESCRIBE_CONFIGS, GROUP_RESOURCE, res.resource_name):

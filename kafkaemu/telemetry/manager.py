@@ -169,7 +169,8 @@ class ClientMetricsManager:
         if not instance.may_get(now_ms):
             return {"error_code": "THROTTLING_QUOTA_EXCEEDED"}
         return {"error_code": "NONE", "client_instance_id": instance_id, "subscription_id": instance.subscription_id,
-                "accepted_compression_types": list(SUPPORTED_COMPRESSION), "push_interval_ms": instance.push_interval_ms,
+                "accepted_compression_types": list(SUPPORTED_COMPRESSION),
+                "push_interval_ms": instance.push_interval_ms,
                 "telemetry_max_bytes": self.telemetry_max_bytes, "delta_temporality": True,
                 "requested_metrics": list(instance.metrics)}
 

@@ -86,7 +86,8 @@ def test_subscription_configs_through_the_config_apis(broker):
     described = _describe(broker, "lag")
     assert described.error_code == 0
     assert {(c.name, c.value, c.config_source, c.read_only) for c in described.configs} == {
-        ("metrics", "org.apache.kafka.consumer.,org.apache.kafka.producer.", 7, False), ("interval.ms", "1000", 7, False),
+        ("metrics", "org.apache.kafka.consumer.,org.apache.kafka.producer.", 7, False),
+        ("interval.ms", "1000", 7, False),
         ("match", "client_id=app.*", 7, False)}
     assert _describe(broker, "missing").configs == []
     assert _describe(broker, "").error_code == ErrorCode.INVALID_REQUEST

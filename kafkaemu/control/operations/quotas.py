@@ -49,7 +49,8 @@ class QuotaOps(ControlBase):
         its rate, its bound and how many replies it was throttled in (produce, fetch, request)."""
         managers = self.broker.quota_enforcer.managers
         now = self._now()
-        return {"quotas": [{"entity": _entity_view(e), "values": dict(v)} for e, v in self.broker.quotas.entries.items()],
+        entries = self.broker.quotas.entries.items()
+        return {"quotas": [{"entity": _entity_view(e), "values": dict(v)} for e, v in entries],
                 "clients": {"produce": managers.produce.rates(now), "fetch": managers.fetch.rates(now),
                             "request": managers.request.rates(now)}}
 

@@ -1,6 +1,7 @@
 """Kafka's ClientQuotaManager for one quota kind (produce bytes, fetch bytes, request time): a
 ``Rate`` sensor per node and metric tags (the (user, client id) the applying quota names, defaults
-resolved to the client's own names; every emulated node measures its own, as every Kafka broker) and the throttle a recorded value costs."""
+resolved to the client's own names; every emulated node measures its own, as every Kafka broker)
+and the throttle a recorded value costs."""
 from __future__ import annotations
 
 from .entities import (CONSUMER_BYTE_RATE, PRODUCER_BYTE_RATE, REQUEST_PERCENTAGE, ClientQuotas)

@@ -17,7 +17,8 @@ def alter(quotas, entity, *ops, validate_only=False):
 
 @pytest.mark.parametrize("entity, ops, code, message", [
     (Entity(), [("producer_byte_rate", 1.0, False)], "INVALID_REQUEST", "Invalid empty client quota entity"),
-    (E(group="g"), [("producer_byte_rate", 1.0, False)], "INVALID_REQUEST", "Unhandled client quota entity type: group"),
+    (E(group="g"), [("producer_byte_rate", 1.0, False)], "INVALID_REQUEST",
+     "Unhandled client quota entity type: group"),
     (E(user=""), [("producer_byte_rate", 1.0, False)], "INVALID_REQUEST", "Empty user not supported"),
     (E(user="u"), [("nope", 1.0, False)], "INVALID_REQUEST", "Invalid configuration key nope"),
     (E(user="u"), [("producer_byte_rate", 0.0, False)], "INVALID_REQUEST",
