@@ -96,6 +96,8 @@ def test_subscription_configs_through_the_config_apis(broker):
                                                        "interval must be between 100 and 3600000 (1 hour)")
     assert _alter(broker, "lag", ("interval.ms", 2, "5")).error_code == ErrorCode.INVALID_CONFIG
     assert broker.client_metrics.names() == ["lag"]
+    listed = call(broker, ApiKey.LIST_CONFIG_RESOURCES, 0, {})
+    assert [r.resource_name for r in listed.config_resources] == ["lag"]
     for key in ("metrics", "interval.ms", "match"):
         assert _alter(broker, "lag", (key, 1, None)).error_code == 0
     assert broker.client_metrics.names() == []
