@@ -13,9 +13,6 @@ import struct
 from collections import OrderedDict
 from typing import Callable
 
-import crc32c
-
-from . import otlp
 from .subscriptions import ALL_METRICS, DEFAULT_INTERVAL_MS, Subscription, validate
 
 SUPPORTED_COMPRESSION = (4, 3, 1, 2)   # ZSTD, LZ4, GZIP, SNAPPY: the order Kafka offers them
@@ -55,6 +52,7 @@ class ClientInstance:
                 interval = min(interval, sub.interval_ms)
         self.metrics = sorted({ALL_METRICS} if everything else metrics)
         self.push_interval_ms = interval
+        import crc32c   # on first use: a default start imports nothing heavy
         text = (str(self.metrics) + str(interval)).encode()
         self.subscription_id = _int32(crc32c.crc32c(text) ^ _java_hash(instance_id))
         self.last_get_ms = self.last_push_ms = -(1 << 62)
@@ -188,6 +186,7 @@ class ClientMetricsManager:
         if error is not None:
             return error
         if payload:
+            from . import otlp   # protobuf, on the first push
             try:
                 decoded = otlp.decode(payload, compression_type, self.telemetry_max_bytes)
             except otlp.PayloadError as exc:
