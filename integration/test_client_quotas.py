@@ -6,7 +6,6 @@ seconds of sending, in generous bands (the machine is shared)."""
 from __future__ import annotations
 
 import re
-import subprocess
 import threading
 import time
 
@@ -14,7 +13,7 @@ import pytest
 
 from kafkaemu.testing import KafkaEmulator
 
-from .test_java_clients import CASE_TIMEOUT_S, JAVA_DIR, java_classpath  # noqa: F401 (the fixture)
+from .java_runs import run_case
 
 confluent_kafka = pytest.importorskip("confluent_kafka", reason="needs confluent-kafka")
 
@@ -74,11 +73,8 @@ def test_confluent_producer_is_throttled_then_runs_free(emulator):
     assert free >= FREE_AT_LEAST, f"{free:.0f} B/s after the quota was removed (throttled: {throttled:.0f})"
 
 
-def test_java_producer_is_throttled_then_runs_free(emulator, java_classpath):  # noqa: F811
-    result = subprocess.run(["java", "-Xss1m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                             f"-Dlog4j2.configurationFile={JAVA_DIR / 'log4j2.properties'}",
-                             "-cp", java_classpath, "kafkaemu.jvm.QuotaCases", "produce-quota",
-                             emulator.bootstrap_server], capture_output=True, text=True, timeout=CASE_TIMEOUT_S)
+def test_java_producer_is_throttled_then_runs_free(emulator, java_classpath):
+    result = run_case(java_classpath, "QuotaCases", "produce-quota", emulator.bootstrap_server)
     assert result.returncode == 0 and "PASS produce-quota" in result.stdout, (
         f"exit {result.returncode}\n{result.stdout}\n--- stderr ---\n{result.stderr[-6000:]}")
     found = re.search(r"RESULT throttled_rate=(\S+) free_rate=(\S+) throttle_max_ms=(\S+)", result.stdout)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import re
-import subprocess
 import time
 
 import pytest
@@ -16,7 +15,7 @@ from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.testing import KafkaEmulator
 from kafkaemu.testing.raw_client import connect, encode_request, read_reply
 
-from .test_java_clients import CASE_TIMEOUT_S, JAVA_DIR, java_classpath  # noqa: F401 (the fixture)
+from .java_runs import run_case
 
 confluent_kafka = pytest.importorskip("confluent_kafka", reason="needs confluent-kafka")
 
@@ -78,11 +77,8 @@ def _web_page(emulator) -> str:
         return response.read().decode()
 
 
-def test_java_consumer_pushes_its_lag_and_fetch_latency(emulator, java_classpath):  # noqa: F811
-    result = subprocess.run(["java", "-Xss1m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                             f"-Dlog4j2.configurationFile={JAVA_DIR / 'log4j2.properties'}",
-                             "-cp", java_classpath, "kafkaemu.jvm.TelemetryCases", "consumer-telemetry",
-                             emulator.bootstrap_server], capture_output=True, text=True, timeout=CASE_TIMEOUT_S)
+def test_java_consumer_pushes_its_lag_and_fetch_latency(emulator, java_classpath):
+    result = run_case(java_classpath, "TelemetryCases", "consumer-telemetry", emulator.bootstrap_server)
     assert result.returncode == 0 and "PASS consumer-telemetry" in result.stdout, (
         f"exit {result.returncode}\n{result.stdout}\n--- stderr ---\n{result.stderr[-6000:]}")
     instance = re.search(r"INSTANCE (\S+)", result.stdout).group(1)
