@@ -55,6 +55,9 @@ class RequestContext:
     the broker's clock (``now_ms``), ``respond`` for a reply given later (the handler returns
     DEFERRED), and the broker's services (``store``, ``groups``, ``txns``, ``placement``,
     ``config``, ``cluster_id``, ``topics``, ``txn_path``, ``authorizer``: None while authorization
+    is off, ``credentials``, ``tokens``, ``broker_configs``, ``features``: the finalized feature
+    levels, e.g. ``ctx.features.level("transaction.version")``, ``quotas``, ``client_metrics``).
+    Built by a broker's subclass (``services_for``), never by this class itself."""
 
     __slots__ = ("api_key", "api_version", "correlation_id", "client_id", "client_host", "connection_id", "node_id",
                  "now_ms", "respond", "principal")
