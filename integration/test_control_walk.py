@@ -52,6 +52,9 @@ EXAMPLES = {
     "release_share_record": {"group": "sg", "topic": "st", "partition": 0, "offset": 0},
     "await_share_group": {"group": "sg", "members": 1, "timeout_ms": "5s"},
     "await_share_offset": {"group": "sg", "topic": "st", "partition": 0, "offset": 0, "timeout_ms": "5s"},
+    "client_quotas": {}, "client_quota_set": {"key": "producer_byte_rate", "value": 1048576, "client_id": "walker"},
+    "client_quota_remove": {"key": "producer_byte_rate", "user": "<default>"},
+    "telemetry": {},
 }
 NEEDS_A_STOPPED_NODE = {"node_start"}
 # Python parameter names that stand for an operation's parameter of another name.

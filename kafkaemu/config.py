@@ -176,6 +176,12 @@ class BrokerConfig:
                                                kafka="ssl.principal.mapping.rules", metavar="RULES")
     connections_max_idle_ms: int = setting(600000, "close connections idle this long (negative: never)",
                                            kafka="connections.max.idle.ms", min=-1, max=INT64_MAX)
+    quota_window_num: int = setting(11, "samples a client quota's rate is measured over",
+                                    kafka="quota.window.num", min=1, max=2 ** 31 - 1)
+    quota_window_size_seconds: int = setting(1, "time span of each client quota sample",
+                                             kafka="quota.window.size.seconds", min=1, max=2 ** 31 - 1)
+    telemetry_max_bytes: int = setting(1048576, "the largest client telemetry push accepted (KIP-714)",
+                                       kafka="telemetry.max.bytes", min=1, max=2 ** 31 - 1)
     connection_failed_authentication_delay_ms: int = setting(
         100, "delay before closing a connection that failed to authenticate (clients read the error first)",
         kafka="connection.failed.authentication.delay.ms", min=0)

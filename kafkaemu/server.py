@@ -174,7 +174,8 @@ class _KafkaProtocol(asyncio.Protocol):
         peer = transport.get_extra_info("peername") or ("?", 0)
         self.conn = Connection(self.server.broker, self.server.registry, next(self.server._ids), peer[0],
                                on_output=self._write, on_close=self.abort, node_id=self.node_id,
-                               authenticator=self.server.new_authenticator(), now_ms=self.server.clock.now_ms())
+                               authenticator=self.server.new_authenticator(), now_ms=self.server.clock.now_ms(),
+                               on_wake=self._wake)
         ssl_object = transport.get_extra_info("ssl_object")
         if ssl_object is not None:
             try:  # a client certificate's subject (SASL, if any, replaces it once authenticated)

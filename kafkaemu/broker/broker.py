@@ -13,10 +13,13 @@ from ..auth.setup import new_authorizer, new_credentials, new_tokens
 from ..config import BrokerConfig
 from ..core.coordinator import GroupCoordinator
 from ..core.features import FinalizedFeatures, parse_levels
+from ..core.quotas.entities import ClientQuotas
+from ..core.quotas.manager import ClientQuotaManagers
 from ..core.timers import Timers
 from ..core.transactions.coordinator import TransactionCoordinator
 from ..faults import Faults
-from ..storage import transaction_state_topic
+from ..storage import client_metrics_file, client_quotas_file, transaction_state_topic
+from ..telemetry.manager import ClientMetricsManager
 from ..storage.data_dir import DataDir
 from ..storage.dynamic_broker_configs import DynamicBrokerConfigs
 from ..storage.log_store import LogStore
@@ -26,6 +29,7 @@ from .context import ANONYMOUS, RequestContext, services_for
 from .coordinators import build_group_coordinator, build_transaction_coordinator
 from .intercept import RequestInterceptor
 from .placement import Placement
+from .quotas import QuotaEnforcer
 from .topics import TopicAdmin
 from .transactions import TransactionDataPath, TransactionHooks
 
@@ -62,7 +66,9 @@ class Broker:
         levels = {"transaction.version": config.transaction_version, **parse_levels(config.finalized_features)}
         services.features = self.features = FinalizedFeatures(levels, config.node_id)
         self.faults = Faults()
-        self.timers = Timers()  # broker-level timers (delayed fault replies, idle connections)
+        self.timers = Timers()  # broker-level timers (delayed fault replies, idle connections, throttles)
+        self._init_quotas(config)
+        self._init_telemetry(config)
         # __consumer_offsets and __transaction_state exist from the start as internal topics, so no
         # lookup can create them as ordinary topics; groups and transactional ids are placed by the
         # partition counts they have (as Kafka, after a setting change too). With a data directory
@@ -77,6 +83,30 @@ class Broker:
 
     def _clock(self) -> int:
         return self.now_ms
+
+    def _init_telemetry(self, config: BrokerConfig) -> None:
+        """KIP-714: CLIENT_METRICS subscriptions (kept in the data directory) and what clients push."""
+        metrics = ClientMetricsManager(config.telemetry_max_bytes)
+        if config.data_dir:
+            metrics.load(client_metrics_file.load(config.data_dir))
+            metrics.on_change = lambda subscriptions: client_metrics_file.save(config.data_dir, subscriptions)
+        self.services.client_metrics = self.client_metrics = metrics
+
+    def _init_quotas(self, config: BrokerConfig) -> None:
+        """Client quotas (AlterClientQuotas, kept in the data directory) and their enforcement.
+        ``quota_entries`` is the quotas' own dict: empty (false) while no quota is set."""
+        quotas = ClientQuotas(client_quotas_file.load(config.data_dir) if config.data_dir else None)
+
+        def changed(entries: dict) -> None:
+            self.quota_entries = entries
+            if config.data_dir:
+                client_quotas_file.save(config.data_dir, entries)
+        quotas.on_change = changed
+        self.services.quotas = self.quotas = quotas
+        self.quota_entries = quotas.entries
+        self.quota_enforcer = QuotaEnforcer(ClientQuotaManagers(quotas, config.quota_window_num,
+                                                                config.quota_window_size_seconds),
+                                            self.timers, self._clock)
 
     # -- the coordinators (replaced by snapshot restores and control resets) ----------------
     @property

@@ -56,9 +56,8 @@ class RequestContext:
     DEFERRED), and the broker's services (``store``, ``groups``, ``txns``, ``placement``,
     ``config``, ``cluster_id``, ``topics``, ``txn_path``, ``authorizer``: None while authorization
     is off, ``credentials``, ``tokens``, ``broker_configs``, ``features``: the finalized feature
-    levels, e.g. ``ctx.features.level("transaction.version")``). Built by a broker's subclass
-    (``services_for``), never by
-    this class itself."""
+    levels, e.g. ``ctx.features.level("transaction.version")``, ``quotas``, ``client_metrics``).
+    Built by a broker's subclass (``services_for``), never by this class itself."""
 
     __slots__ = ("api_key", "api_version", "correlation_id", "client_id", "client_host", "connection_id", "node_id",
                  "now_ms", "respond", "principal")
@@ -91,6 +90,8 @@ class RequestContext:
     credentials = None  # the SASL users (CredentialStore): SCRAM credentials managed over the wire
     tokens = None       # delegation tokens (DelegationTokens)
     broker_configs: "DynamicBrokerConfigs" = None  # type: ignore[assignment]  # broker configs set at run time
+    quotas = None       # client quotas (ClientQuotas): AlterClientQuotas, DescribeClientQuotas
+    client_metrics = None  # KIP-714 telemetry (ClientMetricsManager): CLIENT_METRICS, pushed metrics
 
     def __repr__(self) -> str:
         return (f"RequestContext(api_key={self.api_key!r}, api_version={self.api_version}, "

@@ -1,6 +1,7 @@
 """Dispatch: one decoded request from a connection to its handler, and the handler's answer to
 ``respond``. Request interception (faults, the request log, version caps: ``intercept.py``) comes
-first, at the cost of one attribute check while none of it is in use.
+first, at the cost of one attribute check while none of it is in use; client quotas
+(``quotas.py``) likewise cost one check while no quota is set.
 
 ``handle_request`` is mounted on ``Broker`` as its method (no object in between: it runs for every
 request)."""
@@ -30,6 +31,8 @@ def handle_request(broker: "Broker", conn, api, header, body, respond, now_ms: i
             return DEFERRED
     ctx = broker.services(api.api_key, header.request_api_version, header.correlation_id, header.client_id,
                           conn.client_host, conn.connection_id, conn.node_id, now_ms, respond, conn.principal)
+    if broker.quota_entries:
+        return broker.quota_enforcer.call(conn, api, header, body, ctx, getattr(conn, "request_bytes", 0))
     result = api.func(ctx, body)
     if result is NO_RESPONSE or result is DEFERRED:
         return result

@@ -129,6 +129,7 @@ class Snapshot:
     offsets: dict               # group -> topic -> partition -> CommittedOffset (immutable)
     store_schedule: dict = field(default_factory=dict)
     security: dict | None = None   # ACLs, SCRAM credentials, delegation tokens (auth/security_state.py)
+    clients: dict | None = None    # client quotas and CLIENT_METRICS subscriptions
 
     def summary(self) -> dict:
         data = [t for t in self.topics if not t.internal]
@@ -148,7 +149,20 @@ def take(name: str, broker, group_records: GroupRecords) -> Snapshot:
               for t in store.topics.values()]
     return Snapshot(name, broker.now_ms, time.time(), topics, copy.deepcopy(store.producer_ids),
                     group_records.refresh(store).copy(), broker.coordinator.offsets.store.snapshot(),
-                    {k: getattr(store, k) for k in _SCHEDULE if hasattr(store, k)}, security_state.capture(broker))
+                    {k: getattr(store, k) for k in _SCHEDULE if hasattr(store, k)}, security_state.capture(broker),
+                    _client_state(broker))
+
+
+def _client_state(broker) -> dict:
+    return {"quotas": {e: dict(v) for e, v in broker.quotas.entries.items()},
+            "client_metrics": {n: dict(c) for n, c in broker.client_metrics.configs.items()}}
+
+
+def _apply_client_state(broker, state: dict) -> None:
+    """Quotas and subscriptions as they were; rates measured and metrics pushed since are forgotten."""
+    broker.quotas.replace(state["quotas"])
+    broker.quota_enforcer.managers.reset()
+    broker.client_metrics.replace(state["client_metrics"])
 
 
 def empty(broker) -> Snapshot:
@@ -161,7 +175,7 @@ def empty(broker) -> Snapshot:
             blank = [capture_partition(PartitionLog(topic, i)) for i in range(len(topic.partitions))]
             images.append(TopicImage(topic.name, topic.topic_id, dict(topic.configs), True, blank))
     return Snapshot("(empty)", broker.now_ms, time.time(), images, ProducerIdManager(), GroupRecords(), {},
-                    security=security_state.initial(broker))
+                    security=security_state.initial(broker), clients={"quotas": {}, "client_metrics": {}})
 
 
 def load_groups(snapshot: Snapshot, broker, now_ms: int):
@@ -184,9 +198,12 @@ def load_groups(snapshot: Snapshot, broker, now_ms: int):
 
 def restore(snapshot: Snapshot, broker) -> None:
     """Make the log store hold exactly the snapshot's topics and data (same topic ids). Groups are
-    the caller's to reload (``load_groups``). ACLs, SCRAM credentials and tokens come back too."""
+    the caller's to reload (``load_groups``). ACLs, SCRAM credentials and tokens come back too, and
+    client quotas and CLIENT_METRICS subscriptions."""
     if snapshot.security is not None:
         security_state.apply(broker, snapshot.security)
+    if snapshot.clients is not None:
+        _apply_client_state(broker, snapshot.clients)
     store = broker.store
     wanted = {t.name: t for t in snapshot.topics}
     for name, topic in list(store.topics.items()):

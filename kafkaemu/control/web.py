@@ -19,6 +19,7 @@ from .views import GroupSnapshot, group_ids
 from .web_schemas import schema_registry_section
 from .web_security import security
 from .web_share import share_groups
+from .web_telemetry import telemetry
 from .web_timeline import clock_text, duration_text, esc, state_badge, timeline  # noqa: F401 (esc: shared)
 
 ASSETS = {"page.js": "text/javascript; charset=utf-8", "page.css": "text/css; charset=utf-8",
@@ -67,7 +68,8 @@ def render_page(control, query: str, notice: str | None = None) -> bytes:
         "</head><body>",
         '<header><h1><img src="/ui/icon.svg" alt="" width="22" height="22"> kafkaemu</h1>',
         '<nav><a href="#topics">Topics</a> <a href="#groups">Groups</a> <a href="#share-groups">Share groups</a> '
-        '<a href="#timeline">Timeline</a> <a href="#requests">Requests</a> <a href="#schemas">Schemas</a></nav>',
+        '<a href="#timeline">Timeline</a> <a href="#requests">Requests</a> <a href="#telemetry">Telemetry</a> '
+        '<a href="#schemas">Schemas</a></nav>',
         '<span id="live" class="live" role="status">'
         f"<noscript>snapshot; reloads every {NOSCRIPT_REFRESH_S} s</noscript></span>",
         '<button id="pause" type="button" hidden>Pause</button>',
@@ -85,6 +87,8 @@ def render_page(control, query: str, notice: str | None = None) -> bytes:
         f'<div id="timeline-body" data-live>{timeline(control, state)}</div></section>',
         '<section id="requests"><h2>Request log</h2>', _request_filters(params, token),
         f'<div id="requests-body" data-live>{_requests(control, params)}</div></section>',
+        '<section id="telemetry"><h2>Client telemetry</h2>'
+        f'<div id="telemetry-body" data-live>{telemetry(control)}</div></section>',
         '<section id="schemas"><h2>Schema registry</h2>'
         f'<div id="schemas-body" data-live>{schema_registry_section(control.broker.store)}</div></section>',
         f'<section id="security"><h2>Security</h2><div id="security-body" data-live>{security(control)}</div>'

@@ -26,6 +26,8 @@ def api_versions(ctx, req):
     if ctx.api_version >= 3 and not (_SOFTWARE.match(req.client_software_name or "")
                                      and _SOFTWARE.match(req.client_software_version or "")):
         error = ErrorCode.INVALID_REQUEST
+    elif ctx.api_version >= 3:   # the client_software_* selectors of CLIENT_METRICS subscriptions
+        ctx.client_metrics.client_software(ctx.connection_id, req.client_software_name, req.client_software_version)
     features = ctx.features
     key = (error, registry.count, ctx.api_version < 4)
     response = features.answers.get(key)   # emptied when the features change

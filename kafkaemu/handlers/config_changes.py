@@ -2,13 +2,14 @@
 
 Topic resources (type 2), group resources (type 32, group_configs.py), broker resources (type 4:
 the dynamic broker configs, broker_configs.py; "" is the cluster default, else the node the
-request reached) and broker loggers (type 8, broker_loggers.py) are alterable; other types get
-INVALID_REQUEST."""
+request reached), broker loggers (type 8, broker_loggers.py) and CLIENT_METRICS subscriptions
+(type 16, client_metrics_configs.py) are alterable; other types get INVALID_REQUEST."""
 from ..protocol.errors import ErrorCode
 from ..storage.topic_config import LIST, TOPIC_CONFIG_DEFAULTS, validate_topic_config, validate_topic_configs
 from .authorization import ALTER_CONFIGS, GROUP, TOPIC as TOPIC_RESOURCE, authorize, authorize_cluster
 from .broker_configs import alter_broker
 from .broker_loggers import alter_loggers
+from .client_metrics_configs import CLIENT_METRICS, alter_client_metrics
 from .group_configs import alter_group_configs
 
 TOPIC = 2
@@ -25,7 +26,7 @@ def denied_resource(ctx, resource) -> dict | None:
     kind = resource.resource_type
     if kind == TOPIC and not authorize(ctx, ALTER_CONFIGS, TOPIC_RESOURCE, resource.resource_name):
         code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
-    elif kind in (BROKER, BROKER_LOGGER) and not authorize_cluster(ctx, ALTER_CONFIGS):
+    elif kind in (BROKER, BROKER_LOGGER, CLIENT_METRICS) and not authorize_cluster(ctx, ALTER_CONFIGS):
         code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
     elif kind == GROUP_CONFIG and not authorize(ctx, ALTER_CONFIGS, GROUP, resource.resource_name):
         code = ErrorCode.GROUP_AUTHORIZATION_FAILED
@@ -49,6 +50,8 @@ def apply_changes(ctx, resource, changes, replace_all: bool, validate_only: bool
                                       f"{resource.resource_name}"
             return result
         return alter_broker(ctx, resource, changes, replace_all, validate_only)
+    if resource.resource_type == CLIENT_METRICS:
+        return alter_client_metrics(ctx, resource, changes, replace_all, validate_only)
     if resource.resource_type != TOPIC:
         result["error_code"] = ErrorCode.INVALID_REQUEST
         result["error_message"] = f"Unsupported resource type {resource.resource_type}"

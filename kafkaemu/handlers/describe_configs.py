@@ -14,6 +14,7 @@ from ..protocol.api_keys import ApiKey
 from .authorization import DESCRIBE_CONFIGS, GROUP as GROUP_RESOURCE, TOPIC as TOPIC_RESOURCE, authorize, authorize_cluster
 from .broker_configs import describe_broker, topic_entries
 from .broker_loggers import describe_loggers, unexpected_node
+from .client_metrics_configs import CLIENT_METRICS, describe_client_metrics
 from .group_configs import GROUP, describe_group_configs
 from .registry import registry
 
@@ -39,7 +40,8 @@ def _describe(ctx, res, synonyms):
     if res.resource_type == TOPIC and not authorize(ctx, DESCRIBE_CONFIGS, TOPIC_RESOURCE, res.resource_name):
         out["error_code"] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
         return out
-    if res.resource_type in (BROKER, BROKER_LOGGER) and not authorize_cluster(ctx, DESCRIBE_CONFIGS):
+    if res.resource_type in (BROKER, BROKER_LOGGER, CLIENT_METRICS) and \
+            not authorize_cluster(ctx, DESCRIBE_CONFIGS):
         out["error_code"] = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
         return out
     if res.resource_type == GROUP and not authorize(ctx, DESCRIBE_CONFIGS, GROUP_RESOURCE, res.resource_name):
@@ -72,6 +74,8 @@ def _describe(ctx, res, synonyms):
         for name, value, source, typ in describe_group_configs(ctx, res, keys):
             out["configs"].append(_entry(name, value, source, typ,
                                          [{"name": name, "value": value, "source": source}] if synonyms else []))
+    elif res.resource_type == CLIENT_METRICS:
+        out["error_code"], out["error_message"], out["configs"] = describe_client_metrics(ctx, res, keys)
     else:
         out["error_code"] = ErrorCode.INVALID_REQUEST
         out["error_message"] = f"Unsupported resource type {res.resource_type}"

@@ -23,6 +23,8 @@ MAX_UNSENT_REPLY_BYTES, MAX_IN_FLIGHT requests await their replies, or the trans
 ``pause_output``. Requests already received wait in a queue; ``wants_input`` is false while the
 connection is blocked or anything waits there, and the server stops reading the socket, so the
 queue never holds more than one read's worth of bytes. ``process`` handles it once the block lifts.
+A client over its quota is blocked the same way until its throttle ends (``throttle``; Kafka
+mutes the channel), then ``on_wake`` tells the server to read again.
 
 Idle connections. As Kafka's ``connections.max.idle.ms`` (negative: never), a connection that
 has received no bytes and handed out no reply for that long is closed, unless a request of it is
@@ -94,7 +96,7 @@ class Connection:
     def __init__(self, broker: "Broker", registry: ApiRegistry, connection_id: int, client_host: str,
                  on_output: Callable[[], None] = lambda: None, node_id: int | None = None,
                  on_close: Callable[[], None] = lambda: None, authenticator: "SaslAuthenticator | None" = None,
-                 now_ms: int | None = None) -> None:
+                 now_ms: int | None = None, on_wake: Callable[[], None] = lambda: None) -> None:
         self.broker = broker
         self.registry = registry
         self.connection_id = connection_id
@@ -102,6 +104,10 @@ class Connection:
         self.node_id = broker.node_id if node_id is None else node_id
         self.on_output = on_output
         self.on_close = on_close
+        self.on_wake = on_wake       # a throttle ended: queued requests may be handled again
+        self.request_bytes = 0       # the size of the request being handled (Produce quotas)
+        self._muted_until = 0        # a client quota's throttle: no requests handled before this
+        self._throttle_key = f"connection-throttle-{connection_id}-{next(_timer_serial)}"
         self.closed = False
         self.principal = ANONYMOUS   # "User:<name>" once SASL authenticates the client
         self._decoder = FrameDecoder(broker.config.socket_request_max_bytes)
@@ -158,7 +164,25 @@ class Connection:
     @property
     def blocked(self) -> bool:
         """True while no further request may be handled (see the module docstring)."""
-        return self._output_paused or self._unsent >= MAX_UNSENT_REPLY_BYTES or len(self._slots) >= MAX_IN_FLIGHT
+        return (self._output_paused or self._unsent >= MAX_UNSENT_REPLY_BYTES or len(self._slots) >= MAX_IN_FLIGHT
+                or self._muted_until > 0)
+
+    def throttle(self, until_ms: int) -> None:
+        """Mute the connection until ``until_ms`` on the broker's clock, as Kafka mutes the channel
+        of a client over its quota: requests it sends meanwhile wait unread."""
+        if until_ms <= self._muted_until or self.closed:
+            return
+        self._muted_until = until_ms
+        self.broker.timers.schedule(self._throttle_key, until_ms, self._unmute)
+
+    def _unmute(self) -> None:
+        self._muted_until = 0
+        if not self.closed:
+            self.on_wake()
+
+    @property
+    def throttled(self) -> bool:
+        return self._muted_until > 0
 
     @property
     def wants_input(self) -> bool:
@@ -243,6 +267,7 @@ class Connection:
             self._unsent += slot.size
             self._flush()
 
+        self.request_bytes = len(data)
         token = bind_request_context(lambda: _log_context(self.connection_id, header, route.name, body))
         try:
             result = self.broker.handle_request(self, api, header, body, respond, now_ms)
@@ -335,6 +360,7 @@ class Connection:
         self._queued.clear()
         self._queued_bytes = self._unsent = 0
         self.broker.timers.cancel(self._idle_key)
+        self.broker.timers.cancel(self._throttle_key)
 
     # -- idle expiry (connections.max.idle.ms) -------------------------------------------
     def _arm_idle_timer(self) -> None:

@@ -13,18 +13,21 @@ from .clock import ClockOps
 from .faults import FaultOps
 from .groups import GroupOps
 from .nodes import NodeOps
+from .quotas import QuotaOps
 from .overview import OverviewOps
 from .requests import RequestOps
 from .schemas import SchemaRegistryOps
 from .security import SecurityOps
 from .share import ShareOps
+from .telemetry import TelemetryOps
 from .snapshots import SnapshotOps
 from .topics import TopicOps
 from .transactions import TransactionOps
 
 
 class Control(OverviewOps, ClockOps, GroupOps, FaultOps, NodeOps, TopicOps, TransactionOps, RequestOps, AwaitOps,
-              SnapshotOps, SchemaRegistryOps, SecurityOps, ShareOps):
+              SnapshotOps, SchemaRegistryOps, SecurityOps, ShareOps, QuotaOps,
+              TelemetryOps):
     """The control plane of one broker: ``run(name, params)`` / ``await call(name, params)``."""
 
 
