@@ -3,13 +3,11 @@
 config resources, with Kafka's errors for bad input (integration/java/.../ClusterAdminCases.java)."""
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
-from .test_java_clients import CASE_TIMEOUT_S, JAVA_DIR, java_classpath  # noqa: F401  (the fixture)
-
 from kafkaemu.testing import KafkaEmulator
+
+from .java_runs import run_case
 
 
 @pytest.fixture(scope="module")
@@ -19,11 +17,7 @@ def three_nodes():
 
 
 @pytest.mark.parametrize("case", ["reassign-elect", "log-dirs-quorum", "configs"])
-def test_cluster_admin(case, java_classpath, three_nodes):  # noqa: F811
-    result = subprocess.run(
-        ["java", "-Xss1m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-         f"-Dlog4j2.configurationFile={JAVA_DIR / 'log4j2.properties'}",
-         "-cp", java_classpath, "kafkaemu.jvm.ClusterAdminCases", case, three_nodes.bootstrap_server],
-        capture_output=True, text=True, timeout=CASE_TIMEOUT_S)
-    assert result.returncode == 0 and f"PASS {case}" in result.stdout, (
+def test_cluster_admin(case, java_classpath, three_nodes):
+    result = run_case(java_classpath, "ClusterAdminCases", case, three_nodes.bootstrap_server)
+    assert result.returncode == 0 and f"PASS {case}" in result.stdout.splitlines(), (
         f"{case}: exit {result.returncode}\n{result.stdout}\n--- stderr ---\n{result.stderr[-6000:]}")
