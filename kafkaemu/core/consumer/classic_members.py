@@ -62,17 +62,7 @@ class ClassicMembers:
                           classic=ClassicMeta(req.session_timeout_ms, tuple(req.protocols)))
         bump = updated.member_id not in group.members or \
             updated.subscribed_topic_names != member.subscribed_topic_names
-        group.put_member(updated)
-        metadata = subscription_metadata(group, self.topics)
-        if metadata != group.subscription_metadata:
-            group.subscription_metadata = metadata
-            bump = True
-        if bump:
-            group.group_epoch += 1
-            log.info("consumer_group_epoch_bumped", group=group.group_id, epoch=group.group_epoch,
-                     member=updated.member_id, classic=True)
-        if group.group_epoch > group.assignment_epoch:
-            update_target_assignment(group, self.topics, self._assignors)
+        self._put_member(group, updated, bump, classic=True)
         epochs = group.partition_epochs(excluding=updated.member_id)
         reconciled = reconcile(updated, group.assignment_epoch, group.target.get(updated.member_id, {}),
                                lambda tid, p: epochs.get((tid, p), -1), owned_partitions(subscription, self.topics))
@@ -166,6 +156,23 @@ class ClassicMembers:
         if generation_id != member.member_epoch:
             raise GroupError(E.ILLEGAL_GENERATION)
         return member
+
+    def _put_member(self, group: ConsumerGroup, updated: ConsumerMember, bump: bool, **log_fields) -> None:
+        """Store the member; bump the group epoch when its subscription (``bump``) or the group's
+        subscribed topics' metadata changed, and compute a new target assignment when the epoch
+        moved past it (Kafka's consumerGroupHeartbeat, for either protocol's member)."""
+        group.put_member(updated)
+        metadata = subscription_metadata(group, self.topics)
+        if metadata != group.subscription_metadata:
+            group.subscription_metadata = metadata
+            bump = True
+        if bump:
+            group.group_epoch += 1
+            log.info("consumer_group_epoch_bumped", group=group.group_id, epoch=group.group_epoch,
+                     member=updated.member_id, **log_fields)
+        if group.group_epoch > group.assignment_epoch:
+            update_target_assignment(group, self.topics, self._assignors)
+
 
 
 def _join_key(group_id: str, member_id: str) -> tuple:

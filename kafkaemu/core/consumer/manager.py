@@ -37,7 +37,7 @@ from .member import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, 
 from .reconciliation import reconcile
 from .requests import ConsumerHeartbeat, validate_heartbeat
 from .responses import described_error, described_group, error_response, wire_assignment
-from .target_assignment import assignor_name, available_assignors, subscription_metadata, update_target_assignment
+from .target_assignment import assignor_name, available_assignors, subscription_metadata
 
 log = structlog.get_logger("kafkaemu.consumer_groups")
 E = ErrorCode
@@ -145,17 +145,7 @@ class ConsumerGroupManager(ClassicMembers):
         # As Kafka: a changed server assignor alone does not bump the epoch; the next bump uses it.
         bump = is_new or (updated.subscribed_topic_names != member.subscribed_topic_names
                           or updated.subscribed_topic_regex != member.subscribed_topic_regex)
-        group.put_member(updated)
-        metadata = subscription_metadata(group, self.topics)
-        if metadata != group.subscription_metadata:
-            group.subscription_metadata = metadata
-            bump = True
-        if bump:
-            group.group_epoch += 1
-            log.info("consumer_group_epoch_bumped", group=group.group_id, epoch=group.group_epoch,
-                     member=updated.member_id)
-        if group.group_epoch > group.assignment_epoch:
-            update_target_assignment(group, self.topics, self._assignors)
+        self._put_member(group, updated, bump)
         target = group.target.get(updated.member_id, {})
         epochs = group.partition_epochs(excluding=updated.member_id)
         reconciled = reconcile(updated, group.assignment_epoch, target,
