@@ -217,6 +217,11 @@ class GroupCoordinator:
         with self._request(now_ms):
             return [self.share.describe(gid, topics_by_id, ops) for gid in group_ids]
 
+    def remove_share_members(self, now_ms: int, group_id: str) -> None:
+        """Every member of a share group leaves, as one write."""
+        with self._request(now_ms):
+            self._run(group_id, self.share.remove_all_members, (group_id,))
+
     # ============================================================ offsets
     def commit_offsets(self, now_ms: int, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
         """Returns the response topics in request order (newest shape)."""

@@ -203,6 +203,15 @@ class ShareGroupManager:
         for listener in list(self.on_member_removed):
             listener(group.group_id, member_id)
 
+    def remove_all_members(self, group_id: str) -> None:
+        """Every member leaves (a control snapshot restore: their clients rejoin)."""
+        group = self.group(group_id)
+        if group is None:
+            return
+        for member_id in list(group.members):
+            self.remove_member(group, member_id)
+        self._persist(group)
+
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
         key = _session_key(group_id, member_id)
         self.ctx.schedule(key, int(self.group_config(group_id, "share.session.timeout.ms")),
