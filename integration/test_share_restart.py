@@ -1,5 +1,6 @@
 """A share group survives a restart with a data dir: its ShareGroup* records in __consumer_offsets
-bring it back, with its epoch, member, subscription and assignment, before any member rejoins
+bring it back, with its epoch, member, subscription and assignment, before any member rejoins, and
+its group configs are kept
 (a real ``kafkaemu serve`` process, confluent-kafka's ShareConsumer)."""
 from __future__ import annotations
 
@@ -68,6 +69,9 @@ def test_a_share_group_is_back_after_a_restart_before_its_member_rejoins(tmp_pat
             (old["member_id"], old["member_epoch"], [topic])
         assert member["assignment"]["topic_partitions"][0]["partitions"] == [0, 1]
         assert member["assignment"]["topic_partitions"][0]["topic_name"] == topic
+        admin = AdminClient({"bootstrap.servers": second.bootstrap_server})
+        [configs] = admin.describe_configs([ConfigResource(ResourceType.GROUP, group)]).values()
+        assert configs.result(timeout=30)["share.auto.offset.reset"].value == "earliest"   # kept too
     finally:
         second.stop()
         if consumer is not None:
