@@ -113,6 +113,7 @@ class SnapshotOps(ControlBase):
         self._offline_by_stop.clear()
         self.broker.placement.clear_moved_leaders()
         self.broker.broker_configs.reset()
+        self.broker.coordinator.share_partitions.clear_configs()
         self.broker.faults.clear()
         self.broker.interceptor.version_caps.clear()
         self.broker.interceptor.log.clear()

@@ -254,6 +254,11 @@ class SharePartitionManager:
         if self.group_configs.pop(group_id, None):
             self._configs_changed()
 
+    def clear_configs(self) -> None:
+        """Forget every group's configs (a control reset)."""
+        self.group_configs.clear()
+        self._configs_changed()
+
     def _configs_changed(self) -> None:
         if self.on_configs_changed is not None:
             self.on_configs_changed(self.group_configs)
