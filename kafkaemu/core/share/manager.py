@@ -159,11 +159,16 @@ class ShareGroupManager:
         assigned = {(tid, p) for a in group.target.values() for tid, parts in a.items() for p in parts}
         new = assigned - self._initialized.get(group.group_id, set())
         if new:   # once the assignment is written (Kafka initializes share-group state after it)
-            write = self.ctx.write
-            if write is None:
-                self._initialize(group.group_id, new)
-            else:
-                write.effect(self._initialize, (group.group_id, new))
+            self._once_written(self._initialize, (group.group_id, new))
+
+    def _once_written(self, fn: Callable, args: tuple) -> None:
+        """``fn(*args)`` once the write under way is appended (never, if it fails); now without one.
+        What the listeners change (share partitions, sessions) is not undone with the group."""
+        write = self.ctx.write
+        if write is None:
+            fn(*args)
+        else:
+            write.effect(fn, args)
 
     def _initialize(self, group_id: str, partitions: set[tuple[bytes, int]]) -> None:
         self._initialized.setdefault(group_id, set()).update(partitions)
@@ -201,7 +206,7 @@ class ShareGroupManager:
             group.assignment_epoch = group.group_epoch
         self._note_state(group, old_state)
         for listener in list(self.on_member_removed):
-            listener(group.group_id, member_id)
+            self._once_written(listener, (group.group_id, member_id))
 
     def remove_all_members(self, group_id: str) -> None:
         """Every member leaves (a control snapshot restore: their clients rejoin)."""
@@ -225,7 +230,7 @@ class ShareGroupManager:
         self.remove_member(group, member_id)
         self._persist(group)
         for listener in list(self.on_member_expired):
-            listener(group_id, member_id)
+            self._once_written(listener, (group_id, member_id))
 
     def is_member(self, group_id: str, member_id: str) -> bool:
         group = self.group(group_id)
@@ -272,7 +277,7 @@ class ShareGroupManager:
         log.info("share_group_deleted", group=group.group_id)
         self._note_state(group, old_state)
         for listener in list(self.on_group_deleted):
-            listener(group.group_id)
+            self._once_written(listener, (group.group_id,))
 
     # ============================================================ replay of __consumer_offsets
     def replay(self, key: bytes, value: bytes | None) -> None:

@@ -137,3 +137,16 @@ def test_a_new_group_whose_first_write_fails_does_not_exist():
     c = coordinator(log)
     assert hb(c, 0, "m1", 0, ["a"])["error_code"] == E.COORDINATOR_NOT_AVAILABLE
     assert c.share.group("g") is None
+
+
+def test_a_leave_whose_write_fails_keeps_the_member_and_its_share_partitions_untouched():
+    log = Log()
+    c = coordinator(log)
+    hb(c, 0, "m1", 0, ["a"])
+    removed = []
+    c.share.on_member_removed.append(lambda g, m: removed.append(m))
+    log.fail = AppendError(E.NOT_LEADER_OR_FOLLOWER)
+    assert hb(c, 1, "m1", -1)["error_code"] == E.NOT_COORDINATOR
+    assert "m1" in c.share.group("g").members and removed == []
+    log.fail = None
+    assert hb(c, 2, "m1", -1)["error_code"] == 0 and removed == ["m1"]
