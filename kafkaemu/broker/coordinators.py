@@ -13,7 +13,7 @@ from ..core.transactions.coordinator import TransactionCoordinator
 from ..storage import transaction_state_topic
 from ..storage.log_store import OFFSETS_TOPIC, LogStore
 from ..storage.offsets_topic import log_sink, read_entries
-from ..storage import share_state_topic
+from ..storage import group_configs_file, share_state_topic
 from ..storage.share_log import log_offsets, offset_for_time, share_waker
 from .placement import Placement
 
@@ -33,6 +33,9 @@ def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Pl
     shares.on_available.append(share_waker(store))
     shares.state_partitions = share_state_topic.partition_count(store)
     shares.state_sink = share_state_topic.log_sink(store)
+    if config.data_dir:
+        shares.group_configs = group_configs_file.load(config.data_dir)
+        shares.on_configs_changed = lambda configs: group_configs_file.save(config.data_dir, configs)
     if load:
         coordinator.load(read_entries(store), now_ms)
         shares.load(share_state_topic.read_records(store))

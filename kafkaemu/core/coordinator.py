@@ -43,6 +43,7 @@ from .offsets.requests import OffsetCommit, TxnOffsetCommit
 from .placement import partition_for
 from .record_format import EndTransactionMarker, UnknownRecordType, replay_or_skip, split
 from .settings import CoordinatorSettings
+from .share import records as share_records
 from .share.manager import ShareGroupManager
 from .share.partitions import SharePartitionManager
 from .share.requests import ShareHeartbeat
@@ -51,7 +52,7 @@ log = structlog.get_logger("kafkaemu.coordinator")
 E = ErrorCode
 RETENTION_KEY = ("offsets-retention",)
 
-RECORD_MODULES = (offsets_records, classic_records, consumer_records)   # by the key versions they read
+RECORD_MODULES = (offsets_records, classic_records, consumer_records, share_records)   # by the key versions they read
 _KEY_DECODERS = {version: records.decode_key for records in RECORD_MODULES for version in records.KEY_VERSIONS}
 
 
@@ -83,7 +84,8 @@ class GroupCoordinator:
         self.share.on_group_deleted.append(self.share_partitions.delete_group)
         self._managers = {GroupType.CLASSIC: self.classic, GroupType.CONSUMER: self.consumer,
                           GroupType.SHARE: self.share}
-        replayers = {offsets_records: self.offsets, classic_records: self.classic, consumer_records: self.consumer}
+        replayers = {offsets_records: self.offsets, classic_records: self.classic, consumer_records: self.consumer,
+                     share_records: self.share}
         self._replayers = {version: replayers[records].replay
                            for records in RECORD_MODULES for version in records.KEY_VERSIONS}
         self._offset_key_versions = frozenset(offsets_records.KEY_VERSIONS)
@@ -207,13 +209,18 @@ class GroupCoordinator:
     # ============================================================ share groups (KIP-932)
     def share_group_heartbeat(self, now_ms: int, req: ShareHeartbeat, topics: dict[str, TopicMeta]) -> dict:
         with self._request(now_ms):
-            return self.share.heartbeat(req, topics)
+            return self._run(req.group_id, self.share.heartbeat, (req, topics), _heartbeat_failed)
 
     def share_group_describe(self, now_ms: int, group_ids: list[str], topics_by_id: dict[bytes, str],
                              include_authorized_operations: bool = False) -> list[dict]:
         ops = GROUP_OPERATIONS if include_authorized_operations else NOT_REQUESTED
         with self._request(now_ms):
             return [self.share.describe(gid, topics_by_id, ops) for gid in group_ids]
+
+    def remove_share_members(self, now_ms: int, group_id: str) -> None:
+        """Every member of a share group leaves, as one write."""
+        with self._request(now_ms):
+            self._run(group_id, self.share.remove_all_members, (group_id,))
 
     # ============================================================ offsets
     def commit_offsets(self, now_ms: int, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
@@ -364,6 +371,7 @@ class GroupCoordinator:
             log.warning("offsets_records_skipped", count=skipped)
         self.classic.after_load()
         self.consumer.after_load()
+        self.share.after_load()
 
 
 # What a request whose write failed answers (``error`` and the operation's arguments).

@@ -103,3 +103,25 @@ def test_the_web_page_draws_share_groups_with_a_strip_of_record_states(env):
     assert 'class="group share-group" data-group="sg" data-state="Stable"' in page
     assert page.count('class="rec rec-acquired c0"') == 2 and page.count('class="rec rec-acknowledged"') == 1
     assert 'title="offset 1: Acknowledged, delivery 1"' in page
+
+
+def test_a_snapshot_restore_brings_the_share_group_back_members_removed_or_kept(env):
+    joined(env)
+    env.op("snapshot_save", name="s")
+    env.broker.coordinator.share_partitions.set_config("sg", "share.delivery.count.limit", "3")
+    env.broker.coordinator.share_group_heartbeat(env.broker.now_ms, ShareHeartbeat("sg", "m1", -1), {"t": _meta(env.broker)})
+    assert env.broker.coordinator.share.group("sg").members == {}
+    env.op("snapshot_restore", name="s", keep_members=True)
+    group = env.broker.coordinator.share.group("sg")
+    assert (group.group_epoch, list(group.members), group.members["m1"].member_epoch) == (1, ["m1"], 1)
+    assert group.members["m1"].assigned == {_meta(env.broker).topic_id: frozenset({0})}
+    env.op("snapshot_restore", name="s")             # by default the members leave: their clients rejoin
+    group = env.broker.coordinator.share.group("sg")
+    assert group.members == {} and group.group_epoch == 2 and group.state.value == "Empty"
+    assert env.broker.coordinator.share_partitions.config("sg", "share.delivery.count.limit") == "3"   # configs stay
+
+
+def test_reset_forgets_group_configs(env):
+    env.broker.coordinator.share_partitions.set_config("sg", "share.delivery.count.limit", "3")
+    env.op("reset")
+    assert env.broker.coordinator.share_partitions.group_configs == {}

@@ -87,6 +87,8 @@ class SnapshotOps(ControlBase):
             if members:
                 coordinator.leave_group(now, LeaveGroup(group_id, [
                     LeavingMember(m["member_id"], m["instance_id"], "restored by kafkaemu control") for m in members]))
+        for group_id in list(coordinator.share.groups):   # share groups have no LeaveGroup
+            coordinator.remove_share_members(now, group_id)
 
     @op("DELETE", "/api/snapshots/{name}", name=NAME, py=Py("delete_snapshot", lambda name: {"name": name}),
         cli=Cli("snapshot delete", "name"))
@@ -111,6 +113,7 @@ class SnapshotOps(ControlBase):
         self._offline_by_stop.clear()
         self.broker.placement.clear_moved_leaders()
         self.broker.broker_configs.reset()
+        self.broker.coordinator.share_partitions.clear_configs()
         self.broker.faults.clear()
         self.broker.interceptor.version_caps.clear()
         self.broker.interceptor.log.clear()

@@ -14,6 +14,7 @@ from enum import Enum
 from ...protocol.errors import ErrorCode
 from ..group_api import ExpirationBase, Group, GroupError, GroupType, Record
 from ..modern import Assignment, TopicMeta
+from . import records
 
 E = ErrorCode
 
@@ -54,6 +55,7 @@ class ShareGroup(Group):
         self.subscription_metadata: dict[str, TopicMeta] = {}
         self.created_ms = now_ms
         self.dead = False
+        self.written: dict = {}   # the records last written for it (records.RecordDiff)
 
     @property
     def state(self) -> ShareGroupState:
@@ -67,7 +69,7 @@ class ShareGroup(Group):
     def is_subscribed_to_topic(self, topic: str) -> bool:
         return topic in self.subscribed_topics()
 
-    # --- the Group interface: share groups keep no offsets in __consumer_offsets ----------------
+    # --- the Group interface: share groups keep no offsets in __consumer_offsets (only their own records) ----------------
     def is_empty(self) -> bool:
         return not self.members
 
@@ -97,4 +99,13 @@ class ShareGroup(Group):
         return None
 
     def tombstone_records(self) -> list[Record]:
-        return []
+        return records.tombstones(self)
+
+    def snapshot(self) -> tuple:
+        """Members are immutable: copying the containers that change in place is enough."""
+        return (self.group_epoch, self.assignment_epoch, self.created_ms, self.dead, self.written,
+                dict(self.members), dict(self.target), dict(self.subscription_metadata))
+
+    def restore(self, snapshot: tuple) -> None:
+        (self.group_epoch, self.assignment_epoch, self.created_ms, self.dead, self.written,
+         self.members, self.target, self.subscription_metadata) = snapshot

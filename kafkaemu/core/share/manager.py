@@ -12,8 +12,9 @@ the last one seen is kept for timers. ``on_assigned(group_id, {(topic_id, partit
 partitions a group is assigned for the first time, so their share partitions start where
 share.auto.offset.reset says at that moment, as Kafka initializes share-group state on assignment.
 
-kafkaemu keeps share-group membership in memory only: it writes no ShareGroup* records to
-__consumer_offsets (members rejoin after a restart, as after their session timed out).
+Every change is written to __consumer_offsets as Kafka's ShareGroup* records (records.py), each
+heartbeat and session expiry as one coordinator write; ``replay`` and ``after_load`` rebuild the
+groups on start (with their epochs, members and assignment; members' sessions restart then).
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from ..context import CoordinatorContext
 from ..group_api import GroupError, GroupType
 from ..modern import TopicMeta, error_response, wire_assignment
 from ..record_format import fits_record_key
-from . import assignor
+from . import assignor, records
 from .group import Assignment, ShareGroup, ShareGroupState, ShareMember
 from .requests import LEAVE_GROUP_MEMBER_EPOCH, ShareHeartbeat, validate_heartbeat
 
@@ -76,6 +77,13 @@ class ShareGroupManager:
             log.info("share_heartbeat_error", group=req.group_id, member=req.member_id,
                      epoch=req.member_epoch, error=int(exc.code), message=exc.message)
             return error_response(exc.code, exc.message)
+        finally:
+            group = self.group(req.group_id)
+            if group is not None:
+                self._persist(group)
+
+    def _persist(self, group: ShareGroup) -> None:
+        self.ctx.append(group.group_id, records.RecordDiff.changes(group))
 
     def _heartbeat(self, req: ShareHeartbeat) -> dict:
         joining = req.member_epoch == 0
@@ -149,12 +157,23 @@ class ShareGroupManager:
         group.assignment_epoch = group.group_epoch
         log.info("share_target_assignment", group=group.group_id, epoch=group.group_epoch, members=len(subscriptions))
         assigned = {(tid, p) for a in group.target.values() for tid, parts in a.items() for p in parts}
-        seen = self._initialized.setdefault(group.group_id, set())
-        new = assigned - seen
-        if new:
-            seen.update(new)
-            for listener in list(self.on_assigned):
-                listener(group.group_id, new)
+        new = assigned - self._initialized.get(group.group_id, set())
+        if new:   # once the assignment is written (Kafka initializes share-group state after it)
+            self._once_written(self._initialize, (group.group_id, new))
+
+    def _once_written(self, fn: Callable, args: tuple) -> None:
+        """``fn(*args)`` once the write under way is appended (never, if it fails); now without one.
+        What the listeners change (share partitions, sessions) is not undone with the group."""
+        write = self.ctx.write
+        if write is None:
+            fn(*args)
+        else:
+            write.effect(fn, args)
+
+    def _initialize(self, group_id: str, partitions: set[tuple[bytes, int]]) -> None:
+        self._initialized.setdefault(group_id, set()).update(partitions)
+        for listener in list(self.on_assigned):
+            listener(group_id, partitions)
 
     def _note_state(self, group: ShareGroup, old: ShareGroupState) -> None:
         new = group.state
@@ -187,11 +206,21 @@ class ShareGroupManager:
             group.assignment_epoch = group.group_epoch
         self._note_state(group, old_state)
         for listener in list(self.on_member_removed):
-            listener(group.group_id, member_id)
+            self._once_written(listener, (group.group_id, member_id))
+
+    def remove_all_members(self, group_id: str) -> None:
+        """Every member leaves (a control snapshot restore: their clients rejoin)."""
+        group = self.group(group_id)
+        if group is None:
+            return
+        for member_id in list(group.members):
+            self.remove_member(group, member_id)
+        self._persist(group)
 
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
-        self.ctx.schedule(_session_key(group_id, member_id), int(self.group_config(group_id, "share.session.timeout.ms")),
-                          lambda: self._expire_session(group_id, member_id))
+        key = _session_key(group_id, member_id)
+        self.ctx.schedule(key, int(self.group_config(group_id, "share.session.timeout.ms")),
+                          lambda: self.ctx.runtime.timer(group_id, key, lambda: self._expire_session(group_id, member_id)))
 
     def _expire_session(self, group_id: str, member_id: str) -> None:
         group = self.group(group_id)
@@ -199,8 +228,9 @@ class ShareGroupManager:
             return
         log.info("share_member_session_expired", group=group_id, member=member_id)
         self.remove_member(group, member_id)
+        self._persist(group)
         for listener in list(self.on_member_expired):
-            listener(group_id, member_id)
+            self._once_written(listener, (group_id, member_id))
 
     def is_member(self, group_id: str, member_id: str) -> bool:
         group = self.group(group_id)
@@ -247,13 +277,67 @@ class ShareGroupManager:
         log.info("share_group_deleted", group=group.group_id)
         self._note_state(group, old_state)
         for listener in list(self.on_group_deleted):
-            listener(group.group_id)
+            self._once_written(listener, (group.group_id,))
 
+    # ============================================================ replay of __consumer_offsets
     def replay(self, key: bytes, value: bytes | None) -> None:
-        raise ValueError("kafkaemu writes no share group records")
+        """Apply one ShareGroup* record (Kafka's GroupMetadataManager.replay for share groups)."""
+        k = records.decode_key(key)
+        group = self.group(k.group_id)
+        if value is None:
+            if group is None:
+                return
+            if k.member_id is not None:
+                if k.version == records.MEMBER_METADATA:
+                    group.members.pop(k.member_id, None)
+                elif k.version == records.TARGET_MEMBER:
+                    group.target.pop(k.member_id, None)
+            elif k.version == records.GROUP_METADATA:
+                del self.ctx.groups[k.group_id]
+                self._initialized.pop(k.group_id, None)
+            return
+        v = records.decode_value(k, value)
+        if group is None:
+            group = self._replayed_group(k.group_id)
+        if k.version == records.GROUP_METADATA:
+            group.group_epoch = v.epoch
+        elif k.version == records.PARTITION_METADATA:
+            group.subscription_metadata = {t.topic_name: TopicMeta(t.topic_name, bytes(t.topic_id), t.num_partitions)
+                                           for t in v.topics}
+        elif k.version == records.TARGET_METADATA:
+            group.assignment_epoch = v.assignment_epoch
+        elif k.version == records.TARGET_MEMBER:
+            group.target[k.member_id] = _assignment(v.topic_partitions)
+            self._initialized.setdefault(group.group_id, set()).update(
+                (tid, p) for tid, parts in group.target[k.member_id].items() for p in parts)
+        else:
+            member = group.members.get(k.member_id) or ShareMember(k.member_id)
+            if k.version == records.MEMBER_METADATA:
+                member = replace(member, rack_id=v.rack_id, client_id=v.client_id, client_host=v.client_host,
+                                 subscribed_topic_names=tuple(v.subscribed_topic_names))
+            else:
+                member = replace(member, member_epoch=v.member_epoch, previous_member_epoch=v.previous_member_epoch,
+                                 assigned=_assignment(v.assigned_partitions))
+            group.members[k.member_id] = member
+
+    def _replayed_group(self, group_id: str) -> ShareGroup:
+        existing = self.ctx.groups.get(group_id)
+        if existing is not None and not existing.is_empty():
+            raise ValueError(f"group {group_id} is not a share group")
+        # An Empty classic group here only held offsets replayed before the share group's records.
+        group = self.ctx.groups[group_id] = ShareGroup(group_id, self.ctx.now_ms)
+        return group
 
     def after_load(self) -> None:
-        """Nothing to restart: share groups are not persisted."""
+        """Once every record is replayed: members' sessions restart now."""
+        for group in self.groups.values():
+            records.RecordDiff.loaded(group)
+            for member_id in group.members:
+                self._schedule_session_timeout(group.group_id, member_id)
+
+
+def _assignment(entries) -> dict[bytes, frozenset[int]]:
+    return {bytes(e.topic_id): frozenset(e.partitions) for e in entries if e.partitions}
 
 
 def _session_key(group_id: str, member_id: str) -> tuple:

@@ -67,6 +67,7 @@ class SharePartitionManager:
         self.offset_for_time: OffsetForTime = lambda tid, p, ts: None
         self.partitions: dict[Key, SharePartition] = {}
         self.group_configs: dict[str, dict[str, str]] = {}
+        self.on_configs_changed: Callable[[dict[str, dict[str, str]]], None] | None = None   # the data dir's file
         self.sessions = ShareSessionCache()
         self.on_available: list[Callable[[Key], None]] = []
         self.state_sink: Callable[[int, list, int], None] | None = None
@@ -96,6 +97,7 @@ class SharePartitionManager:
             configs.pop(name, None)
         else:
             configs[name] = value
+        self._configs_changed()
         for key, sp in self.partitions.items():
             if key[0] == group_id:
                 sp.limits = self.limits(group_id)
@@ -249,7 +251,17 @@ class SharePartitionManager:
 
     def delete_group(self, group_id: str) -> None:
         self._drop([k for k in self.partitions if k[0] == group_id])
-        self.group_configs.pop(group_id, None)
+        if self.group_configs.pop(group_id, None):
+            self._configs_changed()
+
+    def clear_configs(self) -> None:
+        """Forget every group's configs (a control reset)."""
+        self.group_configs.clear()
+        self._configs_changed()
+
+    def _configs_changed(self) -> None:
+        if self.on_configs_changed is not None:
+            self.on_configs_changed(self.group_configs)
 
     def on_topic_deleted(self, topic_id: bytes) -> None:
         self._drop([k for k in self.partitions if k[1] == topic_id])

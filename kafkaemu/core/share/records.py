@@ -1,0 +1,133 @@
+"""KIP-932 share groups as __consumer_offsets records, in Apache Kafka's format.
+
+Key versions (int16 prefix): 9 ShareGroupPartitionMetadata (subscribed topics), 10
+ShareGroupMemberMetadata (a member's subscription), 11 ShareGroupMetadata (group epoch), 12
+ShareGroupTargetAssignmentMetadata (assignment epoch), 13 ShareGroupTargetAssignmentMember, 14
+ShareGroupCurrentMemberAssignment (member epochs and assigned partitions; state 0, Stable, as a share
+member never reconciles). Values carry an int16 version 0; a removed member or group gets tombstones.
+ShareGroupStatePartitionMetadata (15) is not written: kafkaemu keeps share-partition state in
+__share_group_state itself.
+
+``RecordDiff`` keeps on each group (``written``, reverted with the group by a failed write) what was
+last written and yields only what changed. Replay is ``ShareGroupManager.replay``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...protocol.catalog import catalog
+from ..group_api import Record
+from ..record_format import split, versioned
+
+PARTITION_METADATA, MEMBER_METADATA, GROUP_METADATA = 9, 10, 11
+TARGET_METADATA, TARGET_MEMBER, CURRENT_MEMBER = 12, 13, 14
+_NAMES = {
+    PARTITION_METADATA: "ShareGroupPartitionMetadata", MEMBER_METADATA: "ShareGroupMemberMetadata",
+    GROUP_METADATA: "ShareGroupMetadata", TARGET_METADATA: "ShareGroupTargetAssignmentMetadata",
+    TARGET_MEMBER: "ShareGroupTargetAssignmentMember", CURRENT_MEMBER: "ShareGroupCurrentMemberAssignment",
+}
+KEY_VERSIONS = tuple(_NAMES)
+STABLE = 0   # MemberState.STABLE's byte
+
+
+@dataclass(frozen=True)
+class ShareKey:
+    version: int
+    group_id: str
+    member_id: str | None = None
+
+
+def decode_key(data: bytes) -> ShareKey:
+    version, body = split(data)
+    if version not in _NAMES:
+        raise ValueError(f"key version {version} is not a share group record")
+    k = catalog().data(_NAMES[version] + "Key", version).decode(body)
+    return ShareKey(version, k.group_id, k.get("member_id"))
+
+
+def encode_key(key: ShareKey) -> bytes:
+    body = {"group_id": key.group_id}
+    if key.member_id is not None:
+        body["member_id"] = key.member_id
+    return versioned(key.version, catalog().data(_NAMES[key.version] + "Key", key.version).encode(body))
+
+
+def decode_value(key: ShareKey, value: bytes):
+    version, body = split(value)
+    return catalog().data(_NAMES[key.version] + "Value", version).decode(body)
+
+
+def _partitions(assignment) -> tuple:
+    return tuple((tid, tuple(sorted(ps))) for tid, ps in sorted(assignment.items()) if ps)
+
+
+def _wire(parts: tuple) -> list[dict]:
+    return [{"topic_id": tid, "partitions": list(ps)} for tid, ps in parts]
+
+
+def snapshot(group) -> dict[ShareKey, tuple]:
+    """The plain value of every record describing a ShareGroup now."""
+    gid = group.group_id
+    out: dict[ShareKey, tuple] = {
+        ShareKey(GROUP_METADATA, gid): (group.group_epoch,),
+        ShareKey(PARTITION_METADATA, gid): tuple(
+            (m.topic_id, m.name, m.num_partitions) for _, m in sorted(group.subscription_metadata.items())),
+        ShareKey(TARGET_METADATA, gid): (group.assignment_epoch,),
+    }
+    for mid, m in group.members.items():
+        out[ShareKey(MEMBER_METADATA, gid, mid)] = (m.rack_id, m.client_id, m.client_host,
+                                                    tuple(m.subscribed_topic_names))
+        out[ShareKey(TARGET_MEMBER, gid, mid)] = _partitions(group.target.get(mid, {}))
+        out[ShareKey(CURRENT_MEMBER, gid, mid)] = (m.member_epoch, m.previous_member_epoch, _partitions(m.assigned))
+    return out
+
+
+def encode_value(key: ShareKey, value: tuple) -> bytes:
+    v = key.version
+    if v == GROUP_METADATA:
+        body = {"epoch": value[0]}
+    elif v == PARTITION_METADATA:
+        body = {"topics": [{"topic_id": tid, "topic_name": name, "num_partitions": n, "partition_metadata": []}
+                           for tid, name, n in value]}
+    elif v == MEMBER_METADATA:
+        rack, client_id, host, names = value
+        body = {"rack_id": rack, "client_id": client_id, "client_host": host, "subscribed_topic_names": list(names)}
+    elif v == TARGET_METADATA:
+        body = {"assignment_epoch": value[0]}
+    elif v == TARGET_MEMBER:
+        body = {"topic_partitions": _wire(value)}
+    else:
+        epoch, previous, assigned = value
+        body = {"member_epoch": epoch, "previous_member_epoch": previous, "state": STABLE,
+                "assigned_partitions": _wire(assigned)}
+    return versioned(0, catalog().data(_NAMES[v] + "Value", 0).encode(body))
+
+
+# Kafka deletes a share group's member records first, then the target assignment metadata, the
+# group's metadata last (GroupMetadataManager.createShareGroupTombstoneRecords / member removal).
+_TOMBSTONE_ORDER = {CURRENT_MEMBER: 0, TARGET_MEMBER: 1, MEMBER_METADATA: 2, TARGET_METADATA: 3,
+                    PARTITION_METADATA: 4, GROUP_METADATA: 5}
+
+
+def _tombstones(keys) -> list[Record]:
+    return [(encode_key(key), None) for key in sorted(keys, key=lambda k: _TOMBSTONE_ORDER[k.version])]
+
+
+def tombstones(group) -> list[Record]:
+    return _tombstones(snapshot(group))
+
+
+class RecordDiff:
+    @staticmethod
+    def changes(group) -> list[Record]:
+        before = group.written
+        now = snapshot(group)
+        out = _tombstones(set(before) - set(now))
+        out.extend((encode_key(key), encode_value(key, value)) for key, value in now.items()
+                   if before.get(key) != value)
+        group.written = now
+        return out
+
+    @staticmethod
+    def loaded(group) -> None:
+        group.written = snapshot(group)

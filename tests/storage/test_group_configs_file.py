@@ -1,0 +1,26 @@
+"""GROUP configs in the data directory: what a broker sets is what the next one built on the same
+directory has, a deleted group's configs go, and a damaged file is moved aside."""
+from __future__ import annotations
+
+import os
+
+from kafkaemu.broker.broker import Broker
+from kafkaemu.config import BrokerConfig
+from kafkaemu.storage import group_configs_file
+
+
+def test_configs_set_and_dropped_survive_a_new_broker_on_the_same_directory(tmp_path):
+    first = Broker(BrokerConfig(port=0, data_dir=str(tmp_path)), 0)
+    spm = first.coordinator.share_partitions
+    spm.set_config("g", "share.auto.offset.reset", "earliest")
+    spm.set_config("h", "share.record.lock.duration.ms", "20000")
+    spm.delete_group("h")
+    second = Broker(BrokerConfig(port=0, data_dir=str(tmp_path)), 0)
+    assert second.coordinator.share_partitions.group_configs == {"g": {"share.auto.offset.reset": "earliest"}}
+    assert second.coordinator.share_partitions.config("g", "share.auto.offset.reset") == "earliest"
+
+
+def test_a_damaged_file_is_moved_aside(tmp_path):
+    (tmp_path / group_configs_file.FILE).write_text("{not json")
+    assert group_configs_file.load(str(tmp_path)) == {}
+    assert os.path.exists(tmp_path / (group_configs_file.FILE + ".corrupt"))
