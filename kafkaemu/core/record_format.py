@@ -13,6 +13,8 @@ from typing import Callable
 
 import structlog
 
+from ..protocol.catalog import catalog
+
 _I16 = struct.Struct(">h")
 MAX_KEY_STRING_BYTES = 32767   # record keys are not flexible: their strings have an int16 length
 
@@ -65,3 +67,46 @@ class EndTransactionMarker:
     producer's transaction, so its pending transactional offset commits apply or vanish."""
     producer_id: int
     commit: bool
+
+
+@dataclass(frozen=True)
+class GroupKey:
+    """The key of a consumer or share group record: its version names the record type."""
+    version: int
+    group_id: str
+    member_id: str | None = None
+
+
+class GroupRecordCodec:
+    """Keys and values of one group type's records (KIP-848 consumer groups, share groups), whose
+    message names are ``names[key version]`` + ``Key`` / ``Value`` in the specs."""
+
+    def __init__(self, names: dict[int, str], kind: str) -> None:
+        self.names, self.kind = names, kind
+
+    def decode_key(self, data: bytes) -> GroupKey:
+        version, body = split(data)
+        if version not in self.names:
+            raise ValueError(f"key version {version} is not a {self.kind} record")
+        k = catalog().data(self.names[version] + "Key", version).decode(body)
+        return GroupKey(version, k.group_id, k.get("member_id"))
+
+    def encode_key(self, key: GroupKey) -> bytes:
+        body = {"group_id": key.group_id}
+        if key.member_id is not None:
+            body["member_id"] = key.member_id
+        return versioned(key.version, catalog().data(self.names[key.version] + "Key", key.version).encode(body))
+
+    def decode_value(self, key: GroupKey, value: bytes):
+        """The value struct of the record type ``key`` names (fields as in its spec)."""
+        version, body = split(value)
+        return catalog().data(self.names[key.version] + "Value", version).decode(body)
+
+
+def assignment_parts(assignment) -> tuple:
+    """An assignment ({topic id: partitions}) as sorted tuples, without empty topics."""
+    return tuple((tid, tuple(sorted(ps))) for tid, ps in sorted(assignment.items()) if ps)
+
+
+def wire_parts(parts: tuple) -> list[dict]:
+    return [{"topic_id": tid, "partitions": list(ps)} for tid, ps in parts]

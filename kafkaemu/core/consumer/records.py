@@ -13,11 +13,10 @@ into groups is the manager's (``ConsumerGroupManager.replay``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ...protocol.catalog import catalog
 from ..group_api import Record
-from ..record_format import split, versioned
+from ..record_format import GroupKey, GroupRecordCodec, assignment_parts, versioned, wire_parts
 from .member import MemberState
 
 GROUP_METADATA, PARTITION_METADATA, MEMBER_METADATA = 3, 4, 5
@@ -32,40 +31,10 @@ STATE_BYTES = {MemberState.STABLE: 0, MemberState.UNREVOKED_PARTITIONS: 1, Membe
 STATES = {v: k for k, v in STATE_BYTES.items()}
 
 
-@dataclass(frozen=True)
-class ConsumerKey:
-    version: int
-    group_id: str
-    member_id: str | None = None
-
-
-def decode_key(data: bytes) -> ConsumerKey:
-    version, body = split(data)
-    if version not in _NAMES:
-        raise ValueError(f"key version {version} is not a consumer group record")
-    k = catalog().data(_NAMES[version] + "Key", version).decode(body)
-    return ConsumerKey(version, k.group_id, k.get("member_id"))
-
-
-def encode_key(key: ConsumerKey) -> bytes:
-    body = {"group_id": key.group_id}
-    if key.member_id is not None:
-        body["member_id"] = key.member_id
-    return versioned(key.version, catalog().data(_NAMES[key.version] + "Key", key.version).encode(body))
-
-
-def decode_value(key: ConsumerKey, value: bytes):
-    """The value struct of the record type ``key`` names (fields as in its spec)."""
-    version, body = split(value)
-    return catalog().data(_NAMES[key.version] + "Value", version).decode(body)
-
-
-def _partitions(assignment) -> tuple:
-    return tuple((tid, tuple(sorted(ps))) for tid, ps in sorted(assignment.items()) if ps)
-
-
-def _wire(parts: tuple) -> list[dict]:
-    return [{"topic_id": tid, "partitions": list(ps)} for tid, ps in parts]
+ConsumerKey = GroupKey
+_CODEC = GroupRecordCodec(_NAMES, "consumer group")
+decode_key, encode_key, decode_value = _CODEC.decode_key, _CODEC.encode_key, _CODEC.decode_value
+_partitions, _wire = assignment_parts, wire_parts
 
 
 def snapshot(group) -> dict[ConsumerKey, tuple]:

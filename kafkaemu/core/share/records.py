@@ -13,11 +13,10 @@ last written and yields only what changed. Replay is ``ShareGroupManager.replay`
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ...protocol.catalog import catalog
 from ..group_api import Record
-from ..record_format import split, versioned
+from ..record_format import GroupKey, GroupRecordCodec, assignment_parts, versioned, wire_parts
 
 PARTITION_METADATA, MEMBER_METADATA, GROUP_METADATA = 9, 10, 11
 TARGET_METADATA, TARGET_MEMBER, CURRENT_MEMBER = 12, 13, 14
@@ -30,39 +29,10 @@ KEY_VERSIONS = tuple(_NAMES)
 STABLE = 0   # MemberState.STABLE's byte
 
 
-@dataclass(frozen=True)
-class ShareKey:
-    version: int
-    group_id: str
-    member_id: str | None = None
-
-
-def decode_key(data: bytes) -> ShareKey:
-    version, body = split(data)
-    if version not in _NAMES:
-        raise ValueError(f"key version {version} is not a share group record")
-    k = catalog().data(_NAMES[version] + "Key", version).decode(body)
-    return ShareKey(version, k.group_id, k.get("member_id"))
-
-
-def encode_key(key: ShareKey) -> bytes:
-    body = {"group_id": key.group_id}
-    if key.member_id is not None:
-        body["member_id"] = key.member_id
-    return versioned(key.version, catalog().data(_NAMES[key.version] + "Key", key.version).encode(body))
-
-
-def decode_value(key: ShareKey, value: bytes):
-    version, body = split(value)
-    return catalog().data(_NAMES[key.version] + "Value", version).decode(body)
-
-
-def _partitions(assignment) -> tuple:
-    return tuple((tid, tuple(sorted(ps))) for tid, ps in sorted(assignment.items()) if ps)
-
-
-def _wire(parts: tuple) -> list[dict]:
-    return [{"topic_id": tid, "partitions": list(ps)} for tid, ps in parts]
+ShareKey = GroupKey
+_CODEC = GroupRecordCodec(_NAMES, "share group")
+decode_key, encode_key, decode_value = _CODEC.decode_key, _CODEC.encode_key, _CODEC.decode_value
+_partitions, _wire = assignment_parts, wire_parts
 
 
 def snapshot(group) -> dict[ShareKey, tuple]:
