@@ -1,0 +1,1 @@
+"""Streams groups (KIP-1071): Kafka Streams applications' groups, whose members get tasks."""
