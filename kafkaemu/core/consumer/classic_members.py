@@ -24,7 +24,6 @@ from ..consumer_protocol import decode_subscription, encode_assignment, owned_pa
 from ..group_api import GroupError
 from .group import ConsumerGroup
 from .member import ClassicMeta, ConsumerMember, MemberState, kafka_uuid_string
-from .reconciliation import reconcile
 from .target_assignment import subscription_metadata, update_target_assignment
 
 log = structlog.get_logger("kafkaemu.coordinator")
@@ -62,12 +61,8 @@ class ClassicMembers:
                           classic=ClassicMeta(req.session_timeout_ms, tuple(req.protocols)))
         bump = updated.member_id not in group.members or \
             updated.subscribed_topic_names != member.subscribed_topic_names
-        self._put_member(group, updated, bump, classic=True)
-        epochs = group.partition_epochs(excluding=updated.member_id)
-        reconciled = reconcile(updated, group.assignment_epoch, group.target.get(updated.member_id, {}),
-                               lambda tid, p: epochs.get((tid, p), -1), owned_partitions(subscription, self.topics))
-        self._store_reconciled(group, updated, reconciled)
-        self._schedule_session_timeout(group.group_id, reconciled.member_id)
+        reconciled = self._update_and_reconcile(group, updated, bump, owned_partitions(subscription, self.topics),
+                                                classic=True)
         self.ctx.cancel(_join_key(group.group_id, reconciled.member_id))
         self._schedule_classic_timeout(_sync_key(group.group_id, reconciled.member_id), group.group_id,
                                        reconciled.member_id, reconciled.rebalance_timeout_ms)

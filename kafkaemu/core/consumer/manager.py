@@ -145,13 +145,7 @@ class ConsumerGroupManager(ClassicMembers):
         # As Kafka: a changed server assignor alone does not bump the epoch; the next bump uses it.
         bump = is_new or (updated.subscribed_topic_names != member.subscribed_topic_names
                           or updated.subscribed_topic_regex != member.subscribed_topic_regex)
-        self._put_member(group, updated, bump)
-        target = group.target.get(updated.member_id, {})
-        epochs = group.partition_epochs(excluding=updated.member_id)
-        reconciled = reconcile(updated, group.assignment_epoch, target,
-                               lambda tid, p: epochs.get((tid, p), -1), req.owned)
-        self._store_reconciled(group, updated, reconciled)
-        self._schedule_session_timeout(group.group_id, reconciled.member_id)
+        reconciled = self._update_and_reconcile(group, updated, bump, req.owned)
         self._note_state(group, old_state)
 
         full = joining or (req.rebalance_timeout_ms != -1
@@ -238,6 +232,18 @@ class ConsumerGroupManager(ClassicMembers):
                                  f"The consumer group member has a smaller member epoch ({received}) than the "
                                  f"one known by the group coordinator ({member.member_epoch}). The member must "
                                  f"abandon all its partitions and rejoin.")
+
+    def _update_and_reconcile(self, group: ConsumerGroup, updated: ConsumerMember, bump: bool, owned,
+                              **log_fields) -> ConsumerMember:
+        """Store ``updated`` (bumping the group epoch if asked), move it toward its target given what it
+        says it owns, and restart its session timer."""
+        self._put_member(group, updated, bump, **log_fields)
+        epochs = group.partition_epochs(excluding=updated.member_id)
+        reconciled = reconcile(updated, group.assignment_epoch, group.target.get(updated.member_id, {}),
+                               lambda tid, p: epochs.get((tid, p), -1), owned)
+        self._store_reconciled(group, updated, reconciled)
+        self._schedule_session_timeout(group.group_id, reconciled.member_id)
+        return reconciled
 
     def _store_reconciled(self, group: ConsumerGroup, before: ConsumerMember, after: ConsumerMember) -> None:
         group.put_member(after)
