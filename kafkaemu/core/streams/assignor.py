@@ -241,14 +241,17 @@ class _StickyAssignment:
                 break
         to_least_loaded.sort(key=lambda x: (key[x[0][0]], x[0][1]), reverse=True)
         by_load = JavaPriorityQueue(_load, self.process_order)
+        missing: dict[str, int] = {}
         for task, remaining in to_least_loaded:
             for i in range(remaining):
                 if not self._standby_to_least_loaded(by_load, task):
-                    # Kafka's message, counting from the replicas left for this pass.
-                    log.warning("standby_replicas_not_assigned", task=_task_name(task),
-                                unassigned=self.num_standby - i, num_standby_replicas=self.num_standby,
-                                reason="not enough processes without a copy of the task")
+                    missing[_task_name(task)] = remaining - i
                     break
+        if missing:
+            # Kafka warns once per task; one event per assignment says the same here.
+            log.warning("standby_replicas_not_assigned", num_standby_replicas=self.num_standby,
+                        tasks=len(missing), replicas=sum(missing.values()), first=sorted(missing)[:5],
+                        reason="not enough processes without a copy of these tasks: add processes")
 
     def _under_total_quota(self, process: ProcessState, member: _Member) -> bool:
         return process.member_task_counts[member.member_id] < self.total_tasks_per_member
