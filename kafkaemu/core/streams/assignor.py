@@ -25,10 +25,15 @@ Ties go where Kafka's go: Java's heap order and ``HashMap`` iteration orders are
 ties; Kafka's coordinator passes a ``HashMap``, which ``in_kafka_order`` reproduces.
 
 Errors: ``TaskAssignorError`` is Kafka's ``TaskAssignorException``, raised when there are tasks but
-no member to take them ("No process available to assign active task 0_0.") and for a negative
-``num_standby_replicas`` (Kafka's group config refuses one before the assignor runs). Kafka's
-coordinator turns it into UNKNOWN_SERVER_ERROR with the message ``"Failed to compute a new target
-assignment for epoch %d: %s"`` (GroupMetadataManager), the group's state unchanged.
+no member to take them ("No process available to assign active task 0_0.") and for a
+``num_standby_replicas`` that is not an integer of at least 0 (Kafka's assignor would fail parsing
+it; its group config refuses one before the assignor runs). Kafka's coordinator turns it into
+UNKNOWN_SERVER_ERROR with the message ``"Failed to compute a new target assignment for epoch %d: %s"``
+(GroupMetadataManager), the group's state unchanged.
+
+The revision ported is 4.3.0's: the quotas and heaps of KAFKA-19661, before KAFKA-20719 (members'
+reported task offsets as standby candidates) and KAFKA-20899 (the previous-standby search), which
+came after 4.3.0.
 """
 from __future__ import annotations
 
@@ -85,8 +90,9 @@ def in_kafka_order(members: Mapping[str, MemberSpec]) -> dict[str, MemberSpec]:
 def assign(members: Mapping[str, MemberSpec], topology: TopologyDescriber,
            num_standby_replicas: int = 0) -> dict[str, MemberAssignment]:
     """member id -> its target assignment (every member of ``members`` has one, maybe empty)."""
-    if num_standby_replicas < 0:
-        raise TaskAssignorError(f"num.standby.replicas must be at least 0, not {num_standby_replicas}")
+    if isinstance(num_standby_replicas, bool) or not isinstance(num_standby_replicas, int) \
+            or num_standby_replicas < 0:
+        raise TaskAssignorError(f"num.standby.replicas must be an integer of at least 0, not {num_standby_replicas!r}")
     return _StickyAssignment(members, topology, num_standby_replicas).run()
 
 

@@ -408,6 +408,7 @@ def test_no_tasks_and_no_members_is_an_empty_assignment():
     assert assign({"m": spec("p")}, Topology(0, True, []), 2) == {"m": MemberAssignment()}
 
 
-def test_negative_standby_replicas_is_refused():
+@pytest.mark.parametrize("standbys", [-1, "1", 1.0, True, None])
+def test_a_bad_standby_replica_count_is_refused(standbys):
     with pytest.raises(TaskAssignorError, match="num.standby.replicas"):
-        assign({"m": spec("p")}, Topology(1, True, [SUB]), -1)
+        assign({"m": spec("p")}, Topology(1, True, [SUB]), standbys)
