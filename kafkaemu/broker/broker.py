@@ -134,7 +134,7 @@ class Broker:
         """A transaction coordinator writing to __transaction_state; ``load``: with the transactions
         its records hold (a previous run's, or a restored snapshot's)."""
         return build_transaction_coordinator(self.config, self.store, self.placement, self.txn_path.write_markers,
-                                             now_ms, load, self.features.level("transaction.version"))
+                                             now_ms, load, lambda: self.features.level("transaction.version"))
 
     # -- requests --------------------------------------------------------------------------
     def observe_time(self, now_ms: int) -> None:
