@@ -1,7 +1,8 @@
 """DescribeCluster (key 60), v0-v2. Brokers endpoint type only (v1 endpoint_type 2,
 controllers, gets UNSUPPORTED_ENDPOINT_TYPE as a broker answers it). v2 (KIP-1073): with
 include_fenced_brokers, nodes the control API stopped are listed too, with is_fenced (a stopped
-Kafka broker stays registered, fenced); without it only live nodes, as KafkaApis.handleDescribeCluster."""
+Kafka broker stays registered, fenced); without it only live nodes, as KafkaApis.handleDescribeCluster.
+A broker UnregisterBroker removed is not listed either way until it registers again."""
 from ..protocol.errors import ErrorCode
 from ..protocol.operations import CLUSTER_OPERATIONS, NOT_REQUESTED
 from ..protocol.api_keys import ApiKey
@@ -38,4 +39,4 @@ def _operations(ctx, req) -> int:
 def _fenced_too(placement) -> list[dict]:
     stopped = placement.stopped_nodes
     return [{"broker_id": n, "host": host, "port": port, "rack": None, "is_fenced": n in stopped}
-            for n, (host, port) in sorted(placement.listeners.items())]
+            for n, (host, port) in sorted(placement.listeners.items()) if n not in placement.unregistered]
