@@ -10,6 +10,18 @@ def brokers(placement) -> list[dict]:
             for n, host, port in placement.live_nodes()]
 
 
+def controller_id(ctx) -> int:
+    """The controller id Metadata and DescribeCluster give: a KRaft broker names an alive broker
+    (KafkaApis: metadataCache.getRandomAliveBrokerId), here the first node while it is one, else
+    the first live node, -1 when none is."""
+    placement = ctx.placement
+    first = ctx.config.node_id
+    if not placement.absent(first):
+        return first
+    live = placement.live_nodes()
+    return live[0][0] if live else -1
+
+
 def partitions_metadata(placement, partitions) -> list[dict]:
     """``partition_metadata`` of each partition (a whole topic, or a page of one). A full Metadata
     describes every partition of the cluster on each call, so the common case (one node, not

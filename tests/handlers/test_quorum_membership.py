@@ -197,3 +197,25 @@ def test_each_needs_alter_on_the_cluster():
                                                         "voter_directory_id": b"\x01" * 16})
     assert removed.error_code == denied
     assert conn.broker.placement.unregistered == set()
+
+
+@three_nodes
+def test_metadata_names_a_live_broker_as_controller(broker):
+    """A KRaft broker's Metadata and DescribeCluster name an alive broker as the controller."""
+    def controllers():
+        meta = call(broker, ApiKey.METADATA, 12, {"topics": None, "allow_auto_topic_creation": False})
+        described = call(broker, ApiKey.DESCRIBE_CLUSTER, 2, {"include_cluster_authorized_operations": False,
+                                                              "endpoint_type": 1, "include_fenced_brokers": False})
+        return meta.controller_id, described.controller_id
+    assert controllers() == (0, 0)
+    assert unregister(broker, 0) == (E.NONE, None)
+    assert controllers() == (1, 1)
+
+
+def test_a_single_node_unregistered_leaves_no_broker():
+    broker = new_broker(topics={"t": 1})
+    assert unregister(broker, 0) == (E.NONE, None)
+    reply = call(broker, ApiKey.METADATA, 12, {"topics": [{"name": "t", "topic_id": bytes(16)}],
+                                               "allow_auto_topic_creation": False})
+    assert (reply.brokers, reply.controller_id) == ([], -1)
+    assert reply.topics[0].partitions[0].error_code == E.LEADER_NOT_AVAILABLE
