@@ -123,3 +123,49 @@ def test_broker_and_topic_configs_as_kafka_reports_them(ck_admin):
         reset = ConfigResource("broker", "1", incremental_configs=[
             ConfigEntry("log.retention.ms", None, incremental_operation=AlterConfigOpType.DELETE)])
         ck_admin.incremental_alter_configs([reset])[reset].result(10)
+
+
+def test_voters_and_unregistered_brokers_as_the_python_clients_see_them():
+    """No Python client sends AddRaftVoter, RemoveRaftVoter or UnregisterBroker (the Java Admin
+    does: test_cluster_admin_java.py); sent over a raw connection, their effects are what
+    kafka-python's describe_metadata_quorum and confluent-kafka's describe_cluster and
+    list_topics report, and a broker's restart registers it again."""
+    from kafka.admin import KafkaAdminClient
+
+    from kafkaemu.core.quorum import directory_id
+    from kafkaemu.protocol.api_keys import ApiKey
+    from kafkaemu.protocol.errors import ErrorCode
+    from kafkaemu.testing import raw_client
+
+    with KafkaEmulator(nodes=3) as emulator:
+        ck = AdminClient({"bootstrap.servers": emulator.bootstrap_server})
+        kp = KafkaAdminClient(bootstrap_servers=emulator.bootstrap_server, client_id="kp-quorum")
+        try:
+            cluster_id = ck.describe_cluster().result(10).cluster_id
+            port1 = emulator.nodes()[1]["port"]
+            with raw_client.connect(emulator) as sock:
+                added = raw_client.request(sock, ApiKey.ADD_RAFT_VOTER, 1, {
+                    "cluster_id": cluster_id, "timeout_ms": 30000, "voter_id": 1,
+                    "voter_directory_id": directory_id(cluster_id, 1),
+                    "listeners": [{"name": "CONTROLLER", "host": "localhost", "port": port1}]})
+                assert (added.error_code, added.error_message) == (0, None)
+                [p] = kp.describe_metadata_quorum()["topics"][0]["partitions"]
+                assert [v["replica_id"] for v in p["current_voters"]] == [0, 1]
+                assert [o["replica_id"] for o in p["observers"]] == [2]
+                removed = raw_client.request(sock, ApiKey.REMOVE_RAFT_VOTER, 0, {
+                    "cluster_id": None, "voter_id": 0, "voter_directory_id": directory_id(cluster_id, 0)},
+                    correlation_id=2)
+                assert removed.error_code == 0
+                [p] = kp.describe_metadata_quorum()["topics"][0]["partitions"]
+                assert (p["leader_id"], [v["replica_id"] for v in p["current_voters"]]) == (1, [1])
+                gone = raw_client.request(sock, ApiKey.UNREGISTER_BROKER, 0, {"broker_id": 2}, correlation_id=3)
+                assert gone.error_code == 0
+                again = raw_client.request(sock, ApiKey.UNREGISTER_BROKER, 0, {"broker_id": 2}, correlation_id=4)
+                assert again.error_code == ErrorCode.BROKER_ID_NOT_REGISTERED
+            assert sorted(n.id for n in ck.describe_cluster().result(10).nodes) == [0, 1]
+            assert sorted(ck.list_topics(timeout=10).brokers) == [0, 1]
+            emulator.stop_node(2)
+            emulator.start_node(2)
+            assert sorted(n.id for n in ck.describe_cluster().result(10).nodes) == [0, 1, 2]
+        finally:
+            kp.close()

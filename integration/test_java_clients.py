@@ -37,6 +37,8 @@ TRANSACTION_CASES = [c for c in CASES if c.startswith("transactions-")]
 # KIP-848 cases run against an emulator with a short consumer-group heartbeat interval and session.
 KIP848_CASES = ["group-consumer-protocol", "group-consumer-protocol-static-regex", "group-migration"]
 KIP848_SETTINGS = {"group.consumer.heartbeat.interval.ms": 500, "group.consumer.session.timeout.ms": 6000}
+# run against an emulator checking for timed-out transactions every 200 ms
+TRANSACTION_VERSION_CASES = ["transactions-version-change"]
 
 
 def run_case(classpath: str, case: str, bootstrap: str) -> subprocess.CompletedProcess:
@@ -46,7 +48,7 @@ def run_case(classpath: str, case: str, bootstrap: str) -> subprocess.CompletedP
 def test_case_list_matches_runner(java_classpath):
     listed = subprocess.run(["java", "-cp", java_classpath, "kafkaemu.jvm.Main", "list"],
                             capture_output=True, text=True, timeout=60, check=True).stdout.split()
-    assert listed == CASES + KIP848_CASES
+    assert listed == CASES + KIP848_CASES + TRANSACTION_VERSION_CASES
 
 
 def _assert_passed(case: str, result: subprocess.CompletedProcess) -> None:
@@ -104,3 +106,17 @@ def test_java_client_consumer_protocol(case, java_classpath):
     with KafkaEmulator(extra=dict(KIP848_SETTINGS)) as emulator:
         result = run_case(java_classpath, case, emulator.bootstrap_server)
     _assert_passed(case, result)
+
+
+def test_java_transactions_follow_a_transaction_version_change(java_classpath):
+    """Admin.updateFeatures lowers transaction.version to 1 and raises it back while the cluster
+    runs: new producers run V1 then V2, and the coordinator's timeout aborts follow (one epoch bump
+    under V1, two under V2); the request log shows EndTxn v4 and v5 both."""
+    from kafkaemu.testing import KafkaEmulator
+    with KafkaEmulator(transaction_abort_timed_out_transaction_cleanup_interval_ms=200) as emulator:
+        emulator.enable_request_log()
+        [case] = TRANSACTION_VERSION_CASES
+        result = run_case(java_classpath, case, emulator.bootstrap_server)
+        _assert_passed(case, result)
+        end_txn = {e["version"] for e in emulator.requests(limit=100_000) if e["api_key"] == 26}
+        assert end_txn == {4, 5}

@@ -12,7 +12,8 @@ import structlog
 from ..auth.setup import new_authorizer, new_credentials, new_tokens
 from ..config import BrokerConfig
 from ..core.coordinator import GroupCoordinator
-from ..core.features import FinalizedFeatures, parse_levels
+from ..core.features import KRAFT_VERSION, FinalizedFeatures, parse_levels
+from ..core.quorum import MetadataQuorum, directory_id
 from ..core.quotas.entities import ClientQuotas
 from ..core.quotas.manager import ClientQuotaManagers
 from ..core.timers import Timers
@@ -65,6 +66,7 @@ class Broker:
         # transaction.version starts at its own setting unless --feature names it
         levels = {"transaction.version": config.transaction_version, **parse_levels(config.finalized_features)}
         services.features = self.features = FinalizedFeatures(levels, config.node_id)
+        services.quorum = self.quorum = self._new_quorum(config)
         self.faults = Faults()
         self.timers = Timers()  # broker-level timers (delayed fault replies, idle connections, throttles)
         self._init_quotas(config)
@@ -83,6 +85,17 @@ class Broker:
 
     def _clock(self) -> int:
         return self.now_ms
+
+    def _new_quorum(self, config: BrokerConfig) -> MetadataQuorum:
+        """The metadata quorum: the first node its one voter; a node observes (fetches the metadata
+        log) while it runs, with its own directory id."""
+        placement = self.placement
+
+        def observer(node_id: int, directory: bytes) -> bool:
+            return node_id in placement.listeners and node_id not in placement.stopped_nodes \
+                and directory == directory_id(config.cluster_id, node_id)
+        return MetadataQuorum(config.cluster_id, config.node_id, lambda: self.features.level(KRAFT_VERSION),
+                              observer, placement.node_at)
 
     def _init_telemetry(self, config: BrokerConfig) -> None:
         """KIP-714: CLIENT_METRICS subscriptions (kept in the data directory) and what clients push."""
@@ -134,7 +147,7 @@ class Broker:
         """A transaction coordinator writing to __transaction_state; ``load``: with the transactions
         its records hold (a previous run's, or a restored snapshot's)."""
         return build_transaction_coordinator(self.config, self.store, self.placement, self.txn_path.write_markers,
-                                             now_ms, load, self.features.level("transaction.version"))
+                                             now_ms, load, lambda: self.features.level("transaction.version"))
 
     # -- requests --------------------------------------------------------------------------
     def observe_time(self, now_ms: int) -> None:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..config import BrokerConfig
     from ..core.coordinator import GroupCoordinator
     from ..core.features import FinalizedFeatures
+    from ..core.quorum import MetadataQuorum
     from ..core.transactions.coordinator import TransactionCoordinator
     from ..storage.dynamic_broker_configs import DynamicBrokerConfigs
     from ..storage.log_store import LogStore
@@ -56,7 +57,8 @@ class RequestContext:
     DEFERRED), and the broker's services (``store``, ``groups``, ``txns``, ``placement``,
     ``config``, ``cluster_id``, ``topics``, ``txn_path``, ``authorizer``: None while authorization
     is off, ``credentials``, ``tokens``, ``broker_configs``, ``features``: the finalized feature
-    levels, e.g. ``ctx.features.level("transaction.version")``, ``quotas``, ``client_metrics``).
+    levels, e.g. ``ctx.features.level("transaction.version")``, ``quorum``: the metadata quorum's
+    voters and leader, ``quotas``, ``client_metrics``).
     Built by a broker's subclass (``services_for``), never by this class itself."""
 
     __slots__ = ("api_key", "api_version", "correlation_id", "client_id", "client_host", "connection_id", "node_id",
@@ -87,6 +89,7 @@ class RequestContext:
     txn_path: "TransactionDataPath" = None  # type: ignore[assignment]
     authorizer = None   # None while authorization is off
     features: "FinalizedFeatures" = None  # type: ignore[assignment]  # the cluster's finalized feature levels
+    quorum: "MetadataQuorum" = None  # type: ignore[assignment]  # the KRaft metadata quorum: voters, leader
     credentials = None  # the SASL users (CredentialStore): SCRAM credentials managed over the wire
     tokens = None       # delegation tokens (DelegationTokens)
     broker_configs: "DynamicBrokerConfigs" = None  # type: ignore[assignment]  # broker configs set at run time

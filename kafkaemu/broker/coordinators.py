@@ -44,17 +44,18 @@ def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Pl
 
 def build_transaction_coordinator(config: BrokerConfig, store: LogStore, placement: Placement,
                                   write_markers: Callable[[WriteMarkers], None], now_ms: int,
-                                  load: bool, transaction_version: int | None = None) -> TransactionCoordinator:
+                                  load: bool, transaction_version: Callable[[], int] | None = None
+                                  ) -> TransactionCoordinator:
     """A transaction coordinator writing to __transaction_state; ``load``: with the transactions
     its records hold (a previous run's, or a restored snapshot's), producer ids continuing above
     every id the logs know."""
     txn_partitions = len(store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC).partitions)
     placement.txn_partitions = txn_partitions
     settings = dataclasses.replace(TransactionSettings.from_config(config), state_log_num_partitions=txn_partitions)
-    if transaction_version is not None:   # the finalized feature level (--feature may set it)
-        settings = dataclasses.replace(settings, transaction_version=transaction_version)
+    if transaction_version is not None:   # the finalized feature level now (--feature, UpdateFeatures)
+        settings = dataclasses.replace(settings, transaction_version=transaction_version())
     coordinator = TransactionCoordinator(settings, transaction_state_topic.log_sink(store), write_markers,
-                                         store.producer_ids.new_id, now_ms)
+                                         store.producer_ids.new_id, now_ms, transaction_version=transaction_version)
     if load:
         ids = store.producer_ids
         for topic in store.topics.values():

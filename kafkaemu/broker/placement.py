@@ -31,6 +31,7 @@ class Placement:
         # node id -> (advertised host, port); the server fills in the bound ports.
         self.listeners = listeners
         self.stopped_nodes: set[int] = set()   # nodes whose listener the control API stopped
+        self.unregistered: set[int] = set()    # brokers UnregisterBroker removed until they restart
         self.store = store
         self.offsets_partitions = 1   # set as the coordinators are built (Broker.new_coordinator)
         self.txn_partitions = 1
@@ -39,10 +40,10 @@ class Placement:
 
     # -- partitions ----------------------------------------------------------------------
     def partition_leader(self, partition) -> int:
-        """The node leading a partition, or -1 (NO_LEADER) while that node is stopped and the
-        partition is offline (see ``placed_leader``)."""
+        """The node leading a partition, or -1 (NO_LEADER) while that node is stopped or
+        unregistered and the partition is offline (see ``placed_leader``)."""
         leader = self.placed_leader(partition)
-        return NO_LEADER if leader in self.stopped_nodes else leader
+        return NO_LEADER if leader in self.stopped_nodes or leader in self.unregistered else leader
 
     def placed_leader(self, partition) -> int:
         """The node a partition belongs to: spread round robin over the nodes, starting at a node
@@ -139,5 +140,53 @@ class Placement:
 
     # -- nodes ---------------------------------------------------------------------------
     def live_nodes(self) -> list[tuple[int, str, int]]:
-        """(node id, host, port) of every node whose listener runs, by id."""
-        return [(n, host, port) for n, (host, port) in sorted(self.listeners.items()) if n not in self.stopped_nodes]
+        """(node id, host, port) of every registered node whose listener runs, by id."""
+        return [(n, host, port) for n, (host, port) in sorted(self.listeners.items())
+                if n not in self.stopped_nodes and n not in self.unregistered]
+
+    def absent(self, node_id: int) -> bool:
+        """Whether a node is out of the cluster's metadata as a live broker: stopped or unregistered."""
+        return node_id in self.stopped_nodes or node_id in self.unregistered
+
+    def node_at(self, host: str, port: int) -> int | None:
+        """The running node listening at (host, port), None when none does (every node shares the
+        host, so a loopback name answers for the advertised one)."""
+        for n, (h, p) in self.listeners.items():
+            if p == port and n not in self.stopped_nodes and (h == host or _loopback(h) == _loopback(host)):
+                return n
+        return None
+
+    def unregister(self, node_id: int) -> list[tuple[str, int, int]]:
+        """UnregisterBroker (ReplicationControlManager.handleBrokerUnregistered): the broker leaves
+        the metadata and every ISR; each partition it led goes to another live replica, or has no
+        leader until the broker registers again. Returns the (topic, partition, new leader or -1)."""
+        changed = []
+        led = [p for t in self.store.topics.values() for p in t.partitions if self.partition_leader(p) == node_id]
+        self.unregistered.add(node_id)
+        for p in led:
+            others = [r for r in self.replicas(p) if r != node_id and not self.absent(r)]
+            if others:
+                self.move_leader(p.topic.name, p.index, others[0])
+            else:
+                p.bump_leader_epoch()
+            changed.append((p.topic.name, p.index, others[0] if others else NO_LEADER))
+        log.info("broker_unregistered", node_id=node_id, partitions=len(changed))
+        return changed
+
+    def register(self, node_id: int) -> None:
+        """An unregistered broker registers again (it restarted): the partitions left without a
+        leader elect it again."""
+        if node_id not in self.unregistered:
+            return
+        self.unregistered.discard(node_id)
+        if node_id in self.stopped_nodes:
+            return
+        for t in self.store.topics.values():
+            for p in t.partitions:
+                if self.placed_leader(p) == node_id:
+                    p.bump_leader_epoch()
+        log.info("broker_registered", node_id=node_id)
+
+
+def _loopback(host: str) -> str:
+    return "localhost" if host in ("localhost", "127.0.0.1", "::1", "") else host

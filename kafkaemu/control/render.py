@@ -60,9 +60,10 @@ def render(op: str, r) -> str:
         prefix = "removed:\n" if op == "faults_clear" else ""
         return prefix + table(rows, ["ID", "API", "EFFECT", "SCOPE", "COUNT", "FIRED", "ACTIVE"])
     if op == "nodes":
-        return table([[n["node_id"], f"{n['host']}:{n['port']}", "yes" if n["running"] else "no", n["leader_of"],
+        return table([[n["node_id"], f"{n['host']}:{n['port']}", "yes" if n["running"] else "no",
+                       "yes" if n["registered"] else "no", "yes" if n["voter"] else "no", n["leader_of"],
                        n["offsets_partitions"]] for n in r["nodes"]],
-                     ["NODE", "ADDRESS", "RUNNING", "LEADS", "OFFSETS-PARTITIONS"])
+                     ["NODE", "ADDRESS", "RUNNING", "REGISTERED", "VOTER", "LEADS", "OFFSETS-PARTITIONS"])
     if op == "requests":
         rows = [[e["seq"], _when(e["time_ms"]), e["node"], e["connection"], e["client_id"], e["api"],
                  e["version"], e["correlation_id"], e["latency_ms"], ",".join(e["error_codes"]) or "-",

@@ -124,7 +124,8 @@ def member_count(group: dict) -> int:
 def _summary(state: dict) -> str:
     clock = state["clock"]
     nodes = " ".join(f'<span class="node {"up" if n["running"] else "down"}" title="{esc(n["host"])}:{n["port"]}, '
-                     f'{"running" if n["running"] else "stopped"}, leader of {n["leader_of"]} partitions">'
+                     f'{"running" if n["running"] else "stopped"}{"" if n["registered"] else ", unregistered"}'
+                     f'{", quorum voter" if n["voter"] else ""}, leader of {n["leader_of"]} partitions">'
                      f'node {n["node_id"]} {"up" if n["running"] else "stopped"}</span>' for n in state["nodes"])
     rlog = state["request_log"]
     active_faults = [f for f in state["faults"] if f["active"]]

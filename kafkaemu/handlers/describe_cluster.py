@@ -1,13 +1,15 @@
 """DescribeCluster (key 60), v0-v2. Brokers endpoint type only (v1 endpoint_type 2,
 controllers, gets UNSUPPORTED_ENDPOINT_TYPE as a broker answers it). v2 (KIP-1073): with
 include_fenced_brokers, nodes the control API stopped are listed too, with is_fenced (a stopped
-Kafka broker stays registered, fenced); without it only live nodes, as KafkaApis.handleDescribeCluster."""
+Kafka broker stays registered, fenced); without it only live nodes, as KafkaApis.handleDescribeCluster;
+the controller id names a live broker, as a KRaft broker does (``topic_views.controller_id``).
+A broker UnregisterBroker removed is not listed either way until it registers again."""
 from ..protocol.errors import ErrorCode
 from ..protocol.operations import CLUSTER_OPERATIONS, NOT_REQUESTED
 from ..protocol.api_keys import ApiKey
 from .authorization import CLUSTER, DESCRIBE, authorize_cluster, authorized_operations
 from .registry import registry
-from .topic_views import brokers
+from .topic_views import brokers, controller_id
 
 BROKERS_ENDPOINT = 1
 
@@ -21,7 +23,7 @@ def describe_cluster(ctx, req):
     return {
         "endpoint_type": BROKERS_ENDPOINT,
         "cluster_id": ctx.cluster_id,
-        "controller_id": ctx.config.node_id,
+        "controller_id": controller_id(ctx),
         "brokers": _fenced_too(ctx.placement) if req.include_fenced_brokers else brokers(ctx.placement),
         "cluster_authorized_operations": _operations(ctx, req),
     }
@@ -38,4 +40,4 @@ def _operations(ctx, req) -> int:
 def _fenced_too(placement) -> list[dict]:
     stopped = placement.stopped_nodes
     return [{"broker_id": n, "host": host, "port": port, "rack": None, "is_fenced": n in stopped}
-            for n, (host, port) in sorted(placement.listeners.items())]
+            for n, (host, port) in sorted(placement.listeners.items()) if n not in placement.unregistered]

@@ -1,19 +1,17 @@
-"""DescribeQuorum (key 55), v0-v2: the metadata quorum as a KRaft cluster whose first node is a
-combined broker and controller, the single voter and leader of ``__cluster_metadata`` partition 0
-(the node DescribeCluster names as controller); the other nodes are brokers, observers caught up.
-The high watermark counts the metadata records of the topics and partitions. Any other topic or
-partition, or more than one, is INVALID_REQUEST as KafkaRaftClient answers. Needs DESCRIBE on
-the cluster."""
-import hashlib
-
+"""DescribeQuorum (key 55), v0-v2: the metadata quorum (``ctx.quorum``, ``core/quorum.py``): a new
+cluster's first node is a combined broker and controller, the single voter and leader of
+``__cluster_metadata`` partition 0; the other running nodes are brokers, observers caught up, and
+voters AddRaftVoter adds are listed as voters with the endpoints they were added with. A static
+quorum (kraft.version 0) reports its voters without directory ids. The high watermark counts the
+metadata records of the topics and partitions. Any other topic or partition, or more than one, is
+INVALID_REQUEST as KafkaRaftClient answers. Needs DESCRIBE on the cluster."""
+from ..core.quorum import CONTROLLER_LISTENER, directory_id
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
 from .authorization import DESCRIBE, authorize_cluster
 from .registry import registry
 
 METADATA_TOPIC = "__cluster_metadata"
-LEADER_EPOCH = 1
-CONTROLLER_LISTENER = "CONTROLLER"
 
 
 @registry.register(ApiKey.DESCRIBE_QUORUM, 0, 2)
@@ -23,23 +21,30 @@ def describe_quorum(ctx, req):
     if len(req.topics) != 1 or req.topics[0].topic_name != METADATA_TOPIC or len(req.topics[0].partitions) != 1 \
             or req.topics[0].partitions[0].partition_index != 0:
         return _error(ErrorCode.INVALID_REQUEST)
-    controller = ctx.config.node_id
+    quorum = ctx.quorum
     end = 1 + sum(1 + len(t.partitions) for t in ctx.store.topics.values())
     now = ctx.now_ms
-    voter = _replica(ctx, controller, end, -1, now)
-    observers = [_replica(ctx, n, end, now, now) for n in ctx.placement.node_ids
-                 if n != controller and n not in ctx.placement.stopped_nodes]
-    host, port = ctx.placement.listeners[controller]
+    voters = sorted(quorum.voters.values(), key=lambda v: v.node_id)
+    current = [_replica(v.node_id, quorum.voter_directory(v), end, -1 if v.node_id == quorum.leader_id else now, now)
+               for v in voters]
+    observers = [_replica(n, directory_id(ctx.cluster_id, n), end, now, now) for n in ctx.placement.node_ids
+                 if n not in quorum.voters and n not in ctx.placement.stopped_nodes]
     return {"error_code": ErrorCode.NONE, "error_message": None, "topics": [{
         "topic_name": METADATA_TOPIC, "partitions": [{
-            "partition_index": 0, "error_code": ErrorCode.NONE, "error_message": None, "leader_id": controller,
-            "leader_epoch": LEADER_EPOCH, "high_watermark": end, "current_voters": [voter],
+            "partition_index": 0, "error_code": ErrorCode.NONE, "error_message": None, "leader_id": quorum.leader_id,
+            "leader_epoch": quorum.leader_epoch, "high_watermark": end, "current_voters": current,
             "observers": observers}]}],
-        "nodes": [{"node_id": controller, "listeners": [{"name": CONTROLLER_LISTENER, "host": host, "port": port}]}]}
+        "nodes": [{"node_id": v.node_id, "listeners": _listeners(ctx, v)} for v in voters]}
 
 
-def _replica(ctx, node_id: int, end: int, fetched_ms: int, caught_up_ms: int) -> dict:
-    directory = hashlib.md5(f"{ctx.cluster_id}/{node_id}".encode()).digest()
+def _listeners(ctx, voter) -> list[dict]:
+    if voter.endpoints:
+        return [{"name": name, "host": host, "port": port} for name, host, port in voter.endpoints]
+    host, port = ctx.placement.listeners[voter.node_id]
+    return [{"name": CONTROLLER_LISTENER, "host": host, "port": port}]
+
+
+def _replica(node_id: int, directory: bytes, end: int, fetched_ms: int, caught_up_ms: int) -> dict:
     return {"replica_id": node_id, "replica_directory_id": directory, "log_end_offset": end,
             "last_fetch_timestamp": fetched_ms, "last_caught_up_timestamp": caught_up_ms}
 

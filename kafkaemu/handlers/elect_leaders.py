@@ -55,7 +55,7 @@ def _elect(ctx, topic_name: str, index: int, election: int) -> tuple[int, str | 
     partition = topic.partitions[index]
     replicas = placement.replicas(partition)
     leader = placement.partition_leader(partition)
-    live = [r for r in replicas if r not in placement.stopped_nodes]
+    live = [r for r in replicas if not placement.absent(r)]
     if election == PREFERRED:
         if leader == replicas[0]:
             return ErrorCode.ELECTION_NOT_NEEDED, "Leader election not needed for topic partition."

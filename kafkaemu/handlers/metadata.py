@@ -29,7 +29,7 @@ from ..protocol.api_keys import ApiKey
 from .authorization import (CLUSTER, CREATE, DESCRIBE, TOPIC, authorize, authorize_cluster, authorized_operations,
                             denied_names)
 from .registry import registry
-from .topic_views import brokers, partitions_metadata
+from .topic_views import brokers, controller_id, partitions_metadata
 
 
 @registry.register(ApiKey.METADATA, 0, 13)
@@ -64,7 +64,7 @@ def metadata(ctx, req):
     return {
         "brokers": brokers(ctx.placement),
         "cluster_id": ctx.cluster_id,
-        "controller_id": ctx.config.node_id,
+        "controller_id": controller_id(ctx),
         "topics": results,
         "cluster_authorized_operations": _cluster_operations(ctx, req, v)
         if 8 <= v <= 10 and req.include_cluster_authorized_operations else NOT_REQUESTED,

@@ -59,9 +59,9 @@ def advertised() -> list[tuple[int, int]]:
     return [(k, v) for k, lo, hi in REGISTRY.versions() for v in range(lo, hi + 1)]
 
 
-def seeded_broker() -> Broker:
-    """A broker with one three-partition topic holding a few records."""
-    broker = new_broker(T0)
+def seeded_broker(nodes: int = 1) -> Broker:
+    """A broker (of ``nodes`` nodes) with one three-partition topic holding a few records."""
+    broker = new_broker(T0, nodes=nodes)
     topic = broker.store.create_topic(TOPIC, 3, {}, topic_id=TOPIC_ID)
     topic.partitions[0].append(build_batch([(b"k", b"v", [], T0 + i) for i in range(3)]), T0)
     return broker

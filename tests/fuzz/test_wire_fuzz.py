@@ -122,6 +122,55 @@ def test_conversations_reuse_what_the_broker_answered(data):
     assert_still_serving(broker, session)
 
 
+# the admin APIs issue 18 brought (log dirs, elections, reassignments, quotas, quorum and its
+# voters, features, broker unregistration, telemetry, config resources and the configs it
+# reworked); each is fuzzed at every version above, and together on three nodes below
+ISSUE_18_APIS = {ApiKey.DESCRIBE_CONFIGS, ApiKey.ALTER_CONFIGS, ApiKey.INCREMENTAL_ALTER_CONFIGS,
+                 ApiKey.ALTER_REPLICA_LOG_DIRS, ApiKey.DESCRIBE_LOG_DIRS, ApiKey.ELECT_LEADERS,
+                 ApiKey.ALTER_PARTITION_REASSIGNMENTS, ApiKey.LIST_PARTITION_REASSIGNMENTS,
+                 ApiKey.DESCRIBE_CLIENT_QUOTAS, ApiKey.ALTER_CLIENT_QUOTAS, ApiKey.DESCRIBE_QUORUM,
+                 ApiKey.UPDATE_FEATURES, ApiKey.UNREGISTER_BROKER, ApiKey.GET_TELEMETRY_SUBSCRIPTIONS,
+                 ApiKey.PUSH_TELEMETRY, ApiKey.LIST_CONFIG_RESOURCES, ApiKey.ADD_RAFT_VOTER,
+                 ApiKey.REMOVE_RAFT_VOTER}
+CLUSTER_PICKS = [kv for kv in ADVERTISED if kv[0] in ISSUE_18_APIS] * 3 + \
+    [kv for kv in ADVERTISED if kv[0] in (ApiKey.METADATA, ApiKey.DESCRIBE_CLUSTER, ApiKey.API_VERSIONS,
+                                          ApiKey.FIND_COORDINATOR, ApiKey.PRODUCE, ApiKey.FETCH)]
+
+
+def test_the_admin_apis_of_issue_18_are_fuzzed():
+    assert ISSUE_18_APIS <= {k for k, _ in ADVERTISED}
+
+
+@fuzz(120)
+@given(st.data())
+def test_cluster_admin_conversations_on_three_nodes(data):
+    """Issue 18's admin APIs in sequences on a three-node broker, each request offered what the
+    previous replies carried (node ids, ports, epochs): unregistered brokers, moved voters and
+    replicas, changed features and quotas never break the next request or the broker."""
+    broker = seeded_broker(nodes=3)
+    session, seen, sent = Session(broker), Seen(), []
+    cat = catalog()
+    for cid in range(1, data.draw(st.integers(2, 8)) + 1):
+        api_key, version = data.draw(st.sampled_from(CLUSTER_PICKS))
+        node = data.draw(st.sampled_from([0, 1, 2]))
+        session.conn.node_id = node
+        session.send(frame(data.draw(encoded_request(api_key, version, correlation_id=cid, seen=seen))))
+        sent.append((cid, api_key, version))
+        if session.violation is not None:
+            break
+        replies = session.replies()
+        check_replies(replies, sent)
+        for reply in replies:
+            cid_of = int.from_bytes(reply[:4], "big", signed=True)
+            key, ver = next((k, v) for c, k, v in sent if c == cid_of)
+            if key != 18:
+                seen.harvest(cat.response(key, ver).decode(reply[5 if cat.is_flexible_request(key, ver) else 4:]))
+    session.release_parked()
+    check_replies(session.replies(), sent)
+    assert not session.aborted
+    assert_still_serving(broker, session)
+
+
 @fuzz(200)
 @given(st.binary(max_size=300))
 def test_raw_bytes(data):

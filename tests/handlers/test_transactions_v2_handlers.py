@@ -144,3 +144,46 @@ def test_the_transaction_state_hook_names_the_clients_transaction_version(broker
     assert broker.txn_hooks.state("tx")["transaction_version"] == 0
     assert produce(broker, r.producer_id, r.producer_epoch, 0, [b"a"]) == E.NONE
     assert broker.txn_hooks.state("tx")["transaction_version"] == 2
+
+
+def _set_transaction_version(broker, level, kind):
+    body = {"timeout_ms": 1000, "validate_only": False, "feature_updates": [
+        {"feature": "transaction.version", "max_version_level": level, "upgrade_type": kind}]}
+    assert call(broker, ApiKey.UPDATE_FEATURES, 2, body).error_code == E.NONE
+
+
+def _last_state_value_version(broker) -> int:
+    import struct
+
+    from kafkaemu.storage import transaction_state_topic
+    *_, (_, value) = transaction_state_topic.read_records(broker.store)
+    return struct.unpack_from(">h", value)[0]
+
+
+def test_the_coordinator_follows_transaction_version_as_update_features_changes_it(broker):
+    """Kafka's TransactionStateManager reads the finalized transaction.version at each use: the
+    coordinator's own aborts (timeouts, fencing) and its records' version follow an UpdateFeatures
+    made while running, down to V1 and back up to V2."""
+    r = init(broker)
+    pid, epoch = r.producer_id, r.producer_epoch
+    assert produce(broker, pid, epoch, 0, [b"a"]) == E.NONE      # a V2 producer's transaction
+    assert end_v5(broker, pid, epoch) == (E.NONE, pid, epoch + 1)
+    epoch += 1
+    assert _last_state_value_version(broker) == 1
+    _set_transaction_version(broker, 1, 2)                          # downgraded while running
+    assert produce(broker, pid, epoch, 0, [b"b"]) == E.NONE
+    assert broker.txn_hooks.time_out("tx") == "NONE"
+    # V1's timeout: the epoch fenced once, the abort keeps it (V2 would bump it twice)
+    assert describe(broker).producer_epoch == epoch + 1
+    assert broker.txn_hooks.state("tx")["state"] == "CompleteAbort"
+    epoch += 1
+    _set_transaction_version(broker, 0, 2)                          # records back to version 0
+    r = init(broker, pid=pid, epoch=epoch)
+    assert r.error_code == E.NONE
+    pid, epoch = r.producer_id, r.producer_epoch
+    assert _last_state_value_version(broker) == 0
+    _set_transaction_version(broker, 2, 1)                          # and up again: V2's abort
+    assert produce(broker, pid, epoch, 0, [b"c"]) == E.NONE
+    assert broker.txn_hooks.time_out("tx") == "NONE"
+    assert describe(broker).producer_epoch == epoch + 2
+    assert _last_state_value_version(broker) == 1

@@ -11,7 +11,8 @@ from .base import ControlBase, log
 class NodeOps(ControlBase):
     @op("GET", "/api/nodes", py=Py("nodes", lambda: {}, result="nodes"), cli=Cli("nodes"))
     def nodes(self) -> dict:
-        """Every node with its address and whether it runs."""
+        """Every node with its address, whether it runs, whether it is a registered broker
+        (UnregisterBroker removes it until it restarts) and a metadata quorum voter."""
         broker = self.broker
         offsets = broker.store.get(OFFSETS_TOPIC)
         leading: dict[int, int] = {}
@@ -22,6 +23,8 @@ class NodeOps(ControlBase):
         coordinating = {n: sum(1 for p in offsets.partitions if broker.placement.partition_leader(p) == n)
                         for n in broker.placement.listeners}
         return {"nodes": [{"node_id": n, "host": host, "port": port, "running": n not in broker.placement.stopped_nodes,
+                           "registered": n not in broker.placement.unregistered,
+                           "voter": n in broker.quorum.voters,
                            "leader_of": leading.get(n, 0), "offsets_partitions": coordinating[n]}
                           for n, (host, port) in sorted(broker.placement.listeners.items())]}
 
@@ -76,7 +79,8 @@ class NodeOps(ControlBase):
         cli=Cli("node start", "node", switches={"--keep-leaders": ("restore_leaders", False)}))
     async def node_start(self, node: int, restore_leaders: bool) -> dict:
         """Start a stopped node on its port of before; its offline partitions get it back as
-        leader, and (by default) those its stop moved away return to it."""
+        leader, and (by default) those its stop moved away return to it. A broker UnregisterBroker
+        removed registers again, as a restarted Kafka broker does."""
         broker = self.broker
         self._node(node)
         if node not in broker.placement.stopped_nodes:
@@ -87,6 +91,7 @@ class NodeOps(ControlBase):
             except OSError as exc:
                 raise ControlError(409, f"node {node} cannot listen on its port again: {exc}") from None
         broker.placement.stopped_nodes.discard(node)
+        broker.placement.register(node)
         back = []
         for t, index in self._offline_by_stop.pop(node, []):
             topic = broker.store.get(t)

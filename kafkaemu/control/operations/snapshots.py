@@ -104,13 +104,17 @@ class SnapshotOps(ControlBase):
         cli=Cli("reset"))
     async def reset(self) -> dict:
         """Back to an empty broker as started: no topics, groups, offsets or producer state, no
-        fault rules, version caps or logged requests, every node running with its own partitions.
+        fault rules, version caps or logged requests, every node running and registered with its own
+        partitions, the metadata quorum the first node alone.
         The clock, the request log's settings and the snapshots stay."""
         started = time.perf_counter()
         for node in sorted(self.broker.placement.stopped_nodes):
             await self.node_start(node, restore_leaders=False)
         self._moved_by_stop.clear()
         self._offline_by_stop.clear()
+        for node in sorted(self.broker.placement.unregistered):
+            self.broker.placement.register(node)
+        self.broker.quorum.reset()
         self.broker.placement.clear_moved_leaders()
         self.broker.broker_configs.reset()
         self.broker.coordinator.share_partitions.clear_configs()

@@ -59,8 +59,11 @@ def _no_markers(request: WriteMarkers) -> None:
 class TransactionContext:
     def __init__(self, settings: TransactionSettings, sink: Sink | None = None, markers: MarkerWriter | None = None,
                  next_producer_id: Callable[[], int] | None = None, now_ms: int = 0,
-                 transition_log_size: int = 100000) -> None:
+                 transition_log_size: int = 100000, transaction_version: Callable[[], int] | None = None) -> None:
         self.settings = settings
+        # the finalized transaction.version now (Kafka's TransactionStateManager.transactionVersionLevel
+        # reads the metadata cache's at each use): UpdateFeatures changes it while running
+        self.transaction_version: Callable[[], int] = transaction_version or (lambda: settings.transaction_version)
         self.sink: Sink = sink or _no_sink
         self.markers: MarkerWriter = markers or _no_markers
         self.next_producer_id = next_producer_id or _counter(1000)

@@ -13,8 +13,10 @@ transactional ids, through the same write path.
 
 Transactions V1 and V2 (KIP-890 part 2): a client's EndTxn v5 and the partitions a V2 producer's
 first transactional write adds use V2, which bumps the epoch at every EndTxn (end_txn.py); the
-coordinator's own aborts (timeouts, fencing) use the finalized ``transaction.version``
-(``settings.transaction_version``).
+coordinator's own aborts (timeouts, fencing) and the version of its records use the finalized
+``transaction.version`` in force at that moment (``transaction_version``, a function: the broker's
+finalized features, which UpdateFeatures changes while running; ``settings.transaction_version``
+without one).
 
 Test hooks (no broker offers them): ``hold``/``release`` keep a transaction's markers unwritten
 so it stays in PrepareCommit/PrepareAbort and pins the last stable offset (a held transaction is
@@ -55,9 +57,10 @@ def _producer_result(error: ErrorCode, producer_id: int = NO_PRODUCER_ID, epoch:
 class TransactionCoordinator:
     def __init__(self, settings: TransactionSettings | None = None, sink: Sink | None = None,
                  markers: MarkerWriter | None = None, next_producer_id: Callable[[], int] | None = None,
-                 now_ms: int = 0, transition_log_size: int = 100000) -> None:
+                 now_ms: int = 0, transition_log_size: int = 100000,
+                 transaction_version: Callable[[], int] | None = None) -> None:
         self.ctx = TransactionContext(settings or TransactionSettings(), sink, markers, next_producer_id, now_ms,
-                                      transition_log_size)
+                                      transition_log_size, transaction_version)
         self.txns = TransactionStateManager(self.ctx)
         # transactional id -> the completion waiting for its markers (Kafka's transactionsWithPendingMarkers)
         self.pending_markers: dict[str, tuple[bool, TxnTransit]] = {}
@@ -225,8 +228,8 @@ class TransactionCoordinator:
         md = self.txns.get(tid)
         if md is None:
             return _producer_result(E.INVALID_PRODUCER_ID_MAPPING)
-        if transaction_version is None:   # not from a client: the finalized version
-            transaction_version = self.settings.transaction_version
+        if transaction_version is None:   # not from a client: the finalized version now
+            transaction_version = self.ctx.transaction_version()
         fencing = md.pending_state is S.PREPARE_EPOCH_FENCE
         try:
             transit = prepare_end(md, producer_id, epoch, commit, from_client, transaction_version,

@@ -52,7 +52,7 @@ class TransactionStateManager:
         retried, as Kafka's marker manager retries it)."""
         try:
             key = records.encode_key(md.transactional_id)
-            value = records.encode_value(transit, self.ctx.settings.transaction_version)
+            value = records.encode_value(transit, self.ctx.transaction_version())
             self.ctx.sink(self.partition_for(md.transactional_id), [(key, value)], self.ctx.now_ms)
         except Exception as exc:
             error = append_error_code(exc, transactional=True)

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
 
+import org.apache.kafka.clients.admin.AddRaftVoterOptions;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
@@ -17,20 +18,29 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.QuorumInfo;
+import org.apache.kafka.clients.admin.RaftVoterEndpoint;
+import org.apache.kafka.clients.admin.RemoveRaftVoterOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.TopicPartitionReplica;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.BrokerIdNotRegisteredException;
+import org.apache.kafka.common.errors.DuplicateVoterException;
 import org.apache.kafka.common.errors.ElectionNotNeededException;
 import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
+import org.apache.kafka.common.errors.InconsistentClusterIdException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.errors.VoterNotFoundException;
 
 /**
  * The cluster administration APIs of a 3-node kafkaemu (--nodes 3) through the Java AdminClient:
- * reassignments that move replicas, elections, log dirs, the metadata quorum, config resources.
+ * reassignments that move replicas, elections, log dirs, the metadata quorum, config resources,
+ * voters added and removed (KIP-853) and a broker unregistered.
  *
  * Usage: java kafkaemu.jvm.ClusterAdminCases CASE BOOTSTRAP; prints "PASS CASE" or "FAIL CASE: reason".
  */
@@ -44,6 +54,7 @@ public final class ClusterAdminCases {
                 case "reassign-elect" -> reassignAndElect(args[1]);
                 case "log-dirs-quorum" -> logDirsAndQuorum(args[1]);
                 case "configs" -> configs(args[1]);
+                case "quorum-membership" -> quorumMembership(args[1]);
                 default -> throw new CheckFailed("no case " + name);
             }
             System.out.println("PASS " + name);
@@ -147,6 +158,55 @@ public final class ClusterAdminCases {
             checkEquals(List.of(0), quorum.voters().stream().map(QuorumInfo.ReplicaState::replicaId).collect(Collectors.toList()), "voters");
             checkEquals(List.of(1, 2), quorum.observers().stream().map(QuorumInfo.ReplicaState::replicaId).sorted().collect(Collectors.toList()), "observers");
             check(quorum.highWatermark() > 0, "quorum high watermark " + quorum.highWatermark());
+        }
+    }
+
+    static List<Integer> voterIds(QuorumInfo quorum) {
+        return quorum.voters().stream().map(QuorumInfo.ReplicaState::replicaId).sorted().collect(Collectors.toList());
+    }
+
+    static void quorumMembership(String bootstrap) throws Exception {
+        String topic = unique("jvm-unregister");
+        try (Admin admin = admin(bootstrap)) {
+            createTopic(admin, topic, 3);
+            String clusterId = admin.describeCluster().clusterId().get();
+            Map<Integer, Node> nodes = admin.describeCluster().nodes().get().stream()
+                .collect(Collectors.toMap(Node::id, n -> n));
+            QuorumInfo quorum = admin.describeMetadataQuorum().quorumInfo().get();
+            Map<Integer, Uuid> dirs = quorum.observers().stream()
+                .collect(Collectors.toMap(QuorumInfo.ReplicaState::replicaId, QuorumInfo.ReplicaState::replicaDirectoryId));
+            Uuid voter0 = quorum.voters().get(0).replicaDirectoryId();
+            Set<RaftVoterEndpoint> at1 = Set.of(new RaftVoterEndpoint("CONTROLLER", nodes.get(1).host(), nodes.get(1).port()));
+
+            admin.addRaftVoter(1, dirs.get(1), at1, new AddRaftVoterOptions().setClusterId(Optional.of(clusterId))).all().get();
+            quorum = admin.describeMetadataQuorum().quorumInfo().get();
+            checkEquals(List.of(0, 1), voterIds(quorum), "voters after adding 1");
+            checkEquals(List.of(2), quorum.observers().stream().map(QuorumInfo.ReplicaState::replicaId).collect(Collectors.toList()), "observers");
+            checkEquals(nodes.get(1).port(), quorum.nodes().get(1).endpoints().get(0).port(), "the new voter's endpoint");
+
+            expect(DuplicateVoterException.class, () -> admin.addRaftVoter(1, dirs.get(1), at1).all().get());
+            expect(InconsistentClusterIdException.class, () -> admin.addRaftVoter(2, dirs.get(2), at1,
+                new AddRaftVoterOptions().setClusterId(Optional.of("not-" + clusterId))).all().get());
+            expect(VoterNotFoundException.class, () -> admin.removeRaftVoter(2, dirs.get(2)).all().get());
+            expect(VoterNotFoundException.class, () -> admin.removeRaftVoter(1, Uuid.randomUuid()).all().get());
+
+            admin.removeRaftVoter(1, dirs.get(1), new RemoveRaftVoterOptions().setClusterId(Optional.of(clusterId))).all().get();
+            checkEquals(List.of(0), voterIds(admin.describeMetadataQuorum().quorumInfo().get()), "voters after removing 1");
+            expect(VoterNotFoundException.class, () -> admin.removeRaftVoter(0, voter0).all().get());   // the last voter
+
+            expect(BrokerIdNotRegisteredException.class, () -> admin.unregisterBroker(7).all().get());
+            List<Integer> ledBy2 = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                if (partition(admin, topic, i).leader().id() == 2) ledBy2.add(i);
+            }
+            admin.unregisterBroker(2).all().get();
+            checkEquals(List.of(0, 1), admin.describeCluster().nodes().get().stream().map(Node::id).sorted()
+                .collect(Collectors.toList()), "brokers after unregistering 2");
+            for (int i : ledBy2) {
+                TopicPartitionInfo p = partition(admin, topic, i);
+                check(p.leader() == null, "partition " + i + " of the unregistered broker has no leader, got " + p.leader());
+            }
+            expect(BrokerIdNotRegisteredException.class, () -> admin.unregisterBroker(2).all().get());
         }
     }
 

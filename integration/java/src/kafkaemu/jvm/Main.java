@@ -36,6 +36,7 @@ public final class Main {
         c.put("group-consumer-protocol", Kip848Cases::consumerProtocol);
         c.put("group-consumer-protocol-static-regex", Kip848Cases::staticRegex);
         c.put("group-migration", Kip848Cases::migration);
+        c.put("transactions-version-change", TransactionCases::versionChange);
         return c;
     }
 

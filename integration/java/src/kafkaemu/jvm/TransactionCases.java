@@ -14,11 +14,13 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeProducersResult;
+import org.apache.kafka.clients.admin.FeatureUpdate;
 import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -293,5 +295,81 @@ final class TransactionCases {
         }
         checkEquals(List.of("v0", "v2"), values(readAll(bootstrap, topic, 1, "read_committed")),
                 "read_committed values");
+    }
+
+    static TransactionDescription describe(Admin admin, String tid) throws Exception {
+        return admin.describeTransactions(List.of(tid)).description(tid).get();
+    }
+
+    static void setTransactionVersion(Admin admin, int level, FeatureUpdate.UpgradeType kind) throws Exception {
+        admin.updateFeatures(Map.of("transaction.version", new FeatureUpdate((short) level, kind)), new org.apache.kafka.clients.admin.UpdateFeaturesOptions()).all().get();
+    }
+
+    /** Commits two transactions on a new producer; the epochs DescribeTransactions shows before
+     *  and after each. */
+    static List<Short> twoCommits(Admin admin, String bootstrap, String topic) throws Exception {
+        String tid = unique("jvm-tid");
+        List<Short> epochs = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = transactional(bootstrap, tid)) {
+            epochs.add((short) describe(admin, tid).producerEpoch());
+            for (int i = 0; i < 2; i++) {
+                producer.beginTransaction();
+                producer.send(new ProducerRecord<>(topic, 0, "k", tid + "-" + i));
+                producer.commitTransaction();
+                epochs.add((short) describe(admin, tid).producerEpoch());
+            }
+        }
+        return epochs;
+    }
+
+    /** A transaction left open until the coordinator times it out (transaction.timeout.ms 1 s);
+     *  the epoch it had, then the one the coordinator's abort left. */
+    static List<Short> timedOut(Admin admin, String bootstrap, String topic) throws Exception {
+        String tid = unique("jvm-tid");
+        Properties p = producerProps(bootstrap);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, tid);
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "1000");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(topic, 0, "k", "hanging")).get();
+            short before = (short) describe(admin, tid).producerEpoch();
+            waitUntil(30_000, "the coordinator aborting " + tid, () -> {
+                try {
+                    return describe(admin, tid).state() == TransactionState.COMPLETE_ABORT;
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            return List.of(before, (short) describe(admin, tid).producerEpoch());
+        }
+    }
+
+    /** transaction.version changed while the cluster runs (Admin.updateFeatures): a producer
+     *  started after a downgrade to 1 runs V1 (its epoch kept across transactions) and the
+     *  coordinator's own timeout abort is V1's (one bump); after the upgrade back to 2, V2 (an
+     *  epoch bump per transaction, a timeout fencing then bumping again). */
+    static void versionChange(String bootstrap) throws Exception {
+        String topic = unique("jvm-txn-version");
+        try (Admin admin = admin(bootstrap)) {
+            createTopic(admin, topic, 1);
+            List<Short> v2 = twoCommits(admin, bootstrap, topic);
+            checkEquals(List.of(v2.get(0), (short) (v2.get(0) + 1), (short) (v2.get(0) + 2)), v2, "epochs under V2");
+
+            setTransactionVersion(admin, 1, FeatureUpdate.UpgradeType.SAFE_DOWNGRADE);
+            checkEquals((short) 1, admin.describeFeatures().featureMetadata().get().finalizedFeatures()
+                    .get("transaction.version").maxVersionLevel(), "finalized transaction.version");
+            List<Short> v1 = twoCommits(admin, bootstrap, topic);
+            checkEquals(List.of(v1.get(0), v1.get(0), v1.get(0)), v1, "epochs under V1");
+            List<Short> abortV1 = timedOut(admin, bootstrap, topic);
+            checkEquals((short) (abortV1.get(0) + 1), abortV1.get(1), "epoch after a timeout under V1");
+
+            setTransactionVersion(admin, 2, FeatureUpdate.UpgradeType.UPGRADE);
+            List<Short> again = twoCommits(admin, bootstrap, topic);
+            checkEquals(List.of(again.get(0), (short) (again.get(0) + 1), (short) (again.get(0) + 2)), again,
+                        "epochs under V2 again");
+            List<Short> abortV2 = timedOut(admin, bootstrap, topic);
+            checkEquals((short) (abortV2.get(0) + 2), abortV2.get(1), "epoch after a timeout under V2");
+        }
     }
 }
