@@ -17,7 +17,6 @@ records (records.py) through the runtime; ``replay`` rebuilds the groups on load
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 from typing import Callable
 
@@ -33,6 +32,7 @@ from .group import EMPTY, Endpoint, MemberState, StreamsGroup, StreamsGroupState
 from .reconciliation import reconcile
 from .requests import LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, StreamsHeartbeat, validate_heartbeat
 from .topology import SHUTDOWN_APPLICATION, STALE_TOPOLOGY, configure, describer, from_request
+from .topology import metadata_hash as topology_metadata_hash
 
 log = structlog.get_logger("kafkaemu.streams_groups")
 E = ErrorCode
@@ -146,11 +146,11 @@ class StreamsGroupManager:
                              f"epoch {group.topology.epoch}."})
 
         # 3. configured against the topics that exist now
-        metadata_hash = self._metadata_hash(group)
-        if group.configured is None or metadata_hash != group.metadata_hash or \
+        metadata_hash = topology_metadata_hash(group.topology, self.partitions_of)
+        if metadata_hash != group.metadata_hash:
+            bump = True
+        if group.configured is None or metadata_hash != group.configured.metadata_hash or \
                 group.configured.epoch != group.topology.epoch:
-            if metadata_hash != group.metadata_hash:
-                bump = True
             group.configured = configure(group.topology, self.partitions_of)
             log.info("streams_topology_configured", group=group.group_id, epoch=group.topology.epoch,
                      ready=group.configured.ready, status=group.configured.status)
@@ -237,16 +237,6 @@ class StreamsGroupManager:
             log.info("streams_member_stale_topology", group=group.group_id, member=req.member_id, epoch=topology.epoch)
         elif group.topology != topology:
             raise GroupError(E.INVALID_REQUEST, "Topology updates are not supported yet.")
-
-    def _metadata_hash(self, group: StreamsGroup) -> int:
-        """A stable hash of the required topics that exist and their partition counts (Kafka hashes
-        topic ids, names, partitions and racks)."""
-        seen = [(t, n) for t in sorted(group.topology.required_topics())
-                if (n := self.partitions_of(t)) is not None]
-        if not seen:
-            return 0
-        digest = hashlib.blake2b(repr(seen).encode(), digest_size=8).digest()
-        return int.from_bytes(digest, "big", signed=True)
 
     def _update_target_assignment(self, group: StreamsGroup) -> None:
         configured = group.configured
@@ -362,10 +352,12 @@ class StreamsGroupManager:
         records.replay(self.ctx, key, value)
 
     def after_load(self) -> None:
-        """Once every record is replayed: members' sessions restart now; the topology is
-        configured again on the next heartbeat."""
+        """Once every record is replayed: members' sessions restart now; each topology is
+        configured against the topics there are (a heartbeat configures it again if they changed)."""
         for group in self.groups.values():
             records.RecordDiff.loaded(group)
+            if group.topology is not None:
+                group.configured = configure(group.topology, self.partitions_of)
             for member_id in group.members:
                 self._schedule_session_timeout(group.group_id, member_id)
 

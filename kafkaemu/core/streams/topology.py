@@ -11,7 +11,8 @@ missing, topics not copartitioned) has no subtopologies and a status for the mem
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ...protocol.errors import ErrorCode
@@ -121,6 +122,7 @@ class ConfiguredTopology:
     subtopologies: dict[str, ConfiguredSubtopology] | None   # None: not configurable now
     to_create: dict[str, InternalTopic] = field(default_factory=dict)
     status: tuple[int, str] | None = None   # (Status code, detail) while not ready
+    metadata_hash: int = 0                  # of the topics it was configured against
 
     @property
     def ready(self) -> bool:
@@ -167,8 +169,22 @@ def summarize(topics) -> str:
     return ", ".join(sorted(topics))
 
 
+def metadata_hash(topology: StreamsTopology, partitions_of: Callable[[str], int | None]) -> int:
+    """A stable hash of the required topics that exist and their partition counts (Kafka hashes
+    topic ids, names, partitions and racks): when it changes the topology is configured again."""
+    seen = [(t, n) for t in sorted(topology.required_topics()) if (n := partitions_of(t)) is not None]
+    if not seen:
+        return 0
+    return int.from_bytes(hashlib.blake2b(repr(seen).encode(), digest_size=8).digest(), "big", signed=True)
+
+
 def configure(topology: StreamsTopology, partitions_of: Callable[[str], int | None]) -> ConfiguredTopology:
     """Kafka's InternalTopicManager.configureTopics against the topics ``partitions_of`` knows."""
+    configured = _configure(topology, partitions_of)
+    return replace(configured, metadata_hash=metadata_hash(topology, partitions_of))
+
+
+def _configure(topology: StreamsTopology, partitions_of: Callable[[str], int | None]) -> ConfiguredTopology:
     try:
         missing = {t for s in topology.subtopologies for t in s.source_topics if partitions_of(t) is None}
         if missing:

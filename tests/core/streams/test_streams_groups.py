@@ -130,3 +130,56 @@ def test_a_group_of_another_type_is_not_found_and_delete_needs_it_empty():
     assert s.gc.list_groups(s.now, types_filter=["streams"])[0]["group_state"] == "Empty"
     assert s.gc.delete_groups(s.now, ["app"]) == [{"group_id": "app", "error_code": 0}]
     assert s.gc.list_groups(s.now, types_filter=["streams"]) == []
+
+
+class Log:
+    """A __consumer_offsets sink that keeps what it is given, and can refuse."""
+
+    def __init__(self) -> None:
+        self.records: list = []
+        self.fail = False
+
+    def __call__(self, partition, records, now_ms, **_):
+        if self.fail:
+            from kafkaemu.core.runtime import AppendError
+            raise AppendError(E.NOT_ENOUGH_REPLICAS)
+        self.records.extend(records)
+
+
+def test_the_group_is_written_and_comes_back_from_its_records():
+    s = Streams()
+    log = s.gc.ctx.sink = Log()
+    r1 = joined(s)
+    r2 = s.hb("m2", 0, user_endpoint={"host": "h", "port": 9}, client_tags=[{"key": "az", "value": "a"}])
+    r1 = s.hb("m1", r1["member_epoch"], owned={0, 1, 2, 3})     # m1 is asked to revoke two tasks
+    before = s.gc.group("app")
+    loaded = GroupCoordinator(now_ms=5, sink=log)
+    loaded.load(list(log.records), 5)
+    group = loaded.group("app")
+    assert (group.group_epoch, group.assignment_epoch, group.topology) == \
+        (before.group_epoch, before.assignment_epoch, before.topology)
+    assert group.members == before.members and group.target == before.target
+    assert group.state.value == "Reconciling"
+    s.gc = loaded
+    assert s.hb("m1", r1["member_epoch"], owned=s.active(r1))["error_code"] == 0
+    r2 = s.hb("m2", r2["member_epoch"], owned=set())
+    assert len(s.active(r2)) == 2
+    s.hb("m1", -1)
+    s.hb("m2", -1)
+    assert s.gc.delete_groups(s.now, ["app"])[0]["error_code"] == 0
+    again = GroupCoordinator()
+    again.load(log.records, 0)
+    assert again.group("app") is None
+
+
+def test_a_heartbeat_whose_records_cannot_be_written_changes_nothing():
+    s = Streams()
+    log = s.gc.ctx.sink = Log()
+    r1 = joined(s)
+    log.fail = True
+    failed = s.hb("m2", 0)
+    assert failed["error_code"] == E.COORDINATOR_NOT_AVAILABLE
+    group = s.gc.group("app")
+    assert list(group.members) == ["m1"] and group.group_epoch == r1["member_epoch"]
+    log.fail = False
+    assert s.hb("m2", 0)["error_code"] == 0
