@@ -14,6 +14,7 @@ from typing import Mapping
 
 from ...protocol.errors import ErrorCode
 from ..group_api import ExpirationBase, Group, GroupError, GroupType, Record, by_commit_timestamp
+from . import records
 from .topology import ConfiguredTopology, StreamsTopology
 
 E = ErrorCode
@@ -244,7 +245,6 @@ class StreamsGroup(Group):
         return by_commit_timestamp
 
     def tombstone_records(self) -> list[Record]:
-        from . import records
         return records.tombstones(self)
 
     def snapshot(self) -> tuple:

@@ -26,7 +26,7 @@ from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import GroupError, GroupType
 from ..record_format import fits_record_key
-from . import assignor, records
+from . import assignor, records, replay
 from .describe import endpoint_partitions
 from .group import EMPTY, Endpoint, MemberState, StreamsGroup, StreamsGroupState, StreamsMember, TasksTuple, wire_tasks
 from .reconciliation import reconcile
@@ -349,7 +349,7 @@ class StreamsGroupManager:
 
     # ============================================================ replay of __consumer_offsets
     def replay(self, key: bytes, value: bytes | None) -> None:
-        records.replay(self.ctx, key, value)
+        replay.replay(self.ctx, key, value)
 
     def after_load(self) -> None:
         """Once every record is replayed: members' sessions restart now; each topology is

@@ -7,17 +7,13 @@ StreamsGroupCurrentMemberAssignment (epochs, member state, tasks and tasks pendi
 StreamsGroupTopology. Values carry an int16 version 0; a removed member or group gets tombstones.
 
 ``RecordDiff`` keeps on each group (``written``, reverted with the group by a failed write) what was
-last written and yields only what changed; ``replay`` rebuilds a group from them on load.
+last written and yields only what changed; ``replay.py`` rebuilds a group from them on load.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ...protocol.catalog import catalog
-from ..group_api import GroupType, Record
+from ..group_api import Record
 from ..record_format import GroupKey, GroupRecordCodec, versioned
-from .group import EMPTY, Endpoint, MemberState, StreamsGroup, StreamsMember, TasksTuple, tasks_of
-from .topology import StreamsTopology, Subtopology, TopicInfo
 
 GROUP_METADATA, MEMBER_METADATA, TARGET_METADATA = 17, 19, 20
 TARGET_MEMBER, CURRENT_MEMBER, TOPOLOGY = 21, 22, 23
@@ -32,17 +28,17 @@ _CODEC = GroupRecordCodec(_NAMES, "streams group")
 decode_key, encode_key, decode_value = _CODEC.decode_key, _CODEC.encode_key, _CODEC.decode_value
 
 
-def member_metadata(m: StreamsMember) -> tuple:
+def member_metadata(m) -> tuple:
     """What StreamsGroupMemberMetadataValue holds of a member: a change of it bumps the group epoch."""
     return (m.instance_id, m.rack_id, m.client_id, m.client_host, m.rebalance_timeout_ms, m.topology_epoch,
             m.process_id, m.user_endpoint, m.client_tags)
 
 
-def _topology_value(topology: StreamsTopology) -> tuple:
+def _topology_value(topology) -> tuple:
     return (topology.epoch, topology.subtopologies)
 
 
-def snapshot(group: StreamsGroup) -> dict[Key, tuple]:
+def snapshot(group) -> dict[Key, tuple]:
     """The plain value of every record describing the group now."""
     gid = group.group_id
     out: dict[Key, tuple] = {
@@ -54,7 +50,8 @@ def snapshot(group: StreamsGroup) -> dict[Key, tuple]:
         out[Key(TOPOLOGY, gid)] = _topology_value(group.topology)
     for mid, m in group.members.items():
         out[Key(MEMBER_METADATA, gid, mid)] = member_metadata(m)
-        out[Key(TARGET_MEMBER, gid, mid)] = group.target.get(mid, EMPTY).key()
+        target = group.target.get(mid)
+        out[Key(TARGET_MEMBER, gid, mid)] = target.key() if target is not None else ((), (), ())
         out[Key(CURRENT_MEMBER, gid, mid)] = (m.member_epoch, m.previous_member_epoch, m.state.value,
                                               m.assigned.key(), m.pending_revocation.key())
     return out
@@ -64,7 +61,7 @@ def _wire(plain: tuple) -> list[dict]:
     return [{"subtopology_id": s, "partitions": list(ps)} for s, ps in plain]
 
 
-def _topic_info(t: TopicInfo) -> dict:
+def _topic_info(t) -> dict:
     return {"name": t.name, "partitions": t.partitions, "replication_factor": t.replication_factor,
             "topic_configs": [{"key": k, "value": v} for k, v in t.configs]}
 
@@ -116,13 +113,13 @@ def _tombstones(keys) -> list[Record]:
     return [(encode_key(key), None) for key in sorted(keys, key=lambda k: _TOMBSTONE_ORDER[k.version])]
 
 
-def tombstones(group: StreamsGroup) -> list[Record]:
+def tombstones(group) -> list[Record]:
     return _tombstones(snapshot(group))
 
 
 class RecordDiff:
     @staticmethod
-    def changes(group: StreamsGroup) -> list[Record]:
+    def changes(group) -> list[Record]:
         before = group.written
         now = snapshot(group)
         out = _tombstones(set(before) - set(now))
@@ -132,82 +129,5 @@ class RecordDiff:
         return out
 
     @staticmethod
-    def loaded(group: StreamsGroup) -> None:
+    def loaded(group) -> None:
         group.written = snapshot(group)
-
-
-# ============================================================ replay
-def _tasks(v, prefix: str = "", suffix: str = "") -> TasksTuple:
-    return TasksTuple(tasks_of(v[f"{prefix}active_tasks{suffix}"]), tasks_of(v[f"{prefix}standby_tasks{suffix}"]),
-                      tasks_of(v[f"{prefix}warmup_tasks{suffix}"]))
-
-
-def _info(t) -> TopicInfo:
-    return TopicInfo(t.name, t.partitions, t.replication_factor,
-                     tuple((c.key, c.value) for c in t.topic_configs))
-
-
-def _topology(v) -> StreamsTopology:
-    return StreamsTopology(v.epoch, tuple(sorted(
-        (Subtopology(s.subtopology_id, tuple(s.source_topics), tuple(s.repartition_sink_topics),
-                     tuple(_info(t) for t in s.state_changelog_topics),
-                     tuple(_info(t) for t in s.repartition_source_topics),
-                     tuple((tuple(g.source_topics), tuple(g.repartition_source_topics))
-                           for g in s.copartition_groups))
-         for s in v.subtopologies), key=lambda s: s.subtopology_id)))
-
-
-def _group(ctx, group_id: str) -> StreamsGroup:
-    existing = ctx.groups.get(group_id)
-    if existing is not None and existing.type is GroupType.STREAMS:
-        return existing
-    if existing is not None and not existing.is_empty():
-        raise ValueError(f"group {group_id} is not a streams group")
-    # An Empty classic group here only held offsets replayed before the streams group's records.
-    group = ctx.groups[group_id] = StreamsGroup(group_id, ctx.now_ms)
-    return group
-
-
-def replay(ctx, key: bytes, value: bytes | None) -> None:
-    """Apply one StreamsGroup* record (Kafka's GroupMetadataManager.replay for streams groups)."""
-    k = decode_key(key)
-    if value is None:
-        group = ctx.group(k.group_id, GroupType.STREAMS)
-        if group is None:
-            return
-        if k.version == MEMBER_METADATA:
-            group.members.pop(k.member_id, None)
-        elif k.version == TARGET_MEMBER:
-            group.target.pop(k.member_id, None)
-        elif k.version == GROUP_METADATA:
-            del ctx.groups[k.group_id]
-        elif k.version == TOPOLOGY:
-            group.topology = None
-        return
-    v = decode_value(k, value)
-    group = _group(ctx, k.group_id)
-    if k.version == GROUP_METADATA:
-        group.group_epoch, group.metadata_hash = v.epoch, v.metadata_hash
-        group.validated_topology_epoch = v.validated_topology_epoch
-        group.assignment_configs = tuple((c.key, c.value) for c in v.assignment_configs)
-    elif k.version == TARGET_METADATA:
-        group.assignment_epoch = v.assignment_epoch
-    elif k.version == TARGET_MEMBER:
-        group.target[k.member_id] = _tasks(v)
-    elif k.version == TOPOLOGY:
-        group.topology = _topology(v)
-    else:
-        member = group.members.get(k.member_id) or StreamsMember(k.member_id)
-        if k.version == MEMBER_METADATA:
-            endpoint = None if v.user_endpoint is None else Endpoint(v.user_endpoint.host, v.user_endpoint.port)
-            member = replace(member, instance_id=v.instance_id, rack_id=v.rack_id, client_id=v.client_id,
-                             client_host=v.client_host, rebalance_timeout_ms=v.rebalance_timeout_ms,
-                             topology_epoch=v.topology_epoch, process_id=v.process_id, user_endpoint=endpoint,
-                             client_tags=tuple((t.key, t.value) for t in v.client_tags))
-        else:
-            state = next((s for s in MemberState if s.value == v.state), MemberState.UNKNOWN)
-            member = replace(member, member_epoch=v.member_epoch, previous_member_epoch=v.previous_member_epoch,
-                             state=state, assigned=_tasks(v), pending_revocation=_tasks(v, suffix="_pending_revocation"))
-        group.members[k.member_id] = member
-
-
