@@ -155,3 +155,22 @@ def test_streams_version_zero_turns_streams_groups_off():
     broker = Broker(BrokerConfig(finalized_features=("streams.version=0",)), T0)
     c = Client(broker)
     assert hb(c, "m1", 0).error_code == E.UNSUPPORTED_VERSION
+
+
+def test_the_other_group_apis_on_a_streams_group():
+    _, c = setup()
+    hb(c, "m1", 0)
+    d = c.call(ApiKey.CONSUMER_GROUP_DESCRIBE, 1, {"group_ids": ["app"], "include_authorized_operations": False})
+    assert (d.groups[0].error_code, d.groups[0].error_message) == (E.GROUP_ID_NOT_FOUND,
+                                                                   "Group app is not a consumer group.")
+    d = c.call(ApiKey.SHARE_GROUP_DESCRIBE, 1, {"group_ids": ["app"], "include_authorized_operations": False})
+    assert d.groups[0].error_code == E.GROUP_ID_NOT_FOUND
+    join = c.call(ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, {"group_id": "app", "member_id": "c1", "member_epoch": 0,
+                                                       "rebalance_timeout_ms": 1000, "subscribed_topic_names": ["in"],
+                                                       "topic_partitions": []})
+    assert join.error_code == E.GROUP_ID_NOT_FOUND
+    listed = c.call(ApiKey.LIST_GROUPS, 5, {"states_filter": [], "types_filter": ["streams"]}).groups
+    assert [(g.group_id, g.protocol_type, g.group_type, g.group_state) for g in listed] == \
+        [("app", "streams", "streams", "NotReady")]      # its changelog topic was just created
+    d = c.call(ApiKey.DESCRIBE_GROUPS, 6, {"groups": ["app"], "include_authorized_operations": False})
+    assert d.groups[0].error_code == E.GROUP_ID_NOT_FOUND
