@@ -78,6 +78,8 @@ class StreamsGroupManager:
         if not fits_record_key(req.group_id):
             return error_response(E.UNKNOWN_SERVER_ERROR)
         self.partitions_of = partitions_of
+        existing = self.ctx.groups.get(req.group_id)
+        memento = existing.snapshot() if existing is not None else None
         try:
             validate_heartbeat(req)
             if req.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
@@ -86,6 +88,12 @@ class StreamsGroupManager:
                 raise GroupError(E.UNKNOWN_SERVER_ERROR, "Static members are not supported yet.")
             return self._heartbeat(req)
         except GroupError as exc:
+            # as a failed operation of Kafka's coordinator: nothing it changed stays
+            if existing is None:
+                self.ctx.groups.pop(req.group_id, None)
+            else:
+                self.ctx.groups[req.group_id] = existing
+                existing.restore(memento)
             log.info("streams_heartbeat_error", group=req.group_id, member=req.member_id, epoch=req.member_epoch,
                      error=int(exc.code), message=exc.message)
             return error_response(exc.code, exc.message)
@@ -241,12 +249,20 @@ class StreamsGroupManager:
     def _update_target_assignment(self, group: StreamsGroup) -> None:
         configured = group.configured
         if configured is not None and configured.ready:
-            specs = {mid: assignor.MemberSpec(process_id=m.process_id, active_tasks=dict(m.assigned.active),
-                                              standby_tasks=dict(m.assigned.standby),
-                                              warmup_tasks=dict(m.assigned.warmup), instance_id=m.instance_id,
-                                              rack_id=m.rack_id, client_tags=dict(m.client_tags))
-                     for mid, m in group.members.items()}
-            result = assignor.assign(specs, describer(configured), self.num_standby_replicas(group.group_id))
+            # Kafka's TargetAssignmentBuilder: each member with its previous target, for stickiness
+            specs = {}
+            for mid, m in group.members.items():
+                was = group.target.get(mid, EMPTY)
+                specs[mid] = assignor.MemberSpec(process_id=m.process_id, active_tasks=dict(was.active),
+                                                 standby_tasks=dict(was.standby), warmup_tasks=dict(was.warmup),
+                                                 instance_id=m.instance_id, rack_id=m.rack_id,
+                                                 client_tags=dict(m.client_tags))
+            try:
+                result = assignor.assign(assignor.in_kafka_order(specs), describer(configured),
+                                         self.num_standby_replicas(group.group_id))
+            except assignor.TaskAssignorError as exc:
+                raise GroupError(E.UNKNOWN_SERVER_ERROR, f"Failed to compute a new target assignment for epoch "
+                                                         f"{group.group_epoch}: {exc}") from None
             group.target = {mid: TasksTuple(dict(a.active_tasks), dict(a.standby_tasks), dict(a.warmup_tasks))
                             for mid, a in result.items()}
             for mid in group.members:

@@ -183,3 +183,21 @@ def test_a_heartbeat_whose_records_cannot_be_written_changes_nothing():
     assert list(group.members) == ["m1"] and group.group_epoch == r1["member_epoch"]
     log.fail = False
     assert s.hb("m2", 0)["error_code"] == 0
+
+
+def test_a_refused_heartbeat_leaves_the_group_as_it_was():
+    s = Streams()
+    log = s.gc.ctx.sink = Log()
+    r1 = joined(s)
+    group = s.gc.group("app")
+    before = (group.group_epoch, dict(group.members), dict(group.target), group.topology)
+    written = len(log.records)
+    other = {"epoch": 1, "subtopologies": [{"subtopology_id": "0", "source_topics": ["in", "app-log"]}]}
+    refused = s.hb("m2", 0, topology=other)
+    assert refused["error_message"] == "Topology updates are not supported yet."
+    assert (group.group_epoch, group.members, group.target, group.topology) == before
+    assert len(log.records) == written and r1["error_code"] == 0
+    assert s.hb("m3", 0, topology=other, group_id="fresh")["error_code"] == 0
+    assert s.hb("m3", 0, topology=TOPOLOGY, group_id="new", active_tasks=[{"subtopology_id": "0", "partitions": [0]}],
+                standby_tasks=[], warmup_tasks=[])["error_code"] == E.INVALID_REQUEST
+    assert s.gc.group("new") is None
