@@ -243,6 +243,11 @@ class GroupCoordinator:
         with self._request(now_ms):
             return [streams_describe.describe(self.ctx.groups, gid, ops) for gid in group_ids]
 
+    def remove_streams_members(self, now_ms: int, group_id: str) -> None:
+        """Every member of a streams group leaves, as one write."""
+        with self._request(now_ms):
+            self._run(group_id, self.streams.remove_all_members, (group_id,))
+
     # ============================================================ offsets
     def commit_offsets(self, now_ms: int, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
         """Returns the response topics in request order (newest shape)."""

@@ -201,3 +201,18 @@ def test_a_refused_heartbeat_leaves_the_group_as_it_was():
     assert s.hb("m3", 0, topology=TOPOLOGY, group_id="new", active_tasks=[{"subtopology_id": "0", "partitions": [0]}],
                 standby_tasks=[], warmup_tasks=[])["error_code"] == E.INVALID_REQUEST
     assert s.gc.group("new") is None
+
+
+def test_a_snapshot_restore_removes_every_member_as_one_write():
+    s = Streams()
+    log = s.gc.ctx.sink = Log()
+    joined(s)
+    s.hb("m2", 0)
+    written = len(log.records)
+    s.gc.remove_streams_members(s.now, "app")
+    group = s.gc.group("app")
+    assert group.members == {} and group.state.value == "Empty"
+    assert len(log.records) > written
+    again = GroupCoordinator()
+    again.load(log.records, 0)
+    assert again.group("app").members == {}
