@@ -243,10 +243,13 @@ class GroupCoordinator:
         with self._request(now_ms):
             return [streams_describe.describe(self.ctx.groups, gid, ops) for gid in group_ids]
 
-    def remove_streams_members(self, now_ms: int, group_id: str) -> None:
-        """Every member of a streams group leaves, as one write."""
+    def remove_streams_members(self, now_ms: int, group_id: str, member_ids: list[str] | None = None) -> None:
+        """Members of a streams group (every one without ``member_ids``) leave, as one write."""
         with self._request(now_ms):
-            self._run(group_id, self.streams.remove_all_members, (group_id,))
+            if member_ids is None:
+                self._run(group_id, self.streams.remove_all_members, (group_id,))
+            else:
+                self._run(group_id, self.streams.remove_members, (group_id, member_ids))
 
     # ============================================================ offsets
     def commit_offsets(self, now_ms: int, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:

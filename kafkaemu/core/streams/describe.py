@@ -12,7 +12,7 @@ from .group import EMPTY, StreamsGroup, StreamsMember, Tasks, TasksTuple, wire_t
 E = ErrorCode
 
 
-def _partitions(group: StreamsGroup, tasks: Tasks, partitions_of: Callable[[str], "int | None"]) -> list[dict]:
+def task_partitions(group: StreamsGroup, tasks: Tasks, partitions_of: Callable[[str], "int | None"]) -> list[dict]:
     """The input topic partitions of ``tasks``: a task p of a subtopology reads partition p of each
     of its source topics that has one."""
     configured = group.configured
@@ -35,8 +35,8 @@ def endpoint_partitions(group: StreamsGroup, updated: StreamsMember, partitions_
     partitions its active and standby tasks read."""
     members = [m for mid, m in group.members.items() if mid != updated.member_id] + [updated]
     return [{"user_endpoint": {"host": m.user_endpoint.host, "port": m.user_endpoint.port},
-             "active_partitions": _partitions(group, m.assigned.active, partitions_of),
-             "standby_partitions": _partitions(group, m.assigned.standby, partitions_of)}
+             "active_partitions": task_partitions(group, m.assigned.active, partitions_of),
+             "standby_partitions": task_partitions(group, m.assigned.standby, partitions_of)}
             for m in members if m.user_endpoint is not None]
 
 

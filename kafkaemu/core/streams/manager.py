@@ -307,10 +307,17 @@ class StreamsGroupManager:
 
     def remove_all_members(self, group_id: str) -> None:
         group = self.group(group_id)
+        if group is not None:
+            self.remove_members(group_id, list(group.members))
+
+    def remove_members(self, group_id: str, member_ids: list[str]) -> None:
+        """These members leave at once, as if their sessions had run out (a test control)."""
+        group = self.group(group_id)
         if group is None:
             return
-        for member_id in list(group.members):
-            self.remove_member(group, member_id)
+        for member_id in member_ids:
+            if member_id in group.members:
+                self.remove_member(group, member_id)
         self._persist(group)
 
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
