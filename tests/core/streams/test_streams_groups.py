@@ -216,3 +216,14 @@ def test_a_snapshot_restore_removes_every_member_as_one_write():
     again = GroupCoordinator()
     again.load(log.records, 0)
     assert again.group("app").members == {}
+
+
+def test_offsets_of_a_topic_the_group_reads_are_not_deleted_while_it_has_members():
+    s = Streams()
+    epoch = joined(s)["member_epoch"]
+    commit(s, "m1", epoch)
+    deleted = s.gc.delete_offsets(s.now, "app", [("in", [0])])
+    assert deleted["topics"][0]["partitions"][0]["error_code"] == E.GROUP_SUBSCRIBED_TO_TOPIC
+    s.hb("m1", -1)
+    deleted = s.gc.delete_offsets(s.now, "app", [("in", [0])])
+    assert deleted["error_code"] == 0 and deleted["topics"][0]["partitions"][0]["error_code"] == 0
