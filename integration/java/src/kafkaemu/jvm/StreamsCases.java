@@ -181,6 +181,13 @@ public final class StreamsCases {
                 b.close();
             }
             checkEquals(GroupState.EMPTY, describe(admin, app).groupState(), "state once every member left");
+            TopicPartition p0 = new TopicPartition(in, 0);
+            admin.alterStreamsGroupOffsets(app, Map.of(p0, new OffsetAndMetadata(3))).all().get();
+            checkEquals(3L, admin.listStreamsGroupOffsets(Map.of(app, new ListStreamsGroupOffsetsSpec()))
+                .partitionsToOffsetAndMetadata(app).get().get(p0).offset(), "offset altered by the admin");
+            admin.deleteStreamsGroupOffsets(app, Set.of(p0)).all().get();
+            check(admin.listStreamsGroupOffsets(Map.of(app, new ListStreamsGroupOffsetsSpec()))
+                .partitionsToOffsetAndMetadata(app).get().get(p0) == null, "offset deleted by the admin");
             admin.deleteStreamsGroups(List.of(app)).all().get();
             try {
                 describe(admin, app);
