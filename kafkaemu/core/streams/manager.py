@@ -186,7 +186,7 @@ class StreamsGroupManager:
 
         # 5. reconciliation
         before = updated
-        updated = reconcile(updated, group.assignment_epoch, target, group.owners(), owned)
+        updated = reconcile(updated, group.assignment_epoch, target, group.owners, owned)
         group.members[updated.member_id] = updated
         if updated is not before:
             self._schedule_rebalance_timeout(group, updated)

@@ -15,7 +15,7 @@ from ...protocol.errors import ErrorCode
 from ..group_api import GroupError
 from .group import EMPTY, MemberState, StreamsMember, Tasks, TasksTuple
 
-Owners = tuple[dict, dict, dict]   # StreamsGroup.owners()
+Owners = Callable[[], tuple[dict, dict, dict]]   # StreamsGroup.owners, asked only when the member moves
 
 
 def reconcile(member: StreamsMember, target_epoch: int, target: TasksTuple, owners: Owners,
@@ -58,7 +58,7 @@ def _difference(current: Tasks, target: Tasks, unreleased: Callable[[str, int], 
 
 def _next(member: StreamsMember, epoch: int, assigned: TasksTuple, target_epoch: int, target: TasksTuple,
           owners: Owners, owned: TasksTuple | None) -> StreamsMember:
-    active_owner, standby_owners, warmup_owners = owners
+    active_owner, standby_owners, warmup_owners = owners()
     pid = member.process_id
 
     def same_process_elsewhere(sub: str, p: int) -> bool:
