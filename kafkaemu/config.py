@@ -16,10 +16,10 @@ import typing
 from dataclasses import InitVar, dataclass, field, fields
 
 from .core.features import parse_levels
-from .core.settings import INT32_MAX, ConsumerSettings, CoordinatorSettings, TransactionSettings
+from .core.settings import INT32_MAX, ConsumerSettings, CoordinatorSettings, StreamsSettings, TransactionSettings
 
 # The coordinators keep the defaults of their settings (core/settings.py), as Kafka's do.
-_GROUP, _CONSUMER, _TXN = CoordinatorSettings(), ConsumerSettings(), TransactionSettings()
+_GROUP, _CONSUMER, _TXN, _STREAMS = CoordinatorSettings(), ConsumerSettings(), TransactionSettings(), StreamsSettings()
 # broker settings that are the default of a topic config (Kafka's LogConfig synonyms)
 TOPIC_DEFAULTS = {"log_retention_ms": "retention.ms", "log_retention_bytes": "retention.bytes",
                   "log_segment_bytes": "segment.bytes", "log_roll_ms": "segment.ms",
@@ -129,6 +129,14 @@ class BrokerConfig:
         _CONSUMER.migration_policy, "online migration between classic and consumer groups: bidirectional, "
                                     "upgrade (classic to consumer only), downgrade or disabled",
         kafka="group.consumer.migration.policy", metavar="POLICY")
+    # -- streams groups (KIP-1071)
+    group_streams_session_timeout_ms: int = setting(_STREAMS.session_timeout_ms, "session timeout of streams group "
+                                                    "members", kafka="group.streams.session.timeout.ms", min=1)
+    group_streams_heartbeat_interval_ms: int = setting(_STREAMS.heartbeat_interval_ms, "heartbeat interval given "
+                                                       "to streams members", kafka="group.streams.heartbeat.interval.ms",
+                                                       min=1)
+    group_streams_num_standby_replicas: int = setting(_STREAMS.num_standby_replicas, "standby replicas of a stateful "
+                                                      "task", kafka="group.streams.num.standby.replicas", min=0, max=2)
     # -- transactions (defaults: the transaction coordinator's, core/settings.py)
     transaction_state_log_num_partitions: int = setting(
         _TXN.state_log_num_partitions, "partitions of __transaction_state",

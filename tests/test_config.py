@@ -27,6 +27,8 @@ SAMPLES = {
     "offsets_retention_minutes": 60, "offsets_retention_check_interval_ms": 30000,
     "group_consumer_session_timeout_ms": 6000, "group_consumer_heartbeat_interval_ms": 500,
     "group_consumer_max_size": 20, "group_consumer_assignors": ("range",),
+    "group_streams_session_timeout_ms": 50000, "group_streams_heartbeat_interval_ms": 6000,
+    "group_streams_num_standby_replicas": 1,
     "authorizer": True, "authorizer_class_name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
     "super_users": "User:admin;User:ops", "allow_everyone_if_no_acl_found": True,
     "delegation_token_secret_key": "s3cret-key", "delegation_token_max_lifetime_ms": 1000000,

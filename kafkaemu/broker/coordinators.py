@@ -27,6 +27,7 @@ def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Pl
     settings = dataclasses.replace(CoordinatorSettings.from_config(config),
                                    offsets_topic_num_partitions=offsets_partitions)
     coordinator = GroupCoordinator(settings, log_sink(store, offsets_partitions), now_ms)
+    coordinator.streams.partitions_of = _partition_count(store)
     shares = coordinator.share_partitions
     shares.log_offsets = log_offsets(store)
     shares.offset_for_time = offset_for_time(store)
@@ -40,6 +41,15 @@ def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Pl
         coordinator.load(read_entries(store), now_ms)
         shares.load(share_state_topic.read_records(store))
     return coordinator
+
+
+def _partition_count(store: LogStore):
+    """A topic's partition count, or None when it does not exist (what streams topologies are
+    configured against)."""
+    def partitions_of(name: str) -> int | None:
+        topic = store.topics.get(name)
+        return None if topic is None else len(topic.partitions)
+    return partitions_of
 
 
 def build_transaction_coordinator(config: BrokerConfig, store: LogStore, placement: Placement,

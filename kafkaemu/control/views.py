@@ -96,20 +96,23 @@ class GroupSnapshot:
         self.group_id = group_id
         self.classic = coordinator.classic.groups.get(group_id)
         self.consumer = coordinator.consumer.groups.get(group_id)
+        self.streams = coordinator.streams.groups.get(group_id)
         self.offsets = coordinator.offsets.store.group(group_id)
 
     @property
     def exists(self) -> bool:
-        return self.classic is not None or self.consumer is not None or bool(self.offsets)
+        return self.classic is not None or self.consumer is not None or self.streams is not None or bool(self.offsets)
 
     @property
     def type(self) -> str:
-        return "consumer" if self.consumer is not None else "classic"
+        return "consumer" if self.consumer is not None else "streams" if self.streams is not None else "classic"
 
     @property
     def state(self) -> str:
         if self.consumer is not None:
             return self.consumer.state.value
+        if self.streams is not None:
+            return self.streams.state.value
         if self.classic is not None:
             return self.classic.state.value
         return "Empty"
@@ -118,16 +121,20 @@ class GroupSnapshot:
     def generation(self) -> int:
         if self.consumer is not None:
             return self.consumer.group_epoch
+        if self.streams is not None:
+            return self.streams.group_epoch
         return self.classic.generation_id if self.classic is not None else 0
 
     @property
     def member_count(self) -> int:
-        group = self.consumer or self.classic
+        group = self.consumer or self.streams or self.classic
         return len(group.members) if group is not None else 0
 
     def members(self) -> list[dict]:
         if self.consumer is not None:
             return [self._consumer_member(m) for m in self.consumer.members.values()]
+        if self.streams is not None:
+            return [self._streams_member(m) for m in self.streams.members.values()]
         if self.classic is None:
             return []
         return [self._classic_member(m) for m in self.classic.members.values()]
@@ -168,6 +175,22 @@ class GroupSnapshot:
                 "subscription": list(m.subscribed_topic_names), "subscription_regex": m.subscribed_topic_regex,
                 "assignment": named(m.assigned),
                 "target_assignment": named(self.consumer.target.get(m.member_id, {}))}
+
+    def _streams_member(self, m) -> dict:
+        """A streams member: its tasks, and as its assignment the source partitions its active tasks read."""
+        from ..core.streams.describe import task_partitions
+        group = self.streams
+
+        def tasks(t) -> dict:
+            return {kind: {s: sorted(ps) for s, ps in sorted(getattr(t, kind).items())}
+                    for kind in ("active", "standby", "warmup")}
+        partitions_of = self.broker.coordinator.streams.partitions_of
+        return {"member_id": m.member_id, "instance_id": m.instance_id, "client_id": m.client_id,
+                "client_host": m.client_host, "member_epoch": m.member_epoch, "member_state": m.state.name,
+                "process_id": m.process_id, "subscription": sorted(group.source_topics()),
+                "assignment": [{"topic": p["topic"], "partitions": p["partitions"]}
+                               for p in task_partitions(group, m.assigned.active, partitions_of)],
+                "tasks": tasks(m.assigned), "target_tasks": tasks(group.target.get(m.member_id, m.assigned))}
 
     def assigned_partitions(self) -> dict[str, set[int]] | None:
         """topic -> partitions held by some member (None when an assignment cannot be decoded)."""
@@ -255,6 +278,9 @@ class GroupSnapshot:
         if self.classic is not None:
             view["protocol_type"] = self.classic.protocol_type
             view["protocol"] = self.classic.protocol_name
+        elif self.streams is not None:
+            view["protocol_type"] = "streams"
+            view["protocol"] = "sticky"
         elif self.consumer is not None:
             from ..core.consumer.target_assignment import assignor_name
             view["protocol_type"] = "consumer"
@@ -271,6 +297,8 @@ class GroupSnapshot:
             view["leader"] = self.classic.leader_id
         if self.consumer is not None:
             view["assignment_epoch"] = self.consumer.assignment_epoch
+        if self.streams is not None:
+            view["assignment_epoch"] = self.streams.assignment_epoch
         return view
 
 
@@ -278,10 +306,10 @@ def member_names(broker, group_id: str) -> list[dict]:
     """The members of a group as the journal records them at each transition: member id, client
     id and group.instance.id (cheap: nothing decoded)."""
     coordinator = broker.coordinator
-    consumer = coordinator.consumer.groups.get(group_id)
-    if consumer is not None:
+    modern = coordinator.consumer.groups.get(group_id) or coordinator.streams.groups.get(group_id)
+    if modern is not None:
         return [{"member_id": m.member_id, "client_id": m.client_id, "instance_id": m.instance_id}
-                for m in consumer.members.values()]
+                for m in modern.members.values()]
     classic = coordinator.classic.groups.get(group_id)
     if classic is None:
         return []
@@ -291,5 +319,6 @@ def member_names(broker, group_id: str) -> list[dict]:
 
 def group_ids(broker) -> list[str]:
     coordinator = broker.coordinator
-    ids = set(coordinator.classic.groups) | set(coordinator.consumer.groups) | set(coordinator.offsets.store.groups())
+    ids = set(coordinator.classic.groups) | set(coordinator.consumer.groups) | set(coordinator.streams.groups) \
+        | set(coordinator.offsets.store.groups())
     return sorted(ids)

@@ -47,12 +47,16 @@ from .share import records as share_records
 from .share.manager import ShareGroupManager
 from .share.partitions import SharePartitionManager
 from .share.requests import ShareHeartbeat
+from .streams import describe as streams_describe, records as streams_records
+from .streams.manager import INTERNAL_TOPICS, StreamsGroupManager
+from .streams.manager import error_response as streams_error_response
+from .streams.requests import StreamsHeartbeat
 
 log = structlog.get_logger("kafkaemu.coordinator")
 E = ErrorCode
 RETENTION_KEY = ("offsets-retention",)
 
-RECORD_MODULES = (offsets_records, classic_records, consumer_records, share_records)   # by the key versions they read
+RECORD_MODULES = (offsets_records, classic_records, consumer_records, share_records, streams_records)   # by the key versions they read
 _KEY_DECODERS = {version: records.decode_key for records in RECORD_MODULES for version in records.KEY_VERSIONS}
 
 
@@ -82,10 +86,12 @@ class GroupCoordinator:
         self.share.on_member_removed.append(self.share_partitions.member_left)
         self.share.on_member_expired.append(self.share_partitions.sessions.drop_member)
         self.share.on_group_deleted.append(self.share_partitions.delete_group)
+        self.streams = StreamsGroupManager(self.ctx)
+        self.streams.group_config = self.share_partitions.group_config_set
         self._managers = {GroupType.CLASSIC: self.classic, GroupType.CONSUMER: self.consumer,
-                          GroupType.SHARE: self.share}
+                          GroupType.SHARE: self.share, GroupType.STREAMS: self.streams}
         replayers = {offsets_records: self.offsets, classic_records: self.classic, consumer_records: self.consumer,
-                     share_records: self.share}
+                     share_records: self.share, streams_records: self.streams}
         self._replayers = {version: replayers[records].replay
                            for records in RECORD_MODULES for version in records.KEY_VERSIONS}
         self._offset_key_versions = frozenset(offsets_records.KEY_VERSIONS)
@@ -221,6 +227,29 @@ class GroupCoordinator:
         """Every member of a share group leaves, as one write."""
         with self._request(now_ms):
             self._run(group_id, self.share.remove_all_members, (group_id,))
+
+    # ============================================================ streams groups (KIP-1071)
+    def streams_group_heartbeat(self, now_ms: int, req: StreamsHeartbeat, partitions_of) -> tuple[dict, dict]:
+        """The reply and the internal topics (name -> topology.InternalTopic) the broker should create;
+        ``partitions_of(topic)``: the partition count of a topic that exists, else None."""
+        with self._request(now_ms):
+            reply = self._run(req.group_id, self.streams.heartbeat, (req, partitions_of),
+                              lambda error, *_: streams_error_response(error))
+        return reply, reply.pop(INTERNAL_TOPICS, {})
+
+    def streams_group_describe(self, now_ms: int, group_ids: list[str],
+                               include_authorized_operations: bool = False) -> list[dict]:
+        ops = GROUP_OPERATIONS if include_authorized_operations else NOT_REQUESTED
+        with self._request(now_ms):
+            return [streams_describe.describe(self.ctx.groups, gid, ops) for gid in group_ids]
+
+    def remove_streams_members(self, now_ms: int, group_id: str, member_ids: list[str] | None = None) -> None:
+        """Members of a streams group (every one without ``member_ids``) leave, as one write."""
+        with self._request(now_ms):
+            if member_ids is None:
+                self._run(group_id, self.streams.remove_all_members, (group_id,))
+            else:
+                self._run(group_id, self.streams.remove_members, (group_id, member_ids))
 
     # ============================================================ offsets
     def commit_offsets(self, now_ms: int, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
@@ -372,6 +401,7 @@ class GroupCoordinator:
         self.classic.after_load()
         self.consumer.after_load()
         self.share.after_load()
+        self.streams.after_load()
 
 
 # What a request whose write failed answers (``error`` and the operation's arguments).

@@ -2,8 +2,9 @@
 
 A new 4.3 cluster (``kafka-storage format --standalone``) finalizes metadata.version 4.3-IV0
 (level 30), kraft.version 1, transaction.version 2, group.version 1,
-eligible.leader.replicas.version 1 and share.version 1. kafkaemu does not offer streams groups
-(KIP-1071), so it neither supports nor finalizes streams.version.
+eligible.leader.replicas.version 1, share.version 1 and streams.version 1 (StreamsVersion SV_1, the
+latest production level since 4.2, bootstrapped from metadata.version 4.2-IV1): streams groups
+(KIP-1071) are on; a test finalizing streams.version 0 turns them off.
 
 ``FinalizedFeatures.update`` validates as Kafka's FeatureControlManager.updateFeature and applies
 the whole request or nothing (QuorumController.updateFeatures); each applied request moves the
@@ -19,6 +20,7 @@ TRANSACTION_VERSION = "transaction.version"
 GROUP_VERSION = "group.version"
 ELR_VERSION = "eligible.leader.replicas.version"
 SHARE_VERSION = "share.version"
+STREAMS_VERSION = "streams.version"
 
 # name -> (supported min, supported max, a new 4.3 cluster's finalized level)
 KAFKA_4_3 = {
@@ -28,6 +30,7 @@ KAFKA_4_3 = {
     GROUP_VERSION: (0, 1, 1),
     ELR_VERSION: (0, 1, 1),
     SHARE_VERSION: (0, 1, 1),
+    STREAMS_VERSION: (0, 1, 1),
 }
 # FeatureUpdate.UpgradeType
 UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 1, 2, 3

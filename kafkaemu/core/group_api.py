@@ -28,6 +28,7 @@ class GroupType(Enum):
     CLASSIC = "classic"
     CONSUMER = "consumer"
     SHARE = "share"
+    STREAMS = "streams"
 
 
 class GroupError(Exception):

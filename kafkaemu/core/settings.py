@@ -53,6 +53,22 @@ class ShareSettings:
 
 
 @dataclass(frozen=True)
+class StreamsSettings:
+    """Streams group (KIP-1071) settings, Kafka 4.3's broker defaults (group.streams.*); the group
+    configs streams.* default to them."""
+    session_timeout_ms: int = 45000
+    heartbeat_interval_ms: int = 5000
+    num_standby_replicas: int = 0
+    max_size: int = INT32_MAX
+
+    @classmethod
+    def from_config(cls, config) -> "StreamsSettings":
+        return cls(session_timeout_ms=config.group_streams_session_timeout_ms,
+                   heartbeat_interval_ms=config.group_streams_heartbeat_interval_ms,
+                   num_standby_replicas=config.group_streams_num_standby_replicas)
+
+
+@dataclass(frozen=True)
 class CoordinatorSettings:
     offsets_topic_num_partitions: int = 50
     min_session_timeout_ms: int = 6000
@@ -65,6 +81,7 @@ class CoordinatorSettings:
     offsets_retention_check_interval_ms: int = 600000
     consumer: ConsumerSettings = ConsumerSettings()
     share: ShareSettings = ShareSettings()
+    streams: StreamsSettings = StreamsSettings()
 
     @classmethod
     def from_config(cls, config) -> "CoordinatorSettings":
@@ -78,6 +95,7 @@ class CoordinatorSettings:
             offsets_retention_ms=config.offsets_retention_minutes * 60 * 1000,
             offsets_retention_check_interval_ms=config.offsets_retention_check_interval_ms,
             consumer=ConsumerSettings.from_config(config),
+            streams=StreamsSettings.from_config(config),
         )
 
 

@@ -5,7 +5,8 @@ share.auto.offset.reset (latest, earliest or by_duration:<ISO-8601 duration>),
 share.record.lock.duration.ms (15000-60000), share.delivery.count.limit (2-10),
 share.isolation.level, share.session.timeout.ms, share.heartbeat.interval.ms. Consumer groups
 (KIP-848) take consumer.session.timeout.ms and consumer.heartbeat.interval.ms from their group's
-configs (core/consumer/manager.py); the streams.* ones Kafka 4.3 accepts are kept and reported.
+configs (core/consumer/manager.py), streams groups (KIP-1071) streams.session.timeout.ms,
+streams.heartbeat.interval.ms and streams.num.standby.replicas (core/streams/manager.py).
 An unknown name, a bad value or a heartbeat interval not below its session timeout is
 INVALID_CONFIG, as Kafka's GroupConfig."""
 from __future__ import annotations
@@ -125,6 +126,9 @@ def _default(ctx, name: str) -> str:
     if name.startswith("share."):
         return ctx.groups.share_partitions.config("", name)
     if name.startswith("streams."):
-        return STREAMS_DEFAULTS[name]
+        streams = ctx.groups.settings.streams   # the group.streams.* broker settings
+        return str({"streams.session.timeout.ms": streams.session_timeout_ms,
+                    "streams.heartbeat.interval.ms": streams.heartbeat_interval_ms,
+                    "streams.num.standby.replicas": streams.num_standby_replicas}.get(name, STREAMS_DEFAULTS[name]))
     settings = ctx.groups.settings.consumer
     return str(settings.session_timeout_ms if name == "consumer.session.timeout.ms" else settings.heartbeat_interval_ms)

@@ -33,10 +33,11 @@ def test_a_new_4_3_cluster_finalizes_its_features(broker):
     supported, finalized, epoch = versions(broker)
     assert supported == {"metadata.version": (7, 30), "kraft.version": (0, 1), "transaction.version": (0, TV_MAX),
                          "group.version": (0, 1), "eligible.leader.replicas.version": (0, 1),
-                         "share.version": (0, 1)}
+                         "share.version": (0, 1), "streams.version": (0, 1)}
     assert finalized == {"metadata.version": (30, 30), "kraft.version": (1, 1),
                          "transaction.version": (TV_MAX, TV_MAX), "group.version": (1, 1),
-                         "eligible.leader.replicas.version": (1, 1), "share.version": (1, 1)}
+                         "eligible.leader.replicas.version": (1, 1), "share.version": (1, 1),
+                         "streams.version": (1, 1)}
     assert epoch > 0
     assert broker.services.features.level(TRANSACTION_VERSION) == 2   # what Kafka 4.3 finalizes
 
@@ -57,8 +58,8 @@ def test_a_setting_caps_transaction_version_as_kafka_storage_format_does():
 
 
 def test_a_bad_feature_setting_stops_start_up_with_one_line():
-    with pytest.raises(ValueError, match="unknown feature 'streams.version'"):
-        BrokerConfig(finalized_features=("streams.version=1",)).validate()
+    with pytest.raises(ValueError, match="unknown feature 'nope.version'"):
+        BrokerConfig(finalized_features=("nope.version=1",)).validate()
     with pytest.raises(ValueError, match="transaction.version supports levels 0-2, got 5"):
         BrokerConfig(finalized_features=("transaction.version=5",)).validate()
 

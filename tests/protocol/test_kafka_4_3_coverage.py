@@ -23,7 +23,6 @@ from tests.protocol.test_spec_vs_reference import REFERENCES, reference_dir
 INTER_BROKER = {ApiKey(k) for k in (83, 84, 85, 86, 87)}   # share coordinator state RPCs
 # api key -> (the max version it waits for, who brings it)
 PENDING = {
-    88: (0, "not yet: streams groups (KIP-1071)"), 89: (0, "not yet: streams groups (KIP-1071)"),
 }
 
 

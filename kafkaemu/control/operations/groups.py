@@ -52,7 +52,7 @@ class GroupOps(ControlBase):
         if len(chosen) != 1:
             raise bad("expire_member: give exactly one of member_id, instance_id, client_id")
         snapshot = GroupSnapshot(self.broker, group)
-        if snapshot.classic is None and snapshot.consumer is None:
+        if snapshot.classic is None and snapshot.consumer is None and snapshot.streams is None:
             raise ControlError(404, f"no group {group!r} with members")
         members = snapshot.members()
         pending = sorted(snapshot.classic.pending_join_members) if snapshot.classic is not None else []
@@ -68,11 +68,16 @@ class GroupOps(ControlBase):
             raise ControlError(404, f"group {group!r} has no member with "
                                     f"{'member id' if member_id else 'instance id' if instance_id else 'client id'} "
                                     f"{chosen[0]!r}", members=[m["member_id"] for m in members])
-        from ...core.classic.requests import LeaveGroup, LeavingMember  # the coordinator's public LeaveGroup path
-        leaving = [LeavingMember(v["member_id"], v["instance_id"], "session expired by kafkaemu control")
-                   for v in victims]
-        result = self.broker.coordinator.leave_group(self._now(), LeaveGroup(group, leaving))
-        failed = {r["member_id"]: error_name(r["error_code"]) for r in result.get("members", []) if r["error_code"]}
+        if snapshot.streams is not None:   # streams groups have no LeaveGroup: the members are removed
+            self.broker.coordinator.remove_streams_members(self._now(), group, [v["member_id"] for v in victims])
+            failed = {}
+        else:
+            from ...core.classic.requests import LeaveGroup, LeavingMember  # the coordinator's public LeaveGroup path
+            leaving = [LeavingMember(v["member_id"], v["instance_id"], "session expired by kafkaemu control")
+                       for v in victims]
+            result = self.broker.coordinator.leave_group(self._now(), LeaveGroup(group, leaving))
+            failed = {r["member_id"]: error_name(r["error_code"]) for r in result.get("members", [])
+                      if r["error_code"]}
         for v in victims:
             log.info("member_expired", group=group, member=v["member_id"])
         after = GroupSnapshot(self.broker, group)

@@ -87,8 +87,10 @@ class SnapshotOps(ControlBase):
             if members:
                 coordinator.leave_group(now, LeaveGroup(group_id, [
                     LeavingMember(m["member_id"], m["instance_id"], "restored by kafkaemu control") for m in members]))
-        for group_id in list(coordinator.share.groups):   # share groups have no LeaveGroup
+        for group_id in list(coordinator.share.groups):   # share and streams groups have no LeaveGroup
             coordinator.remove_share_members(now, group_id)
+        for group_id in list(coordinator.streams.groups):
+            coordinator.remove_streams_members(now, group_id)
 
     @op("DELETE", "/api/snapshots/{name}", name=NAME, py=Py("delete_snapshot", lambda name: {"name": name}),
         cli=Cli("snapshot delete", "name"))

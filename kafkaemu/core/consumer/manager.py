@@ -370,6 +370,8 @@ class ConsumerGroupManager(ClassicMembers):
         if not group_id:
             return described_error(E.INVALID_GROUP_ID, None, group_id)
         group = self.group(group_id)
+        if group is None and self.ctx.groups.get(group_id) is not None:   # another kind of group
+            return described_error(E.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.", group_id)
         if group is None or group.dead:
             return described_error(E.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.", group_id)
         return described_group(group, topics_by_id, assignor_name(group, self._assignors), authorized_operations)

@@ -1,0 +1,229 @@
+"""The streams group coordinator driven with requests and a manual clock: reconciliation under a
+rebalance timeout, epochs, offsets committed by members, the shutdown status and endpoints."""
+from __future__ import annotations
+
+from kafkaemu.core.coordinator import GroupCoordinator
+from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
+from kafkaemu.core.streams.requests import StreamsHeartbeat
+from kafkaemu.protocol.catalog import catalog
+from kafkaemu.protocol.errors import ErrorCode as E
+
+TOPICS = {"in": 4, "app-log": 4}
+TOPOLOGY = {"epoch": 1, "subtopologies": [{"subtopology_id": "0", "source_topics": ["in"],
+                                           "state_changelog_topics": [{"name": "app-log"}]}]}
+
+
+def request(member, epoch, owned=None, **over):
+    """A heartbeat as the handler builds it from a decoded request."""
+    codec = catalog().request(88, 0)
+    body = {"group_id": "app", "member_id": member, "member_epoch": epoch, "endpoint_information_epoch": 0,
+            "rebalance_timeout_ms": 1000 if epoch == 0 else -1, "topology": TOPOLOGY if epoch == 0 else None,
+            "process_id": "p-" + member}
+    if owned is not None:
+        body.update(active_tasks=[{"subtopology_id": "0", "partitions": sorted(owned)}] if owned else [],
+                    standby_tasks=[], warmup_tasks=[])
+    body.update(over)
+    r = codec.decode(codec.encode(body))
+    return StreamsHeartbeat(r.group_id, r.member_id, r.member_epoch, r.endpoint_information_epoch, r.instance_id,
+                            r.rack_id, r.rebalance_timeout_ms, r.topology, r.active_tasks, r.standby_tasks,
+                            r.warmup_tasks, r.process_id, r.user_endpoint, r.client_tags, r.task_offsets,
+                            r.task_end_offsets, r.shutdown_application, "client", "/127.0.0.1")
+
+
+class Streams:
+    def __init__(self) -> None:
+        self.now = 0
+        self.gc = GroupCoordinator(now_ms=0)
+
+    def hb(self, member, epoch, owned=None, **over):
+        reply, created = self.gc.streams_group_heartbeat(self.now, request(member, epoch, owned, **over), TOPICS.get)
+        assert created == {}
+        return reply
+
+    def active(self, reply):
+        return {p for t in reply["active_tasks"] or [] for p in t["partitions"]}
+
+
+def joined(s, member="m1"):
+    """The member's join: its internal topics exist, so it gets every task at once."""
+    r = s.hb(member, 0)
+    assert r["error_code"] == 0 and r["status"] is None
+    return r
+
+
+def test_a_member_that_does_not_revoke_in_its_rebalance_timeout_is_removed():
+    s = Streams()
+    r1 = joined(s)
+    assert s.active(r1) == {0, 1, 2, 3}
+    r2 = s.hb("m2", 0)
+    r1 = s.hb("m1", r1["member_epoch"], owned={0, 1, 2, 3})
+    assert len(s.active(r1)) == 2                   # asked to revoke two
+    s.now = 999
+    s.hb("m1", r1["member_epoch"], owned={0, 1, 2, 3})
+    s.now = 1000
+    s.gc.tick(1000)
+    assert "m1" not in s.gc.group("app").members
+    r2 = s.hb("m2", r2["member_epoch"], owned=set())
+    assert s.active(r2) == {0, 1, 2, 3}
+
+
+def test_epochs_fence_as_kafka():
+    s = Streams()
+    r = joined(s)
+    epoch = r["member_epoch"]
+    assert s.hb("m1", epoch + 1, owned=set())["error_code"] == E.FENCED_MEMBER_EPOCH
+    s.hb("m2", 0)
+    r = s.hb("m1", epoch, owned={0, 1, 2, 3})
+    r = s.hb("m1", epoch, owned=set(s.active(r)))
+    assert r["member_epoch"] > epoch
+    # the previous epoch is accepted while the member owns no more than it is assigned
+    assert s.hb("m1", epoch, owned=set(s.active(r)) or set())["error_code"] == 0
+    assert s.hb("m1", epoch, owned={0, 1, 2, 3})["error_code"] == E.FENCED_MEMBER_EPOCH
+
+
+def commit(s, member, epoch, version=9):
+    req = OffsetCommit("app", [("in", [CommitPartition(0, 5)])], generation_id=epoch, member_id=member,
+                       api_version=version)
+    return s.gc.commit_offsets(s.now, req)
+
+
+def test_members_commit_at_their_epoch_with_offset_commit_v9():
+    s = Streams()
+    epoch = joined(s)["member_epoch"]
+    code = lambda reply: reply["topics"][0]["partitions"][0]["error_code"]   # noqa: E731
+    assert code(commit(s, "m1", epoch - 1)) == E.STALE_MEMBER_EPOCH
+    assert code(commit(s, "m1", epoch, version=8)) == E.UNSUPPORTED_VERSION
+    assert code(commit(s, "nobody", epoch)) == E.UNKNOWN_MEMBER_ID
+    assert code(commit(s, "m1", epoch)) == 0
+    fetched = s.gc.fetch_offsets(s.now, "app", None, "m1", epoch + 3)
+    assert fetched["error_code"] == E.STALE_MEMBER_EPOCH
+    assert s.gc.fetch_offsets(s.now, "app", None)["topics"][0]["partitions"][0]["committed_offset"] == 5
+
+
+def test_a_shutdown_request_reaches_every_member():
+    s = Streams()
+    r1 = joined(s)
+    r2 = s.hb("m2", 0, shutdown_application=True)
+    r1 = s.hb("m1", r1["member_epoch"], owned=s.active(r1))
+    assert [x["status_code"] for x in r1["status"]] == [4]
+    assert "m2" in r1["status"][0]["status_detail"]
+
+
+def test_endpoints_of_every_member_come_with_a_new_endpoint_epoch():
+    s = Streams()
+    r = s.hb("m1", 0, user_endpoint={"host": "h1", "port": 1})
+    r = s.hb("m1", r["member_epoch"], owned=set(), endpoint_information_epoch=r["endpoint_information_epoch"])
+    assert r["endpoint_information_epoch"] >= 1
+    (e,) = r["partitions_by_user_endpoint"]
+    assert e["user_endpoint"] == {"host": "h1", "port": 1}
+    assert e["active_partitions"] == [{"topic": "in", "partitions": [0, 1, 2, 3]}]
+    again = s.hb("m1", r["member_epoch"], owned={0, 1, 2, 3},
+                 endpoint_information_epoch=r["endpoint_information_epoch"])
+    assert again["partitions_by_user_endpoint"] is None
+
+
+def test_a_group_of_another_type_is_not_found_and_delete_needs_it_empty():
+    s = Streams()
+    joined(s)
+    assert s.gc.delete_groups(s.now, ["app"]) == [{"group_id": "app", "error_code": E.NON_EMPTY_GROUP}]
+    s.hb("m1", -1)
+    assert s.gc.list_groups(s.now, types_filter=["streams"])[0]["group_state"] == "Empty"
+    assert s.gc.delete_groups(s.now, ["app"]) == [{"group_id": "app", "error_code": 0}]
+    assert s.gc.list_groups(s.now, types_filter=["streams"]) == []
+
+
+class Log:
+    """A __consumer_offsets sink that keeps what it is given, and can refuse."""
+
+    def __init__(self) -> None:
+        self.records: list = []
+        self.fail = False
+
+    def __call__(self, partition, records, now_ms, **_):
+        if self.fail:
+            from kafkaemu.core.runtime import AppendError
+            raise AppendError(E.NOT_ENOUGH_REPLICAS)
+        self.records.extend(records)
+
+
+def test_the_group_is_written_and_comes_back_from_its_records():
+    s = Streams()
+    log = s.gc.ctx.sink = Log()
+    r1 = joined(s)
+    r2 = s.hb("m2", 0, user_endpoint={"host": "h", "port": 9}, client_tags=[{"key": "az", "value": "a"}])
+    r1 = s.hb("m1", r1["member_epoch"], owned={0, 1, 2, 3})     # m1 is asked to revoke two tasks
+    before = s.gc.group("app")
+    loaded = GroupCoordinator(now_ms=5, sink=log)
+    loaded.load(list(log.records), 5)
+    group = loaded.group("app")
+    assert (group.group_epoch, group.assignment_epoch, group.topology) == \
+        (before.group_epoch, before.assignment_epoch, before.topology)
+    assert group.members == before.members and group.target == before.target
+    assert group.state.value == "Reconciling"
+    s.gc = loaded
+    assert s.hb("m1", r1["member_epoch"], owned=s.active(r1))["error_code"] == 0
+    r2 = s.hb("m2", r2["member_epoch"], owned=set())
+    assert len(s.active(r2)) == 2
+    s.hb("m1", -1)
+    s.hb("m2", -1)
+    assert s.gc.delete_groups(s.now, ["app"])[0]["error_code"] == 0
+    again = GroupCoordinator()
+    again.load(log.records, 0)
+    assert again.group("app") is None
+
+
+def test_a_heartbeat_whose_records_cannot_be_written_changes_nothing():
+    s = Streams()
+    log = s.gc.ctx.sink = Log()
+    r1 = joined(s)
+    log.fail = True
+    failed = s.hb("m2", 0)
+    assert failed["error_code"] == E.COORDINATOR_NOT_AVAILABLE
+    group = s.gc.group("app")
+    assert list(group.members) == ["m1"] and group.group_epoch == r1["member_epoch"]
+    log.fail = False
+    assert s.hb("m2", 0)["error_code"] == 0
+
+
+def test_a_refused_heartbeat_leaves_the_group_as_it_was():
+    s = Streams()
+    log = s.gc.ctx.sink = Log()
+    r1 = joined(s)
+    group = s.gc.group("app")
+    before = (group.group_epoch, dict(group.members), dict(group.target), group.topology)
+    written = len(log.records)
+    other = {"epoch": 1, "subtopologies": [{"subtopology_id": "0", "source_topics": ["in", "app-log"]}]}
+    refused = s.hb("m2", 0, topology=other)
+    assert refused["error_message"] == "Topology updates are not supported yet."
+    assert (group.group_epoch, group.members, group.target, group.topology) == before
+    assert len(log.records) == written and r1["error_code"] == 0
+    assert s.hb("m3", 0, topology=other, group_id="fresh")["error_code"] == 0
+    assert s.hb("m3", 0, topology=TOPOLOGY, group_id="new", active_tasks=[{"subtopology_id": "0", "partitions": [0]}],
+                standby_tasks=[], warmup_tasks=[])["error_code"] == E.INVALID_REQUEST
+    assert s.gc.group("new") is None
+
+
+def test_a_snapshot_restore_removes_every_member_as_one_write():
+    s = Streams()
+    log = s.gc.ctx.sink = Log()
+    joined(s)
+    s.hb("m2", 0)
+    written = len(log.records)
+    s.gc.remove_streams_members(s.now, "app")
+    group = s.gc.group("app")
+    assert group.members == {} and group.state.value == "Empty"
+    assert len(log.records) > written
+    again = GroupCoordinator()
+    again.load(log.records, 0)
+    assert again.group("app").members == {}
+
+
+def test_offsets_of_a_topic_the_group_reads_are_not_deleted_while_it_has_members():
+    s = Streams()
+    epoch = joined(s)["member_epoch"]
+    commit(s, "m1", epoch)
+    deleted = s.gc.delete_offsets(s.now, "app", [("in", [0])])
+    assert deleted["topics"][0]["partitions"][0]["error_code"] == E.GROUP_SUBSCRIBED_TO_TOPIC
+    s.hb("m1", -1)
+    deleted = s.gc.delete_offsets(s.now, "app", [("in", [0])])
+    assert deleted["error_code"] == 0 and deleted["topics"][0]["partitions"][0]["error_code"] == 0
