@@ -7,32 +7,38 @@ path and test hooks (``transactions.py``), request dispatch with interception (`
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 import structlog
 
 from ..auth.setup import new_authorizer, new_credentials, new_tokens
 from ..config import BrokerConfig
-from ..core.coordinator import GroupCoordinator
 from ..core.features import KRAFT_VERSION, FinalizedFeatures, parse_levels
 from ..core.quorum import MetadataQuorum, directory_id
 from ..core.quotas.entities import ClientQuotas
 from ..core.quotas.manager import ClientQuotaManagers
 from ..core.timers import Timers
-from ..core.transactions.coordinator import TransactionCoordinator
 from ..faults import Faults
 from ..storage import client_metrics_file, client_quotas_file, transaction_state_topic
+from ..storage.share_state_topic import SHARE_STATE_TOPIC
 from ..telemetry.manager import ClientMetricsManager
 from ..storage.data_dir import DataDir
 from ..storage.dynamic_broker_configs import DynamicBrokerConfigs
-from ..storage.log_store import LogStore
+from ..storage.log_store import OFFSETS_TOPIC, LogStore
 from ..storage.offsets_topic import prepare_offsets_topic
 from . import dispatch
-from .context import ANONYMOUS, RequestContext, services_for
-from .coordinators import build_group_coordinator, build_transaction_coordinator
+from .context import ANONYMOUS, BuiltOnFirstUse, RequestContext, built, services_for
+from .coordinators import (build_group_coordinator, build_transaction_coordinator, continue_producer_ids,
+                           holds_records)
 from .intercept import RequestInterceptor
 from .placement import Placement
 from .quotas import QuotaEnforcer
 from .topics import TopicAdmin
 from .transactions import TransactionDataPath, TransactionHooks
+
+if TYPE_CHECKING:
+    from ..core.coordinator import GroupCoordinator
+    from ..core.transactions.coordinator import TransactionCoordinator
 
 log = structlog.get_logger("kafkaemu.broker")
 
@@ -77,10 +83,9 @@ class Broker:
         # their records are replayed (completing transactions caught mid-commit).
         prepare_offsets_topic(store, config.offsets_topic_num_partitions, f"data directory {config.data_dir}")
         transaction_state_topic.prepare_transaction_state_topic(store, config.transaction_state_log_num_partitions)
-        self.coordinator = self.new_coordinator(now_ms, load=bool(config.data_dir))
-        self.txn_coordinator = self.new_transaction_coordinator(now_ms, load=bool(config.data_dir))
-        if self.txn_coordinator.settings.partition_verification_enable:
-            self.txn_path.partition_verifier = self.txn_path.verify_partition
+        self.placement.offsets_partitions = len(store.get(OFFSETS_TOPIC).partitions)
+        self.placement.txn_partitions = len(store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC).partitions)
+        self._init_coordinators(config, now_ms)
         self.interceptor = RequestInterceptor(self)  # faults, request log, API version caps
 
     def _clock(self) -> int:
@@ -96,6 +101,39 @@ class Broker:
                 and directory == directory_id(config.cluster_id, node_id)
         return MetadataQuorum(config.cluster_id, config.node_id, lambda: self.features.level(KRAFT_VERSION),
                               observer, placement.node_at)
+
+    def _init_coordinators(self, config: BrokerConfig, now_ms: int) -> None:
+        """The group and transaction coordinators are built when first used (``ctx.groups``,
+        ``ctx.txns``, ``broker.coordinator``): a start that serves neither imports neither. A data
+        directory whose internal topics hold their records has them loaded now, before any request
+        (their timers run and transactions caught mid-commit complete from the start)."""
+        load = bool(config.data_dir)
+        self._group_watchers: list[Callable[[GroupCoordinator], None]] = []
+
+        def build_groups() -> GroupCoordinator:
+            coordinator = self.new_coordinator(self.now_ms, load)
+            for watch in self._group_watchers:
+                watch(coordinator)
+            self._group_watchers.clear()
+            return coordinator
+        BuiltOnFirstUse(self.services, "groups", build_groups)
+        BuiltOnFirstUse(self.services, "txns", lambda: self.new_transaction_coordinator(self.now_ms, load))
+        if config.transaction_partition_verification_enable:
+            self.txn_path.partition_verifier = self.txn_path.verify_partition
+        if load:
+            continue_producer_ids(self.store)   # idempotent producers' ids too, coordinator or not
+            if holds_records(self.store, OFFSETS_TOPIC, SHARE_STATE_TOPIC):
+                getattr(self.services, "groups")   # reading it builds (and loads) it
+            if holds_records(self.store, transaction_state_topic.TRANSACTION_STATE_TOPIC):
+                getattr(self.services, "txns")
+
+    def watch_group_coordinator(self, watch: Callable[[GroupCoordinator], None]) -> None:
+        """``watch(coordinator)`` once the group coordinator exists (now, if it does), without building it."""
+        coordinator = built(self.services, "groups")
+        if coordinator is None:
+            self._group_watchers.append(watch)
+        else:
+            watch(coordinator)
 
     def _init_telemetry(self, config: BrokerConfig) -> None:
         """KIP-714: CLIENT_METRICS subscriptions (kept in the data directory) and what clients push."""
@@ -184,9 +222,13 @@ class Broker:
     def tick(self, now_ms: int) -> None:
         """Fire every timer due at ``now_ms`` (session expiry, long-poll timeouts, ...)."""
         self.now_ms = now_ms
-        # one subsystem's failure is logged and does not stop the others' timers
-        for subsystem, tick in (("storage", self.store.tick), ("groups", self.coordinator.tick),
-                                ("transactions", self.txn_coordinator.tick), ("broker", self.timers.poll)):
+        # one subsystem's failure is logged and does not stop the others' timers; a coordinator not
+        # built yet has no timers
+        groups, txns = built(self.services, "groups"), built(self.services, "txns")
+        for subsystem, tick in (("storage", self.store.tick), ("groups", groups and groups.tick),
+                                ("transactions", txns and txns.tick), ("broker", self.timers.poll)):
+            if tick is None:
+                continue
             try:
                 tick(now_ms)
             except Exception:
@@ -194,8 +236,9 @@ class Broker:
 
     def next_deadline_ms(self) -> int | None:
         """The earliest time ``tick`` has work to do, or None."""
-        deadlines = [d for d in (self.store.next_deadline_ms(), self.coordinator.next_deadline_ms(),
-                                 self.txn_coordinator.next_deadline_ms(), self.timers.next_deadline())
+        groups, txns = built(self.services, "groups"), built(self.services, "txns")
+        deadlines = [d for d in (self.store.next_deadline_ms(), groups and groups.next_deadline_ms(),
+                                 txns and txns.next_deadline_ms(), self.timers.next_deadline())
                      if d is not None]
         return min(deadlines, default=None)
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable
 import structlog
 
 from ..storage.log_store import Topic
+from .context import built
 
 if TYPE_CHECKING:
     from .context import BrokerServices
@@ -28,6 +29,7 @@ class TopicAdmin:
         services = self.services
         topic = services.store.delete_topic(name)
         services.placement.forget_topic(name)
-        services.groups.on_topic_deleted(self.clock(), name)
+        if (groups := built(services, "groups")) is not None:   # not built yet: no group knows the topic
+            groups.on_topic_deleted(self.clock(), name)
         log.info("topic_deleted", topic=name)
         return topic

@@ -8,7 +8,6 @@ import structlog
 
 import struct
 
-from ..core.coordinator import record_group_id
 from ..core.placement import partition_for
 from ..core.record_format import EndTransactionMarker
 from ..core.runtime import AppendError
@@ -61,6 +60,7 @@ def prepare_offsets_topic(store, num_partitions: int, where: str = "the data dir
             f"{where} holds an ordinary topic {OFFSETS_TOPIC} with {have} partitions, more than "
             f"offsets.topic.num.partitions={num_partitions}; it cannot be made the internal offsets topic. "
             f"Remove the {OFFSETS_TOPIC} entry and directories from it, or use another directory.")
+    from ..core.coordinator import record_group_id   # the group coordinator, only for a repair
     for plog in topic.partitions:
         for key, _ in _partition_records(plog):
             group = record_group_id(key)
