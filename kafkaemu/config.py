@@ -283,8 +283,6 @@ class BrokerConfig:
     def errors(self, label=lambda s: s.name) -> list[str]:
         """Everything wrong with these settings, one sentence each; ``label(setting)`` names a
         setting (the command line names flags). Creates ``data_dir`` if it is missing."""
-        from .auth.credentials import SUPPORTED_MECHANISMS
-        from .core.consumer.assignors import ASSIGNORS
         problems = []
 
         def name(field_name: str) -> str:
@@ -318,17 +316,22 @@ class BrokerConfig:
             problems.append(f"{name('group_consumer_heartbeat_interval_ms')} "
                             f"{self.group_consumer_heartbeat_interval_ms} must be below "
                             f"{name('group_consumer_session_timeout_ms')} {self.group_consumer_session_timeout_ms}")
-        unknown = [a for a in self.group_consumer_assignors if a not in ASSIGNORS]
-        if unknown or not self.group_consumer_assignors:
-            problems.append(f"{name('group_consumer_assignors')} must name assignors among {', '.join(ASSIGNORS)}, "
-                            f"got {','.join(self.group_consumer_assignors) or 'none'}")
+        if tuple(self.group_consumer_assignors) != tuple(_CONSUMER.assignors):   # the core's default is known
+            from .core.consumer.assignors import ASSIGNORS
+            unknown = [a for a in self.group_consumer_assignors if a not in ASSIGNORS]
+            if unknown or not self.group_consumer_assignors:
+                problems.append(f"{name('group_consumer_assignors')} must name assignors among "
+                                f"{', '.join(ASSIGNORS)}, got {','.join(self.group_consumer_assignors) or 'none'}")
         from .storage.topic_config import validate_topic_config
         for field_name, topic_name in TOPIC_DEFAULTS.items():   # the topics' own check
             value = getattr(self, field_name)
             problem = validate_topic_config(topic_name, ",".join(value) if isinstance(value, tuple) else str(value))
             if problem:
                 problems.append(f"{name(field_name)}: {problem}")
-        unknown = [m for m in self.sasl_mechanisms if m not in SUPPORTED_MECHANISMS]
+        unknown = []
+        if self.sasl_mechanisms:
+            from .auth.credentials import SUPPORTED_MECHANISMS
+            unknown = [m for m in self.sasl_mechanisms if m not in SUPPORTED_MECHANISMS]
         if unknown:
             problems.append(f"unsupported SASL mechanism(s) {', '.join(unknown)}; kafkaemu supports "
                             f"{', '.join(SUPPORTED_MECHANISMS)}")
@@ -377,9 +380,11 @@ class BrokerConfig:
 
 
 def _authorizer_problems(config: BrokerConfig, name) -> list[str]:
-    from .auth.authorizer import KAFKA_AUTHORIZER_CLASS, parse_super_users
     problems = []
     cls = (config.authorizer_class_name or "").strip()
+    if not cls and not config.super_users:
+        return problems
+    from .auth.authorizer import KAFKA_AUTHORIZER_CLASS, parse_super_users
     if cls and cls != KAFKA_AUTHORIZER_CLASS:
         problems.append(f"{name('authorizer_class_name')} {cls} is not available; kafkaemu implements "
                         f"{KAFKA_AUTHORIZER_CLASS}")

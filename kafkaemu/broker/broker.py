@@ -67,8 +67,9 @@ class Broker:
         self.txn_hooks = TransactionHooks(services, self._clock)
         # security: the authorizer (None while authorization is off), SASL users, delegation tokens
         services.authorizer = self.authorizer = new_authorizer(config)
-        services.credentials = self.credentials = new_credentials(config)
-        services.tokens = self.tokens = self.credentials.tokens = new_tokens(config, self._clock)
+        self._security_clock: Callable[[], int] | None = None   # token expiry's clock (use_security_clock)
+        BuiltOnFirstUse(services, "credentials", self._build_credentials)
+        BuiltOnFirstUse(services, "tokens", lambda: services.credentials.tokens)
         # transaction.version starts at its own setting unless --feature names it
         levels = {"transaction.version": config.transaction_version, **parse_levels(config.finalized_features)}
         services.features = self.features = FinalizedFeatures(levels, config.node_id)
@@ -134,6 +135,29 @@ class Broker:
             self._group_watchers.append(watch)
         else:
             watch(coordinator)
+
+    def _build_credentials(self):
+        """The SASL users (with the delegation tokens OAUTHBEARER and SCRAM token logins read), on
+        first use: a listener with SASL, a SCRAM or token request, the control API."""
+        credentials = new_credentials(self.config)
+        credentials.tokens = new_tokens(self.config, self._clock)
+        if self._security_clock is not None:
+            credentials.now_ms = credentials.tokens.now_ms = self._security_clock
+        return credentials
+
+    def use_security_clock(self, now_ms: Callable[[], int]) -> None:
+        """Token expiry (OAUTHBEARER, delegation tokens) follows ``now_ms`` (the server's clock)."""
+        self._security_clock = now_ms
+        if (credentials := built(self.services, "credentials")) is not None:
+            credentials.now_ms = credentials.tokens.now_ms = now_ms
+
+    @property
+    def credentials(self):
+        return self.services.credentials
+
+    @property
+    def tokens(self):
+        return self.services.tokens
 
     def _init_telemetry(self, config: BrokerConfig) -> None:
         """KIP-714: CLIENT_METRICS subscriptions (kept in the data directory) and what clients push."""

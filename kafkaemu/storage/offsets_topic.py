@@ -9,7 +9,6 @@ import structlog
 import struct
 
 from ..core.placement import partition_for
-from ..core.record_format import EndTransactionMarker
 from ..core.runtime import AppendError
 from ..protocol.errors import ErrorCode
 from . import topic_config
@@ -136,7 +135,7 @@ def read_keyed_records(topic, skipped_event: str) -> Iterator[tuple[bytes, bytes
 def read_records(store) -> Iterator[tuple[bytes, bytes | None]]:
     """Every (key, value) of __consumer_offsets, partition by partition in offset order."""
     for entry in read_entries(store):
-        if not isinstance(entry, EndTransactionMarker):
+        if isinstance(entry, tuple):   # not an EndTransactionMarker
             yield entry[0], entry[1]
 
 
@@ -156,13 +155,14 @@ _CONTROL_KEY = struct.Struct(">hh")   # version 0, type: 0 abort, 1 commit
 
 def _partition_records(plog) -> Iterator[tuple[bytes, bytes | None]]:
     for entry in _partition_entries(plog):
-        if not isinstance(entry, EndTransactionMarker):
+        if isinstance(entry, tuple):   # not an EndTransactionMarker
             yield entry[0], entry[1]
 
 
 def _partition_entries(plog) -> Iterator:
     """One partition's keyed records and end markers; a batch whose records cannot be read is
     logged and skipped."""
+    from ..core.record_format import EndTransactionMarker   # the coordinators' record framing, when read
     for batch in plog.batches():
         try:
             header = parse_header(batch)
