@@ -9,7 +9,6 @@ checks a whole configuration for the command line and for ``KafkaEmulator`` alik
 """
 from __future__ import annotations
 
-import difflib
 import os
 import socket
 import typing
@@ -499,6 +498,7 @@ def setting_named(kafka_name: str) -> Setting:
     """The setting a Kafka name (an ``--override`` name) stands for; ValueError for one kafkaemu lacks."""
     s = KAFKA_NAMES.get(kafka_name.strip())
     if s is None:
+        import difflib
         close = difflib.get_close_matches(kafka_name, KAFKA_NAMES, n=1)
         hint = f" (did you mean {close[0]}?)" if close else " (kafkaemu serve --help lists the settings)"
         raise ValueError(f"unknown setting {kafka_name!r}{hint}")

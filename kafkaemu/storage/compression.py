@@ -13,7 +13,6 @@ each block's declared length is checked against the limit before it is inflated.
 """
 from __future__ import annotations
 
-import gzip
 import struct
 import zlib
 from typing import Iterator
@@ -148,6 +147,7 @@ def compress(codec: int, data: bytes) -> bytes:
     import cramjam
     import lz4.frame
     if codec == GZIP:
+        import gzip
         return gzip.compress(data, compresslevel=6, mtime=0)
     if codec == SNAPPY:
         # xerial framing, the shape every Kafka client reads

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 
 import structlog
 
@@ -116,6 +115,7 @@ class DataDir:
             self._meta = meta
 
     def topic_deleted(self, topic) -> None:
+        import shutil
         for plog in topic.partitions:
             plog.batch_store.close()
             self._partitions.pop(id(plog), None)
