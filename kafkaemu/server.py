@@ -7,7 +7,7 @@ import itertools
 import threading
 from typing import TYPE_CHECKING
 
-import structlog
+from .logging import get_logger
 
 from .broker import Broker
 from .clock import ManualClock, SystemClock
@@ -21,7 +21,7 @@ from .wire.connection import AuthenticationFailure, Connection, ProtocolViolatio
 if TYPE_CHECKING:
     from .auth.authenticator import SaslAuthenticator
 
-log = structlog.get_logger("kafkaemu.server")
+log = get_logger("kafkaemu.server")
 
 # Connections the kernel holds for accept(): asyncio's default of 100 overflows when hundreds of
 # clients connect at once (a test suite's workers starting together), and each dropped SYN costs

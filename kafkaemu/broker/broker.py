@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-import structlog
+from ..logging import get_logger
 
 from ..auth.setup import new_authorizer, new_credentials, new_tokens
 from ..config import BrokerConfig
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from ..core.coordinator import GroupCoordinator
     from ..core.transactions.coordinator import TransactionCoordinator
 
-log = structlog.get_logger("kafkaemu.broker")
+log = get_logger("kafkaemu.broker")
 
 
 class Broker:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-import structlog
+from ..logging import get_logger
 
 from ..storage.log_store import Topic
 from .context import built
@@ -12,7 +12,7 @@ from .context import built
 if TYPE_CHECKING:
     from .context import BrokerServices
 
-log = structlog.get_logger("kafkaemu.broker")
+log = get_logger("kafkaemu.broker")
 
 
 class TopicAdmin:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-import structlog
+from ..logging import get_logger
 
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..core.transactions.context import WriteMarkers
     from .context import BrokerServices
 
-log = structlog.get_logger("kafkaemu.broker")
+log = get_logger("kafkaemu.broker")
 
 # (transactional id | None, producer id, epoch, topic, partition) -> error code or 0
 PartitionVerifier = Callable[[str | None, int, int, str, int], int]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import os
 
-import structlog
+from ..logging import get_logger
 
 from .files import write_atomically
 
 FILE = "client-metrics.json"
-log = structlog.get_logger("kafkaemu.telemetry")
+log = get_logger("kafkaemu.telemetry")
 
 
 def load(data_dir: str) -> dict[str, dict[str, str]]:

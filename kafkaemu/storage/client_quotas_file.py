@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 
-import structlog
+from ..logging import get_logger
 
 from ..core.quotas.entities import from_json, to_json
 from .files import write_atomically
 
 FILE = "client-quotas.json"
-log = structlog.get_logger("kafkaemu.quotas")
+log = get_logger("kafkaemu.quotas")
 
 
 def load(data_dir: str) -> dict:

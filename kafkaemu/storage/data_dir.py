@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 import os
 
-import structlog
+from ..logging import get_logger
 
 from . import checkpoint_files, producer_snapshot
 from .files import write_atomically
@@ -45,7 +45,7 @@ from .segmented_log import SegmentedBatchStore
 from .topic_config import is_compacted, validate_topic_config, validate_topic_configs
 from .tail_cache import TailBudget
 
-log = structlog.get_logger("kafkaemu.storage")
+log = get_logger("kafkaemu.storage")
 
 META = "topics.json"
 SEGMENT = "00000000000000000000.log"     # the first segment (the only one in an older kafkaemu's layout)

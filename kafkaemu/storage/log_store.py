@@ -5,7 +5,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
-import structlog
+from ..logging import get_logger
 
 from .compression import DEFAULT_LIMIT
 from .fetch_purgatory import FetchPurgatory
@@ -16,7 +16,7 @@ from .topic_config import validate_topic_configs
 
 _LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 OFFSETS_TOPIC = "__consumer_offsets"
-log = structlog.get_logger("kafkaemu.storage")
+log = get_logger("kafkaemu.storage")
 
 
 class TopicError(Exception):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import structlog
+from ..logging import get_logger
 
 import struct
 
@@ -15,7 +15,7 @@ from . import topic_config
 from .log_store import OFFSETS_TOPIC
 from .record_batch import build_batch, iter_records, parse_header
 
-log = structlog.get_logger("kafkaemu.offsets_topic")
+log = get_logger("kafkaemu.offsets_topic")
 
 OFFSETS_TOPIC_CONFIGS = {"cleanup.policy": "compact", "compression.type": "producer",
                          "segment.bytes": "104857600"}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import structlog
+from ...logging import get_logger
 
 from ...protocol.errors import ErrorCode
 from ..placement import partition_for
@@ -23,7 +23,7 @@ from .context import TransactionContext
 from .metadata import TransactionMetadata, TxnTransit
 from .state import TransactionState
 
-log = structlog.get_logger("kafkaemu.transactions")
+log = get_logger("kafkaemu.transactions")
 S = TransactionState
 E = ErrorCode
 
