@@ -8,7 +8,6 @@ import threading
 from typing import TYPE_CHECKING
 
 from .logging import get_logger
-
 from .broker import Broker
 from .clock import ManualClock, SystemClock
 from .config import BrokerConfig

@@ -5,7 +5,6 @@ import json
 import os
 
 from ..logging import get_logger
-
 from . import json_file
 from .acl import Acl
 

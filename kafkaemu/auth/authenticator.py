@@ -23,7 +23,6 @@ from enum import Enum
 from typing import Callable
 
 from ..logging import get_logger
-
 from ..protocol import envelope
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from ..logging import get_logger
-
 from .acl import (WILDCARD, WILDCARD_PRINCIPAL, Acl, AclFilter, AclOperation, AclPermissionType, PatternType,
                   ResourceType, new_acl_error, parse_principal)
 

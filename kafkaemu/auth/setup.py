@@ -4,7 +4,6 @@ delegation tokens likewise. Each part's modules are imported when it is built (t
 the users and tokens on first use)."""
 from __future__ import annotations
 
-import json
 import os
 from typing import TYPE_CHECKING, Callable
 
@@ -56,6 +55,7 @@ def _kept_in(data_dir: str, name: str, load: Callable[[object], None],
              dump: Callable[[], object]) -> Callable[[], None]:
     """Gives ``load`` what ``<data dir>/<name>`` holds (nothing when there is no file) and returns
     the on-change callback writing ``dump()`` back to it."""
+    import json   # (with a data dir only)
     path = os.path.join(data_dir, name)
     try:
         with open(path, encoding="utf-8") as f:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from ..logging import get_logger
-
 from ..auth.setup import new_authorizer, new_credentials, new_tokens
 from ..config import BrokerConfig
 from ..core.features import KRAFT_VERSION, FinalizedFeatures, parse_levels
@@ -22,7 +21,6 @@ from ..faults import Faults
 from ..storage import client_metrics_file, client_quotas_file, transaction_state_topic
 from ..storage.share_state_topic import SHARE_STATE_TOPIC
 from ..telemetry.manager import ClientMetricsManager
-from ..storage.data_dir import DataDir
 from ..storage.dynamic_broker_configs import DynamicBrokerConfigs
 from ..storage.log_store import OFFSETS_TOPIC, LogStore
 from ..storage.offsets_topic import prepare_offsets_topic
@@ -53,6 +51,7 @@ class Broker:
         self.store = store = LogStore(config.log_retention_check_interval_ms, config.log_cleaner_backoff_ms,
                                       config.max_uncompressed_batch_bytes, config.topic_defaults)
         if config.data_dir:
+            from ..storage.data_dir import DataDir   # segments, recovery, checkpoints: with a data dir only
             DataDir(config.data_dir, config.data_dir_tail_cache_bytes).attach(store)  # loads what a previous run stored
         store.tick(now_ms)  # starts the retention schedule
         self.now_ms = now_ms

@@ -16,7 +16,6 @@ from __future__ import annotations
 import zlib
 
 from ..logging import get_logger
-
 from ..core.placement import partition_for
 from ..storage.log_store import OFFSETS_TOPIC, LogStore
 from ..storage.transaction_state_topic import TRANSACTION_STATE_TOPIC

@@ -12,7 +12,6 @@ import itertools
 import time
 
 from ..logging import get_logger
-
 from ..core.quotas.manager import NANOS_TO_PERCENTAGE, ClientQuotaManagers
 from ..protocol.api_keys import ApiKey
 from .context import DEFERRED, NO_RESPONSE

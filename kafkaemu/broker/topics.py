@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from ..logging import get_logger
-
 from ..storage.log_store import Topic
 from .context import built
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from ..logging import get_logger
-
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC
 from ..storage.record_batch import InvalidBatch

@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from ..logging import get_logger
-
 from ..protocol.errors import ErrorCode
 from ..protocol.operations import GROUP_OPERATIONS, NOT_REQUESTED
 from .classic import records as classic_records

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..logging import get_logger
-
 from ..protocol.catalog import catalog
 
 _I16 = struct.Struct(">h")

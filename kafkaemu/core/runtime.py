@@ -30,7 +30,6 @@ from __future__ import annotations
 from typing import Any, Callable, Hashable
 
 from ..logging import get_logger
-
 from ..protocol.errors import ErrorCode
 
 log = get_logger("kafkaemu.coordinator")

@@ -7,7 +7,6 @@ import json
 from typing import Iterator
 
 from ..logging import get_logger
-
 from ..storage.record_batch import build_batch, iter_records, parse_header
 
 log = get_logger("kafkaemu.schema_registry.records")

@@ -8,7 +8,6 @@ stay unique without locks."""
 from __future__ import annotations
 
 from ..logging import get_logger
-
 from . import errors as E
 from .compatibility import DEFAULT_LEVEL, LEVELS, errors as compatibility_errors
 from .records import SchemasTopic, config_key, delete_subject_key, mode_key, schema_key, value

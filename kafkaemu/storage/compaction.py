@@ -6,7 +6,6 @@ from __future__ import annotations
 import struct
 
 from ..logging import get_logger
-
 from . import topic_config
 from .record_batch import InvalidBatch, build_batch, iter_records, parse_header
 

@@ -35,7 +35,6 @@ import json
 import os
 
 from ..logging import get_logger
-
 from . import checkpoint_files, producer_snapshot
 from .files import write_atomically
 from .producer_state import AbortedTxn

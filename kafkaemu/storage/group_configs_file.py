@@ -7,7 +7,6 @@ import json
 import os
 
 from ..logging import get_logger
-
 from .files import write_atomically
 
 FILE = "group-configs.json"

@@ -22,7 +22,6 @@ import struct
 from dataclasses import dataclass, field
 
 from ..logging import get_logger
-
 from . import compaction, compression, topic_config
 from .append_checks import validate
 from .batch_store import MemoryBatchStore

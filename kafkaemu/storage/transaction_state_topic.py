@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..logging import get_logger
-
 from .offsets_topic import append_coordinator_batch, read_keyed_records
 
 log = get_logger("kafkaemu.transaction_state_topic")

@@ -39,7 +39,6 @@ from collections import deque
 from typing import TYPE_CHECKING, Callable
 
 from ..logging import get_logger
-
 from ..broker.context import ANONYMOUS, NO_RESPONSE, ConstantResponse
 from ..logging import bind_request_context, unbind_request_context
 from ..protocol import envelope

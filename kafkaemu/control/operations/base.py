@@ -6,7 +6,6 @@ import asyncio
 from collections import deque
 
 from ...logging import get_logger
-
 from .. import snapshots as snaps
 from ..journal import GroupJournal
 from ..params import ControlError, parse_params

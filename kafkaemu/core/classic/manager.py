@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...logging import get_logger
-
 from ...protocol.errors import ErrorCode
 from ..group_api import GroupError
 from ..record_format import fits_record_key

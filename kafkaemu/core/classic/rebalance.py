@@ -11,7 +11,6 @@ must still SyncGroup in this generation.
 from __future__ import annotations
 
 from ...logging import get_logger
-
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import GroupType

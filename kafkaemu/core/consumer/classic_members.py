@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...logging import get_logger
-
 from ...protocol.errors import ErrorCode
 from ..consumer_protocol import decode_subscription, encode_assignment, owned_partitions, protocol_version
 from ..group_api import GroupError

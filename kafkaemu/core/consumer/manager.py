@@ -22,7 +22,6 @@ from dataclasses import replace
 from typing import Callable
 
 from ...logging import get_logger
-
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import GroupError, GroupType

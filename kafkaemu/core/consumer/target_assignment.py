@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from ...logging import get_logger
-
 from ..modern import TopicMeta
 from .assignors import ASSIGNORS, DEFAULT_ASSIGNOR, MemberSpec
 from .group import ConsumerGroup

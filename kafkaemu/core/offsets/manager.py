@@ -16,7 +16,6 @@ import itertools
 from typing import Callable
 
 from ...logging import get_logger
-
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import Group, GroupDirectory, GroupError, Record, by_commit_timestamp

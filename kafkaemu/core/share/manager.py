@@ -22,7 +22,6 @@ from dataclasses import replace
 from typing import Callable, Mapping
 
 from ...logging import get_logger
-
 from ...protocol.errors import ErrorCode
 from ...protocol.operations import NOT_REQUESTED
 from ..context import CoordinatorContext

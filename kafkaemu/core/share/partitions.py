@@ -21,7 +21,6 @@ import re
 from typing import Callable, Iterable, Mapping
 
 from ...logging import get_logger
-
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from . import state_records

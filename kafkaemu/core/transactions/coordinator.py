@@ -31,7 +31,6 @@ from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator
 
 from ...logging import get_logger
-
 from ...protocol.errors import ErrorCode
 from ..record_format import fits_record_key
 from ..settings import TransactionSettings

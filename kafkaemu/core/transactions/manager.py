@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Iterable
 
 from ...logging import get_logger
-
 from ...protocol.errors import ErrorCode
 from ..placement import partition_for
 from ..record_format import UnknownRecordType, replay_or_skip, split
