@@ -6,6 +6,12 @@ comparable figure on a shared machine) and its whole CPU time to exit (user + sy
 is not counted, as an installed wheel has them from pip.
 
     .venv/bin/python bench/bench_startup.py [--runs 10] [--json]
+    .venv/bin/python bench/bench_startup.py --instructions [--tree DIR]
+
+``--instructions``: the instructions a ``kafkaemu serve`` start executes up to its first answered
+ApiVersions, counted by valgrind's callgrind (a figure the machine's load does not move), with the
+start run in-process by ``_SERVE_UNTIL_ANSWERED`` (the process ends at the answer); ``--tree``
+counts another checkout (e.g. a ``git archive`` of an older commit).
 """
 from __future__ import annotations
 
@@ -37,6 +43,58 @@ print("listening on :" + port, flush=True)
 sys.stdin.read()
 emu.stop()
 """
+
+
+# ``kafkaemu serve`` in this process until its first ApiVersions is answered: a thread reads the port
+# from the "listening" line, sends the request (bytes made in advance), and ends the process at the
+# answer, so that everything counted is the start and the answer.
+_SERVE_UNTIL_ANSWERED = """
+import io, os, socket, sys, threading
+REQUEST = bytes.fromhex(%r)
+printed = threading.Event()
+port = []
+
+class Stdout(io.TextIOBase):
+    def write(self, text):
+        if "listening on" in text and not port:
+            port.append(int(text.rsplit(":", 1)[1]))
+            printed.set()
+        return len(text)
+
+def client():
+    printed.wait()
+    with socket.create_connection(("127.0.0.1", port[0])) as sock:
+        sock.sendall(REQUEST)
+        got = b""
+        while len(got) < 4 or len(got) < 4 + int.from_bytes(got[:4], "big"):
+            got += sock.recv(65536)
+    os._exit(0)
+
+sys.stdout = Stdout()
+threading.Thread(target=client, daemon=True).start()
+from kafkaemu.cli import main
+main(["serve", "--port", "0", "--log-level", "warning"])
+"""
+
+
+def count_instructions(tree: str | None) -> int | None:
+    """Instructions of a serve start to its first answer under callgrind; None without valgrind."""
+    import shutil
+    import tempfile
+    if shutil.which("valgrind") is None:
+        return None
+    env = dict(_ENV)
+    if tree:
+        env["PYTHONPATH"] = tree
+    code = _SERVE_UNTIL_ANSWERED % api_versions_request().hex()
+    with tempfile.TemporaryDirectory() as tmp:   # outside any checkout: the current directory comes first on the path
+        subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, check=True)   # writes the bytecode
+        run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out",
+                              sys.executable, "-c", code], cwd=tmp, env=env, capture_output=True, text=True)
+        for line in run.stderr.splitlines():
+            if "Collected :" in line:
+                return int(line.rsplit(":", 1)[1].strip())
+    raise RuntimeError(f"callgrind printed no count: {run.stderr[-2000:]}")
 
 
 def api_versions_request() -> bytes:
@@ -133,7 +191,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--instructions", action="store_true", help="count a serve start's instructions (callgrind)")
+    parser.add_argument("--tree", help="with --instructions: the checkout to count (default: the kafkaemu imported)")
     args = parser.parse_args()
+    if args.instructions:
+        count = count_instructions(args.tree)
+        print("startup: valgrind is not installed" if count is None else
+              f"startup: kafkaemu serve, process start -> ApiVersions answer: {count:,} instructions (callgrind)")
+        return
     results = {
         "serve": measure([sys.executable, "-m", "kafkaemu", "serve", "--port", "0", "--log-level", "warning"],
                          args.runs),
