@@ -15,7 +15,6 @@ from typing import Any, Callable
 
 from ..config import BrokerConfig
 from ..logging import configure_default_logging
-from . import manual_time
 
 
 class StateName(str):
@@ -236,12 +235,14 @@ class KafkaEmulator(metaclass=_ControlMethods):
                       settle: float = 0.25) -> Any:
         """Manual clock: advance by ``step`` until ``condition()`` is truthy (returned), giving
         clients up to ``settle`` s of real time after each step; AwaitTimeout past ``limit``."""
+        from . import manual_time
         return manual_time.advance_until(self, condition, step, limit, settle)
 
     def advance_until_group(self, group: str, *, state: str | None = None, generation: int | None = None,
                             members: int | None = None, assigned: bool = False, step: int | str = "100ms",
                             limit: int | str = "10m", settle: float = 0.25) -> dict:
         """``advance_until`` the group is as ``await_group`` would wait for; returns the group."""
+        from . import manual_time
         return manual_time.advance_until_group(self, group, step, limit, settle, state=state, generation=generation,
                                                members=members, assigned=assigned)
 
