@@ -101,6 +101,16 @@ def heavy(modules: set[str], names=HEAVY + HANDLER_MODULES) -> list[str]:
     return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in names))
 
 
+def test_only_kafkaemu_logging_imports_structlog():
+    """The others log through ``kafkaemu.logging.get_logger``, so structlog waits for the first event."""
+    import re
+    from pathlib import Path
+    package = Path(__file__).resolve().parents[2] / "kafkaemu"
+    direct = [str(p.relative_to(package)) for p in sorted(package.rglob("*.py"))
+              if p != package / "logging.py" and re.search(r"^\s*(import structlog|from structlog)", p.read_text(), re.M)]
+    assert direct == [], f"use `from kafkaemu.logging import get_logger` instead of structlog in {direct}"
+
+
 def test_a_default_start_imports_nothing_heavy_before_answering():
     proc, printed = start(importtime=True)
     try:
