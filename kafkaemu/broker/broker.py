@@ -13,7 +13,6 @@ from ..logging import get_logger
 from ..auth.setup import new_authorizer, new_credentials, new_tokens
 from ..config import BrokerConfig
 from ..core.features import KRAFT_VERSION, FinalizedFeatures, parse_levels
-from ..core.quorum import MetadataQuorum, directory_id
 from ..core.quotas.entities import ClientQuotas
 from ..core.quotas.manager import ClientQuotaManagers
 from ..core.timers import Timers
@@ -36,6 +35,7 @@ from .transactions import TransactionDataPath, TransactionHooks
 
 if TYPE_CHECKING:
     from ..core.coordinator import GroupCoordinator
+    from ..core.quorum import MetadataQuorum
     from ..core.transactions.coordinator import TransactionCoordinator
 
 log = get_logger("kafkaemu.broker")
@@ -72,7 +72,7 @@ class Broker:
         # transaction.version starts at its own setting unless --feature names it
         levels = {"transaction.version": config.transaction_version, **parse_levels(config.finalized_features)}
         services.features = self.features = FinalizedFeatures(levels, config.node_id)
-        services.quorum = self.quorum = self._new_quorum(config)
+        BuiltOnFirstUse(services, "quorum", lambda: self._new_quorum(config))   # the raft APIs, the control API
         self.faults = Faults()
         self.timers = Timers()  # broker-level timers (delayed fault replies, idle connections, throttles)
         self._init_quotas(config)
@@ -94,6 +94,7 @@ class Broker:
     def _new_quorum(self, config: BrokerConfig) -> MetadataQuorum:
         """The metadata quorum: the first node its one voter; a node observes (fetches the metadata
         log) while it runs, with its own directory id."""
+        from ..core.quorum import MetadataQuorum, directory_id
         placement = self.placement
 
         def observer(node_id: int, directory: bytes) -> bool:
@@ -153,6 +154,10 @@ class Broker:
     @property
     def credentials(self):
         return self.services.credentials
+
+    @property
+    def quorum(self) -> MetadataQuorum:
+        return self.services.quorum
 
     @property
     def tokens(self):

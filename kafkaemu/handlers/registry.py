@@ -49,8 +49,11 @@ class ApiRegistry:
             if min_version > max_version:
                 raise ValueError(f"api key {api_key}: empty version range")
             if self._index and self._index.get(api_key) != (name, min_version, max_version):
-                raise ValueError(f"{api_key.name} registered as ({name!r}, {min_version}, {max_version}) but "
-                                 f"handlers/index.py says {self._index.get(api_key)}: make them agree")
+                line = f"ApiKey.{api_key.name}: ({name!r}, {min_version}, {max_version}),"
+                if api_key not in self._index:
+                    raise ValueError(f"{api_key.name} is not in handlers/index.py: add {line}")
+                raise ValueError(f"{api_key.name} is registered as {line} but handlers/index.py says "
+                                 f"{self._index[api_key]}: make them agree")
             self._api_keys = None
             self._apis[int(api_key)] = ApiHandler(api_key, name, min_version, max_version, func)
             self._ranges[int(api_key)] = (min_version, max_version)

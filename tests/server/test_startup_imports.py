@@ -29,7 +29,7 @@ HEAVY = ("aiohttp", "multidict", "yarl", "fastavro", "avro", "jsonschema", "goog
          # the coordinators (built on first use) and what only they use
          "kafkaemu.core.coordinator", "kafkaemu.core.classic", "kafkaemu.core.consumer", "kafkaemu.core.share",
          "kafkaemu.core.offsets", "kafkaemu.core.transactions", "kafkaemu.core.streams", "kafkaemu.core.modern",
-         "kafkaemu.core.record_format",
+         "kafkaemu.core.record_format", "kafkaemu.core.quorum",
          # SASL, ACLs, delegation tokens
          "kafkaemu.auth.credentials", "kafkaemu.auth.scram", "kafkaemu.auth.authorizer", "kafkaemu.auth.tokens",
          "kafkaemu.auth.authenticator", "kafkaemu.auth.acl")
