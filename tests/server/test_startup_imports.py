@@ -7,10 +7,12 @@ docs/architecture.md "What runs at start" says why each waits."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -103,8 +105,6 @@ def heavy(modules: set[str], names=HEAVY + HANDLER_MODULES) -> list[str]:
 
 def test_only_kafkaemu_logging_imports_structlog():
     """The others log through ``kafkaemu.logging.get_logger``, so structlog waits for the first event."""
-    import re
-    from pathlib import Path
     package = Path(__file__).resolve().parents[2] / "kafkaemu"
     direct = [str(p.relative_to(package)) for p in sorted(package.rglob("*.py"))
               if p != package / "logging.py" and re.search(r"^\s*(import structlog|from structlog)", p.read_text(), re.M)]
