@@ -41,6 +41,7 @@ def setting(default, help: str, *, kafka: str | None = None, flag: str | None = 
 
 @dataclass
 class BrokerConfig:
+    """Every setting of a broker, with its default (the fields below); ``validate()`` checks them."""
     # -- listeners
     host: str = setting("127.0.0.1", "address to listen on")
     port: int = setting(9092, "port of the first node; 0 picks free ports", min=0, max=65535)
@@ -475,14 +476,14 @@ class Setting:
 
 
 def _settings() -> dict[str, Setting]:
-    hints = typing.get_type_hints(BrokerConfig)
-    kinds = {int: "int", bool: "bool", str: "str", str | None: "optional", tuple[str, ...]: "list",
-             dict[str, str]: "pairs"}
+    # the annotations as written (this module's are strings): evaluating them costs a start more
+    kinds = {"int": "int", "bool": "bool", "str": "str", "str | None": "optional", "tuple[str, ...]": "list",
+             "dict[str, str]": "pairs"}
     result = {}
     for f in fields(BrokerConfig):
         meta = f.metadata
         default = f.default_factory() if callable(f.default_factory) else f.default
-        kind = kinds[hints[f.name]]
+        kind = kinds[f.type]
         flag = meta["flag"] or ("--no-" if kind == "bool" and default else "--") + f.name.replace("_", "-")
         result[f.name] = Setting(f.name, kind, default, meta["help"], meta["kafka"], flag, meta["metavar"],
                                  meta["min"], meta["max"])
