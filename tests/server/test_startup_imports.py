@@ -2,7 +2,8 @@
 ``-X importtime`` report (the set of modules, never their times), for ``kafkaemu serve`` and for
 ``KafkaEmulator()`` in a fresh interpreter; and each part imported later working on first use, each
 in a fresh process: the control API, SASL, transactions, a data dir (its groups and transactions
-loaded at start), the schema registry, share groups, ``KafkaEmulator``'s control methods.
+loaded at start), the schema registry, share and KIP-848 consumer groups, the metadata quorum,
+``KafkaEmulator``'s control methods.
 docs/architecture.md "What runs at start" says why each waits."""
 from __future__ import annotations
 
@@ -194,6 +195,19 @@ def _share_group(printed):
     assert (answer.error_code, answer.member_epoch) == (0, 1), answer
 
 
+def _consumer_group(printed):   # KIP-848
+    answer = call(printed["kafka"], ApiKey.CONSUMER_GROUP_HEARTBEAT, 1,
+                  {"group_id": "lazy-c", "member_id": "m-1", "member_epoch": 0, "rebalance_timeout_ms": 30000,
+                   "subscribed_topic_names": ["lazy"], "topic_partitions": []})
+    assert (answer.error_code, answer.member_epoch) == (0, 1), answer
+
+
+def _metadata_quorum(printed):
+    answer = call(printed["kafka"], ApiKey.DESCRIBE_QUORUM, 2,
+                  {"topics": [{"topic_name": "__cluster_metadata", "partitions": [{"partition_index": 0}]}]})
+    assert answer.error_code == 0 and answer.topics[0].partitions[0].error_code == 0, answer
+
+
 def _produce_and_consume(printed, sasl: bool, transactional: bool):
     confluent_kafka = pytest.importorskip("confluent_kafka", reason="confluent-kafka is not installed")
     common = {"bootstrap.servers": printed["kafka"]}
@@ -228,6 +242,8 @@ FIRST_USES = {
     "SASL": (("--sasl-user", "alice:secret"), lambda printed: _produce_and_consume(printed, True, False)),
     "transactions": ((), lambda printed: _produce_and_consume(printed, False, True)),
     "share groups": ((), _share_group),
+    "consumer groups (KIP-848)": ((), _consumer_group),
+    "the metadata quorum": ((), _metadata_quorum),
 }
 
 
