@@ -108,7 +108,8 @@ BrokerServices = type[RequestContext]
 
 
 class BuiltOnFirstUse:
-    """A service made when first read (the group and transaction coordinators): the first
+    """A service made when first read (the group and transaction coordinators, the SASL users and
+    delegation tokens, the metadata quorum: ``Broker.__init__``): the first
     ``ctx.<name>`` or ``services.<name>`` calls ``build()`` and puts what it returns on the services
     class in its place, so later reads are plain class-attribute lookups again. Setting the
     attribute (a snapshot restore's new coordinator) replaces it as well."""
@@ -128,6 +129,7 @@ class BuiltOnFirstUse:
 def built(services: BrokerServices, name: str):
     """The service ``name`` if it exists, None while it waits for its first use (``BuiltOnFirstUse``)."""
     return None if isinstance(vars(services).get(name), BuiltOnFirstUse) else getattr(services, name)
+
 
 Handler = Callable[[RequestContext, Any], Any]
 
