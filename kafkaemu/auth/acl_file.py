@@ -4,13 +4,12 @@ from __future__ import annotations
 import json
 import os
 
-import structlog
-
+from ..logging import get_logger
 from . import json_file
 from .acl import Acl
 
 FILE = "acls.json"
-log = structlog.get_logger("kafkaemu.authorizer")
+log = get_logger("kafkaemu.authorizer")
 
 
 def load(data_dir: str) -> list[Acl]:

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Callable
 
-import structlog
-
+from ..logging import get_logger
 from ..protocol import envelope
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
@@ -74,7 +73,7 @@ class SaslAuthenticator:
         self.mechanism: str | None = None
         self.username: str | None = None
         self._server = None
-        self.log = log or structlog.get_logger("kafkaemu.auth")
+        self.log = log or get_logger("kafkaemu.auth")
 
     @property
     def complete(self) -> bool:

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-import structlog
-
+from ..logging import get_logger
 from .acl import (WILDCARD, WILDCARD_PRINCIPAL, Acl, AclFilter, AclOperation, AclPermissionType, PatternType,
                   ResourceType, new_acl_error, parse_principal)
 
-log = structlog.get_logger("kafkaemu.authorizer")
+log = get_logger("kafkaemu.authorizer")
 
 KAFKA_AUTHORIZER_CLASS = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 MAX_ACLS_PER_REQUEST = 10000  # Kafka's MAX_RECORDS_PER_USER_OP

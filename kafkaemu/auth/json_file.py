@@ -2,12 +2,12 @@
 JSON, rewritten whole and synced on every change."""
 from __future__ import annotations
 
-import json
 import os
 
 
 def write(path: str, data, indent: int | None = None) -> None:
     """``path`` holds ``data`` as JSON: written to ``<path>.tmp``, synced, renamed over ``path``."""
+    import json   # (with a data dir only)
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=indent)

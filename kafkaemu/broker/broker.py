@@ -7,34 +7,38 @@ path and test hooks (``transactions.py``), request dispatch with interception (`
 """
 from __future__ import annotations
 
-import structlog
+from typing import TYPE_CHECKING, Callable
 
+from ..logging import get_logger
 from ..auth.setup import new_authorizer, new_credentials, new_tokens
 from ..config import BrokerConfig
-from ..core.coordinator import GroupCoordinator
 from ..core.features import KRAFT_VERSION, FinalizedFeatures, parse_levels
-from ..core.quorum import MetadataQuorum, directory_id
 from ..core.quotas.entities import ClientQuotas
 from ..core.quotas.manager import ClientQuotaManagers
 from ..core.timers import Timers
-from ..core.transactions.coordinator import TransactionCoordinator
 from ..faults import Faults
 from ..storage import client_metrics_file, client_quotas_file, transaction_state_topic
+from ..storage.share_state_topic import SHARE_STATE_TOPIC
 from ..telemetry.manager import ClientMetricsManager
-from ..storage.data_dir import DataDir
 from ..storage.dynamic_broker_configs import DynamicBrokerConfigs
-from ..storage.log_store import LogStore
+from ..storage.log_store import OFFSETS_TOPIC, LogStore
 from ..storage.offsets_topic import prepare_offsets_topic
 from . import dispatch
-from .context import ANONYMOUS, RequestContext, services_for
-from .coordinators import build_group_coordinator, build_transaction_coordinator
+from .context import ANONYMOUS, BuiltOnFirstUse, RequestContext, built, services_for
+from .coordinators import (build_group_coordinator, build_transaction_coordinator, continue_producer_ids,
+                           holds_records)
 from .intercept import RequestInterceptor
 from .placement import Placement
 from .quotas import QuotaEnforcer
 from .topics import TopicAdmin
 from .transactions import TransactionDataPath, TransactionHooks
 
-log = structlog.get_logger("kafkaemu.broker")
+if TYPE_CHECKING:
+    from ..core.coordinator import GroupCoordinator
+    from ..core.quorum import MetadataQuorum
+    from ..core.transactions.coordinator import TransactionCoordinator
+
+log = get_logger("kafkaemu.broker")
 
 
 class Broker:
@@ -47,6 +51,7 @@ class Broker:
         self.store = store = LogStore(config.log_retention_check_interval_ms, config.log_cleaner_backoff_ms,
                                       config.max_uncompressed_batch_bytes, config.topic_defaults)
         if config.data_dir:
+            from ..storage.data_dir import DataDir   # segments, recovery, checkpoints: with a data dir only
             DataDir(config.data_dir, config.data_dir_tail_cache_bytes).attach(store)  # loads what a previous run stored
         store.tick(now_ms)  # starts the retention schedule
         self.now_ms = now_ms
@@ -61,12 +66,13 @@ class Broker:
         self.txn_hooks = TransactionHooks(services, self._clock)
         # security: the authorizer (None while authorization is off), SASL users, delegation tokens
         services.authorizer = self.authorizer = new_authorizer(config)
-        services.credentials = self.credentials = new_credentials(config)
-        services.tokens = self.tokens = self.credentials.tokens = new_tokens(config, self._clock)
+        self._security_clock: Callable[[], int] | None = None   # token expiry's clock (use_security_clock)
+        BuiltOnFirstUse(services, "credentials", self._build_credentials)
+        BuiltOnFirstUse(services, "tokens", lambda: services.credentials.tokens)
         # transaction.version starts at its own setting unless --feature names it
         levels = {"transaction.version": config.transaction_version, **parse_levels(config.finalized_features)}
         services.features = self.features = FinalizedFeatures(levels, config.node_id)
-        services.quorum = self.quorum = self._new_quorum(config)
+        BuiltOnFirstUse(services, "quorum", lambda: self._new_quorum(config))   # the raft APIs, the control API
         self.faults = Faults()
         self.timers = Timers()  # broker-level timers (delayed fault replies, idle connections, throttles)
         self._init_quotas(config)
@@ -77,10 +83,9 @@ class Broker:
         # their records are replayed (completing transactions caught mid-commit).
         prepare_offsets_topic(store, config.offsets_topic_num_partitions, f"data directory {config.data_dir}")
         transaction_state_topic.prepare_transaction_state_topic(store, config.transaction_state_log_num_partitions)
-        self.coordinator = self.new_coordinator(now_ms, load=bool(config.data_dir))
-        self.txn_coordinator = self.new_transaction_coordinator(now_ms, load=bool(config.data_dir))
-        if self.txn_coordinator.settings.partition_verification_enable:
-            self.txn_path.partition_verifier = self.txn_path.verify_partition
+        self.placement.offsets_partitions = len(store.get(OFFSETS_TOPIC).partitions)
+        self.placement.txn_partitions = len(store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC).partitions)
+        self._init_coordinators(config, now_ms)
         self.interceptor = RequestInterceptor(self)  # faults, request log, API version caps
 
     def _clock(self) -> int:
@@ -89,6 +94,7 @@ class Broker:
     def _new_quorum(self, config: BrokerConfig) -> MetadataQuorum:
         """The metadata quorum: the first node its one voter; a node observes (fetches the metadata
         log) while it runs, with its own directory id."""
+        from ..core.quorum import MetadataQuorum, directory_id
         placement = self.placement
 
         def observer(node_id: int, directory: bytes) -> bool:
@@ -96,6 +102,66 @@ class Broker:
                 and directory == directory_id(config.cluster_id, node_id)
         return MetadataQuorum(config.cluster_id, config.node_id, lambda: self.features.level(KRAFT_VERSION),
                               observer, placement.node_at)
+
+    def _init_coordinators(self, config: BrokerConfig, now_ms: int) -> None:
+        """The group and transaction coordinators are built when first used (``ctx.groups``,
+        ``ctx.txns``, ``broker.coordinator``): a start that serves neither imports neither. A data
+        directory whose internal topics hold their records has them loaded now, before any request
+        (their timers run and transactions caught mid-commit complete from the start)."""
+        load = bool(config.data_dir)
+        self._group_watchers: list[Callable[[GroupCoordinator], None]] = []
+
+        def build_groups() -> GroupCoordinator:
+            coordinator = self.new_coordinator(self.now_ms, load)
+            for watch in self._group_watchers:
+                watch(coordinator)
+            self._group_watchers.clear()
+            return coordinator
+        BuiltOnFirstUse(self.services, "groups", build_groups)
+        BuiltOnFirstUse(self.services, "txns", lambda: self.new_transaction_coordinator(self.now_ms, load))
+        if config.transaction_partition_verification_enable:
+            self.txn_path.partition_verifier = self.txn_path.verify_partition
+        if load:
+            continue_producer_ids(self.store)   # idempotent producers' ids too, coordinator or not
+            if holds_records(self.store, OFFSETS_TOPIC, SHARE_STATE_TOPIC):
+                getattr(self.services, "groups")   # reading it builds (and loads) it
+            if holds_records(self.store, transaction_state_topic.TRANSACTION_STATE_TOPIC):
+                getattr(self.services, "txns")
+
+    def watch_group_coordinator(self, watch: Callable[[GroupCoordinator], None]) -> None:
+        """``watch(coordinator)`` once the group coordinator exists (now, if it does), without building it."""
+        coordinator = built(self.services, "groups")
+        if coordinator is None:
+            self._group_watchers.append(watch)
+        else:
+            watch(coordinator)
+
+    def _build_credentials(self):
+        """The SASL users (with the delegation tokens OAUTHBEARER and SCRAM token logins read), on
+        first use: a listener with SASL, a SCRAM or token request, the control API."""
+        credentials = new_credentials(self.config)
+        credentials.tokens = new_tokens(self.config, self._clock)
+        if self._security_clock is not None:
+            credentials.now_ms = credentials.tokens.now_ms = self._security_clock
+        return credentials
+
+    def use_security_clock(self, now_ms: Callable[[], int]) -> None:
+        """Token expiry (OAUTHBEARER, delegation tokens) follows ``now_ms`` (the server's clock)."""
+        self._security_clock = now_ms
+        if (credentials := built(self.services, "credentials")) is not None:
+            credentials.now_ms = credentials.tokens.now_ms = now_ms
+
+    @property
+    def credentials(self):
+        return self.services.credentials
+
+    @property
+    def quorum(self) -> MetadataQuorum:
+        return self.services.quorum
+
+    @property
+    def tokens(self):
+        return self.services.tokens
 
     def _init_telemetry(self, config: BrokerConfig) -> None:
         """KIP-714: CLIENT_METRICS subscriptions (kept in the data directory) and what clients push."""
@@ -184,9 +250,13 @@ class Broker:
     def tick(self, now_ms: int) -> None:
         """Fire every timer due at ``now_ms`` (session expiry, long-poll timeouts, ...)."""
         self.now_ms = now_ms
-        # one subsystem's failure is logged and does not stop the others' timers
-        for subsystem, tick in (("storage", self.store.tick), ("groups", self.coordinator.tick),
-                                ("transactions", self.txn_coordinator.tick), ("broker", self.timers.poll)):
+        # one subsystem's failure is logged and does not stop the others' timers; a coordinator not
+        # built yet has no timers
+        groups, txns = built(self.services, "groups"), built(self.services, "txns")
+        for subsystem, tick in (("storage", self.store.tick), ("groups", groups and groups.tick),
+                                ("transactions", txns and txns.tick), ("broker", self.timers.poll)):
+            if tick is None:
+                continue
             try:
                 tick(now_ms)
             except Exception:
@@ -194,8 +264,9 @@ class Broker:
 
     def next_deadline_ms(self) -> int | None:
         """The earliest time ``tick`` has work to do, or None."""
-        deadlines = [d for d in (self.store.next_deadline_ms(), self.coordinator.next_deadline_ms(),
-                                 self.txn_coordinator.next_deadline_ms(), self.timers.next_deadline())
+        groups, txns = built(self.services, "groups"), built(self.services, "txns")
+        deadlines = [d for d in (self.store.next_deadline_ms(), groups and groups.next_deadline_ms(),
+                                 txns and txns.next_deadline_ms(), self.timers.next_deadline())
                      if d is not None]
         return min(deadlines, default=None)
 

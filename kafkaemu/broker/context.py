@@ -10,6 +10,7 @@ is seen by every context at once, parked ones included.
 """
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..protocol.api_keys import ApiKey
@@ -104,6 +105,31 @@ class RequestContext:
 
 BrokerServices = type[RequestContext]
 """A broker's RequestContext subclass: its class attributes are the broker's services."""
+
+
+class BuiltOnFirstUse:
+    """A service made when first read (the group and transaction coordinators, the SASL users and
+    delegation tokens, the metadata quorum: ``Broker.__init__``): the first
+    ``ctx.<name>`` or ``services.<name>`` calls ``build()`` and puts what it returns on the services
+    class in its place, so later reads are plain class-attribute lookups again. Setting the
+    attribute (a snapshot restore's new coordinator) replaces it as well."""
+
+    def __init__(self, services: BrokerServices, name: str, build: Callable[[], Any]) -> None:
+        self.services, self.name, self.build = services, name, build
+        self._lock = threading.Lock()   # an in-process emulator's loop and a test's thread may both read first
+        setattr(services, name, self)
+
+    def __get__(self, obj, cls=None):
+        with self._lock:
+            if vars(self.services).get(self.name) is self:
+                setattr(self.services, self.name, self.build())
+        return getattr(self.services, self.name)
+
+
+def built(services: BrokerServices, name: str):
+    """The service ``name`` if it exists, None while it waits for its first use (``BuiltOnFirstUse``)."""
+    return None if isinstance(vars(services).get(name), BuiltOnFirstUse) else getattr(services, name)
+
 
 Handler = Callable[[RequestContext, Any], Any]
 

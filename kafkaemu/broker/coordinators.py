@@ -1,27 +1,46 @@
 """Where the broker builds its coordinators: each writes its records to its internal topic and
-is placed by that topic's partition count (``Placement`` learns the same count here)."""
+is placed by that topic's partition count (``Placement`` learns the same count here).
+
+The broker builds them on first use (``Broker.__init__``), so the group and transaction
+coordinators' modules are imported here, when one is built, not when the broker starts."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from ..config import BrokerConfig
-from ..core.coordinator import CoordinatorSettings, GroupCoordinator
-from ..core.settings import TransactionSettings
-from ..core.transactions.context import WriteMarkers
-from ..core.transactions.coordinator import TransactionCoordinator
 from ..storage import transaction_state_topic
 from ..storage.log_store import OFFSETS_TOPIC, LogStore
-from ..storage.offsets_topic import log_sink, read_entries
-from ..storage import group_configs_file, share_state_topic
-from ..storage.share_log import log_offsets, offset_for_time, share_waker
 from .placement import Placement
+
+if TYPE_CHECKING:
+    from ..config import BrokerConfig
+    from ..core.coordinator import GroupCoordinator
+    from ..core.transactions.context import WriteMarkers
+    from ..core.transactions.coordinator import TransactionCoordinator
+
+
+def holds_records(store: LogStore, *topics: str) -> bool:
+    """Whether any partition of these topics holds a record (a data directory's coordinator state)."""
+    return any(plog.log_end_offset > plog.log_start_offset
+               for name in topics if (topic := store.get(name)) is not None for plog in topic.partitions)
+
+
+def continue_producer_ids(store: LogStore) -> None:
+    """New producer ids continue above every id the partitions' logs know (a data directory's)."""
+    ids = store.producer_ids
+    for topic in store.topics.values():
+        for plog in topic.partitions:
+            ids.ensure_above(max(plog.producers.producers, default=-1))
 
 
 def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Placement, now_ms: int,
                             load: bool) -> GroupCoordinator:
     """A group coordinator writing to __consumer_offsets; ``load``: with the groups and offsets
     its records hold (a previous run's, or a restored snapshot's)."""
+    from ..core.coordinator import CoordinatorSettings, GroupCoordinator
+    from ..storage import group_configs_file, share_state_topic
+    from ..storage.offsets_topic import log_sink, read_entries
+    from ..storage.share_log import log_offsets, offset_for_time, share_waker
     offsets_partitions = len(store.get(OFFSETS_TOPIC).partitions)
     placement.offsets_partitions = offsets_partitions
     settings = dataclasses.replace(CoordinatorSettings.from_config(config),
@@ -59,6 +78,8 @@ def build_transaction_coordinator(config: BrokerConfig, store: LogStore, placeme
     """A transaction coordinator writing to __transaction_state; ``load``: with the transactions
     its records hold (a previous run's, or a restored snapshot's), producer ids continuing above
     every id the logs know."""
+    from ..core.settings import TransactionSettings
+    from ..core.transactions.coordinator import TransactionCoordinator
     txn_partitions = len(store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC).partitions)
     placement.txn_partitions = txn_partitions
     settings = dataclasses.replace(TransactionSettings.from_config(config), state_log_num_partitions=txn_partitions)
@@ -67,10 +88,7 @@ def build_transaction_coordinator(config: BrokerConfig, store: LogStore, placeme
     coordinator = TransactionCoordinator(settings, transaction_state_topic.log_sink(store), write_markers,
                                          store.producer_ids.new_id, now_ms, transaction_version=transaction_version)
     if load:
-        ids = store.producer_ids
-        for topic in store.topics.values():
-            for plog in topic.partitions:
-                ids.ensure_above(max(plog.producers.producers, default=-1))
+        continue_producer_ids(store)
         coordinator.load(transaction_state_topic.read_records(store), now_ms)
-        ids.ensure_above(coordinator.max_producer_id())
+        store.producer_ids.ensure_above(coordinator.max_producer_id())
     return coordinator

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import zlib
 
-import structlog
-
+from ..logging import get_logger
 from ..core.placement import partition_for
 from ..storage.log_store import OFFSETS_TOPIC, LogStore
 from ..storage.transaction_state_topic import TRANSACTION_STATE_TOPIC
 
-log = structlog.get_logger("kafkaemu.broker")
+log = get_logger("kafkaemu.broker")
 NO_LEADER = -1
 
 

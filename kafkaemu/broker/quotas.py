@@ -11,8 +11,7 @@ from __future__ import annotations
 import itertools
 import time
 
-import structlog
-
+from ..logging import get_logger
 from ..core.quotas.manager import NANOS_TO_PERCENTAGE, ClientQuotaManagers
 from ..protocol.api_keys import ApiKey
 from .context import DEFERRED, NO_RESPONSE
@@ -20,7 +19,7 @@ from .context import DEFERRED, NO_RESPONSE
 CLIENT_THROTTLE_SINCE = {ApiKey.PRODUCE: 6, ApiKey.FETCH: 8}   # shouldClientThrottle versions
 EXEMPT = frozenset({ApiKey.WRITE_TXN_MARKERS})                 # cluster actions: never throttled
 _serial = itertools.count(1)
-log = structlog.get_logger("kafkaemu.quotas")
+log = get_logger("kafkaemu.quotas")
 
 
 def _user(principal: str) -> str:

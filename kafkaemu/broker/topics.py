@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-import structlog
-
+from ..logging import get_logger
 from ..storage.log_store import Topic
+from .context import built
 
 if TYPE_CHECKING:
     from .context import BrokerServices
 
-log = structlog.get_logger("kafkaemu.broker")
+log = get_logger("kafkaemu.broker")
 
 
 class TopicAdmin:
@@ -28,6 +28,7 @@ class TopicAdmin:
         services = self.services
         topic = services.store.delete_topic(name)
         services.placement.forget_topic(name)
-        services.groups.on_topic_deleted(self.clock(), name)
+        if (groups := built(services, "groups")) is not None:   # not built yet: no group knows the topic
+            groups.on_topic_deleted(self.clock(), name)
         log.info("topic_deleted", topic=name)
         return topic

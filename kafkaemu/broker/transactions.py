@@ -11,20 +11,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-import structlog
-
-from ..core.transactions.context import WriteMarkers
-from ..core.transactions.requests import AddPartitions
-from ..core.transactions.verification import verification_error
+from ..logging import get_logger
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC
 from ..storage.record_batch import InvalidBatch
 from ..storage.transaction_state_topic import TRANSACTION_STATE_TOPIC
 
 if TYPE_CHECKING:
+    from ..core.transactions.context import WriteMarkers
     from .context import BrokerServices
 
-log = structlog.get_logger("kafkaemu.broker")
+log = get_logger("kafkaemu.broker")
 
 # (transactional id | None, producer id, epoch, topic, partition) -> error code or 0
 PartitionVerifier = Callable[[str | None, int, int, str, int], int]
@@ -81,6 +78,8 @@ class TransactionDataPath:
         verify_only, with AddPartitionsToTxnManager's translation: PRODUCER_FENCED becomes
         INVALID_PRODUCER_EPOCH; TRANSACTION_ABORTABLE (not in the transaction) stays, for callers to
         turn into INVALID_TXN_STATE for clients that predate it."""
+        from ..core.transactions.requests import AddPartitions   # with the coordinator, on first use
+        from ..core.transactions.verification import verification_error
         return int(verification_error(self.services.txns.verify_partitions(
             self.clock(), AddPartitions(transactional_id or "", producer_id, producer_epoch,
                                         [(topic, partition)]))[(topic, partition)]))
@@ -98,6 +97,8 @@ class TransactionDataPath:
         """KIP-890 part 2: add the partition to the producer's transaction (starting one if none is
         open), as AddPartitionsToTxnManager asks the coordinator; PRODUCER_FENCED reads as
         INVALID_PRODUCER_EPOCH."""
+        from ..core.transactions.requests import AddPartitions
+        from ..core.transactions.verification import verification_error
         return int(verification_error(self.services.txns.add_partitions(
             self.clock(), AddPartitions(transactional_id or "", producer_id, producer_epoch, [(topic, partition)],
                                         transaction_version=2))))

@@ -27,7 +27,7 @@ import json
 import logging
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-import structlog
+from ..logging import get_logger
 from aiohttp import http_exceptions, web
 
 from . import web as page
@@ -35,7 +35,7 @@ from .guard import Guard, is_loopback  # noqa: F401 (is_loopback: part of this m
 from .operations import OPS, Control
 from .params import BadRequest, ControlError
 
-log = structlog.get_logger("kafkaemu.control.http")
+log = get_logger("kafkaemu.control.http")
 
 MAX_HEAD_BYTES = 16 * 1024
 MAX_BODY_BYTES = 1 << 20

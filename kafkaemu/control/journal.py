@@ -13,7 +13,7 @@ class GroupJournal:
         self.broker = broker
         self.entries: deque[dict] = deque(maxlen=JOURNAL_ENTRIES)
         self.next_seq = 1
-        self.watch(broker.coordinator)
+        broker.watch_group_coordinator(self.watch)   # once the broker builds it
 
     def watch(self, coordinator) -> None:
         """Record the transitions of ``coordinator`` (the broker's, or one a restore put there)."""

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-import structlog
-
+from ..logging import get_logger
 from ..protocol.errors import ErrorCode
 from ..protocol.operations import GROUP_OPERATIONS, NOT_REQUESTED
 from .classic import records as classic_records
@@ -52,7 +51,7 @@ from .streams.manager import INTERNAL_TOPICS, StreamsGroupManager
 from .streams.manager import error_response as streams_error_response
 from .streams.requests import StreamsHeartbeat
 
-log = structlog.get_logger("kafkaemu.coordinator")
+log = get_logger("kafkaemu.coordinator")
 E = ErrorCode
 RETENTION_KEY = ("offsets-retention",)
 

@@ -11,8 +11,7 @@ import struct
 from dataclasses import dataclass
 from typing import Callable
 
-import structlog
-
+from ..logging import get_logger
 from ..protocol.catalog import catalog
 
 _I16 = struct.Struct(">h")
@@ -35,7 +34,7 @@ def fits_record_key(group_id: str) -> bool:
 
 
 def replay_or_skip(replay: Callable[..., None], key: bytes, value: bytes | None, *args, event: str,
-                   log=structlog.get_logger("kafkaemu.coordinator")) -> bool:
+                   log=get_logger("kafkaemu.coordinator")) -> bool:
     """``replay(key, value, *args)``; False, logged as ``event``, when the record is skipped: an
     unknown key version (as Kafka's CoordinatorLoaderImpl skips it) or a record that does not decode
     (Kafka would fail the partition's load; kafkaemu skips it so the rest of the log still loads)."""

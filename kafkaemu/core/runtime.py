@@ -29,11 +29,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Hashable
 
-import structlog
-
+from ..logging import get_logger
 from ..protocol.errors import ErrorCode
 
-log = structlog.get_logger("kafkaemu.coordinator")
+log = get_logger("kafkaemu.coordinator")
 E = ErrorCode
 
 # GroupCoordinatorService.handleOperationException / appendGroupMetadataErrorToResponseError

@@ -22,9 +22,9 @@ import heapq
 import itertools
 from typing import Callable, Hashable
 
-import structlog
+from ..logging import get_logger
 
-log = structlog.get_logger("kafkaemu.timers")
+log = get_logger("kafkaemu.timers")
 _COMPACT_SLACK = 64   # a small heap is never worth rebuilding
 
 

@@ -9,8 +9,7 @@ The internal topics (changelog and repartition topics) the coordinator finds mis
 here with the partitions it decided and the configs the topology gives, when the principal may
 CREATE them; the members get tasks once the next heartbeat finds them.
 """
-import structlog
-
+from ..logging import get_logger
 from ..core.streams.requests import StreamsHeartbeat
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
@@ -20,7 +19,7 @@ from .authorization import CREATE, DESCRIBE, GROUP, READ, TOPIC, authorize, auth
 from .group_common import client_host, is_coordinator
 from .registry import registry
 
-log = structlog.get_logger("kafkaemu.streams_groups")
+log = get_logger("kafkaemu.streams_groups")
 E = ErrorCode
 INTERNAL_TOPICS = ("__consumer_offsets", "__transaction_state", "__share_group_state")
 

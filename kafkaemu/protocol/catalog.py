@@ -5,7 +5,6 @@ import os
 import threading
 from collections.abc import Mapping
 from functools import lru_cache
-from importlib.resources import files
 from pathlib import Path
 
 from .codegen import Codec
@@ -19,10 +18,11 @@ def spec_dir() -> Path:
     env = os.environ.get("KAFKAEMU_PROTOCOL_SPECS")
     if env:
         return Path(env)
-    shipped = files("kafkaemu") / "protocol_specs"
+    package = Path(__file__).resolve().parents[1]
+    shipped = package / "protocol_specs"   # package data: a directory beside the modules
     if shipped.is_dir():
-        return Path(str(shipped))
-    checkout = Path(__file__).resolve().parents[2] / "protocol_specs"
+        return shipped
+    checkout = package.parent / "protocol_specs"
     if checkout.is_dir():
         return checkout
     raise FileNotFoundError(f"protocol_specs/ is neither in the package ({shipped}) nor in a checkout "
@@ -111,8 +111,21 @@ class Catalog:
         return spec.name[: -len("Request")] if spec else f"Api{api_key}"
 
 
+def spec_texts(directory: Path) -> dict[str, str]:
+    """Every ``*.spec`` file under ``directory``: its path relative to it -> its text, in path order
+    (read with ``os.walk``: pathlib's ``rglob`` costs a start-up more than reading the files)."""
+    found = []
+    for root, _, names in os.walk(directory):
+        rel = os.path.relpath(root, directory)
+        found += [(name if rel == "." else os.path.join(rel, name), os.path.join(root, name))
+                  for name in names if name.endswith(".spec")]
+    texts = {}
+    for source, path in sorted(found):
+        with open(path, encoding="utf-8") as f:
+            texts[source] = f.read()
+    return texts
+
+
 @lru_cache(maxsize=1)
 def catalog() -> Catalog:
-    directory = spec_dir()
-    return Catalog({str(path.relative_to(directory)): path.read_text()
-                    for path in sorted(directory.rglob("*.spec"))})
+    return Catalog(spec_texts(spec_dir()))

@@ -1,60 +1,19 @@
-"""Turn parsed specs into ``construct`` codecs, one per (message, version).
+"""The codec of one message at one version: the generated straight-line one (``fastcodec``) the
+server runs, and the ``construct`` reference (``constructs.build_struct``), built and imported only
+when first used (a body that fails to decode, tests).
 
-Every version of a message decodes to the same shape: a ``Container`` with snake_case field
-names, where fields absent from the version hold their defaults. Encoding takes that shape
-(any mapping; missing keys take defaults) and writes only what the version has.
+Every version of a message decodes to the same shape: a dict with snake_case field names (read
+as attributes too), where fields absent from the version hold their defaults. Encoding takes that
+shape (any mapping; missing keys take defaults) and writes only what the version has.
 """
 from __future__ import annotations
 
 import io
 from functools import cached_property
 
-from construct import (Construct, ConstructError, Float64b, Int8sb, Int16sb, Int16ub, Int32sb,
-                       Int32ub, Int64sb)
-
-from .constructs import KArray, KBool, KBytes, KOptional, KString, KStruct, KUuid
-from .defaults import field_default, shape_default
 from .fastcodec import FastCodec
 from .primitives import DecodeError
-from .spec import FieldSpec, MessageSpec
-
-_FIXED: dict[str, Construct] = {
-    "bool": KBool(), "int8": Int8sb, "int16": Int16sb, "int32": Int32sb, "int64": Int64sb,
-    "uint16": Int16ub, "uint32": Int32ub, "float64": Float64b, "uuid": KUuid(),
-}
-
-def _field_construct(f: FieldSpec, version: int, flexible: bool) -> Construct:
-    compact = flexible if f.flex is None else version in f.flex
-    nullable = version in f.nullable
-    elem = f.element_type
-    if f.is_struct:
-        sub = build_struct(f.fields, version, flexible)
-    elif elem in ("string",):
-        sub = KString(compact, nullable and not f.is_array)
-    elif elem in ("bytes", "records"):
-        sub = KBytes(compact, nullable and not f.is_array)
-    else:
-        sub = _FIXED[elem]
-    if f.is_array:
-        return KArray(sub, compact, nullable)
-    if f.is_struct and nullable:
-        return KOptional(sub)
-    return sub
-
-
-def build_struct(fields: list[FieldSpec], version: int, flexible: bool) -> KStruct:
-    plain, tagged, absent, fill = [], {}, [], {}
-    for f in fields:
-        if version not in f.versions:
-            absent.append((f.name, shape_default(f)))
-            continue
-        entry = (f.name, _field_construct(f, version, flexible), field_default(f, version))
-        if flexible and version in f.tagged:
-            tagged[f.tag] = entry
-            fill[f.name] = shape_default(f)  # what decoding gives when the tag is not sent
-        else:
-            plain.append(entry)
-    return KStruct(plain, tagged, flexible, absent, fill)
+from .spec import MessageSpec
 
 
 class Codec:
@@ -69,6 +28,7 @@ class Codec:
     def plain(self):
         """The ``construct`` codec: the reference, and the decoder that names what fails to parse
         (built on first use; the server's requests go through ``fast``)."""
+        from .constructs import build_struct
         return build_struct(self.spec.fields, self.version, self.flexible)
 
     @cached_property
@@ -95,9 +55,9 @@ class Codec:
         stream = io.BytesIO(data)
         try:
             obj = self.plain.parse_stream(stream)
-        except ConstructError:
+        except DecodeError:
             raise
-        except Exception as exc:
+        except Exception as exc:   # construct's own errors (ConstructError) and others
             raise DecodeError(f"{self.spec.name} v{self.version}: {exc}") from exc
         if strict and stream.tell() != len(data):
             raise DecodeError(f"{self.spec.name} v{self.version}: {len(data) - stream.tell()} trailing bytes")

@@ -2,17 +2,19 @@
 
 Each class has a plain ``_parse``/``_build`` and an ``_emitparse``/``_emitbuild`` so that
 ``.compile()`` inlines it. Both paths call the bounds-checked helpers of ``primitives``, so a
-truncated or hostile body raises :class:`DecodeError` (a ``construct`` error) on either path; the
-plain codec is still kept as the error path because its messages name the failing field.
+truncated or hostile body raises :class:`DecodeError` on either path (construct's own checks raise
+``ConstructError``s); the plain codec is still kept as the error path because its messages name the
+failing field. ``build_struct`` makes the reference codec of one message version from its spec.
 """
 from __future__ import annotations
 
 import io as _io
 import struct
 
-from construct import Construct, Container, FormatField
+from construct import Construct, Container, Float64b, FormatField, Int8sb, Int16sb, Int16ub, Int32sb, Int32ub, Int64sb
 
-from .defaults import default_source, fresh, is_default
+from .defaults import field_default, is_default, shape_default
+from .spec import FieldSpec
 from .primitives import (DecodeError, read_array_len, read_bytes, read_exact, read_string, read_tagged_header,
                          read_uvarint, write_array_len, write_bytes, write_string, write_tagged)
 
@@ -348,3 +350,60 @@ class KStruct(Construct):
         lines.append("    return objdict")
         code.append("\n".join(lines) + "\n")
         return f"{fname}(obj, io, this)"
+
+
+def fresh(default):
+    """A new copy of a default, so no decoded message shares a mutable default with another."""
+    if isinstance(default, dict):
+        return Container({k: fresh(v) for k, v in default.items()})
+    if isinstance(default, list):
+        return []
+    return default
+
+
+def default_source(default) -> str:
+    """Python source that evaluates to ``fresh(default)`` (for compiled codecs)."""
+    if isinstance(default, dict):
+        return "Container({%s})" % ", ".join(f"{k!r}: {default_source(v)}" for k, v in default.items())
+    if isinstance(default, list):
+        return "[]"
+    return repr(default)
+
+
+_FIXED: dict[str, Construct] = {
+    "bool": KBool(), "int8": Int8sb, "int16": Int16sb, "int32": Int32sb, "int64": Int64sb,
+    "uint16": Int16ub, "uint32": Int32ub, "float64": Float64b, "uuid": KUuid(),
+}
+
+def _field_construct(f: FieldSpec, version: int, flexible: bool) -> Construct:
+    compact = flexible if f.flex is None else version in f.flex
+    nullable = version in f.nullable
+    elem = f.element_type
+    if f.is_struct:
+        sub = build_struct(f.fields, version, flexible)
+    elif elem in ("string",):
+        sub = KString(compact, nullable and not f.is_array)
+    elif elem in ("bytes", "records"):
+        sub = KBytes(compact, nullable and not f.is_array)
+    else:
+        sub = _FIXED[elem]
+    if f.is_array:
+        return KArray(sub, compact, nullable)
+    if f.is_struct and nullable:
+        return KOptional(sub)
+    return sub
+
+
+def build_struct(fields: list[FieldSpec], version: int, flexible: bool) -> KStruct:
+    plain, tagged, absent, fill = [], {}, [], {}
+    for f in fields:
+        if version not in f.versions:
+            absent.append((f.name, shape_default(f)))
+            continue
+        entry = (f.name, _field_construct(f, version, flexible), field_default(f, version))
+        if flexible and version in f.tagged:
+            tagged[f.tag] = entry
+            fill[f.name] = shape_default(f)  # what decoding gives when the tag is not sent
+        else:
+            plain.append(entry)
+    return KStruct(plain, tagged, flexible, absent, fill)

@@ -1,8 +1,7 @@
 """A field's default: what a version without the field decodes to and what encoding leaves out
-(tagged fields at their default), worked out from the spec text once for both codecs."""
+(tagged fields at their default), worked out from the spec text once for both codecs. (Nothing here
+imports ``construct``: the generated codecs the server runs use these without it.)"""
 from __future__ import annotations
-
-from construct import Container
 
 from .spec import FieldSpec
 
@@ -60,21 +59,3 @@ def is_default(value, default) -> bool:
             return value is None and default is None
         return all(is_default(value.get(k, d), d) for k, d in default.items())
     return value == default
-
-
-def fresh(default):
-    """A new copy of a default, so no decoded message shares a mutable default with another."""
-    if isinstance(default, dict):
-        return Container({k: fresh(v) for k, v in default.items()})
-    if isinstance(default, list):
-        return []
-    return default
-
-
-def default_source(default) -> str:
-    """Python source that evaluates to ``fresh(default)`` (for compiled codecs)."""
-    if isinstance(default, dict):
-        return "Container({%s})" % ", ".join(f"{k!r}: {default_source(v)}" for k, v in default.items())
-    if isinstance(default, list):
-        return "[]"
-    return repr(default)

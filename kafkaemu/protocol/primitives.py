@@ -1,19 +1,18 @@
 """Kafka's wire primitives: bounds-checked reads and writes of lengths, varints, strings, bytes,
 arrays and tagged fields, shared by the reference codec (``constructs``) and the generated one
-(``fastcodec``). A truncated or hostile body raises :class:`DecodeError` (a ``construct`` error).
+(``fastcodec``). A truncated or hostile body raises :class:`DecodeError` (a ValueError; not a
+``construct`` class, so that the generated codecs never import ``construct``).
 """
 from __future__ import annotations
 
 import struct
-
-from construct import ConstructError
 
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
 _ONE_BYTE = [bytes([n]) for n in range(0x80)]
 
 
-class DecodeError(ConstructError):
+class DecodeError(ValueError):
     pass
 
 

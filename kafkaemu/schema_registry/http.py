@@ -11,14 +11,14 @@ import json
 import re
 from urllib.parse import unquote
 
-import structlog
+from ..logging import get_logger
 from aiohttp import web
 
 from . import errors as E
 from .registry import SchemaRegistry, parse_version
 from .schema_types import schema_types
 
-log = structlog.get_logger("kafkaemu.schema_registry.http")
+log = get_logger("kafkaemu.schema_registry.http")
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 # What Confluent's resources consume; no Content-Type at all is read as octet-stream (Jersey).

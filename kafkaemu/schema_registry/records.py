@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 from typing import Iterator
 
-import structlog
-
+from ..logging import get_logger
 from ..storage.record_batch import build_batch, iter_records, parse_header
 
-log = structlog.get_logger("kafkaemu.schema_registry.records")
+log = get_logger("kafkaemu.schema_registry.records")
 
 SCHEMAS_TOPIC = "_schemas"
 # As Confluent's KafkaStore creates it (kafkastore.topic): one partition, compacted.

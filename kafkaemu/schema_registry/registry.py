@@ -7,15 +7,14 @@ Operations are synchronous: on the broker's one loop, two registrations never in
 stay unique without locks."""
 from __future__ import annotations
 
-import structlog
-
+from ..logging import get_logger
 from . import errors as E
 from .compatibility import DEFAULT_LEVEL, LEVELS, errors as compatibility_errors
 from .records import SchemasTopic, config_key, delete_subject_key, mode_key, schema_key, value
 from .schema_types import InvalidSchema, parse, schema_types
 from .state import RegistryState, SchemaVersion, content_key
 
-log = structlog.get_logger("kafkaemu.schema_registry")
+log = get_logger("kafkaemu.schema_registry")
 
 MODES = ("READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT")
 MAX_VERSION = 2**31 - 1

@@ -1,13 +1,13 @@
 """Serving the registry: an aiohttp server on the broker's loop, on its own port."""
 from __future__ import annotations
 
-import structlog
+from ..logging import get_logger
 from aiohttp import web
 
 from .http import RegistryApi
 from .registry import SchemaRegistry
 
-log = structlog.get_logger("kafkaemu.schema_registry")
+log = get_logger("kafkaemu.schema_registry")
 
 # Largest request body: a schema larger than a record the broker takes could not be stored anyway.
 EXTRA_BODY_BYTES = 64 * 1024

@@ -8,9 +8,9 @@ import json
 import os
 import re
 
-import structlog
+from ..logging import get_logger
 
-log = structlog.get_logger("kafkaemu.storage")
+log = get_logger("kafkaemu.storage")
 _PARTITION_DIR = re.compile(r"^(.+)-(\d+)$")
 
 

@@ -2,20 +2,19 @@
 rewritten whole on every change (as the controller's config records, they survive a restart)."""
 from __future__ import annotations
 
-import json
 import os
 
-import structlog
-
+from ..logging import get_logger
 from .files import write_atomically
 
 FILE = "client-metrics.json"
-log = structlog.get_logger("kafkaemu.telemetry")
+log = get_logger("kafkaemu.telemetry")
 
 
 def load(data_dir: str) -> dict[str, dict[str, str]]:
     """The subscriptions a previous run stored; none without a file. A file that does not parse is
     moved aside with a warning, so a damaged file does not stop the broker."""
+    import json   # (with a data dir only)
     path = os.path.join(data_dir, FILE)
     try:
         with open(path, encoding="utf-8") as f:
@@ -30,5 +29,6 @@ def load(data_dir: str) -> dict[str, dict[str, str]]:
 
 
 def save(data_dir: str, subscriptions: dict[str, dict[str, str]]) -> None:
+    import json   # (with a data dir only)
     data = json.dumps({"version": 1, "subscriptions": subscriptions}, indent=1).encode()
     write_atomically(os.path.join(data_dir, FILE), data)

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import struct
 
-import structlog
-
+from ..logging import get_logger
 from . import topic_config
 from .record_batch import InvalidBatch, build_batch, iter_records, parse_header
 
-log = structlog.get_logger("kafkaemu.storage")
+log = get_logger("kafkaemu.storage")
 
 
 def compact(plog, now_ms: int | None, force: bool) -> int:

@@ -13,14 +13,10 @@ each block's declared length is checked against the limit before it is inflated.
 """
 from __future__ import annotations
 
-import gzip
 import struct
 import zlib
 from typing import Iterator
 
-import cramjam
-import lz4.frame
-import zstandard
 
 NONE, GZIP, SNAPPY, LZ4, ZSTD = 0, 1, 2, 3, 4
 NAMES = {NONE: "none", GZIP: "gzip", SNAPPY: "snappy", LZ4: "lz4", ZSTD: "zstd"}
@@ -63,6 +59,7 @@ def _gzip_pieces(data, piece: int) -> Iterator[bytes]:
 
 
 def _lz4_pieces(data, piece: int) -> Iterator[bytes]:
+    import lz4.frame   # each codec's library is imported by its first batch
     d = lz4.frame.LZ4FrameDecompressor()
     out = d.decompress(data, piece)
     while True:
@@ -76,6 +73,7 @@ def _lz4_pieces(data, piece: int) -> Iterator[bytes]:
 
 
 def _zstd_pieces(data, piece: int) -> Iterator[bytes]:
+    import zstandard
     reader = zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True)
     while True:
         out = reader.read(piece)
@@ -85,6 +83,7 @@ def _zstd_pieces(data, piece: int) -> Iterator[bytes]:
 
 
 def _snappy_block(block, limit: int) -> bytes:
+    import cramjam
     if cramjam.snappy.decompress_raw_len(block) > limit:
         raise TooLarge(limit)
     return bytes(cramjam.snappy.decompress_raw(block))
@@ -145,7 +144,10 @@ def decompress(codec: int, data, limit: int = DEFAULT_LIMIT) -> bytes:
 def compress(codec: int, data: bytes) -> bytes:
     if codec == NONE:
         return data
+    import cramjam
+    import lz4.frame
     if codec == GZIP:
+        import gzip
         return gzip.compress(data, compresslevel=6, mtime=0)
     if codec == SNAPPY:
         # xerial framing, the shape every Kafka client reads

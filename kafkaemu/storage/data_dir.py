@@ -33,10 +33,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 
-import structlog
-
+from ..logging import get_logger
 from . import checkpoint_files, producer_snapshot
 from .files import write_atomically
 from .producer_state import AbortedTxn
@@ -46,7 +44,7 @@ from .segmented_log import SegmentedBatchStore
 from .topic_config import is_compacted, validate_topic_config, validate_topic_configs
 from .tail_cache import TailBudget
 
-log = structlog.get_logger("kafkaemu.storage")
+log = get_logger("kafkaemu.storage")
 
 META = "topics.json"
 SEGMENT = "00000000000000000000.log"     # the first segment (the only one in an older kafkaemu's layout)
@@ -116,6 +114,7 @@ class DataDir:
             self._meta = meta
 
     def topic_deleted(self, topic) -> None:
+        import shutil
         for plog in topic.partitions:
             plog.batch_store.close()
             self._partitions.pop(id(plog), None)

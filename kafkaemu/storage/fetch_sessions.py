@@ -10,7 +10,6 @@ client keeps sending full fetches).
 """
 from __future__ import annotations
 
-import secrets
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -50,6 +49,7 @@ class FetchSessionCache:
             if now_ms - oldest.last_used_ms < self.eviction_ms:
                 return None
             del self.sessions[oldest_id]
+        import secrets   # (hmac and hashlib with it: imported by the first session, not at start)
         session_id = 0
         while session_id == 0 or session_id in self.sessions:
             session_id = secrets.randbits(31)

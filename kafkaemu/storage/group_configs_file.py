@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import os
 
-import structlog
-
+from ..logging import get_logger
 from .files import write_atomically
 
 FILE = "group-configs.json"
-log = structlog.get_logger("kafkaemu.share_groups")
+log = get_logger("kafkaemu.share_groups")
 
 
 def load(data_dir: str) -> dict[str, dict[str, str]]:

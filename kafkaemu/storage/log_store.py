@@ -1,12 +1,11 @@
 """Topics and their partition logs: the broker's whole data set, pure and in memory."""
 from __future__ import annotations
 
+import os
 import re
-import uuid
 from dataclasses import dataclass, field
 
-import structlog
-
+from ..logging import get_logger
 from .compression import DEFAULT_LIMIT
 from .fetch_purgatory import FetchPurgatory
 from .fetch_sessions import FetchSessionCache
@@ -16,7 +15,16 @@ from .topic_config import validate_topic_configs
 
 _LEGAL_TOPIC = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 OFFSETS_TOPIC = "__consumer_offsets"
-log = structlog.get_logger("kafkaemu.storage")
+log = get_logger("kafkaemu.storage")
+
+
+def random_uuid() -> bytes:
+    """A random (version 4) UUID's 16 bytes, as ``uuid.uuid4().bytes`` (the ``uuid`` module's import
+    costs a start more than this)."""
+    b = bytearray(os.urandom(16))
+    b[6] = (b[6] & 0x0F) | 0x40
+    b[8] = (b[8] & 0x3F) | 0x80
+    return bytes(b)
 
 
 class TopicError(Exception):
@@ -115,7 +123,7 @@ class LogStore:
         message = validate_topic_configs(configs or {})
         if message:
             raise TopicError(ErrorCode.INVALID_CONFIG, message)
-        topic = Topic(name, topic_id or uuid.uuid4().bytes, [], dict(configs or {}), internal, self.topic_defaults)
+        topic = Topic(name, topic_id or random_uuid(), [], dict(configs or {}), internal, self.topic_defaults)
         topic.partitions = [self._new_partition(topic, i) for i in range(num_partitions)]
         self.topics[name] = topic
         self._by_id[topic.topic_id] = topic

@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import sys
 
-import structlog
+from ..logging import get_logger
 
-log = structlog.get_logger("kafkaemu.storage")
+log = get_logger("kafkaemu.storage")
 from array import array
 from bisect import bisect_right
 

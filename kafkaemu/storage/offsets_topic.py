@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import structlog
+from ..logging import get_logger
 
 import struct
 
-from ..core.coordinator import record_group_id
 from ..core.placement import partition_for
-from ..core.record_format import EndTransactionMarker
 from ..core.runtime import AppendError
 from ..protocol.errors import ErrorCode
 from . import topic_config
 from .log_store import OFFSETS_TOPIC
 from .record_batch import build_batch, iter_records, parse_header
 
-log = structlog.get_logger("kafkaemu.offsets_topic")
+log = get_logger("kafkaemu.offsets_topic")
 
 OFFSETS_TOPIC_CONFIGS = {"cleanup.policy": "compact", "compression.type": "producer",
                          "segment.bytes": "104857600"}
@@ -61,6 +59,7 @@ def prepare_offsets_topic(store, num_partitions: int, where: str = "the data dir
             f"{where} holds an ordinary topic {OFFSETS_TOPIC} with {have} partitions, more than "
             f"offsets.topic.num.partitions={num_partitions}; it cannot be made the internal offsets topic. "
             f"Remove the {OFFSETS_TOPIC} entry and directories from it, or use another directory.")
+    from ..core.coordinator import record_group_id   # the group coordinator, only for a repair
     for plog in topic.partitions:
         for key, _ in _partition_records(plog):
             group = record_group_id(key)
@@ -136,7 +135,7 @@ def read_keyed_records(topic, skipped_event: str) -> Iterator[tuple[bytes, bytes
 def read_records(store) -> Iterator[tuple[bytes, bytes | None]]:
     """Every (key, value) of __consumer_offsets, partition by partition in offset order."""
     for entry in read_entries(store):
-        if not isinstance(entry, EndTransactionMarker):
+        if isinstance(entry, tuple):   # not an EndTransactionMarker
             yield entry[0], entry[1]
 
 
@@ -156,13 +155,14 @@ _CONTROL_KEY = struct.Struct(">hh")   # version 0, type: 0 abort, 1 commit
 
 def _partition_records(plog) -> Iterator[tuple[bytes, bytes | None]]:
     for entry in _partition_entries(plog):
-        if not isinstance(entry, EndTransactionMarker):
+        if isinstance(entry, tuple):   # not an EndTransactionMarker
             yield entry[0], entry[1]
 
 
 def _partition_entries(plog) -> Iterator:
     """One partition's keyed records and end markers; a batch whose records cannot be read is
     logged and skipped."""
+    from ..core.record_format import EndTransactionMarker   # the coordinators' record framing, when read
     for batch in plog.batches():
         try:
             header = parse_header(batch)

@@ -21,8 +21,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-import structlog
-
+from ..logging import get_logger
 from . import compaction, compression, topic_config
 from .append_checks import validate
 from .batch_store import MemoryBatchStore
@@ -32,7 +31,7 @@ from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, NO_TIMESTAMP, InvalidB
 from .record_validation import check_records
 from .segment import StorageError
 
-log = structlog.get_logger("kafkaemu.storage")
+log = get_logger("kafkaemu.storage")
 
 
 @dataclass

@@ -186,9 +186,10 @@ def _zigzag_ranks():
 _RANK_LAST, _RANK_MORE, _UNRANK = _zigzag_ranks()
 _ODD = bytes(b & 1 for b in range(256))
 # the bytes of record i's offset delta varint (zigzag 2*i), by column; 3-byte ones by i mod 8192
-_OFF_LOW = bytes(((2 * i) & 0x7F) | 0x80 for i in range(8192))     # first byte of a 2- or 3-byte varint
-_OFF_HIGH2 = bytes(i >> 6 for i in range(8192))                     # second (last) byte of a 2-byte one
-_OFF_MID3 = bytes(((i >> 6) & 0x7F) | 0x80 for i in range(8192))   # second byte of a 3-byte one
+# (built from their 64-byte periods: a start pays for 384 steps, not 24,576)
+_OFF_LOW = bytes(((2 * i) & 0x7F) | 0x80 for i in range(64)) * 128    # first byte of a 2- or 3-byte varint
+_OFF_HIGH2 = b"".join(bytes((j,)) * 64 for j in range(128))            # second (last) byte of a 2-byte one
+_OFF_MID3 = b"".join(bytes((j | 0x80,)) * 64 for j in range(128))     # second byte of a 3-byte one
 _OFF_BAND = (0, 64, 8192, 1 << 20)   # record indexes whose offset delta fits in 1, 2, 3 bytes
 _MIN_RUN = 8             # after a run shorter than this, the next records go one by one
 _ONE_BY_ONE = 64         # ... this many

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import structlog
-
+from ..logging import get_logger
 from .offsets_topic import append_coordinator_batch, read_keyed_records
 
-log = structlog.get_logger("kafkaemu.share_state_topic")
+log = get_logger("kafkaemu.share_state_topic")
 
 SHARE_STATE_TOPIC = "__share_group_state"
 SHARE_STATE_TOPIC_CONFIGS = {"cleanup.policy": "compact", "compression.type": "uncompressed",

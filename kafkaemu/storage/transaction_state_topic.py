@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import structlog
-
+from ..logging import get_logger
 from .offsets_topic import append_coordinator_batch, read_keyed_records
 
-log = structlog.get_logger("kafkaemu.transaction_state_topic")
+log = get_logger("kafkaemu.transaction_state_topic")
 
 TRANSACTION_STATE_TOPIC = "__transaction_state"
 # As Kafka's TransactionStateManager.transactionTopicConfigs (records are never compressed).

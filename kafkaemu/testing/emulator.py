@@ -14,9 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from ..config import BrokerConfig
-from ..control.python_api import install as install_control_methods
 from ..logging import configure_default_logging
-from . import manual_time
 
 
 class StateName(str):
@@ -40,7 +38,39 @@ class Transition:
     generation_id: int
 
 
-class KafkaEmulator:
+_install_lock = threading.Lock()
+_installed = False
+
+
+def _install_control_methods() -> bool:
+    """Add the methods made from the control table to KafkaEmulator (``control/python_api.py``);
+    True when this call added them. Done on the first lookup of a name the class lacks, so that
+    ``import kafkaemu.testing`` does not import the control plane's operations."""
+    global _installed
+    with _install_lock:
+        if _installed:
+            return False
+        from ..control.python_api import install
+        install(KafkaEmulator)
+        _installed = True
+        return True
+
+
+class _ControlMethods(type):
+    """KafkaEmulator's metaclass: a class-level lookup (``KafkaEmulator.advance_clock``, ``dir``)
+    sees the control methods too."""
+
+    def __getattr__(cls, name: str):
+        if name.startswith("__") or not _install_control_methods():
+            raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
+        return getattr(cls, name)
+
+    def __dir__(cls):
+        _install_control_methods()
+        return super().__dir__()
+
+
+class KafkaEmulator(metaclass=_ControlMethods):
     """Keyword settings are BrokerConfig fields (``extra={kafka name: value}`` for Kafka's names);
     without ``config``, ``port`` defaults to 0 (a free port) rather than 9092.
 
@@ -70,6 +100,16 @@ class KafkaEmulator:
         self._thread: threading.Thread | None = None
         self._proc: subprocess.Popen | None = None
         self._client = None
+
+    def __getattr__(self, name: str):
+        """The control methods, added to the class on the first lookup of one."""
+        if name.startswith("_") or not _install_control_methods():
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(self, name)
+
+    def __dir__(self):
+        _install_control_methods()
+        return super().__dir__()
 
     # -- testcontainers-compatible surface ------------------------------------------------
     def start(self) -> "KafkaEmulator":
@@ -195,12 +235,14 @@ class KafkaEmulator:
                       settle: float = 0.25) -> Any:
         """Manual clock: advance by ``step`` until ``condition()`` is truthy (returned), giving
         clients up to ``settle`` s of real time after each step; AwaitTimeout past ``limit``."""
+        from . import manual_time
         return manual_time.advance_until(self, condition, step, limit, settle)
 
     def advance_until_group(self, group: str, *, state: str | None = None, generation: int | None = None,
                             members: int | None = None, assigned: bool = False, step: int | str = "100ms",
                             limit: int | str = "10m", settle: float = 0.25) -> dict:
         """``advance_until`` the group is as ``await_group`` would wait for; returns the group."""
+        from . import manual_time
         return manual_time.advance_until_group(self, group, step, limit, settle, state=state, generation=generation,
                                                members=members, assigned=assigned)
 
@@ -280,9 +322,6 @@ class KafkaEmulator:
             self.schema_registry_url = line.split(" on ", 1)[1].strip()
         from ..control.client import ControlClient
         self._client = ControlClient(self.control_url, self.config.control_token)
-
-
-install_control_methods(KafkaEmulator)
 
 
 class _StderrForwarder:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from ..control.operations.awaits import describe_group
 from ..control.params import AwaitTimeout, duration_ms
 
 
@@ -51,4 +50,9 @@ def advance_until_group(emulator, group: str, step: int | str, limit: int | str,
 
     wanted_text = ", ".join(f"{k} {v}" for k, v in wanted.items() if v is not None and v is not False)
     return advance_until(emulator, holds, step, limit, 0, f"group {group!r}: {wanted_text}",
-                         lambda: describe_group(seen[0]))
+                         lambda: _describe_group(seen[0]))
+
+
+def _describe_group(group: dict) -> str:
+    from ..control.operations.awaits import describe_group   # the control plane, when an await fails
+    return describe_group(group)

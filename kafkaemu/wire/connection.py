@@ -38,8 +38,7 @@ import struct
 from collections import deque
 from typing import TYPE_CHECKING, Callable
 
-import structlog
-
+from ..logging import get_logger
 from ..broker.context import ANONYMOUS, NO_RESPONSE, ConstantResponse
 from ..logging import bind_request_context, unbind_request_context
 from ..protocol import envelope
@@ -59,7 +58,7 @@ MAX_IN_FLIGHT = 100                 # requests handled whose replies are not all
 _timer_serial = itertools.count(1)
 _KEY_VERSION_CORRELATION = struct.Struct(">hhi")
 _SIZE_CORRELATION = struct.Struct(">ii")
-log = structlog.get_logger("kafkaemu.wire")
+log = get_logger("kafkaemu.wire")
 
 
 def _log_context(connection_id: int, header, api_name: str, body) -> dict:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 
-import structlog
-
+from ...logging import get_logger
 from .. import snapshots as snaps
 from ..journal import GroupJournal
 from ..params import ControlError, parse_params
 from ..table import OPS
 
-log = structlog.get_logger("kafkaemu.control")
+log = get_logger("kafkaemu.control")
 
 
 class ControlBase:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import structlog
-
+from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ..group_api import GroupError
 from ..record_format import fits_record_key
@@ -23,7 +22,7 @@ from .requests import Heartbeat, JoinGroup, LeaveGroup, SyncGroup, distinct_prot
 from .responses import current_join_answer, described_group, join_response, sync_response
 from .state import ClassicGroupState
 
-log = structlog.get_logger("kafkaemu.coordinator")
+log = get_logger("kafkaemu.coordinator")
 S = ClassicGroupState
 E = ErrorCode
 

@@ -10,8 +10,7 @@ must still SyncGroup in this generation.
 """
 from __future__ import annotations
 
-import structlog
-
+from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import GroupType
@@ -21,7 +20,7 @@ from .records import StoredGroup, StoredMember, encode_group_key, encode_group_v
 from .responses import join_response, sync_response
 from .state import ClassicGroupState
 
-log = structlog.get_logger("kafkaemu.coordinator")
+log = get_logger("kafkaemu.coordinator")
 S = ClassicGroupState
 E = ErrorCode
 

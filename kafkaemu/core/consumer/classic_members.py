@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import structlog
-
+from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ..consumer_protocol import decode_subscription, encode_assignment, owned_partitions, protocol_version
 from ..group_api import GroupError
@@ -26,7 +25,7 @@ from .group import ConsumerGroup
 from .member import ClassicMeta, ConsumerMember, MemberState, kafka_uuid_string
 from .target_assignment import subscription_metadata, update_target_assignment
 
-log = structlog.get_logger("kafkaemu.coordinator")
+log = get_logger("kafkaemu.coordinator")
 E = ErrorCode
 CONSUMER_PROTOCOL_TYPE = "consumer"
 

@@ -21,8 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-import structlog
-
+from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import GroupError, GroupType
@@ -39,7 +38,7 @@ from .requests import ConsumerHeartbeat, validate_heartbeat
 from .responses import described_error, described_group, error_response, wire_assignment
 from .target_assignment import assignor_name, available_assignors, subscription_metadata
 
-log = structlog.get_logger("kafkaemu.consumer_groups")
+log = get_logger("kafkaemu.consumer_groups")
 E = ErrorCode
 
 

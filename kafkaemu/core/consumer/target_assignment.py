@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import re
 
-import structlog
-
+from ...logging import get_logger
 from ..modern import TopicMeta
 from .assignors import ASSIGNORS, DEFAULT_ASSIGNOR, MemberSpec
 from .group import ConsumerGroup
 from .member import ConsumerMember
 
-log = structlog.get_logger("kafkaemu.consumer_groups")
+log = get_logger("kafkaemu.consumer_groups")
 
 
 def available_assignors(configured: tuple[str, ...]) -> list[str]:

@@ -15,8 +15,7 @@ from __future__ import annotations
 import itertools
 from typing import Callable
 
-import structlog
-
+from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import Group, GroupDirectory, GroupError, Record, by_commit_timestamp
@@ -25,7 +24,7 @@ from .records import decode_key, decode_offset_value, encode_offset_key, encode_
 from .requests import OffsetCommit, TxnOffsetCommit
 from .store import CommittedOffset, OffsetStore, is_expired
 
-log = structlog.get_logger("kafkaemu.coordinator")
+log = get_logger("kafkaemu.coordinator")
 E = ErrorCode
 PartitionExists = Callable[[str, int], bool]
 

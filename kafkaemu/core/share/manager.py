@@ -21,8 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Mapping
 
-import structlog
-
+from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ...protocol.operations import NOT_REQUESTED
 from ..context import CoordinatorContext
@@ -33,7 +32,7 @@ from . import assignor, records
 from .group import Assignment, ShareGroup, ShareGroupState, ShareMember
 from .requests import LEAVE_GROUP_MEMBER_EPOCH, ShareHeartbeat, validate_heartbeat
 
-log = structlog.get_logger("kafkaemu.share_groups")
+log = get_logger("kafkaemu.share_groups")
 E = ErrorCode
 Assigned = Callable[[str, set[tuple[bytes, int]]], None]
 

@@ -20,15 +20,14 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable, Mapping
 
-import structlog
-
+from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from . import state_records
 from .partition import AckType, Acquired, PartitionLimits, SharePartition
 from .sessions import ShareSessionCache
 
-log = structlog.get_logger("kafkaemu.share_partitions")
+log = get_logger("kafkaemu.share_partitions")
 E = ErrorCode
 Key = tuple[str, bytes, int]   # group id, topic id, partition
 LogOffsets = Callable[[bytes, int, bool], "tuple[int, int] | None"]

@@ -40,17 +40,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, NamedTuple, Protocol
 
-import structlog
-
 from kafkaemu.core.streams.assignor_java import JavaPriorityQueue, hash_map_order, utf16_key
 from kafkaemu.core.streams.assignor_process import ProcessState, TaskAssignorError, TaskId
+from kafkaemu.logging import get_logger
 
 __all__ = ["NAME", "MemberSpec", "MemberAssignment", "TopologyDescriber", "TaskAssignorError",
            "assign", "in_kafka_order"]
 
 NAME = "sticky"
 
-log = structlog.get_logger("kafkaemu.coordinator")
+log = get_logger("kafkaemu.coordinator")
 
 Tasks = Mapping[str, frozenset[int]]          # subtopology id -> partitions
 

@@ -20,8 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-import structlog
-
+from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import GroupError, GroupType
@@ -34,7 +33,7 @@ from .requests import LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH,
 from .topology import SHUTDOWN_APPLICATION, STALE_TOPOLOGY, configure, describer, from_request
 from .topology import metadata_hash as topology_metadata_hash
 
-log = structlog.get_logger("kafkaemu.streams_groups")
+log = get_logger("kafkaemu.streams_groups")
 E = ErrorCode
 PartitionsOf = Callable[[str], "int | None"]
 INTERNAL_TOPICS = "_internal_topics_to_create"   # the reply's key the coordinator takes them from

@@ -30,8 +30,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator
 
-import structlog
-
+from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ..record_format import fits_record_key
 from ..settings import TransactionSettings
@@ -43,7 +42,7 @@ from .metadata import (NO_PRODUCER_EPOCH, NO_PRODUCER_ID, TransactionError, Tran
 from .requests import AddPartitions, EndTxn, InitProducerId, ListTransactions, TopicPartition
 from .state import IllegalStateTransition, TransactionState
 
-log = structlog.get_logger("kafkaemu.transactions")
+log = get_logger("kafkaemu.transactions")
 S = TransactionState
 E = ErrorCode
 ABORT_KEY = ("transaction-abort",)

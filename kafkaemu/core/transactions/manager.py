@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import structlog
-
+from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ..placement import partition_for
 from ..record_format import UnknownRecordType, replay_or_skip, split
@@ -23,7 +22,7 @@ from .context import TransactionContext
 from .metadata import TransactionMetadata, TxnTransit
 from .state import TransactionState
 
-log = structlog.get_logger("kafkaemu.transactions")
+log = get_logger("kafkaemu.transactions")
 S = TransactionState
 E = ErrorCode
 
