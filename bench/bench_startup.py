@@ -73,7 +73,7 @@ def client():
 sys.stdout = Stdout()
 threading.Thread(target=client, daemon=True).start()
 from kafkaemu.cli import main
-main(["serve", "--port", "0", "--log-level", "warning"])
+main(["serve", "--port", "0"])
 """
 
 
@@ -200,8 +200,7 @@ def main() -> None:
               f"startup: kafkaemu serve, process start -> ApiVersions answer: {count:,} instructions (callgrind)")
         return
     results = {
-        "serve": measure([sys.executable, "-m", "kafkaemu", "serve", "--port", "0", "--log-level", "warning"],
-                         args.runs),
+        "serve": measure([sys.executable, "-m", "kafkaemu", "serve", "--port", "0"], args.runs),
         "emulator": measure([sys.executable, "-c", _EMULATOR], args.runs),
         "bare_python": measure([sys.executable, "-c", "import socket, sys\n"
                                 "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\n"
