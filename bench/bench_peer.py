@@ -321,10 +321,17 @@ def consume_order_table(servers: list[Server], reps: int, scale: float) -> Table
                     row = Row(f"{consumer}, {size_text}, {partitions} partition{'s' if partitions > 1 else ''}, "
                               f"producer {order}", "rate", "MB/s", note=f"{mb:.0f} MB per run")
 
-                    def measure(server, order=order, consumer=consumer, size=size, mb=mb, partitions=partitions):
+                    pauses: dict[str, list[int]] = {}
+
+                    def measure(server, order=order, consumer=consumer, size=size, mb=mb, partitions=partitions,
+                                pauses=pauses):
                         return consume_order.run(server.bootstrap, admins[server.name], order, consumer, size, mb,
-                                                 partitions, (lambda: _cpu_s(server.pid)) if server.pid else None)
+                                                 partitions, (lambda: _cpu_s(server.pid)) if server.pid else None,
+                                                 pauses.setdefault(server.name, []))
                     alternate(servers, reps, measure, row)
+                    if any(pauses.values()):
+                        row.note += "; queue-full fetch backoffs per run: " + ", ".join(
+                            f"{name} {counts}" for name, counts in pauses.items())
                     rows.append(row)
     return Table("Consume throughput by how the data arrived (producer closed or still open), acks=1, "
                  "round robin over the partitions", rows, "broker CPU ms per MB",

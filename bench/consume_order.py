@@ -15,6 +15,7 @@ measure the broker with that pause shortened; the default rows are what the issu
 """
 from __future__ import annotations
 
+import logging
 import os
 import time
 import uuid
@@ -42,10 +43,29 @@ def _produce(bootstrap: str, topic: str, count: int, value: bytes, partitions: i
     return producer
 
 
-def _consume_confluent(bootstrap: str, topic: str, count: int, partitions: int, extra: dict) -> float:
+class QueueFullCounter(logging.Handler):
+    """Counts librdkafka's "Fetch backoff for ...: Local: Queue full" lines (debug=fetch): one per
+    partition each time the consumer stops fetching because its local queue is full."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "Queue full" in record.getMessage():
+            self.count += 1
+
+
+def _consume_confluent(bootstrap: str, topic: str, count: int, partitions: int, extra: dict,
+                       pauses: list | None = None) -> float:
     from confluent_kafka import Consumer, TopicPartition
+    counter = QueueFullCounter()
+    logger = logging.getLogger(f"consume_order.{topic}")
+    logger.propagate = False
+    logger.setLevel(logging.DEBUG)
+    logger.addHandler(counter)
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": topic, "enable.auto.commit": False,
-                         "fetch.max.bytes": 52_428_800, **extra})
+                         "fetch.max.bytes": 52_428_800, "debug": "fetch", **extra}, logger=logger)
     consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
     got = 0
     start = time.perf_counter()
@@ -56,8 +76,11 @@ def _consume_confluent(bootstrap: str, topic: str, count: int, partitions: int, 
                 got += 1
     took = time.perf_counter() - start
     consumer.close()
+    logger.removeHandler(counter)
     if got < count:
         raise RuntimeError(f"consumed {got} of {count} records in {TIMEOUT_S} s")
+    if pauses is not None:
+        pauses.append(counter.count)
     return took
 
 
@@ -83,9 +106,10 @@ def _consume_kafka_python(bootstrap: str, topic: str, count: int, partitions: in
 
 
 def run(bootstrap: str, admin, order: str, consumer: str, record_size: int, megabytes: float,
-        partitions: int, cpu_s=None) -> tuple[float, float | None]:
+        partitions: int, cpu_s=None, pauses: list | None = None) -> tuple[float, float | None]:
     """MB/s consumed in one run, and the broker's CPU ms per MB of the consume (``cpu_s``: a
-    function giving the broker's CPU seconds so far; None: not measured)."""
+    function giving the broker's CPU seconds so far; None: not measured). A confluent-kafka run
+    appends to ``pauses`` how many queue-full fetch backoffs its consumer logged."""
     from confluent_kafka.admin import NewTopic
     topic = f"bench-order-{uuid.uuid4().hex[:8]}"
     admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result(20)
@@ -99,7 +123,7 @@ def run(bootstrap: str, admin, order: str, consumer: str, record_size: int, mega
         took = _consume_kafka_python(bootstrap, topic, count, partitions)
     else:
         extra = {"fetch.queue.backoff.ms": 10} if "fetch.queue.backoff.ms" in consumer else {}
-        took = _consume_confluent(bootstrap, topic, count, partitions, extra)
+        took = _consume_confluent(bootstrap, topic, count, partitions, extra, pauses)
     cpu_ms_per_mb = (cpu_s() - cpu) * 1000 / (count * record_size / 1e6) if cpu_s else None
     del producer
     try:
