@@ -303,3 +303,14 @@ def test_a_record_without_assignment_epochs_gives_its_tasks_the_member_epoch():
     loaded = GroupCoordinator(now_ms=5, sink=log)
     loaded.load(list(log.records) + [(records.encode_key(key), b"\x00\x00" + older)], 5)
     assert loaded.group("app").members["m1"].active_epochs == tuple(("0", p, 4) for p in range(4))
+
+
+def test_group_streams_max_size_from_the_broker_setting_refuses_one_member_more():
+    from kafkaemu.config import BrokerConfig
+    from kafkaemu.core.settings import CoordinatorSettings
+    s = Streams()
+    s.gc = GroupCoordinator(CoordinatorSettings.from_config(BrokerConfig(extra={"group.streams.max.size": 1})))
+    joined(s)
+    full = s.hb("m2", 0)
+    assert (full["error_code"], full["error_message"]) == \
+        (E.GROUP_MAX_SIZE_REACHED, "The streams group has reached its maximum capacity of 1 members.")
