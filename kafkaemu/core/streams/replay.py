@@ -76,7 +76,7 @@ def replay(ctx, key: bytes, value: bytes | None) -> None:
     if k.version == GROUP_METADATA:
         group.group_epoch, group.metadata_hash = v.epoch, v.metadata_hash
         group.validated_topology_epoch = v.validated_topology_epoch
-        group.assignment_configs = tuple((c.key, c.value) for c in v.assignment_configs)
+        group.assignment_configs = tuple((c.key, c.value) for c in v.assignment_configs or ())
     elif k.version == TARGET_METADATA:
         group.assignment_epoch = v.assignment_epoch
     elif k.version == TARGET_MEMBER:

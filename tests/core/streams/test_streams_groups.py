@@ -314,3 +314,28 @@ def test_group_streams_max_size_from_the_broker_setting_refuses_one_member_more(
     full = s.hb("m2", 0)
     assert (full["error_code"], full["error_message"]) == \
         (E.GROUP_MAX_SIZE_REACHED, "The streams group has reached its maximum capacity of 1 members.")
+
+
+def test_a_static_member_is_refused_as_kafka_4_3_refuses_it():
+    """GroupMetadataManager.streamsGroupHeartbeat throws UnsupportedOperationException after finding the
+    group; GroupCoordinatorService answers UNKNOWN_SERVER_ERROR without a message."""
+    s = Streams()
+    refused = s.hb("m1", 0, instance_id="i1")
+    assert (refused["error_code"], refused["error_message"]) == (E.UNKNOWN_SERVER_ERROR, None)
+    assert s.gc.group("app") is None
+    assert s.hb("m1", 3, instance_id="i1", owned=set())["error_code"] == E.GROUP_ID_NOT_FOUND
+    epoch = joined(s)["member_epoch"]
+    assert s.hb("m1", epoch, instance_id="i1", owned=set())["error_code"] == E.UNKNOWN_SERVER_ERROR
+    assert list(s.gc.group("app").members) == ["m1"]
+
+
+def test_the_group_metadata_record_carries_assignment_configs_as_kafkas_tagged_field_1():
+    """StreamsGroupMetadataValue: Epoch, MetadataHash, then tagged ValidatedTopologyEpoch (0) and
+    AssignmentConfigs (1, KAFKA-19765)."""
+    from kafkaemu.core.streams import records
+    value = records.encode_value(records.Key(records.GROUP_METADATA, "app"), (3, 7, 1, (("num.standby.replicas", "0"),)))
+    config = b"\x02" + b"\x15num.standby.replicas" + b"\x020" + b"\x00"
+    assert value == b"\x00\x00" + (3).to_bytes(4, "big") + (7).to_bytes(8, "big") + b"\x02" + \
+        b"\x00\x04" + (1).to_bytes(4, "big") + b"\x01" + bytes([len(config)]) + config + b""
+    decoded = records.decode_value(records.Key(records.GROUP_METADATA, "app"), value)
+    assert [(c.key, c.value) for c in decoded.assignment_configs] == [("num.standby.replicas", "0")]
