@@ -42,8 +42,7 @@ def setting(default, help: str, *, kafka: str | None = None, flag: str | None = 
 
 @dataclass
 class BrokerConfig(StreamsGroupConfig):
-    """Every setting of a broker, with its default (the fields below; the group.streams.* ones in
-    StreamsGroupConfig, config_streams.py); ``validate()`` checks them."""
+    """Every setting of a broker with its default (group.streams.*: StreamsGroupConfig); ``validate()`` checks them."""
     # -- listeners
     host: str = setting("127.0.0.1", "address to listen on")
     port: int = setting(9092, "port of the first node; 0 picks free ports", min=0, max=65535)
