@@ -90,8 +90,8 @@ class OffsetManager:
                     code = group_error
                 elif p.metadata is not None and len(p.metadata) > limit:
                     code = E.OFFSET_METADATA_TOO_LARGE
-                elif check is not None and (code := check(topic, p.partition)) != E.NONE:
-                    pass
+                elif check is not None and check(topic, p.partition) != E.NONE:
+                    code = E.STALE_MEMBER_EPOCH
                 else:
                     code = E.NONE
                     commit_ts = now if p.commit_timestamp_ms == -1 else p.commit_timestamp_ms
