@@ -14,11 +14,12 @@ import socket
 import typing
 from dataclasses import InitVar, dataclass, field, fields
 
+from .config_streams import StreamsGroupConfig, streams_problems
 from .core.features import parse_levels
-from .core.settings import INT32_MAX, ConsumerSettings, CoordinatorSettings, StreamsSettings, TransactionSettings
+from .core.settings import INT32_MAX, ConsumerSettings, CoordinatorSettings, TransactionSettings
 
 # The coordinators keep the defaults of their settings (core/settings.py), as Kafka's do.
-_GROUP, _CONSUMER, _TXN, _STREAMS = CoordinatorSettings(), ConsumerSettings(), TransactionSettings(), StreamsSettings()
+_GROUP, _CONSUMER, _TXN = CoordinatorSettings(), ConsumerSettings(), TransactionSettings()
 # broker settings that are the default of a topic config (Kafka's LogConfig synonyms)
 TOPIC_DEFAULTS = {"log_retention_ms": "retention.ms", "log_retention_bytes": "retention.bytes",
                   "log_segment_bytes": "segment.bytes", "log_roll_ms": "segment.ms",
@@ -40,8 +41,8 @@ def setting(default, help: str, *, kafka: str | None = None, flag: str | None = 
 
 
 @dataclass
-class BrokerConfig:
-    """Every setting of a broker, with its default (the fields below); ``validate()`` checks them."""
+class BrokerConfig(StreamsGroupConfig):
+    """Every setting of a broker with its default (group.streams.*: StreamsGroupConfig); ``validate()`` checks them."""
     # -- listeners
     host: str = setting("127.0.0.1", "address to listen on")
     port: int = setting(9092, "port of the first node; 0 picks free ports", min=0, max=65535)
@@ -129,14 +130,6 @@ class BrokerConfig:
         _CONSUMER.migration_policy, "online migration between classic and consumer groups: bidirectional, "
                                     "upgrade (classic to consumer only), downgrade or disabled",
         kafka="group.consumer.migration.policy", metavar="POLICY")
-    # -- streams groups (KIP-1071)
-    group_streams_session_timeout_ms: int = setting(_STREAMS.session_timeout_ms, "session timeout of streams group "
-                                                    "members", kafka="group.streams.session.timeout.ms", min=1)
-    group_streams_heartbeat_interval_ms: int = setting(_STREAMS.heartbeat_interval_ms, "heartbeat interval given "
-                                                       "to streams members", kafka="group.streams.heartbeat.interval.ms",
-                                                       min=1)
-    group_streams_num_standby_replicas: int = setting(_STREAMS.num_standby_replicas, "standby replicas of a stateful "
-                                                      "task", kafka="group.streams.num.standby.replicas", min=0, max=2)
     # -- transactions (defaults: the transaction coordinator's, core/settings.py)
     transaction_state_log_num_partitions: int = setting(
         _TXN.state_log_num_partitions, "partitions of __transaction_state",
@@ -316,6 +309,7 @@ class BrokerConfig:
             problems.append(f"{name('group_consumer_heartbeat_interval_ms')} "
                             f"{self.group_consumer_heartbeat_interval_ms} must be below "
                             f"{name('group_consumer_session_timeout_ms')} {self.group_consumer_session_timeout_ms}")
+        problems += streams_problems(self, name)
         if tuple(self.group_consumer_assignors) != tuple(_CONSUMER.assignors):   # the core's default is known
             from .core.consumer.assignors import ASSIGNORS
             unknown = [a for a in self.group_consumer_assignors if a not in ASSIGNORS]

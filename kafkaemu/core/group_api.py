@@ -22,6 +22,7 @@ class Committed(Protocol):
 
 
 ExpirationBase = Callable[[Committed], int]    # offset -> the time its retention counts from
+PartitionCheck = Callable[[str, int], ErrorCode]   # (topic, partition) -> NONE or the partition's error
 
 
 class GroupType(Enum):
@@ -56,9 +57,11 @@ class Group(ABC):
 
     @abstractmethod
     def validate_offset_commit(self, member_id: str, instance_id: str | None, generation_or_epoch: int,
-                               api_version: int, is_transactional: bool = False) -> None:
+                               api_version: int, is_transactional: bool = False) -> PartitionCheck | None:
         """Raise GroupError unless this member (generation id or member epoch) may commit offsets
-        (``is_transactional``: with TxnOffsetCommit, which older clients send without a member)."""
+        (``is_transactional``: with TxnOffsetCommit, which older clients send without a member);
+        return a check of each committed partition when the group has one (Kafka's
+        CommitPartitionValidator), None when every partition may be committed."""
 
     @abstractmethod
     def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:

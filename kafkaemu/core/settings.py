@@ -60,12 +60,17 @@ class StreamsSettings:
     heartbeat_interval_ms: int = 5000
     num_standby_replicas: int = 0
     max_size: int = INT32_MAX
+    # the bounds of the group configs streams.session.timeout.ms, streams.heartbeat.interval.ms and
+    # streams.num.standby.replicas (group.streams.min.* / max.*)
+    min_session_timeout_ms: int = 45000
+    max_session_timeout_ms: int = 60000
+    min_heartbeat_interval_ms: int = 5000
+    max_heartbeat_interval_ms: int = 15000
+    max_standby_replicas: int = 2
 
     @classmethod
     def from_config(cls, config) -> "StreamsSettings":
-        return cls(session_timeout_ms=config.group_streams_session_timeout_ms,
-                   heartbeat_interval_ms=config.group_streams_heartbeat_interval_ms,
-                   num_standby_replicas=config.group_streams_num_standby_replicas)
+        return cls(**{f: getattr(config, "group_streams_" + f) for f in cls.__dataclass_fields__})
 
 
 @dataclass(frozen=True)

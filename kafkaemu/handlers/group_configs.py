@@ -6,7 +6,8 @@ share.record.lock.duration.ms (15000-60000), share.delivery.count.limit (2-10),
 share.isolation.level, share.session.timeout.ms, share.heartbeat.interval.ms. Consumer groups
 (KIP-848) take consumer.session.timeout.ms and consumer.heartbeat.interval.ms from their group's
 configs (core/consumer/manager.py), streams groups (KIP-1071) streams.session.timeout.ms,
-streams.heartbeat.interval.ms and streams.num.standby.replicas (core/streams/manager.py).
+streams.heartbeat.interval.ms and streams.num.standby.replicas (core/streams/manager.py), each within
+the broker's group.streams.min.* / max.* settings.
 An unknown name, a bad value or a heartbeat interval not below its session timeout is
 INVALID_CONFIG, as Kafka's GroupConfig."""
 from __future__ import annotations
@@ -58,9 +59,10 @@ GROUP_CONFIGS = {
     "share.heartbeat.interval.ms": (INT, _int_in(5000, 15000)),
     "consumer.session.timeout.ms": (INT, _int_in(45000, 60000)),
     "consumer.heartbeat.interval.ms": (INT, _int_in(5000, 15000)),
-    "streams.session.timeout.ms": (INT, _int_in(45000, 60000)),
-    "streams.heartbeat.interval.ms": (INT, _int_in(5000, 15000)),
-    "streams.num.standby.replicas": (INT, _int_in(0, 2)),
+    # within the broker's group.streams.min.* / max.* settings: _streams_bounds
+    "streams.session.timeout.ms": (INT, None),
+    "streams.heartbeat.interval.ms": (INT, None),
+    "streams.num.standby.replicas": (INT, None),
 }
 STREAMS_DEFAULTS = {"streams.session.timeout.ms": "45000", "streams.heartbeat.interval.ms": "5000",
                     "streams.num.standby.replicas": "0"}
@@ -83,7 +85,8 @@ def alter_group_configs(ctx, resource, changes, replace_all: bool, validate_only
         if spec is None:
             message = f"Unknown group config name: {name}"
         elif op == SET:
-            message = spec[1](name, value if value is not None else "")
+            check = spec[1] or _int_in(*_streams_bounds(ctx, name))
+            message = check(name, value if value is not None else "")
         elif op == DELETE:
             message = None
         else:
@@ -120,6 +123,13 @@ def describe_group_configs(ctx, resource, keys) -> list[tuple[str, str, int, int
         else:
             out.append((name, _default(ctx, name), DEFAULT_CONFIG, typ))
     return out
+
+
+def _streams_bounds(ctx, name: str) -> tuple[int, int]:
+    s = ctx.groups.settings.streams
+    return {"streams.session.timeout.ms": (s.min_session_timeout_ms, s.max_session_timeout_ms),
+            "streams.heartbeat.interval.ms": (s.min_heartbeat_interval_ms, s.max_heartbeat_interval_ms),
+            "streams.num.standby.replicas": (0, s.max_standby_replicas)}[name]
 
 
 def _default(ctx, name: str) -> str:

@@ -148,3 +148,18 @@ def test_bad_group_configs_are_invalid_config():
     ok = [("streams.num.standby.replicas", SET, "1"), ("consumer.heartbeat.interval.ms", SET, "15000"),
           ("consumer.session.timeout.ms", SET, "50000")]
     assert alter(broker, GROUP, "g", ok).error_code == E.NONE
+
+
+def test_a_groups_streams_configs_are_bounded_by_the_brokers_group_streams_min_and_max_settings():
+    broker = new_broker(extra={"group.streams.min.session.timeout.ms": 10000, "group.streams.max.standby.replicas": 3,
+                               "group.streams.min.heartbeat.interval.ms": 1000})
+    for name, value, code in (("streams.session.timeout.ms", "20000", E.NONE),       # below the default 45000
+                              ("streams.session.timeout.ms", "9999", E.INVALID_CONFIG),
+                              ("streams.num.standby.replicas", "3", E.NONE),
+                              ("streams.num.standby.replicas", "4", E.INVALID_CONFIG),
+                              ("streams.heartbeat.interval.ms", "2000", E.NONE),
+                              ("streams.heartbeat.interval.ms", "16000", E.INVALID_CONFIG)):
+        result = alter(broker, GROUP, "app", [(name, SET, value)])
+        assert result.error_code == code, (name, value)
+    assert "Value must be between 10000 and 60000" in \
+        alter(broker, GROUP, "app", [("streams.session.timeout.ms", SET, "1")]).error_message

@@ -66,11 +66,11 @@ class OffsetManager:
     def commit(self, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
         """The response topics in request order (newest shape)."""
         group = self.ctx.groups.get(req.group_id)
-        group_error = E.NONE
+        group_error, check = E.NONE, None
         try:
             if group is not None:
-                group.validate_offset_commit(req.member_id, req.group_instance_id, req.generation_id,
-                                             req.api_version)
+                check = group.validate_offset_commit(req.member_id, req.group_instance_id, req.generation_id,
+                                                     req.api_version)
             elif req.generation_id >= 0:
                 raise GroupError(E.GROUP_ID_NOT_FOUND if req.api_version >= 9 else E.ILLEGAL_GENERATION)
             # else: a "simple" group, for offsets only, made once the commit is accepted
@@ -90,6 +90,8 @@ class OffsetManager:
                     code = group_error
                 elif p.metadata is not None and len(p.metadata) > limit:
                     code = E.OFFSET_METADATA_TOO_LARGE
+                elif check is not None and check(topic, p.partition) != E.NONE:
+                    code = E.STALE_MEMBER_EPOCH
                 else:
                     code = E.NONE
                     commit_ts = now if p.commit_timestamp_ms == -1 else p.commit_timestamp_ms
@@ -152,10 +154,11 @@ class OffsetManager:
         if not any(any(row) for row in known):
             return answer(every(E.UNKNOWN_TOPIC_OR_PARTITION))
         group = self.ctx.groups.get(req.group_id)
+        check = None
         try:
             if group is not None:
-                group.validate_offset_commit(req.member_id, req.group_instance_id, req.generation_id,
-                                             req.api_version, is_transactional=True)
+                check = group.validate_offset_commit(req.member_id, req.group_instance_id, req.generation_id,
+                                                     req.api_version, is_transactional=True)
             elif req.generation_id >= 0:
                 raise GroupError(E.ILLEGAL_GENERATION)
         except GroupError as exc:
@@ -170,6 +173,8 @@ class OffsetManager:
                     row.append(E.UNKNOWN_TOPIC_OR_PARTITION)
                 elif p.metadata is not None and len(p.metadata) > limit:
                     row.append(E.OFFSET_METADATA_TOO_LARGE)
+                elif check is not None and check(topic, p.partition) != E.NONE:
+                    row.append(E.ILLEGAL_GENERATION)   # as a stale epoch of the whole request
                 else:
                     row.append(E.NONE)
                     commits.append((topic, p.partition, CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", now)))

@@ -28,8 +28,8 @@ Errors: ``TaskAssignorError`` is Kafka's ``TaskAssignorException``, raised when 
 no member to take them ("No process available to assign active task 0_0.") and for a
 ``num_standby_replicas`` that is not an integer of at least 0 (Kafka's assignor would fail parsing
 it; its group config refuses one before the assignor runs). Kafka's coordinator turns it into
-UNKNOWN_SERVER_ERROR with the message ``"Failed to compute a new target assignment for epoch %d: %s"``
-(GroupMetadataManager), the group's state unchanged.
+UNKNOWN_SERVER_ERROR, the group's state unchanged; its message (GroupMetadataManager's ``"Failed to
+compute a new target assignment for epoch %d: %s"``) is logged, not answered (GroupCoordinatorService).
 
 The revision ported is 4.3.0's: the quotas and heaps of KAFKA-19661, before KAFKA-20719 (members'
 reported task offsets as standby candidates) and KAFKA-20899 (the previous-standby search), which

@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Mapping
 
 from ...protocol.errors import ErrorCode
-from ..group_api import ExpirationBase, Group, GroupError, GroupType, Record, by_commit_timestamp
+from ..group_api import ExpirationBase, Group, GroupError, GroupType, PartitionCheck, Record, by_commit_timestamp
 from . import records
 from .topology import ConfiguredTopology, StreamsTopology
 
@@ -121,9 +121,15 @@ class StreamsMember:
     pending_revocation: TasksTuple = EMPTY
     task_offsets: tuple[tuple[str, int, int], ...] = ()       # (subtopology, partition, offset)
     task_end_offsets: tuple[tuple[str, int, int], ...] = ()
+    # (subtopology, partition, epoch): the epoch each active task, assigned or pending revocation,
+    # was given to the member at (Kafka's TasksTupleWithEpochs); its offset commits are checked by it
+    active_epochs: tuple[tuple[str, int, int], ...] = ()
 
     def is_reconciled_to(self, epoch: int) -> bool:
         return self.state is MemberState.STABLE and self.member_epoch == epoch
+
+    def assignment_epochs(self) -> dict[tuple[str, int], int]:
+        return {(s, p): e for s, p, e in self.active_epochs}
 
 
 class StreamsGroupState(Enum):
@@ -205,8 +211,9 @@ class StreamsGroup(Group):
         return not self.members
 
     def validate_offset_commit(self, member_id: str, instance_id: str | None, generation_or_epoch: int,
-                               api_version: int, is_transactional: bool = False) -> None:
-        """StreamsGroup.validateOffsetCommit."""
+                               api_version: int, is_transactional: bool = False) -> PartitionCheck | None:
+        """StreamsGroup.validateOffsetCommit: the member's own epoch commits anything; an older one
+        is checked partition by partition."""
         if generation_or_epoch < 0 and not self.members:
             return
         if is_transactional and generation_or_epoch == -1 and not member_id and instance_id is None:
@@ -217,9 +224,28 @@ class StreamsGroup(Group):
         if not is_transactional and api_version < 9:
             raise GroupError(E.UNSUPPORTED_VERSION, "OffsetCommit version 9 or above must be used by members "
                                                     "using the streams group protocol")
-        if generation_or_epoch != member.member_epoch:
-            raise GroupError(E.STALE_MEMBER_EPOCH, f"The received member epoch {generation_or_epoch} does not "
-                                                   f"match the expected member epoch {member.member_epoch}.")
+        if generation_or_epoch == member.member_epoch:
+            return None
+        if generation_or_epoch > member.member_epoch:
+            raise GroupError(E.STALE_MEMBER_EPOCH, f"Received member epoch {generation_or_epoch} is newer than "
+                                                   f"current member epoch {member.member_epoch}.")
+        return self._assignment_epoch_check(member, generation_or_epoch)
+
+    def _assignment_epoch_check(self, member: StreamsMember, received: int) -> PartitionCheck:
+        """StreamsGroup.createAssignmentEpochValidator (KAFKA-19779): a commit at an older member
+        epoch may commit a partition of an active task the member holds (assigned or pending
+        revocation) since that epoch or before."""
+        if self.topology is None:
+            raise GroupError(E.STALE_MEMBER_EPOCH, "Topology is not available for offset commit validation.")
+        subtopology_of = {t: s.subtopology_id for s in self.topology.subtopologies
+                          for t in (*s.source_topics, *(r.name for r in s.repartition_source_topics))}
+        epochs = member.assignment_epochs()
+
+        def check(topic: str, partition: int) -> ErrorCode:
+            sub = subtopology_of.get(topic)
+            epoch = epochs.get((sub, partition)) if sub is not None else None
+            return E.NONE if epoch is not None and received >= epoch else E.STALE_MEMBER_EPOCH
+        return check
 
     def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:
         if member_id is None and member_epoch < 0:

@@ -83,8 +83,6 @@ class StreamsGroupManager:
             validate_heartbeat(req)
             if req.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
                 return self._leave(req)
-            if req.instance_id is not None:   # GroupMetadataManager.streamsGroupHeartbeat in Kafka 4.3
-                raise GroupError(E.UNKNOWN_SERVER_ERROR, "Static members are not supported yet.")
             return self._heartbeat(req)
         except GroupError as exc:
             # as a failed operation of Kafka's coordinator: nothing it changed stays
@@ -95,7 +93,8 @@ class StreamsGroupManager:
                 existing.restore(memento)
             log.info("streams_heartbeat_error", group=req.group_id, member=req.member_id, epoch=req.member_epoch,
                      error=int(exc.code), message=exc.message)
-            return error_response(exc.code, exc.message)
+            # GroupCoordinatorService.handleOperationException answers UNKNOWN_SERVER_ERROR without its message
+            return error_response(exc.code, None if exc.code == E.UNKNOWN_SERVER_ERROR else exc.message)
         finally:
             group = self.group(req.group_id)
             if group is not None:
@@ -110,6 +109,8 @@ class StreamsGroupManager:
         if joining and len(group.members) >= self.settings.max_size and req.member_id not in group.members:
             raise GroupError(E.GROUP_MAX_SIZE_REACHED,
                              f"The streams group has reached its maximum capacity of {self.settings.max_size} members.")
+        if req.instance_id is not None:   # Kafka 4.3's GroupMetadataManager.streamsGroupHeartbeat
+            raise GroupError(E.UNKNOWN_SERVER_ERROR, "Static members are not supported yet.")
         owned = req.owned()
         member = group.members.get(req.member_id)
         if member is None:

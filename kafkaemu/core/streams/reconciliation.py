@@ -5,6 +5,10 @@ target and is asked to revoke the rest (UNREVOKED_TASKS, at its epoch); once its
 reports them, it moves to the target epoch and gets the target's tasks that are free. An active task
 is free when no member holds it; any task is unreleased while a member of the same process holds it
 in another role. A member waiting for unreleased tasks is UNRELEASED_TASKS at the target epoch.
+
+Each active task keeps the epoch it was given at while the member holds it (assigned, then pending
+revocation); a task newly given gets the target epoch the member moves to (Kafka's assignment
+epochs, KAFKA-19779: offset commits at an older member epoch are checked against them).
 """
 from __future__ import annotations
 
@@ -78,9 +82,18 @@ def _next(member: StreamsMember, epoch: int, assigned: TasksTuple, target_epoch:
     revoke = TasksTuple(a[1], s[1], w[1])
     assign = TasksTuple(a[2], s[2], w[2])
     unreleased = a[3] or s[3] or w[3]
+    held = member.assignment_epochs()
     if not revoke.is_empty() and (owned is None or owned.contains_any(revoke)):
         return replace(member, state=MemberState.UNREVOKED_TASKS, previous_member_epoch=member.member_epoch,
-                       member_epoch=epoch, assigned=kept, pending_revocation=revoke)
+                       member_epoch=epoch, assigned=kept, pending_revocation=revoke,
+                       active_epochs=_epochs(held, member.member_epoch, kept.active, revoke.active))
     new_state = MemberState.UNRELEASED_TASKS if unreleased else MemberState.STABLE
     return replace(member, state=new_state, previous_member_epoch=member.member_epoch, member_epoch=target_epoch,
-                   assigned=kept.merge(assign), pending_revocation=EMPTY)
+                   assigned=kept.merge(assign), pending_revocation=EMPTY,
+                   active_epochs=tuple(sorted(_epochs(held, member.member_epoch, kept.active)
+                                                 + _epochs({}, target_epoch, assign.active))))
+
+
+def _epochs(held: dict, default: int, *tasks: Tasks) -> tuple[tuple[str, int, int], ...]:
+    """(subtopology, partition, epoch) of these tasks: the epoch held, else ``default``."""
+    return tuple(sorted((s, p, held.get((s, p), default)) for t in tasks for s, ps in t.items() for p in ps))

@@ -3,7 +3,8 @@
 Key versions (int16 prefix): 17 StreamsGroupMetadata (group epoch, metadata hash, validated
 topology epoch, assignment configs), 19 StreamsGroupMemberMetadata, 20
 StreamsGroupTargetAssignmentMetadata (assignment epoch), 21 StreamsGroupTargetAssignmentMember, 22
-StreamsGroupCurrentMemberAssignment (epochs, member state, tasks and tasks pending revocation), 23
+StreamsGroupCurrentMemberAssignment (epochs, member state, tasks and tasks pending revocation, the
+assignment epoch of each active task), 23
 StreamsGroupTopology. Values carry an int16 version 0; a removed member or group gets tombstones.
 
 ``RecordDiff`` keeps on each group (``written``, reverted with the group by a failed write) what was
@@ -53,12 +54,18 @@ def snapshot(group) -> dict[Key, tuple]:
         target = group.target.get(mid)
         out[Key(TARGET_MEMBER, gid, mid)] = target.key() if target is not None else ((), (), ())
         out[Key(CURRENT_MEMBER, gid, mid)] = (m.member_epoch, m.previous_member_epoch, m.state.value,
-                                              m.assigned.key(), m.pending_revocation.key())
+                                              m.assigned.key(), m.pending_revocation.key(), m.active_epochs)
     return out
 
 
 def _wire(plain: tuple) -> list[dict]:
     return [{"subtopology_id": s, "partitions": list(ps)} for s, ps in plain]
+
+
+def _wire_with_epochs(plain: tuple, epochs: dict) -> list[dict]:
+    """Active tasks with the assignment epoch of each partition (TaskIds.AssignmentEpochs, tagged)."""
+    return [{"subtopology_id": s, "partitions": list(ps), "assignment_epochs": [epochs[(s, p)] for p in ps]}
+            for s, ps in plain]
 
 
 def _topic_info(t) -> dict:
@@ -84,10 +91,12 @@ def encode_value(key: Key, value: tuple) -> bytes:
         active, standby, warmup = value
         body = {"active_tasks": _wire(active), "standby_tasks": _wire(standby), "warmup_tasks": _wire(warmup)}
     elif v == CURRENT_MEMBER:
-        epoch, previous, state, assigned, pending = value
+        epoch, previous, state, assigned, pending, active_epochs = value
+        epochs = {(s, p): e for s, p, e in active_epochs}
         body = {"member_epoch": epoch, "previous_member_epoch": previous, "state": state,
-                "active_tasks": _wire(assigned[0]), "standby_tasks": _wire(assigned[1]),
-                "warmup_tasks": _wire(assigned[2]), "active_tasks_pending_revocation": _wire(pending[0]),
+                "active_tasks": _wire_with_epochs(assigned[0], epochs), "standby_tasks": _wire(assigned[1]),
+                "warmup_tasks": _wire(assigned[2]),
+                "active_tasks_pending_revocation": _wire_with_epochs(pending[0], epochs),
                 "standby_tasks_pending_revocation": _wire(pending[1]),
                 "warmup_tasks_pending_revocation": _wire(pending[2])}
     else:

@@ -17,6 +17,18 @@ def _tasks(v, prefix: str = "", suffix: str = "") -> TasksTuple:
                       tasks_of(v[f"{prefix}warmup_tasks{suffix}"]))
 
 
+def _active_epochs(v) -> tuple[tuple[str, int, int], ...]:
+    """TasksTupleWithEpochs.fromCurrentAssignmentRecord: each active task's assignment epoch; a
+    record without them (or with a count that does not match) gives the member epoch."""
+    out = set()
+    for entry in (*v.active_tasks, *v.active_tasks_pending_revocation):
+        parts, epochs = list(entry.partitions or ()), list(entry.assignment_epochs or ())
+        if len(epochs) != len(parts):
+            epochs = [v.member_epoch] * len(parts)
+        out.update((entry.subtopology_id, p, e) for p, e in zip(parts, epochs))
+    return tuple(sorted(out))
+
+
 def _info(t) -> TopicInfo:
     return TopicInfo(t.name, t.partitions, t.replication_factor,
                      tuple((c.key, c.value) for c in t.topic_configs))
@@ -64,7 +76,7 @@ def replay(ctx, key: bytes, value: bytes | None) -> None:
     if k.version == GROUP_METADATA:
         group.group_epoch, group.metadata_hash = v.epoch, v.metadata_hash
         group.validated_topology_epoch = v.validated_topology_epoch
-        group.assignment_configs = tuple((c.key, c.value) for c in v.assignment_configs)
+        group.assignment_configs = tuple((c.key, c.value) for c in v.assignment_configs or ())
     elif k.version == TARGET_METADATA:
         group.assignment_epoch = v.assignment_epoch
     elif k.version == TARGET_MEMBER:
@@ -82,7 +94,8 @@ def replay(ctx, key: bytes, value: bytes | None) -> None:
         else:
             state = next((s for s in MemberState if s.value == v.state), MemberState.UNKNOWN)
             member = replace(member, member_epoch=v.member_epoch, previous_member_epoch=v.previous_member_epoch,
-                             state=state, assigned=_tasks(v), pending_revocation=_tasks(v, suffix="_pending_revocation"))
+                             state=state, assigned=_tasks(v), pending_revocation=_tasks(v, suffix="_pending_revocation"),
+                             active_epochs=_active_epochs(v))
         group.members[k.member_id] = member
 
 

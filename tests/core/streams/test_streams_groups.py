@@ -227,3 +227,115 @@ def test_offsets_of_a_topic_the_group_reads_are_not_deleted_while_it_has_members
     s.hb("m1", -1)
     deleted = s.gc.delete_offsets(s.now, "app", [("in", [0])])
     assert deleted["error_code"] == 0 and deleted["topics"][0]["partitions"][0]["error_code"] == 0
+
+
+def txn_commit(s, member, epoch, partition):
+    from kafkaemu.core.offsets.requests import TxnOffsetCommit
+    req = TxnOffsetCommit("tx", "app", 7, 0, [("in", [CommitPartition(partition, 5)])], generation_id=epoch,
+                          member_id=member)
+    return s.gc.commit_transactional_offsets(s.now, req)["topics"][0]["partitions"][0]["error_code"]
+
+
+def test_a_commit_at_an_older_epoch_is_checked_task_by_task_against_assignment_epochs():
+    """StreamsGroup.validateOffsetCommit with createAssignmentEpochValidator (Kafka 4.2+, KAFKA-19779)."""
+    s = Streams()
+    s.gc.ctx.sink = Log()
+    first = joined(s)["member_epoch"]
+    r2 = s.hb("m2", 0)
+    second = r2["member_epoch"]
+    r1 = s.hb("m1", first, owned={0, 1, 2, 3})           # asked to revoke two tasks, still at its first epoch
+    kept = s.active(r1)
+    r1 = s.hb("m1", first, owned=kept)                   # revoked: moves to the second epoch, keeping two
+    assert r1["member_epoch"] == second and len(kept) == 2
+    revoked = ({0, 1, 2, 3} - kept).pop()
+    one_kept = min(kept)
+
+    def at(member, epoch, partition, topic="in"):
+        req = OffsetCommit("app", [(topic, [CommitPartition(partition, 5)])], generation_id=epoch,
+                           member_id=member, api_version=9)
+        return s.gc.commit_offsets(s.now, req)["topics"][0]["partitions"][0]["error_code"]
+
+    assert at("m1", first, one_kept) == 0                # held since the first epoch
+    assert at("m1", first, revoked) == E.STALE_MEMBER_EPOCH  # no longer held
+    assert at("m1", second + 1, one_kept) == E.STALE_MEMBER_EPOCH  # newer than the member's
+    assert at("m1", first, one_kept, topic="app-log") == E.STALE_MEMBER_EPOCH  # not a source topic
+    assert at("m1", second, revoked) == 0                # the member's own epoch commits anything
+    r2 = s.hb("m2", second, owned=set())
+    assert s.active(r2) == {revoked, ({0, 1, 2, 3} - kept - {revoked}).pop()}
+    assert at("m2", first, revoked) == E.STALE_MEMBER_EPOCH  # given at the second epoch
+    assert txn_commit(s, "m1", first, one_kept) == 0
+    assert txn_commit(s, "m1", first, revoked) == E.ILLEGAL_GENERATION
+    member = s.gc.group("app").members["m1"]
+    assert {p: e for _, p, e in member.active_epochs} == {p: first for p in kept}
+
+
+def test_assignment_epochs_are_written_as_kafka_tags_them_and_read_back():
+    from kafkaemu.core.streams import records
+    s = Streams()
+    log = s.gc.ctx.sink = Log()
+    first = joined(s)["member_epoch"]
+    s.hb("m2", 0)
+    s.hb("m1", first, owned={0, 1, 2, 3})                # two tasks pending revocation, at the first epoch
+    key = records.Key(records.CURRENT_MEMBER, "app", "m1")
+    value = [v for k, v in log.records if k == records.encode_key(key)][-1]
+    decoded = records.decode_value(key, value)
+    assert [(t.partitions, t.assignment_epochs) for t in decoded.active_tasks] == [([0, 1], [first, first])]
+    assert [(t.partitions, t.assignment_epochs) for t in decoded.active_tasks_pending_revocation] == \
+        [([2, 3], [first, first])]
+    # TaskIds: subtopology "0", partitions [0, 1], then one tagged field, tag 0: AssignmentEpochs [first, first]
+    epochs = bytes([0, 9, 3]) + first.to_bytes(4, "big") * 2
+    assert b"\x02" + b"0" + b"\x03" + (0).to_bytes(4, "big") + (1).to_bytes(4, "big") + b"\x01" + epochs in value
+    loaded = GroupCoordinator(now_ms=5, sink=log)
+    loaded.load(list(log.records), 5)
+    assert loaded.group("app").members["m1"].active_epochs == s.gc.group("app").members["m1"].active_epochs
+
+
+def test_a_record_without_assignment_epochs_gives_its_tasks_the_member_epoch():
+    from kafkaemu.core.streams import records
+    s = Streams()
+    log = s.gc.ctx.sink = Log()
+    joined(s)
+    key = records.Key(records.CURRENT_MEMBER, "app", "m1")
+    older = catalog().data("StreamsGroupCurrentMemberAssignmentValue", 0).encode({
+        "member_epoch": 4, "previous_member_epoch": 3, "state": 1, "standby_tasks": [], "warmup_tasks": [],
+        "active_tasks": [{"subtopology_id": "0", "partitions": [0, 1, 2, 3]}], "active_tasks_pending_revocation": [],
+        "standby_tasks_pending_revocation": [], "warmup_tasks_pending_revocation": []})
+    loaded = GroupCoordinator(now_ms=5, sink=log)
+    loaded.load(list(log.records) + [(records.encode_key(key), b"\x00\x00" + older)], 5)
+    assert loaded.group("app").members["m1"].active_epochs == tuple(("0", p, 4) for p in range(4))
+
+
+def test_group_streams_max_size_from_the_broker_setting_refuses_one_member_more():
+    from kafkaemu.config import BrokerConfig
+    from kafkaemu.core.settings import CoordinatorSettings
+    s = Streams()
+    s.gc = GroupCoordinator(CoordinatorSettings.from_config(BrokerConfig(extra={"group.streams.max.size": 1})))
+    joined(s)
+    full = s.hb("m2", 0)
+    assert (full["error_code"], full["error_message"]) == \
+        (E.GROUP_MAX_SIZE_REACHED, "The streams group has reached its maximum capacity of 1 members.")
+
+
+def test_a_static_member_is_refused_as_kafka_4_3_refuses_it():
+    """GroupMetadataManager.streamsGroupHeartbeat throws UnsupportedOperationException after finding the
+    group; GroupCoordinatorService answers UNKNOWN_SERVER_ERROR without a message."""
+    s = Streams()
+    refused = s.hb("m1", 0, instance_id="i1")
+    assert (refused["error_code"], refused["error_message"]) == (E.UNKNOWN_SERVER_ERROR, None)
+    assert s.gc.group("app") is None
+    assert s.hb("m1", 3, instance_id="i1", owned=set())["error_code"] == E.GROUP_ID_NOT_FOUND
+    epoch = joined(s)["member_epoch"]
+    assert s.hb("m1", epoch, instance_id="i1", owned=set())["error_code"] == E.UNKNOWN_SERVER_ERROR
+    assert list(s.gc.group("app").members) == ["m1"]
+
+
+def test_the_group_metadata_record_carries_assignment_configs_as_kafkas_tagged_field_1():
+    """StreamsGroupMetadataValue: Epoch, MetadataHash, then tagged ValidatedTopologyEpoch (0) and
+    AssignmentConfigs (1, KAFKA-19765)."""
+    from kafkaemu.core.streams import records
+    value = records.encode_value(records.Key(records.GROUP_METADATA, "app"), (3, 7, 1, (("num.standby.replicas", "0"),)))
+    config = b"\x02" + b"\x15num.standby.replicas" + b"\x020" + b"\x00"
+    assert value == b"\x00\x00" + (3).to_bytes(4, "big") + (7).to_bytes(8, "big") + b"\x02" + \
+        b"\x00\x04" + (1).to_bytes(4, "big") + b"\x01" + bytes([len(config)]) + config + b""
+    decoded = records.decode_value(records.Key(records.GROUP_METADATA, "app"), value)
+    assert [(c.key, c.value) for c in decoded.assignment_configs] == [("num.standby.replicas", "0")]
