@@ -130,6 +130,10 @@ class BrokerConfig(StreamsGroupConfig):
         _CONSUMER.migration_policy, "online migration between classic and consumer groups: bidirectional, "
                                     "upgrade (classic to consumer only), downgrade or disabled",
         kafka="group.consumer.migration.policy", metavar="POLICY")
+    group_consumer_regex_refresh_interval_ms: int = setting(
+        _CONSUMER.regex_refresh_interval_ms, "how often a KIP-848 group's regex subscriptions are resolved "
+                                             "again (with authorization on: ACL changes show then)",
+        kafka="group.consumer.regex.refresh.interval.ms", min=10000)
     # -- transactions (defaults: the transaction coordinator's, core/settings.py)
     transaction_state_log_num_partitions: int = setting(
         _TXN.state_log_num_partitions, "partitions of __transaction_state",

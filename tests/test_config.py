@@ -52,6 +52,7 @@ SAMPLES = {
     "finalized_features": ("transaction.version=1", "group.version=0"),
     "transaction_version": 1,
     "group_consumer_migration_policy": "upgrade",
+    "group_consumer_regex_refresh_interval_ms": 30000,
 }
 
 
@@ -117,7 +118,7 @@ def test_settings_views_are_derived_from_the_config():
             coordinator.initial_rebalance_delay_ms, coordinator.max_group_size, coordinator.offsets_retention_ms,
             coordinator.offsets_topic_num_partitions, coordinator.offset_metadata_max_bytes,
             coordinator.offsets_retention_check_interval_ms) == (1000, 60000, 3000, 10, 3600000, 5, 100, 30000)
-    assert coordinator.consumer == ConsumerSettings(6000, 500, 20, ("range",), "upgrade")
+    assert coordinator.consumer == ConsumerSettings(6000, 500, 20, ("range",), "upgrade", 30000)
     # their defaults are BrokerConfig's
     assert CoordinatorSettings() == CoordinatorSettings.from_config(DEFAULTS)
     assert ConsumerSettings() == ConsumerSettings.from_config(DEFAULTS)

@@ -207,7 +207,7 @@ class Broker:
     def new_coordinator(self, now_ms: int, load: bool = True) -> GroupCoordinator:
         """A group coordinator writing to __consumer_offsets; ``load``: with the groups and offsets
         its records hold (a previous run's, or a restored snapshot's)."""
-        return build_group_coordinator(self.config, self.store, self.placement, now_ms, load)
+        return build_group_coordinator(self.config, self.store, self.placement, now_ms, load, self.authorizer)
 
     def new_transaction_coordinator(self, now_ms: int, load: bool = True) -> TransactionCoordinator:
         """A transaction coordinator writing to __transaction_state; ``load``: with the transactions

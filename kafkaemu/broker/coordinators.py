@@ -34,9 +34,10 @@ def continue_producer_ids(store: LogStore) -> None:
 
 
 def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Placement, now_ms: int,
-                            load: bool) -> GroupCoordinator:
+                            load: bool, authorizer=None) -> GroupCoordinator:
     """A group coordinator writing to __consumer_offsets; ``load``: with the groups and offsets
-    its records hold (a previous run's, or a restored snapshot's)."""
+    its records hold (a previous run's, or a restored snapshot's); ``authorizer``: the broker's,
+    when authorization is on (what KIP-848 regex subscriptions may resolve to)."""
     from ..core.coordinator import CoordinatorSettings, GroupCoordinator
     from ..storage import group_configs_file, share_state_topic
     from ..storage.offsets_topic import log_sink, read_entries
@@ -47,6 +48,8 @@ def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Pl
                                    offsets_topic_num_partitions=offsets_partitions)
     coordinator = GroupCoordinator(settings, log_sink(store, offsets_partitions), now_ms)
     coordinator.streams.partitions_of = _partition_count(store)
+    if authorizer is not None:
+        coordinator.consumer.describe_topic = _describe_topic(authorizer)
     shares = coordinator.share_partitions
     shares.log_offsets = log_offsets(store)
     shares.offset_for_time = offset_for_time(store)
@@ -60,6 +63,17 @@ def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Pl
         coordinator.load(read_entries(store), now_ms)
         shares.load(share_state_topic.read_records(store))
     return coordinator
+
+
+def _describe_topic(authorizer):
+    """Whether a principal may DESCRIBE a topic; a denial is not logged (Kafka's regex resolution
+    asks with logIfDenied false)."""
+    from ..auth.acl import AclOperation, ResourceType
+    describe, topic_type = AclOperation.DESCRIBE, ResourceType.TOPIC
+
+    def may_describe(principal: str, host: str, topic: str) -> bool:
+        return authorizer.authorize(principal, host, describe, topic_type, topic)
+    return may_describe
 
 
 def _partition_count(store: LogStore):

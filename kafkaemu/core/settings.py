@@ -18,6 +18,9 @@ class ConsumerSettings:
     assignors: tuple[str, ...] = ("uniform", "range")
     # online migration between classic and consumer groups: bidirectional, upgrade, downgrade, disabled
     migration_policy: str = "bidirectional"
+    # how old a regex subscription's resolution may grow before a heartbeat resolves it again
+    # (matters while authorization is on: regex_resolution.py)
+    regex_refresh_interval_ms: int = 10 * 60 * 1000
 
     @property
     def upgrade_enabled(self) -> bool:
@@ -35,6 +38,7 @@ class ConsumerSettings:
             max_size=config.group_consumer_max_size,
             assignors=tuple(config.group_consumer_assignors),
             migration_policy=config.group_consumer_migration_policy,
+            regex_refresh_interval_ms=config.group_consumer_regex_refresh_interval_ms,
         )
 
 

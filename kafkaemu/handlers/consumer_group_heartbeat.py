@@ -7,9 +7,10 @@ adds subscribed_topic_regex (Python ``re`` with full-match semantics stands in f
 internal topics never match). v0 members joining with an empty member id get a generated one.
 Session timeout and heartbeat interval are the broker settings group.consumer.session.timeout.ms
 (45000) and group.consumer.heartbeat.interval.ms (5000), BrokerConfig fields (--override names).
-Not implemented: rack-aware assignment, client-side assignors, migration between classic and
-consumer groups (a classic JoinGroup for a consumer group gets INCONSISTENT_GROUP_PROTOCOL),
-authorization. Group state is written to __consumer_offsets as Kafka's ConsumerGroup* records.
+With authorization on: READ on the group, DESCRIBE on each topic subscribed by name, and a regex
+resolves only to the topics the principal may describe (core/consumer/regex_resolution.py).
+Not implemented: rack-aware assignment, client-side assignors. Group state is written to
+__consumer_offsets as Kafka's ConsumerGroup* records.
 """
 from ..core.consumer.requests import ConsumerHeartbeat
 from ..protocol.errors import ErrorCode
@@ -49,4 +50,6 @@ def consumer_group_heartbeat(ctx, req):
         client_host=client_host(ctx),
         api_version=ctx.api_version,
     )
+    if ctx.authorizer is not None:   # a regex resolves to the topics this principal may describe
+        heartbeat.principal, heartbeat.principal_host = ctx.principal, ctx.client_host
     return ctx.groups.consumer_group_heartbeat(ctx.now_ms, heartbeat, topic_metas(ctx))

@@ -156,7 +156,8 @@ class ClassicMembers:
         subscribed topics' metadata changed, and compute a new target assignment when the epoch
         moved past it (Kafka's consumerGroupHeartbeat, for either protocol's member)."""
         group.put_member(updated)
-        metadata = subscription_metadata(group, self.topics)
+        resolved = self.resolved(group)
+        metadata = subscription_metadata(group, self.topics, resolved)
         if metadata != group.subscription_metadata:
             group.subscription_metadata = metadata
             bump = True
@@ -165,7 +166,7 @@ class ClassicMembers:
             log.info("consumer_group_epoch_bumped", group=group.group_id, epoch=group.group_epoch,
                      member=updated.member_id, **log_fields)
         if group.group_epoch > group.assignment_epoch:
-            update_target_assignment(group, self.topics, self._assignors)
+            update_target_assignment(group, self.topics, self._assignors, resolved)
 
 
 

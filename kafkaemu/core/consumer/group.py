@@ -56,6 +56,7 @@ class ConsumerGroup(Group):
         self.static_members: dict[str, str] = {}          # instance id -> member id
         self.target: dict[str, Assignment] = {}           # member id -> target assignment
         self.subscription_metadata: dict[str, TopicMeta] = {}
+        self.regexes = None   # RegexResolutions while authorization is on (regex_resolution.py)
         self.created_ms = now_ms
         self.state_timestamp_ms = now_ms
         self.dead = False
@@ -171,11 +172,12 @@ class ConsumerGroup(Group):
         """Members are immutable: copying the containers that change in place is enough."""
         return (self.group_epoch, self.assignment_epoch, self.created_ms, self.state_timestamp_ms, self.dead,
                 self.written, dict(self.members), dict(self.static_members), dict(self.target),
-                dict(self.subscription_metadata))
+                dict(self.subscription_metadata), self.regexes)
 
     def restore(self, snapshot: tuple) -> None:
         (self.group_epoch, self.assignment_epoch, self.created_ms, self.state_timestamp_ms, self.dead,
-         self.written, self.members, self.static_members, self.target, self.subscription_metadata) = snapshot
+         self.written, self.members, self.static_members, self.target, self.subscription_metadata,
+         self.regexes) = snapshot
 
 
 def _validate_member_epoch(received: int, member: ConsumerMember) -> None:

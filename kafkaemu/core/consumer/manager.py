@@ -36,7 +36,8 @@ from .member import (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, 
 from .reconciliation import reconcile
 from .requests import ConsumerHeartbeat, validate_heartbeat
 from .responses import described_error, described_group, error_response, wire_assignment
-from .target_assignment import assignor_name, available_assignors, subscription_metadata
+from .regex_resolution import DescribeTopic, maybe_resolve, resolved_topics
+from .target_assignment import assignor_name, available_assignors, subscription_metadata, topics_matching
 
 log = get_logger("kafkaemu.consumer_groups")
 E = ErrorCode
@@ -52,6 +53,8 @@ class ConsumerGroupManager(ClassicMembers):
         self.group_config: Callable[[str, str], str | None] = lambda group_id, name: None
         # the coordinator's online downgrade (group, leaving member id) -> whether it converted the group
         self.downgrade: Callable[[ConsumerGroup, str], bool] = lambda group, member_id: False
+        # while authorization is on: whether a principal may DESCRIBE a topic (regex subscriptions)
+        self.describe_topic: DescribeTopic | None = None
 
     def session_timeout_ms(self, group_id: str) -> int:
         value = self.group_config(group_id, "consumer.session.timeout.ms")
@@ -144,6 +147,8 @@ class ConsumerGroupManager(ClassicMembers):
         # As Kafka: a changed server assignor alone does not bump the epoch; the next bump uses it.
         bump = is_new or (updated.subscribed_topic_names != member.subscribed_topic_names
                           or updated.subscribed_topic_regex != member.subscribed_topic_regex)
+        if self.describe_topic is not None:
+            bump = self._resolve_regexes(group, updated, req) or bump
         reconciled = self._update_and_reconcile(group, updated, bump, req.owned)
         self._note_state(group, old_state)
 
@@ -156,6 +161,19 @@ class ConsumerGroupManager(ClassicMembers):
         if full or reconciled.assigned != member.assigned:
             response["assignment"] = wire_assignment(reconciled.assigned)
         return response
+
+    def _resolve_regexes(self, group: ConsumerGroup, updated: ConsumerMember, req: ConsumerHeartbeat) -> bool:
+        regexes = {m.subscribed_topic_regex for mid, m in group.members.items()
+                   if m.subscribed_topic_regex and mid != updated.member_id}
+        if updated.subscribed_topic_regex:
+            regexes.add(updated.subscribed_topic_regex)
+        return maybe_resolve(group, regexes, lambda regex: frozenset(topics_matching(regex, self.topics)),
+                             self.describe_topic, req.principal, req.principal_host, self.ctx.now_ms,
+                             self.settings.regex_refresh_interval_ms)
+
+    def resolved(self, group: ConsumerGroup):
+        """What the group's regexes resolve to while authorization is on; None (live matches) while off."""
+        return None if self.describe_topic is None else resolved_topics(group.regexes)
 
     def _get_or_create_group(self, group_id: str, joining: bool) -> ConsumerGroup:
         existing = self.ctx.groups.get(group_id)
@@ -309,7 +327,7 @@ class ConsumerGroupManager(ClassicMembers):
         old_state = group.state
         group.remove_member(member_id)
         self._cancel_timers(group.group_id, member_id)
-        group.subscription_metadata = subscription_metadata(group, self.topics)
+        group.subscription_metadata = subscription_metadata(group, self.topics, self.resolved(group))
         group.group_epoch += 1
         if not group.members:
             # Nobody is left to heartbeat a new target assignment into being; settle it now.

@@ -29,6 +29,9 @@ class ConsumerHeartbeat:
     client_id: str = ""
     client_host: str = ""
     api_version: int = 1
+    # who asks, for the regex's authorization while it is on: User:<name> and the client's address
+    principal: str = "User:ANONYMOUS"
+    principal_host: str = ""
 
 
 def validate_heartbeat(req: ConsumerHeartbeat, assignors: list[str]) -> None:

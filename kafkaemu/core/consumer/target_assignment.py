@@ -4,12 +4,14 @@ assignor). Members then move towards their target through reconciliation.py."""
 from __future__ import annotations
 
 import re
+from typing import Mapping
 
 from ...logging import get_logger
 from ..modern import TopicMeta
 from .assignors import ASSIGNORS, DEFAULT_ASSIGNOR, MemberSpec
 from .group import ConsumerGroup
 from .member import ConsumerMember
+from .regex_resolution import ResolvedRegex
 
 log = get_logger("kafkaemu.consumer_groups")
 
@@ -32,26 +34,35 @@ def topics_matching(pattern: str, topics: dict[str, TopicMeta]) -> list[str]:
     return [name for name in topics if compiled.fullmatch(name)]
 
 
-def _member_topics(member: ConsumerMember, topics: dict[str, TopicMeta]) -> set[str]:
+def _member_topics(member: ConsumerMember, topics: dict[str, TopicMeta],
+                   resolved: Mapping[str, ResolvedRegex] | None) -> set[str]:
     names = set(member.subscribed_topic_names)
-    if member.subscribed_topic_regex:
-        names.update(topics_matching(member.subscribed_topic_regex, topics))
+    regex = member.subscribed_topic_regex
+    if regex:
+        if resolved is None:   # authorization off: the live matches
+            names.update(topics_matching(regex, topics))
+        elif regex in resolved:
+            names.update(resolved[regex].topics)
     return names
 
 
-def subscription_metadata(group: ConsumerGroup, topics: dict[str, TopicMeta]) -> dict[str, TopicMeta]:
-    """The existing topics some member subscribes to (by name or regex), by name."""
+def subscription_metadata(group: ConsumerGroup, topics: dict[str, TopicMeta],
+                          resolved: Mapping[str, ResolvedRegex] | None = None) -> dict[str, TopicMeta]:
+    """The existing topics some member subscribes to (by name or regex), by name; ``resolved``: what
+    the group's regexes resolve to while authorization is on (regex_resolution.py), None while off."""
     names: set[str] = set()
     for member in group.members.values():
-        names.update(_member_topics(member, topics))
+        names.update(_member_topics(member, topics, resolved))
     return {n: topics[n] for n in sorted(names) if n in topics}
 
 
-def update_target_assignment(group: ConsumerGroup, topics: dict[str, TopicMeta], available: list[str]) -> None:
+def update_target_assignment(group: ConsumerGroup, topics: dict[str, TopicMeta], available: list[str],
+                             resolved: Mapping[str, ResolvedRegex] | None = None) -> None:
     """Assign the group's subscribed partitions anew at its group epoch."""
     assignor = ASSIGNORS[assignor_name(group, available)]
     subscribed = group.subscription_metadata
-    specs = {mid: MemberSpec(frozenset(subscribed[n].topic_id for n in _member_topics(m, topics) if n in subscribed),
+    specs = {mid: MemberSpec(frozenset(subscribed[n].topic_id for n in _member_topics(m, topics, resolved)
+                                       if n in subscribed),
                              group.target.get(mid, {}))
              for mid, m in group.members.items()}
     partitions = {meta.topic_id: meta.num_partitions for meta in subscribed.values()}

@@ -40,7 +40,7 @@ class ConsumerHarness:
     def heartbeat(self, gid: str = "g", member_id: str = "m1", epoch: int = 0, *, topics=None, regex=None,
                   owned: dict[bytes, set[int]] | None = None, instance: str | None = None,
                   assignor: str | None = None, rebalance: int = -1, version: int = 1,
-                  client_id: str = "C1") -> dict:
+                  client_id: str = "C1", principal: str = "User:ANONYMOUS") -> dict:
         if epoch == 0:
             owned = {} if owned is None else owned
             rebalance = 30000 if rebalance == -1 else rebalance
@@ -49,7 +49,8 @@ class ConsumerHarness:
         req = ConsumerHeartbeat(gid, member_id, epoch, instance_id=instance, rebalance_timeout_ms=rebalance,
                                 subscribed_topic_names=topics, subscribed_topic_regex=regex,
                                 server_assignor=assignor, owned=owned, client_id=client_id,
-                                client_host="/127.0.0.1", api_version=version)
+                                client_host="/127.0.0.1", api_version=version, principal=principal,
+                                principal_host="127.0.0.1")
         return self.c.consumer_group_heartbeat(self.now, req, dict(self.topics))
 
 
@@ -57,8 +58,9 @@ class Client:
     """What a consumer does: heartbeat with what it owns; take what it is given (revoking at once)."""
 
     def __init__(self, h: ConsumerHarness, member_id: str, *, gid: str = "g", topics=("t",), regex=None,
-                 instance: str | None = None, assignor: str | None = None) -> None:
-        self.h, self.member_id, self.gid = h, member_id, gid
+                 instance: str | None = None, assignor: str | None = None,
+                 principal: str = "User:ANONYMOUS") -> None:
+        self.h, self.member_id, self.gid, self.principal = h, member_id, gid, principal
         self.topics, self.regex, self.instance, self.assignor = list(topics) if topics else None, regex, instance, assignor
         self.epoch = 0
         self.owned: dict[bytes, set[int]] = {}
@@ -67,9 +69,10 @@ class Client:
     def beat(self) -> dict:
         if self.epoch == 0:
             r = self.h.heartbeat(self.gid, self.member_id, 0, topics=self.topics, regex=self.regex,
-                                 instance=self.instance, assignor=self.assignor)
+                                 instance=self.instance, assignor=self.assignor, principal=self.principal)
         else:
-            r = self.h.heartbeat(self.gid, self.member_id, self.epoch, owned=self.owned, instance=self.instance)
+            r = self.h.heartbeat(self.gid, self.member_id, self.epoch, owned=self.owned, instance=self.instance,
+                                 principal=self.principal)
         self.last = r
         if r["error_code"] == E.NONE:
             self.epoch = r["member_epoch"]
