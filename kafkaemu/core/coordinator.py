@@ -85,6 +85,8 @@ class GroupCoordinator:
         self.share.on_member_removed.append(self.share_partitions.member_left)
         self.share.on_member_expired.append(self.share_partitions.sessions.drop_member)
         self.share.on_group_deleted.append(self.share_partitions.delete_group)
+        self.share.on_offsets_deleted.append(self.share_partitions.delete_topic_state)
+        self.share.on_offsets_altered.append(self.share_partitions.alter_start_offset)
         self.streams = StreamsGroupManager(self.ctx)
         self.streams.group_config = self.share_partitions.group_config_set
         self._managers = {GroupType.CLASSIC: self.classic, GroupType.CONSUMER: self.consumer,
@@ -226,6 +228,19 @@ class GroupCoordinator:
         """Every member of a share group leaves, as one write."""
         with self._request(now_ms):
             self._run(group_id, self.share.remove_all_members, (group_id,))
+
+    def delete_share_group_offsets(self, now_ms: int, group_id: str,
+                                   topics: list[tuple[str, bytes | None]]) -> list[dict] | ErrorCode:
+        """DeleteShareGroupOffsets' response topics, or the error of a failed write."""
+        with self._request(now_ms):
+            return self._run(group_id, self.share.delete_offsets, (group_id, topics), _error)
+
+    def alter_share_group_offsets(self, now_ms: int, group_id: str, offsets: dict[tuple[bytes, int], int],
+                                  names: dict[bytes, str]) -> ErrorCode:
+        """AlterShareGroupOffsets' valid partitions; the error of a failed write, else NONE."""
+        with self._request(now_ms):
+            error = self._run(group_id, self.share.alter_offsets, (group_id, offsets, names), _error)
+        return E.NONE if error is None else error
 
     # ============================================================ streams groups (KIP-1071)
     def streams_group_heartbeat(self, now_ms: int, req: StreamsHeartbeat, partitions_of) -> tuple[dict, dict]:
