@@ -367,10 +367,16 @@ class GroupCoordinator:
                 and not self.offsets.has_offsets(group_id):
             self._delete(group)
 
-    def on_topic_deleted(self, now_ms: int, topic: str) -> int:
+    def on_topic_deleted(self, now_ms: int, topic: str, topic_id: bytes | None = None) -> int:
         """Kafka's onPartitionsDeleted: every group's committed offsets of the topic are dropped
-        (one write per group; pending transactional ones of the topic go at once)."""
+        (one write per group; pending transactional ones of the topic go at once); with its id, the
+        share groups forget it (maybeCleanupShareGroupState, a write per group that had it) and its
+        share partitions' state goes."""
         self.ctx.advance(now_ms)
+        if topic_id is not None:
+            for gid in self.share.groups_with_topic(topic_id):
+                self._run(gid, self.share.topic_deleted, (gid, topic_id))
+            self.share_partitions.on_topic_deleted(topic_id)
         removed = sum(self._run(gid, self.offsets.topic_deleted, (gid, topic), _nothing, False)
                       for gid in self.offsets.store.groups())
         self.offsets.pending.remove_topic(topic)

@@ -270,6 +270,17 @@ class ShareGroupManager:
         self._persist(group)
         self._once_written(self._initialize, (group_id, new, dict(offsets)))
 
+    def groups_with_topic(self, topic_id: bytes) -> list[str]:
+        return [gid for gid, g in self.groups.items()
+                if g.state_metadata is not None and g.state_metadata.mentions(topic_id)]
+
+    def topic_deleted(self, group_id: str, topic_id: bytes) -> None:
+        """Kafka's maybeCleanupShareGroupState: a deleted topic leaves every set of the record."""
+        group = self.group(group_id)
+        if group is not None and group.state_metadata is not None:
+            group.state_metadata = group.state_metadata.topics_deleted([topic_id])
+            self._persist(group)
+
     # ============================================================ leaving and expiry
     def _leave(self, req: ShareHeartbeat) -> dict:
         group = self.ctx.groups.get(req.group_id)

@@ -201,3 +201,17 @@ def test_delete_group_records_its_partitions_deleting_then_the_tombstone():
     restarted, _ = coordinator(Log(), 10)
     restarted.load(list(log.records), 10)
     assert restarted.share.group("g") is None
+
+
+def test_a_deleted_topic_leaves_the_record_and_its_share_partitions_go():
+    log = Log()
+    c, _ = coordinator(log)
+    c.share_partitions.log_offsets = lambda tid, p, committed: (0, 0)
+    hb(c, 0, "m1", 0, ["a", "b"])
+    assert c.share_partitions.existing("g", T1, 0) is not None
+    c.on_topic_deleted(1, "a", T1)
+    assert log.state_metadata()[-1] == ({}, {(T2, "b"): [0, 1, 2]}, set())
+    assert c.share_partitions.existing("g", T1, 0) is None and c.share_partitions.existing("g", T2, 0) is not None
+    n = len(log.records)
+    c.on_topic_deleted(2, "a", T1)                 # no group has it any more: nothing written
+    assert len(log.records) == n
