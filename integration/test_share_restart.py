@@ -76,3 +76,56 @@ def test_a_share_group_is_back_after_a_restart_before_its_member_rejoins(tmp_pat
         second.stop()
         if consumer is not None:
             consumer.close()
+
+
+def delete_offsets(bootstrap: str, group: str, topics: list[str]) -> dict:
+    host, port = bootstrap.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        reply = raw_client.request(sock, ApiKey.DELETE_SHARE_GROUP_OFFSETS, 0,
+                                   {"group_id": group, "topics": [{"topic_name": t} for t in topics]})
+    assert reply["error_code"] == 0, reply
+    return {r["topic_name"]: (r["error_code"], r["error_message"]) for r in reply["responses"]}
+
+
+def consume_all(bootstrap: str, group: str, topic: str, n: int) -> list[bytes]:
+    consumer = ck.ShareConsumer({"bootstrap.servers": bootstrap, "group.id": group})
+    try:
+        consumer.subscribe([topic])
+        got: list[bytes] = []
+        deadline = time.monotonic() + 60
+        while len(got) < n and time.monotonic() < deadline:
+            got += [m.value() for m in consumer.poll(0.2) if m.error() is None]
+        return sorted(got)
+    finally:
+        consumer.close()   # acknowledges what it got and leaves: the group is empty
+
+
+def test_which_share_partitions_are_initialized_survives_restarts(tmp_path):
+    """ShareGroupStatePartitionMetadata: after a restart the group still knows its topic's share
+    state is initialized (DeleteShareGroupOffsets deletes it) and, after the next restart, that it
+    was deleted (nothing left to delete); consumption then starts again where
+    share.auto.offset.reset says."""
+    from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+    topic, other, group = unique("shmeta"), unique("shmeta-other"), unique("shmeta-g")
+    values = [b"v0", b"v1", b"v2", b"v3"]
+    with KafkaEmulator(subprocess_mode=True, data_dir=str(tmp_path)) as first:
+        admin = AdminClient({"bootstrap.servers": first.bootstrap_server})
+        for f in admin.create_topics([ck.admin.NewTopic(topic, 2, 1), ck.admin.NewTopic(other, 1, 1)]).values():
+            f.result(timeout=30)
+        entry = ConfigEntry("share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET)
+        for f in admin.incremental_alter_configs([ConfigResource(ResourceType.GROUP, group,
+                                                                 incremental_configs=[entry])]).values():
+            f.result(timeout=30)
+        producer = ck.Producer({"bootstrap.servers": first.bootstrap_server})
+        for i, v in enumerate(values):
+            producer.produce(topic, value=v, partition=i % 2)
+        assert producer.flush(30) == 0
+        assert consume_all(first.bootstrap_server, group, topic, 4) == values
+    with KafkaEmulator(subprocess_mode=True, data_dir=str(tmp_path)) as second:
+        assert delete_offsets(second.bootstrap_server, group, [topic, other]) == {
+            topic: (0, None), other: (3, "There is no offset information to delete.")}
+    with KafkaEmulator(subprocess_mode=True, data_dir=str(tmp_path)) as third:
+        assert delete_offsets(third.bootstrap_server, group, [topic]) == {
+            topic: (3, "There is no offset information to delete.")}
+        # its share state is gone: a consumer starts over at the earliest offset
+        assert consume_all(third.bootstrap_server, group, topic, 4) == values

@@ -29,6 +29,6 @@ class TopicAdmin:
         topic = services.store.delete_topic(name)
         services.placement.forget_topic(name)
         if (groups := built(services, "groups")) is not None:   # not built yet: no group knows the topic
-            groups.on_topic_deleted(self.clock(), name)
+            groups.on_topic_deleted(self.clock(), name, topic.topic_id)
         log.info("topic_deleted", topic=name)
         return topic

@@ -85,6 +85,8 @@ class GroupCoordinator:
         self.share.on_member_removed.append(self.share_partitions.member_left)
         self.share.on_member_expired.append(self.share_partitions.sessions.drop_member)
         self.share.on_group_deleted.append(self.share_partitions.delete_group)
+        self.share.on_offsets_deleted.append(self.share_partitions.delete_topic_state)
+        self.share.on_offsets_altered.append(self.share_partitions.alter_start_offset)
         self.streams = StreamsGroupManager(self.ctx)
         self.streams.group_config = self.share_partitions.group_config_set
         self._managers = {GroupType.CLASSIC: self.classic, GroupType.CONSUMER: self.consumer,
@@ -227,6 +229,19 @@ class GroupCoordinator:
         with self._request(now_ms):
             self._run(group_id, self.share.remove_all_members, (group_id,))
 
+    def delete_share_group_offsets(self, now_ms: int, group_id: str,
+                                   topics: list[tuple[str, bytes | None]]) -> list[dict] | ErrorCode:
+        """DeleteShareGroupOffsets' response topics, or the error of a failed write."""
+        with self._request(now_ms):
+            return self._run(group_id, self.share.delete_offsets, (group_id, topics), _error)
+
+    def alter_share_group_offsets(self, now_ms: int, group_id: str, offsets: dict[tuple[bytes, int], int],
+                                  names: dict[bytes, str]) -> ErrorCode:
+        """AlterShareGroupOffsets' valid partitions; the error of a failed write, else NONE."""
+        with self._request(now_ms):
+            error = self._run(group_id, self.share.alter_offsets, (group_id, offsets, names), _error)
+        return E.NONE if error is None else error
+
     # ============================================================ streams groups (KIP-1071)
     def streams_group_heartbeat(self, now_ms: int, req: StreamsHeartbeat, partitions_of) -> tuple[dict, dict]:
         """The reply and the internal topics (name -> topology.InternalTopic) the broker should create;
@@ -352,10 +367,16 @@ class GroupCoordinator:
                 and not self.offsets.has_offsets(group_id):
             self._delete(group)
 
-    def on_topic_deleted(self, now_ms: int, topic: str) -> int:
+    def on_topic_deleted(self, now_ms: int, topic: str, topic_id: bytes | None = None) -> int:
         """Kafka's onPartitionsDeleted: every group's committed offsets of the topic are dropped
-        (one write per group; pending transactional ones of the topic go at once)."""
+        (one write per group; pending transactional ones of the topic go at once); with its id, the
+        share groups forget it (maybeCleanupShareGroupState, a write per group that had it) and its
+        share partitions' state goes."""
         self.ctx.advance(now_ms)
+        if topic_id is not None:
+            for gid in self.share.groups_with_topic(topic_id):
+                self._run(gid, self.share.topic_deleted, (gid, topic_id))
+            self.share_partitions.on_topic_deleted(topic_id)
         removed = sum(self._run(gid, self.offsets.topic_deleted, (gid, topic), _nothing, False)
                       for gid in self.offsets.store.groups())
         self.offsets.pending.remove_topic(topic)

@@ -2,7 +2,7 @@
 
 Key and value each start with an int16 version; the key's version names the record type (Kafka's
 CoordinatorRecordType): 0-1 offset commit (offsets/records.py), 2 classic group metadata
-(classic/records.py), 3-8 consumer group records (consumer/records.py), 9-14 share group records
+(classic/records.py), 3-8 consumer group records (consumer/records.py), 9-15 share group records
 (share/records.py). A tombstone is a null value.
 """
 from __future__ import annotations

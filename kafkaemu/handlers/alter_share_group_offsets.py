@@ -2,7 +2,9 @@
 empty share group (their in-flight records are forgotten). A group with members answers
 NON_EMPTY_GROUP, an unknown group or one of another kind GROUP_ID_NOT_FOUND; an unknown topic or
 partition UNKNOWN_TOPIC_OR_PARTITION; an offset beyond the high watermark or below the log start
-OFFSET_OUT_OF_RANGE."""
+OFFSET_OUT_OF_RANGE. The coordinator records the valid partitions as initializing, sets their start
+offsets, then records them initialized (ShareGroupStatePartitionMetadata), as Kafka's
+completeAlterShareGroupOffsets and initializeShareGroupState."""
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
 from .registry import registry
@@ -17,8 +19,7 @@ def alter_share_group_offsets(ctx, req):
     error, message = share_group_error(ctx, req.group_id, must_be_empty=True)
     if error != E.NONE:
         return {"throttle_time_ms": 0, "error_code": error, "error_message": message, "responses": []}
-    spm = ctx.groups.share_partitions
-    responses = []
+    responses, offsets, names = [], {}, {}
     for t in req.topics:
         topic = ctx.store.get(t.topic_name)
         entry = {"topic_name": t.topic_name, "topic_id": topic.topic_id if topic is not None else bytes(16),
@@ -32,8 +33,12 @@ def alter_share_group_offsets(ctx, req):
                 if not plog.log_start_offset <= p.start_offset <= plog.high_watermark:
                     code = E.OFFSET_OUT_OF_RANGE
                 else:
-                    spm.alter_start_offset(req.group_id, topic.topic_id, p.partition_index, p.start_offset)
+                    offsets[(topic.topic_id, p.partition_index)] = p.start_offset
+                    names[topic.topic_id] = topic.name
             entry["partitions"].append({"partition_index": p.partition_index, "error_code": code,
                                         "error_message": None})
         responses.append(entry)
+    error = ctx.groups.alter_share_group_offsets(ctx.now_ms, req.group_id, offsets, names)
+    if error != E.NONE:
+        return {"throttle_time_ms": 0, "error_code": error, "error_message": None, "responses": []}
     return {"throttle_time_ms": 0, "error_code": E.NONE, "error_message": None, "responses": responses}

@@ -15,6 +15,7 @@ from ...protocol.errors import ErrorCode
 from ..group_api import ExpirationBase, Group, GroupError, GroupType, Record
 from ..modern import Assignment, TopicMeta
 from . import records
+from .state_metadata import StateMetadata
 
 E = ErrorCode
 
@@ -56,6 +57,8 @@ class ShareGroup(Group):
         self.created_ms = now_ms
         self.dead = False
         self.written: dict = {}   # the records last written for it (records.RecordDiff)
+        # its ShareGroupStatePartitionMetadata; None until it has one
+        self.state_metadata: StateMetadata | None = None
 
     @property
     def state(self) -> ShareGroupState:
@@ -104,8 +107,8 @@ class ShareGroup(Group):
     def snapshot(self) -> tuple:
         """Members are immutable: copying the containers that change in place is enough."""
         return (self.group_epoch, self.assignment_epoch, self.created_ms, self.dead, self.written,
-                dict(self.members), dict(self.target), dict(self.subscription_metadata))
+                dict(self.members), dict(self.target), dict(self.subscription_metadata), self.state_metadata)
 
     def restore(self, snapshot: tuple) -> None:
         (self.group_epoch, self.assignment_epoch, self.created_ms, self.dead, self.written,
-         self.members, self.target, self.subscription_metadata) = snapshot
+         self.members, self.target, self.subscription_metadata, self.state_metadata) = snapshot

@@ -8,9 +8,13 @@ when the member joined or its assignment changed.
 
 The timer ``("share-session", group, member)`` removes a member that stops heartbeating
 (the group's share.session.timeout.ms, else group.share.session.timeout.ms). Topic metadata arrives with each heartbeat (name -> TopicMeta) and
-the last one seen is kept for timers. ``on_assigned(group_id, {(topic_id, partition)})`` hears of
-partitions a group is assigned for the first time, so their share partitions start where
-share.auto.offset.reset says at that moment, as Kafka initializes share-group state on assignment.
+the last one seen is kept for timers. As Kafka's maybeCreateInitializeShareGroupStateRequest, each
+heartbeat records the partitions of the subscribed topics not yet initialized as initializing (in
+its own write, ShareGroupStatePartitionMetadata: state_metadata.py); once that is written
+``on_assigned(group_id, {(topic_id, partition)})`` initializes their share state (they start where
+share.auto.offset.reset says) and a write of its own records them initialized, or no longer
+initializing if a listener failed. DeleteShareGroupOffsets and AlterShareGroupOffsets go the same
+way (``delete_offsets``, ``alter_offsets``).
 
 Every change is written to __consumer_offsets as Kafka's ShareGroup* records (records.py), each
 heartbeat and session expiry as one coordinator write; ``replay`` and ``after_load`` rebuild the
@@ -31,6 +35,7 @@ from ..record_format import fits_record_key
 from . import assignor, records
 from .group import Assignment, ShareGroup, ShareGroupState, ShareMember
 from .requests import LEAVE_GROUP_MEMBER_EPOCH, ShareHeartbeat, validate_heartbeat
+from .state_metadata import StateMetadata, TopicInit
 
 log = get_logger("kafkaemu.share_groups")
 E = ErrorCode
@@ -46,7 +51,8 @@ class ShareGroupManager:
         self.on_member_removed: list[Callable[[str, str], None]] = []   # (group id, member id)
         self.on_member_expired: list[Callable[[str, str], None]] = []   # removed for its silence
         self.on_group_deleted: list[Callable[[str], None]] = []
-        self._initialized: dict[str, set[tuple[bytes, int]]] = {}   # group -> partitions ever assigned
+        self.on_offsets_deleted: list[Callable[[str, bytes], None]] = []   # (group id, topic id): its share state goes
+        self.on_offsets_altered: list[Callable[[str, bytes, int, int], None]] = []   # (group, topic id, partition, start)
         # (group id, group config name) -> its value, e.g. share.session.timeout.ms (the group's own
         # config or the broker default); the coordinator points it at the share partitions' configs
         self.group_config: Callable[[str, str], str] = self._default_config
@@ -123,6 +129,7 @@ class ShareGroupManager:
                               member_epoch=group.assignment_epoch, assigned=target)
             group.members[updated.member_id] = updated
         self._schedule_session_timeout(group.group_id, updated.member_id)
+        self._maybe_initialize(group)
         self._note_state(group, old_state)
         response = {"error_code": 0, "error_message": None, "member_id": updated.member_id,
                     "member_epoch": updated.member_epoch,
@@ -155,9 +162,16 @@ class ShareGroupManager:
         group.target = assignor.assign(subscriptions, group.target, partitions)
         group.assignment_epoch = group.group_epoch
         log.info("share_target_assignment", group=group.group_id, epoch=group.group_epoch, members=len(subscriptions))
-        assigned = {(tid, p) for a in group.target.values() for tid, parts in a.items() for p in parts}
-        new = assigned - self._initialized.get(group.group_id, set())
-        if new:   # once the assignment is written (Kafka initializes share-group state after it)
+
+    # ============================================================ share-group state initialization
+    def _maybe_initialize(self, group: ShareGroup) -> None:
+        """Partitions of the subscribed topics neither initialized nor initializing become
+        initializing in this write; their share state is initialized once it is written."""
+        meta = group.state_metadata or StateMetadata()
+        subscribed = [(m.topic_id, m.name, m.num_partitions) for m in group.subscription_metadata.values()]
+        new = meta.to_initialize(subscribed, self.ctx.now_ms)
+        if new:
+            group.state_metadata = meta.add_initializing(new)
             self._once_written(self._initialize, (group.group_id, new))
 
     def _once_written(self, fn: Callable, args: tuple) -> None:
@@ -169,10 +183,32 @@ class ShareGroupManager:
         else:
             write.effect(fn, args)
 
-    def _initialize(self, group_id: str, partitions: set[tuple[bytes, int]]) -> None:
-        self._initialized.setdefault(group_id, set()).update(partitions)
-        for listener in list(self.on_assigned):
-            listener(group_id, partitions)
+    def _initialize(self, group_id: str, topics: dict[bytes, TopicInit], offsets: dict | None = None) -> None:
+        """Initialize the share state of ``topics`` (at ``offsets[(topic id, partition)]`` when
+        given: AlterShareGroupOffsets), then record the outcome as a write of its own."""
+        try:
+            if offsets is None:
+                partitions = {(tid, p) for tid, t in topics.items() for p in t.partitions}
+                for listener in list(self.on_assigned):
+                    listener(group_id, partitions)
+            else:
+                for (tid, p), offset in offsets.items():
+                    for listener in list(self.on_offsets_altered):
+                        listener(group_id, tid, p, offset)
+            done = True
+        except Exception as exc:   # Kafka's persister failing: the partitions are retried later
+            log.warning("share_state_initialize_failed", group=group_id, error=str(exc)[:200])
+            done = False
+        self.ctx.runtime.run(group_id, self._initialized, (group_id, topics, done))
+
+    def _initialized(self, group_id: str, topics: dict[bytes, TopicInit], done: bool) -> None:
+        """Kafka's initializeShareGroupState (``done``) or uninitializeShareGroupState."""
+        group = self.group(group_id)
+        if group is None or group.state_metadata is None:
+            return
+        meta = group.state_metadata
+        group.state_metadata = meta.mark_initialized(topics) if done else meta.uninitialize(topics)
+        self._persist(group)
 
     def _note_state(self, group: ShareGroup, old: ShareGroupState) -> None:
         new = group.state
@@ -180,6 +216,70 @@ class ShareGroupManager:
             log.info("share_group_transition", group=group.group_id, from_state=old.value, to_state=new.value,
                      epoch=group.group_epoch)
             self.ctx.record_transition(group.group_id, old, new, group.group_epoch)
+
+    # ============================================================ the share offsets APIs
+    def delete_offsets(self, group_id: str, topics: list[tuple[str, bytes | None]]) -> list[dict]:
+        """DeleteShareGroupOffsets' topics (name, topic id or None when unknown), as Kafka's
+        sharePartitionsEligibleForOffsetDeletion: an initialized topic (or one still deleting) goes
+        to deleting in this write, its share state is deleted once written, and a write of its own
+        takes it out of deleting (completeDeleteShareGroupOffsets); any other topic has no offsets."""
+        group = self.group(group_id)
+        meta = (group.state_metadata if group is not None else None) or StateMetadata()
+        responses, deleting = [], {}
+        for name, tid in topics:
+            if tid is not None and (tid in meta.initialized or tid in meta.deleting):
+                deleting[tid] = name
+                responses.append(_offsets_deleted(name, tid, E.NONE, None))
+            else:
+                responses.append(_offsets_deleted(name, bytes(16), E.UNKNOWN_TOPIC_OR_PARTITION,
+                                                  None if tid is None else "There is no offset information to delete."))
+        if deleting and group is not None:
+            group.state_metadata = meta.start_deleting(deleting)
+            self._persist(group)
+            self._once_written(self._delete_state, (group_id, deleting))
+        return responses
+
+    def _delete_state(self, group_id: str, topics: dict[bytes, str]) -> None:
+        try:
+            for tid in topics:
+                for listener in list(self.on_offsets_deleted):
+                    listener(group_id, tid)
+        except Exception as exc:   # they stay deleting: the next delete of the topic or group retries
+            log.warning("share_state_delete_failed", group=group_id, error=str(exc)[:200])
+            return
+        self.ctx.runtime.run(group_id, self._state_deleted, (group_id, topics))
+
+    def _state_deleted(self, group_id: str, topics: dict[bytes, str]) -> None:
+        group = self.group(group_id)
+        if group is not None and group.state_metadata is not None:
+            group.state_metadata = group.state_metadata.finish_deleting(topics)
+            self._persist(group)
+
+    def alter_offsets(self, group_id: str, offsets: dict[tuple[bytes, int], int], names: dict[bytes, str]) -> None:
+        """AlterShareGroupOffsets' valid partitions ((topic id, partition) -> start offset), as Kafka's
+        completeAlterShareGroupOffsets: initializing in this write, their share state initialized at
+        those offsets once written, then initialized."""
+        group = self.group(group_id)
+        if group is None or not offsets:
+            return
+        parts: dict[bytes, set[int]] = {}
+        for tid, p in offsets:
+            parts.setdefault(tid, set()).add(p)
+        new = {tid: TopicInit(names[tid], frozenset(ps), self.ctx.now_ms) for tid, ps in parts.items()}
+        group.state_metadata = (group.state_metadata or StateMetadata()).add_initializing(new)
+        self._persist(group)
+        self._once_written(self._initialize, (group_id, new, dict(offsets)))
+
+    def groups_with_topic(self, topic_id: bytes) -> list[str]:
+        return [gid for gid, g in self.groups.items()
+                if g.state_metadata is not None and g.state_metadata.mentions(topic_id)]
+
+    def topic_deleted(self, group_id: str, topic_id: bytes) -> None:
+        """Kafka's maybeCleanupShareGroupState: a deleted topic leaves every set of the record."""
+        group = self.group(group_id)
+        if group is not None and group.state_metadata is not None:
+            group.state_metadata = group.state_metadata.topics_deleted([topic_id])
+            self._persist(group)
 
     # ============================================================ leaving and expiry
     def _leave(self, req: ShareHeartbeat) -> dict:
@@ -272,7 +372,6 @@ class ShareGroupManager:
         old_state = group.state
         group.dead = True
         del self.ctx.groups[group.group_id]
-        self._initialized.pop(group.group_id, None)
         log.info("share_group_deleted", group=group.group_id)
         self._note_state(group, old_state)
         for listener in list(self.on_group_deleted):
@@ -293,7 +392,8 @@ class ShareGroupManager:
                     group.target.pop(k.member_id, None)
             elif k.version == records.GROUP_METADATA:
                 del self.ctx.groups[k.group_id]
-                self._initialized.pop(k.group_id, None)
+            elif k.version == records.STATE_PARTITION_METADATA:
+                group.state_metadata = None
             return
         v = records.decode_value(k, value)
         if group is None:
@@ -307,8 +407,8 @@ class ShareGroupManager:
             group.assignment_epoch = v.assignment_epoch
         elif k.version == records.TARGET_MEMBER:
             group.target[k.member_id] = _assignment(v.topic_partitions)
-            self._initialized.setdefault(group.group_id, set()).update(
-                (tid, p) for tid, parts in group.target[k.member_id].items() for p in parts)
+        elif k.version == records.STATE_PARTITION_METADATA:
+            group.state_metadata = StateMetadata.from_record(v, self.ctx.now_ms)
         else:
             member = group.members.get(k.member_id) or ShareMember(k.member_id)
             if k.version == records.MEMBER_METADATA:
@@ -337,6 +437,10 @@ class ShareGroupManager:
 
 def _assignment(entries) -> dict[bytes, frozenset[int]]:
     return {bytes(e.topic_id): frozenset(e.partitions) for e in entries if e.partitions}
+
+
+def _offsets_deleted(name: str, topic_id: bytes, code: ErrorCode, message: str | None) -> dict:
+    return {"topic_name": name, "topic_id": topic_id, "error_code": int(code), "error_message": message}
 
 
 def _session_key(group_id: str, member_id: str) -> tuple:
