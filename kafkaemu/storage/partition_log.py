@@ -20,16 +20,14 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ..logging import get_logger
-from . import compaction, compression, topic_config
+from . import compression, topic_config
 from .append_checks import validate
-from .batch_store import MemoryBatchStore
-from .producer_state import ProducerStateTable
+from .batch_store import MemoryBatchStore, StorageError
 from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, NO_TIMESTAMP, InvalidBatch, control_record, end_txn_marker,
                            iter_records, parse_header, rewrite_offsets, set_max_timestamp)
-from .record_validation import check_records
-from .segment import StorageError
 
 log = get_logger("kafkaemu.storage")
 
@@ -55,7 +53,6 @@ class PartitionLog:
         self.leader_epoch = 0
         self.batch_store = MemoryBatchStore()   # segment files instead, with a data directory
         self.epochs: list[tuple[int, int]] = [(0, 0)]   # (leader epoch, start offset)
-        self.producers = ProducerStateTable()
         self.waiters: set = set()          # long-polling fetches; each has on_append(partition, nbytes, stable)
         self.duplicate_batches = 0         # idempotent retries answered from the producer state
         self.last_append_ms = 0            # the "segment file time" ListOffsets v0 compares against
@@ -63,6 +60,13 @@ class PartitionLog:
         self.tombstones_due_ms: int | None = None   # when the oldest tombstone kept passes delete.retention.ms
         self.persistence = None            # the store's DataDir, when there is one
         self.max_uncompressed_bytes = compression.DEFAULT_LIMIT   # the most one batch may inflate to
+
+    @cached_property
+    def producers(self):
+        """The partition's ProducerStateTable (``producer_state``), made by its first use: a
+        partition nobody wrote to (the internal topics' at start) needs none."""
+        from .producer_state import ProducerStateTable
+        return ProducerStateTable()
 
     # -- properties ------------------------------------------------------------------------
     @property
@@ -356,7 +360,8 @@ class PartitionLog:
         Transactions: nothing from the last stable offset on is read or cleaned; records of
         aborted transactions neither count as a key's latest nor are kept; markers are kept.
         Returns how many records were removed."""
-        return compaction.compact(self, now_ms, force)
+        from .compaction import compact   # with the first cleaning
+        return compact(self, now_ms, force)
 
     def restore(self, batches: list, log_start: int, high_watermark: int = 0) -> int:
         """Rebuild this (empty, in-memory) log from stored batches: producer state, leader
@@ -419,6 +424,7 @@ class PartitionLog:
         return self._repair_max_timestamp(batch, h)
 
     def _repair_max_timestamp(self, batch, h):
+        from .record_validation import check_records
         try:
             max_ts = check_records(batch, h, limit=self.max_uncompressed_bytes).max_timestamp
         except InvalidBatch:
