@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from ..logging import get_logger
 from . import compression, topic_config
 from .append_checks import validate
 from .batch_store import MemoryBatchStore, StorageError
+from .producer_state import ProducerStateTable
 from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, NO_TIMESTAMP, InvalidBatch, control_record, end_txn_marker,
                            iter_records, parse_header, rewrite_offsets, set_max_timestamp)
+from .record_validation import check_records
 
 log = get_logger("kafkaemu.storage")
 
@@ -53,6 +54,7 @@ class PartitionLog:
         self.leader_epoch = 0
         self.batch_store = MemoryBatchStore()   # segment files instead, with a data directory
         self.epochs: list[tuple[int, int]] = [(0, 0)]   # (leader epoch, start offset)
+        self.producers = ProducerStateTable()
         self.waiters: set = set()          # long-polling fetches; each has on_append(partition, nbytes, stable)
         self.duplicate_batches = 0         # idempotent retries answered from the producer state
         self.last_append_ms = 0            # the "segment file time" ListOffsets v0 compares against
@@ -60,13 +62,6 @@ class PartitionLog:
         self.tombstones_due_ms: int | None = None   # when the oldest tombstone kept passes delete.retention.ms
         self.persistence = None            # the store's DataDir, when there is one
         self.max_uncompressed_bytes = compression.DEFAULT_LIMIT   # the most one batch may inflate to
-
-    @cached_property
-    def producers(self):
-        """The partition's ProducerStateTable (``producer_state``), made by its first use: a
-        partition nobody wrote to (the internal topics' at start) needs none."""
-        from .producer_state import ProducerStateTable
-        return ProducerStateTable()
 
     # -- properties ------------------------------------------------------------------------
     @property
@@ -424,7 +419,6 @@ class PartitionLog:
         return self._repair_max_timestamp(batch, h)
 
     def _repair_max_timestamp(self, batch, h):
-        from .record_validation import check_records
         try:
             max_ts = check_records(batch, h, limit=self.max_uncompressed_bytes).max_timestamp
         except InvalidBatch:
