@@ -22,7 +22,7 @@ import struct
 from dataclasses import dataclass, field
 
 from ..logging import get_logger
-from . import compression, topic_config
+from . import compaction, compression, topic_config
 from .append_checks import validate
 from .batch_store import MemoryBatchStore, StorageError
 from .producer_state import ProducerStateTable
@@ -355,8 +355,7 @@ class PartitionLog:
         Transactions: nothing from the last stable offset on is read or cleaned; records of
         aborted transactions neither count as a key's latest nor are kept; markers are kept.
         Returns how many records were removed."""
-        from .compaction import compact   # with the first cleaning
-        return compact(self, now_ms, force)
+        return compaction.compact(self, now_ms, force)
 
     def restore(self, batches: list, log_start: int, high_watermark: int = 0) -> int:
         """Rebuild this (empty, in-memory) log from stored batches: producer state, leader

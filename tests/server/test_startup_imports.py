@@ -38,10 +38,10 @@ HEAVY = ("aiohttp", "multidict", "yarl", "fastavro", "avro", "jsonschema", "goog
          "kafkaemu.auth.authenticator", "kafkaemu.auth.acl",
          # the coordinators' settings classes (a start reads only their defaults, core/defaults.py)
          "kafkaemu.core.settings", "kafkaemu.core.runtime",
-         # the log store beyond a partition's appends: fetch sessions, compaction, segments, the
-         # coordinators' batches, telemetry subscriptions
-         "kafkaemu.storage.fetch_sessions", "kafkaemu.storage.compaction", "kafkaemu.storage.segment",
-         "kafkaemu.storage.coordinator_log", "kafkaemu.telemetry.subscriptions",
+         # the log store beyond a partition's appends: fetch sessions, segments, the coordinators'
+         # batches; telemetry subscriptions
+         "kafkaemu.storage.fetch_sessions", "kafkaemu.storage.segment", "kafkaemu.storage.coordinator_log",
+         "kafkaemu.telemetry.subscriptions",
          # fault rules and quota enforcement, with the first rule or quota
          "kafkaemu.faults", "kafkaemu.broker.quotas", "kafkaemu.core.quotas.manager")
 # every handler but ApiVersions' is imported by its API's first request
