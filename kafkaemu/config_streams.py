@@ -20,7 +20,8 @@ def _setting(default: int, help: str, kafka: str, min: int):
 @dataclass
 class StreamsGroupConfig:
     group_streams_session_timeout_ms: int = _setting(
-        defaults.STREAMS_SESSION_TIMEOUT_MS, "session timeout of streams group members", "group.streams.session.timeout.ms", 1)
+        defaults.STREAMS_SESSION_TIMEOUT_MS, "session timeout of streams group members",
+        "group.streams.session.timeout.ms", 1)
     group_streams_min_session_timeout_ms: int = _setting(
         defaults.STREAMS_MIN_SESSION_TIMEOUT_MS, "smallest streams.session.timeout.ms a group may set",
         "group.streams.min.session.timeout.ms", 1)
@@ -37,7 +38,8 @@ class StreamsGroupConfig:
         defaults.STREAMS_MAX_HEARTBEAT_INTERVAL_MS, "largest streams.heartbeat.interval.ms a group may set",
         "group.streams.max.heartbeat.interval.ms", 1)
     group_streams_num_standby_replicas: int = _setting(
-        defaults.STREAMS_NUM_STANDBY_REPLICAS, "standby replicas of a stateful task", "group.streams.num.standby.replicas", 0)
+        defaults.STREAMS_NUM_STANDBY_REPLICAS, "standby replicas of a stateful task",
+        "group.streams.num.standby.replicas", 0)
     group_streams_max_standby_replicas: int = _setting(
         defaults.STREAMS_MAX_STANDBY_REPLICAS, "largest streams.num.standby.replicas a group may set",
         "group.streams.max.standby.replicas", 0)

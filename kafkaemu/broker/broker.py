@@ -33,9 +33,9 @@ from .transactions import TransactionDataPath, TransactionHooks
 
 if TYPE_CHECKING:
     from ..core.coordinator import GroupCoordinator
-    from .quotas import QuotaEnforcer
     from ..core.quorum import MetadataQuorum
     from ..core.transactions.coordinator import TransactionCoordinator
+    from .quotas import QuotaEnforcer
 
 log = get_logger("kafkaemu.broker")
 
@@ -190,8 +190,8 @@ class Broker:
         from ..core.quotas.manager import ClientQuotaManagers
         from .quotas import QuotaEnforcer
         config = self.config
-        return QuotaEnforcer(ClientQuotaManagers(self.quotas, config.quota_window_num, config.quota_window_size_seconds),
-                             self.timers, self._clock)
+        managers = ClientQuotaManagers(self.quotas, config.quota_window_num, config.quota_window_size_seconds)
+        return QuotaEnforcer(managers, self.timers, self._clock)
 
     # -- the coordinators (replaced by snapshot restores and control resets) ----------------
     @property
