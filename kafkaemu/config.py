@@ -1,6 +1,6 @@
 """Broker configuration: every setting kafkaemu reads, held once with its default, its Kafka name,
 its help text and its bounds. The coordinators' settings take their defaults from the core
-(``core/settings.py``, as Kafka's GroupCoordinatorConfig holds its own); the core never imports this.
+(``core/defaults.py``, as Kafka's GroupCoordinatorConfig declares its own); the core never imports this.
 
 Everything else is derived from the fields below: the ``kafkaemu serve`` flags (``--num-partitions``),
 the ``--override NAME=VALUE`` names (Kafka's, e.g. ``num.partitions``), the values the broker passes
@@ -15,11 +15,10 @@ import typing
 from dataclasses import InitVar, dataclass, field, fields
 
 from .config_streams import StreamsGroupConfig, streams_problems
+from .core import defaults
+from .core.defaults import INT32_MAX
 from .core.features import parse_levels
-from .core.settings import INT32_MAX, ConsumerSettings, CoordinatorSettings, TransactionSettings
 
-# The coordinators keep the defaults of their settings (core/settings.py), as Kafka's do.
-_GROUP, _CONSUMER, _TXN = CoordinatorSettings(), ConsumerSettings(), TransactionSettings()
 # broker settings that are the default of a topic config (Kafka's LogConfig synonyms)
 TOPIC_DEFAULTS = {"log_retention_ms": "retention.ms", "log_retention_bytes": "retention.bytes",
                   "log_segment_bytes": "segment.bytes", "log_roll_ms": "segment.ms",
@@ -80,8 +79,7 @@ class BrokerConfig(StreamsGroupConfig):
                                     kafka="log.retention.ms", min=-1, max=INT64_MAX)
     log_retention_bytes: int = setting(-1, "topics' default retention.bytes, per partition (-1: no limit)",
                                        kafka="log.retention.bytes", min=-1, max=INT64_MAX)
-    log_segment_bytes: int = setting(1073741824, "topics' default segment.bytes", kafka="log.segment.bytes",
-                                     min=14)
+    log_segment_bytes: int = setting(1073741824, "topics' default segment.bytes", kafka="log.segment.bytes", min=14)
     log_roll_ms: int = setting(604800000, "topics' default segment.ms", kafka="log.roll.ms", min=1, max=INT64_MAX)
     log_cleanup_policy: tuple[str, ...] = setting(("delete",), "topics' default cleanup.policy (delete, compact)",
                                                   kafka="log.cleanup.policy", metavar="LIST")
@@ -89,79 +87,79 @@ class BrokerConfig(StreamsGroupConfig):
                                                    kafka="log.cleaner.delete.retention.ms", min=0, max=INT64_MAX)
     log_index_interval_bytes: int = setting(4096, "topics' default index.interval.bytes",
                                             kafka="log.index.interval.bytes", min=0)
-    # -- classic consumer groups and offsets (defaults: the group coordinator's, core/settings.py)
+    # -- classic consumer groups and offsets (defaults: the group coordinator's, core/defaults.py)
     offsets_topic_num_partitions: int = setting(
-        _GROUP.offsets_topic_num_partitions, "partitions of __consumer_offsets",
+        defaults.OFFSETS_TOPIC_NUM_PARTITIONS, "partitions of __consumer_offsets",
         kafka="offsets.topic.num.partitions", min=1)
     group_min_session_timeout_ms: int = setting(
-        _GROUP.min_session_timeout_ms, "smallest session timeout a member may ask for",
+        defaults.GROUP_MIN_SESSION_TIMEOUT_MS, "smallest session timeout a member may ask for",
         kafka="group.min.session.timeout.ms", min=0)
     group_max_session_timeout_ms: int = setting(
-        _GROUP.max_session_timeout_ms, "largest session timeout a member may ask for",
+        defaults.GROUP_MAX_SESSION_TIMEOUT_MS, "largest session timeout a member may ask for",
         kafka="group.max.session.timeout.ms", min=0)
     group_initial_rebalance_delay_ms: int = setting(
-        _GROUP.initial_rebalance_delay_ms, "how long an empty group waits for more members "
-                                           "(Kafka's default is 3000; see docs/groups.md)",
+        defaults.GROUP_INITIAL_REBALANCE_DELAY_MS, "how long an empty group waits for more members "
+                                                   "(Kafka's default is 3000; see docs/groups.md)",
         kafka="group.initial.rebalance.delay.ms", min=0)
     group_max_size: int = setting(
-        _GROUP.max_group_size, "most members of a classic group", kafka="group.max.size", min=1)
+        defaults.GROUP_MAX_SIZE, "most members of a classic group", kafka="group.max.size", min=1)
     offset_metadata_max_bytes: int = setting(
-        _GROUP.offset_metadata_max_bytes, "longest metadata of a committed offset",
+        defaults.OFFSET_METADATA_MAX_BYTES, "longest metadata of a committed offset",
         kafka="offset.metadata.max.bytes", min=0)
     offsets_retention_minutes: int = setting(
-        _GROUP.offsets_retention_ms // 60000, "how long committed offsets of an empty group are kept",
+        defaults.OFFSETS_RETENTION_MS // 60000, "how long committed offsets of an empty group are kept",
         kafka="offsets.retention.minutes", min=1)
     offsets_retention_check_interval_ms: int = setting(
-        _GROUP.offsets_retention_check_interval_ms, "how often expired offsets are removed",
+        defaults.OFFSETS_RETENTION_CHECK_INTERVAL_MS, "how often expired offsets are removed",
         kafka="offsets.retention.check.interval.ms", min=1, max=INT64_MAX)
     # -- consumer groups of the KIP-848 protocol
     group_consumer_session_timeout_ms: int = setting(
-        _CONSUMER.session_timeout_ms, "session timeout of KIP-848 consumer group members",
+        defaults.CONSUMER_SESSION_TIMEOUT_MS, "session timeout of KIP-848 consumer group members",
         kafka="group.consumer.session.timeout.ms", min=1)
     group_consumer_heartbeat_interval_ms: int = setting(
-        _CONSUMER.heartbeat_interval_ms, "heartbeat interval given to KIP-848 members",
+        defaults.CONSUMER_HEARTBEAT_INTERVAL_MS, "heartbeat interval given to KIP-848 members",
         kafka="group.consumer.heartbeat.interval.ms", min=1)
     group_consumer_max_size: int = setting(
-        _CONSUMER.max_size, "most members of a KIP-848 consumer group", kafka="group.consumer.max.size", min=1)
+        defaults.CONSUMER_MAX_SIZE, "most members of a KIP-848 consumer group", kafka="group.consumer.max.size", min=1)
     group_consumer_assignors: tuple[str, ...] = setting(
-        _CONSUMER.assignors, "server-side assignors, the first is the default", kafka="group.consumer.assignors",
-        metavar="LIST")
+        defaults.CONSUMER_ASSIGNORS, "server-side assignors, the first is the default",
+        kafka="group.consumer.assignors", metavar="LIST")
     group_consumer_migration_policy: str = setting(
-        _CONSUMER.migration_policy, "online migration between classic and consumer groups: bidirectional, "
-                                    "upgrade (classic to consumer only), downgrade or disabled",
+        defaults.CONSUMER_MIGRATION_POLICY, "online migration between classic and consumer groups: bidirectional, "
+                                            "upgrade (classic to consumer only), downgrade or disabled",
         kafka="group.consumer.migration.policy", metavar="POLICY")
     group_consumer_regex_refresh_interval_ms: int = setting(
-        _CONSUMER.regex_refresh_interval_ms, "how often a KIP-848 group's regex subscriptions are resolved "
-                                             "again (with authorization on: ACL changes show then)",
+        defaults.CONSUMER_REGEX_REFRESH_INTERVAL_MS, "how often a KIP-848 group's regex subscriptions are "
+                                                     "resolved again (with authorization on: ACL changes show then)",
         kafka="group.consumer.regex.refresh.interval.ms", min=10000)
-    # -- transactions (defaults: the transaction coordinator's, core/settings.py)
+    # -- transactions (defaults: the transaction coordinator's, core/defaults.py)
     transaction_state_log_num_partitions: int = setting(
-        _TXN.state_log_num_partitions, "partitions of __transaction_state",
+        defaults.TRANSACTION_STATE_LOG_NUM_PARTITIONS, "partitions of __transaction_state",
         kafka="transaction.state.log.num.partitions", min=1)
     transaction_max_timeout_ms: int = setting(
-        _TXN.max_timeout_ms, "largest transaction timeout a producer may ask for",
+        defaults.TRANSACTION_MAX_TIMEOUT_MS, "largest transaction timeout a producer may ask for",
         kafka="transaction.max.timeout.ms", min=1)
     transactional_id_expiration_ms: int = setting(
-        _TXN.transactional_id_expiration_ms, "how long a transactional id without transactions is kept",
+        defaults.TRANSACTIONAL_ID_EXPIRATION_MS, "how long a transactional id without transactions is kept",
         kafka="transactional.id.expiration.ms", min=1)
     transaction_abort_timed_out_transaction_cleanup_interval_ms: int = setting(
-        _TXN.abort_timed_out_transactions_interval_ms, "how often transactions open past their timeout are aborted",
+        defaults.TRANSACTION_ABORT_TIMED_OUT_INTERVAL_MS, "how often transactions open past their timeout are aborted",
         kafka="transaction.abort.timed.out.transaction.cleanup.interval.ms", min=1)
     transaction_remove_expired_transaction_cleanup_interval_ms: int = setting(
-        _TXN.remove_expired_transactional_ids_interval_ms, "how often expired transactional ids are removed",
+        defaults.TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS, "how often expired transactional ids are removed",
         kafka="transaction.remove.expired.transaction.cleanup.interval.ms", min=1)
     finalized_features: tuple[str, ...] = setting(
         (), "finalize features at these levels instead of a new Kafka 4.3 cluster's, as kafka-storage format "
             "--feature does (e.g. transaction.version=1 for Transactions V1)", flag="--feature",
         metavar="NAME=LEVEL,...")
     transaction_partition_verification_enable: bool = setting(
-        _TXN.partition_verification_enable, "don't check that a transactional produce or offset commit goes to a "
-                                            "partition of the transaction (KIP-890)",
+        defaults.TRANSACTION_PARTITION_VERIFICATION_ENABLE,
+        "don't check that a transactional produce or offset commit goes to a partition of the transaction (KIP-890)",
         kafka="transaction.partition.verification.enable")
     transaction_version: int = setting(
-        _TXN.transaction_version, "the finalized transaction.version feature: 2 (a new Kafka 4.x cluster) lets "
-                                  "clients use transactions V2 (KIP-890 part 2: an epoch bump per transaction, "
-                                  "partitions added by the produce itself); 0 or 1 keeps them on V1", min=0, max=2)
+        defaults.TRANSACTION_VERSION, "the finalized transaction.version feature: 2 (a new Kafka 4.x cluster) lets "
+                                      "clients use transactions V2 (KIP-890 part 2: an epoch bump per transaction, "
+                                      "partitions added by the produce itself); 0 or 1 keeps them on V1", min=0, max=2)
     # -- security, off by default: SASL when users or mechanisms are given, TLS when a certificate is
     sasl_users: dict[str, str] = setting({}, "enable SASL and add a user (repeatable)", flag="--sasl-user",
                                          metavar="NAME:PASSWORD")
@@ -314,7 +312,7 @@ class BrokerConfig(StreamsGroupConfig):
                             f"{self.group_consumer_heartbeat_interval_ms} must be below "
                             f"{name('group_consumer_session_timeout_ms')} {self.group_consumer_session_timeout_ms}")
         problems += streams_problems(self, name)
-        if tuple(self.group_consumer_assignors) != tuple(_CONSUMER.assignors):   # the core's default is known
+        if tuple(self.group_consumer_assignors) != tuple(defaults.CONSUMER_ASSIGNORS):   # the core's default is known
             from .core.consumer.assignors import ASSIGNORS
             unknown = [a for a in self.group_consumer_assignors if a not in ASSIGNORS]
             if unknown or not self.group_consumer_assignors:
@@ -326,13 +324,11 @@ class BrokerConfig(StreamsGroupConfig):
             problem = validate_topic_config(topic_name, ",".join(value) if isinstance(value, tuple) else str(value))
             if problem:
                 problems.append(f"{name(field_name)}: {problem}")
-        unknown = []
         if self.sasl_mechanisms:
             from .auth.credentials import SUPPORTED_MECHANISMS
-            unknown = [m for m in self.sasl_mechanisms if m not in SUPPORTED_MECHANISMS]
-        if unknown:
-            problems.append(f"unsupported SASL mechanism(s) {', '.join(unknown)}; kafkaemu supports "
-                            f"{', '.join(SUPPORTED_MECHANISMS)}")
+            if unknown := [m for m in self.sasl_mechanisms if m not in SUPPORTED_MECHANISMS]:
+                problems.append(f"unsupported SASL mechanism(s) {', '.join(unknown)}; kafkaemu supports "
+                                f"{', '.join(SUPPORTED_MECHANISMS)}")
         try:
             parse_levels(self.finalized_features)
         except ValueError as exc:

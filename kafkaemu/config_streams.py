@@ -2,14 +2,13 @@
 GroupCoordinatorConfig) as a dataclass BrokerConfig extends, and the checks Kafka's
 GroupCoordinatorConfig makes of them at start: each minimum not above its maximum, the session
 timeout and the heartbeat interval within theirs, the standby replicas not above their maximum, the
-heartbeat interval below the session timeout. The defaults are the core's (core/settings.py)."""
+heartbeat interval below the session timeout. The defaults are the core's (core/defaults.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .core.settings import INT32_MAX, StreamsSettings
-
-_STREAMS = StreamsSettings()
+from .core import defaults
+from .core.defaults import INT32_MAX
 
 
 def _setting(default: int, help: str, kafka: str, min: int):
@@ -21,29 +20,31 @@ def _setting(default: int, help: str, kafka: str, min: int):
 @dataclass
 class StreamsGroupConfig:
     group_streams_session_timeout_ms: int = _setting(
-        _STREAMS.session_timeout_ms, "session timeout of streams group members", "group.streams.session.timeout.ms", 1)
+        defaults.STREAMS_SESSION_TIMEOUT_MS, "session timeout of streams group members",
+        "group.streams.session.timeout.ms", 1)
     group_streams_min_session_timeout_ms: int = _setting(
-        _STREAMS.min_session_timeout_ms, "smallest streams.session.timeout.ms a group may set",
+        defaults.STREAMS_MIN_SESSION_TIMEOUT_MS, "smallest streams.session.timeout.ms a group may set",
         "group.streams.min.session.timeout.ms", 1)
     group_streams_max_session_timeout_ms: int = _setting(
-        _STREAMS.max_session_timeout_ms, "largest streams.session.timeout.ms a group may set",
+        defaults.STREAMS_MAX_SESSION_TIMEOUT_MS, "largest streams.session.timeout.ms a group may set",
         "group.streams.max.session.timeout.ms", 1)
     group_streams_heartbeat_interval_ms: int = _setting(
-        _STREAMS.heartbeat_interval_ms, "heartbeat interval given to streams members",
+        defaults.STREAMS_HEARTBEAT_INTERVAL_MS, "heartbeat interval given to streams members",
         "group.streams.heartbeat.interval.ms", 1)
     group_streams_min_heartbeat_interval_ms: int = _setting(
-        _STREAMS.min_heartbeat_interval_ms, "smallest streams.heartbeat.interval.ms a group may set",
+        defaults.STREAMS_MIN_HEARTBEAT_INTERVAL_MS, "smallest streams.heartbeat.interval.ms a group may set",
         "group.streams.min.heartbeat.interval.ms", 1)
     group_streams_max_heartbeat_interval_ms: int = _setting(
-        _STREAMS.max_heartbeat_interval_ms, "largest streams.heartbeat.interval.ms a group may set",
+        defaults.STREAMS_MAX_HEARTBEAT_INTERVAL_MS, "largest streams.heartbeat.interval.ms a group may set",
         "group.streams.max.heartbeat.interval.ms", 1)
     group_streams_num_standby_replicas: int = _setting(
-        _STREAMS.num_standby_replicas, "standby replicas of a stateful task", "group.streams.num.standby.replicas", 0)
+        defaults.STREAMS_NUM_STANDBY_REPLICAS, "standby replicas of a stateful task",
+        "group.streams.num.standby.replicas", 0)
     group_streams_max_standby_replicas: int = _setting(
-        _STREAMS.max_standby_replicas, "largest streams.num.standby.replicas a group may set",
+        defaults.STREAMS_MAX_STANDBY_REPLICAS, "largest streams.num.standby.replicas a group may set",
         "group.streams.max.standby.replicas", 0)
     group_streams_max_size: int = _setting(
-        _STREAMS.max_size, "most members of a streams group", "group.streams.max.size", 1)
+        defaults.STREAMS_MAX_SIZE, "most members of a streams group", "group.streams.max.size", 1)
 
 
 # (setting, relation, other setting), in the order of GroupCoordinatorConfig's require()s

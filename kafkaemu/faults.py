@@ -9,8 +9,8 @@ id, and a topic (and partition) the request names. When it fires, the request is
   a rule scoped to a topic replaces only the error of that topic's (partition's) entries;
 - ``delay_ms``: sent that much later (on the broker's clock, so a manual clock controls it).
 ``black_hole`` instead never handles the request nor answers it (the client times out).
-``times`` limits how often a rule fires (None: until removed). The request hook is
-kafkaemu.broker.intercept.
+``times`` limits how often a rule fires (None: until removed). The request hook, and the live
+rules it consults (``Faults``), are kafkaemu.broker.intercept: this module comes with the first rule.
 
 APIs and errors are given by number or by name: ``api_key_of("Heartbeat") == 12`` (the names
 ``kafkaemu apis`` prints, any case), ``error_code_of("NOT_COORDINATOR") == 16`` (Kafka's error
@@ -18,7 +18,6 @@ names, ``kafkaemu errors`` lists them).
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 
@@ -79,56 +78,6 @@ class FaultRule:
                 and (self.min_version is None or api_version >= self.min_version)
                 and (self.max_version is None or api_version <= self.max_version)
                 and self.node_id in (None, node_id))
-
-
-class Faults:
-    """The live rules (``rules``, in the order added) and those that fired their count (``spent``),
-    kept so that ``all()`` reports how often every rule fired."""
-
-    def __init__(self) -> None:
-        self.rules: list[FaultRule] = []
-        self.spent: list[FaultRule] = []
-        self._rule_ids = itertools.count(1)
-        self._ids = itertools.count()
-
-    def add(self, rule: FaultRule) -> FaultRule:
-        rule.id = next(self._rule_ids)
-        self.rules.append(rule)
-        return rule
-
-    def all(self) -> list[FaultRule]:
-        return sorted(self.rules + self.spent, key=lambda r: r.id)
-
-    def remove(self, rule_id: int) -> FaultRule | None:
-        for rules in (self.rules, self.spent):
-            for rule in rules:
-                if rule.id == rule_id:
-                    rules.remove(rule)
-                    return rule
-        return None
-
-    def clear(self) -> None:
-        self.rules.clear()
-        self.spent.clear()
-
-    def take(self, api_key: int, client_id: str | None, api_version: int = 0, node_id: int = 0,
-             names_topic=None) -> FaultRule | None:
-        """The first live rule matching this request, counting it as fired. ``names_topic(topic,
-        partition)`` says whether the request names a topic (partition) that a scoped rule wants."""
-        for rule in self.rules:
-            if not rule.matches(api_key, api_version, client_id, node_id):
-                continue
-            if rule.topic is not None and (names_topic is None or not names_topic(rule.topic, rule.partition)):
-                continue
-            rule.fired += 1
-            if not rule.active:
-                self.rules.remove(rule)
-                self.spent.append(rule)
-            return rule
-        return None
-
-    def next_timer_key(self) -> str:
-        return f"fault-delay-{next(self._ids)}"
 
 
 def replace_error_codes(response, code: int):

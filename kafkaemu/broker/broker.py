@@ -7,6 +7,7 @@ path and test hooks (``transactions.py``), request dispatch with interception (`
 """
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
 from ..logging import get_logger
@@ -14,9 +15,7 @@ from ..auth.setup import new_authorizer, new_credentials, new_tokens
 from ..config import BrokerConfig
 from ..core.features import KRAFT_VERSION, FinalizedFeatures, parse_levels
 from ..core.quotas.entities import ClientQuotas
-from ..core.quotas.manager import ClientQuotaManagers
 from ..core.timers import Timers
-from ..faults import Faults
 from ..storage import client_metrics_file, client_quotas_file, transaction_state_topic
 from ..storage.share_state_topic import SHARE_STATE_TOPIC
 from ..telemetry.manager import ClientMetricsManager
@@ -27,9 +26,8 @@ from . import dispatch
 from .context import ANONYMOUS, BuiltOnFirstUse, RequestContext, built, services_for
 from .coordinators import (build_group_coordinator, build_transaction_coordinator, continue_producer_ids,
                            holds_records)
-from .intercept import RequestInterceptor
+from .intercept import Faults, RequestInterceptor
 from .placement import Placement
-from .quotas import QuotaEnforcer
 from .topics import TopicAdmin
 from .transactions import TransactionDataPath, TransactionHooks
 
@@ -37,6 +35,7 @@ if TYPE_CHECKING:
     from ..core.coordinator import GroupCoordinator
     from ..core.quorum import MetadataQuorum
     from ..core.transactions.coordinator import TransactionCoordinator
+    from .quotas import QuotaEnforcer
 
 log = get_logger("kafkaemu.broker")
 
@@ -183,9 +182,16 @@ class Broker:
         quotas.on_change = changed
         self.services.quotas = self.quotas = quotas
         self.quota_entries = quotas.entries
-        self.quota_enforcer = QuotaEnforcer(ClientQuotaManagers(quotas, config.quota_window_num,
-                                                                config.quota_window_size_seconds),
-                                            self.timers, self._clock)
+
+    @cached_property
+    def quota_enforcer(self) -> QuotaEnforcer:
+        """The quotas' enforcement (``quotas.py``, the rates of ``core/quotas/manager.py``), built by
+        the first request a quota applies to (``dispatch.py``) or a control call reading its rates."""
+        from ..core.quotas.manager import ClientQuotaManagers
+        from .quotas import QuotaEnforcer
+        config = self.config
+        managers = ClientQuotaManagers(self.quotas, config.quota_window_num, config.quota_window_size_seconds)
+        return QuotaEnforcer(managers, self.timers, self._clock)
 
     # -- the coordinators (replaced by snapshot restores and control resets) ----------------
     @property

@@ -1,4 +1,5 @@
-"""The one hook a request passes between decoding and its handler: fault rules, the request log
+"""The one hook a request passes between decoding and its handler: fault rules (the live ones:
+``Faults``; a rule, ``kafkaemu.faults.FaultRule``, comes with the first one added), the request log
 and API version caps. Sans-IO, on the broker's loop; costs one attribute check per request while
 none of them is in use.
 
@@ -8,22 +9,73 @@ fault black-holes the request (it is never handled nor answered).
 from __future__ import annotations
 
 import base64
+import itertools
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Callable
 
-from ..faults import FaultRule, replace_error_codes
 from ..protocol.api_keys import ApiKey
 from ..protocol.catalog import catalog
 from ..protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
+    from ..faults import FaultRule
     from .broker import Broker
 
 _TOPIC_NAME_KEYS = ("name", "topic", "topic_name")
 _PARTITION_KEYS = ("partition_index", "partition", "index")
 _PARTITION_LIST_KEYS = ("partition_indexes", "partitions")
 MAX_INLINE_BYTES = 512  # longer byte fields appear in the request log as {"size": n}
+
+
+class Faults:
+    """The live rules (``rules``, in the order added) and those that fired their count (``spent``),
+    kept so that ``all()`` reports how often every rule fired."""
+
+    def __init__(self) -> None:
+        self.rules: list[FaultRule] = []
+        self.spent: list[FaultRule] = []
+        self._rule_ids = itertools.count(1)
+        self._ids = itertools.count()
+
+    def add(self, rule: FaultRule) -> FaultRule:
+        rule.id = next(self._rule_ids)
+        self.rules.append(rule)
+        return rule
+
+    def all(self) -> list[FaultRule]:
+        return sorted(self.rules + self.spent, key=lambda r: r.id)
+
+    def remove(self, rule_id: int) -> FaultRule | None:
+        for rules in (self.rules, self.spent):
+            for rule in rules:
+                if rule.id == rule_id:
+                    rules.remove(rule)
+                    return rule
+        return None
+
+    def clear(self) -> None:
+        self.rules.clear()
+        self.spent.clear()
+
+    def take(self, api_key: int, client_id: str | None, api_version: int = 0, node_id: int = 0,
+             names_topic=None) -> FaultRule | None:
+        """The first live rule matching this request, counting it as fired. ``names_topic(topic,
+        partition)`` says whether the request names a topic (partition) that a scoped rule wants."""
+        for rule in self.rules:
+            if not rule.matches(api_key, api_version, client_id, node_id):
+                continue
+            if rule.topic is not None and (names_topic is None or not names_topic(rule.topic, rule.partition)):
+                continue
+            rule.fired += 1
+            if not rule.active:
+                self.rules.remove(rule)
+                self.spent.append(rule)
+            return rule
+        return None
+
+    def next_timer_key(self) -> str:
+        return f"fault-delay-{next(self._ids)}"
 
 
 class RequestLog:
@@ -130,6 +182,7 @@ class RequestInterceptor:
                 return
             if fault.error_code is not None:
                 if fault.topic is None:
+                    from ..faults import replace_error_codes
                     response = replace_error_codes(response, fault.error_code)
                 elif withheld:
                     response = _answer_withheld(response, withheld, fault.error_code)

@@ -1,26 +1,23 @@
-"""The coordinators' settings with their defaults, as Kafka's GroupCoordinatorConfig and
-TransactionStateManagerConfig hold theirs: ``BrokerConfig`` takes the defaults of these settings from
-here, and the broker passes the configured values in (``from_config`` reads them by name). The core
-imports nothing from ``kafkaemu.config``."""
+"""The coordinators' settings, as Kafka's GroupCoordinatorConfig and TransactionStateManagerConfig
+hold theirs, with the defaults of ``core/defaults.py`` (which ``BrokerConfig`` takes too): the broker
+passes the configured values in (``from_config`` reads them by name) when it builds a coordinator. The
+core imports nothing from ``kafkaemu.config``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-INT32_MAX = 2**31 - 1
+from . import defaults
 
 
 @dataclass(frozen=True)
 class ConsumerSettings:
     """The KIP-848 consumer group settings (group.consumer.*)."""
-    session_timeout_ms: int = 45000
-    heartbeat_interval_ms: int = 5000
-    max_size: int = INT32_MAX
-    assignors: tuple[str, ...] = ("uniform", "range")
-    # online migration between classic and consumer groups: bidirectional, upgrade, downgrade, disabled
-    migration_policy: str = "bidirectional"
-    # how old a regex subscription's resolution may grow before a heartbeat resolves it again
-    # (matters while authorization is on: regex_resolution.py)
-    regex_refresh_interval_ms: int = 10 * 60 * 1000
+    session_timeout_ms: int = defaults.CONSUMER_SESSION_TIMEOUT_MS
+    heartbeat_interval_ms: int = defaults.CONSUMER_HEARTBEAT_INTERVAL_MS
+    max_size: int = defaults.CONSUMER_MAX_SIZE
+    assignors: tuple[str, ...] = defaults.CONSUMER_ASSIGNORS
+    migration_policy: str = defaults.CONSUMER_MIGRATION_POLICY
+    regex_refresh_interval_ms: int = defaults.CONSUMER_REGEX_REFRESH_INTERVAL_MS
 
     @property
     def upgrade_enabled(self) -> bool:
@@ -46,31 +43,29 @@ class ConsumerSettings:
 class ShareSettings:
     """Share group (KIP-932) settings, Kafka 4.3's broker defaults (group.share.*); the group configs
     share.* default to them."""
-    session_timeout_ms: int = 45000
-    heartbeat_interval_ms: int = 5000
-    max_size: int = 200
-    record_lock_duration_ms: int = 30000
-    delivery_count_limit: int = 5
-    partition_max_record_locks: int = 2000
-    auto_offset_reset: str = "latest"
-    isolation_level: str = "read_uncommitted"
+    session_timeout_ms: int = defaults.SHARE_SESSION_TIMEOUT_MS
+    heartbeat_interval_ms: int = defaults.SHARE_HEARTBEAT_INTERVAL_MS
+    max_size: int = defaults.SHARE_MAX_SIZE
+    record_lock_duration_ms: int = defaults.SHARE_RECORD_LOCK_DURATION_MS
+    delivery_count_limit: int = defaults.SHARE_DELIVERY_COUNT_LIMIT
+    partition_max_record_locks: int = defaults.SHARE_PARTITION_MAX_RECORD_LOCKS
+    auto_offset_reset: str = defaults.SHARE_AUTO_OFFSET_RESET
+    isolation_level: str = defaults.SHARE_ISOLATION_LEVEL
 
 
 @dataclass(frozen=True)
 class StreamsSettings:
     """Streams group (KIP-1071) settings, Kafka 4.3's broker defaults (group.streams.*); the group
     configs streams.* default to them."""
-    session_timeout_ms: int = 45000
-    heartbeat_interval_ms: int = 5000
-    num_standby_replicas: int = 0
-    max_size: int = INT32_MAX
-    # the bounds of the group configs streams.session.timeout.ms, streams.heartbeat.interval.ms and
-    # streams.num.standby.replicas (group.streams.min.* / max.*)
-    min_session_timeout_ms: int = 45000
-    max_session_timeout_ms: int = 60000
-    min_heartbeat_interval_ms: int = 5000
-    max_heartbeat_interval_ms: int = 15000
-    max_standby_replicas: int = 2
+    session_timeout_ms: int = defaults.STREAMS_SESSION_TIMEOUT_MS
+    heartbeat_interval_ms: int = defaults.STREAMS_HEARTBEAT_INTERVAL_MS
+    num_standby_replicas: int = defaults.STREAMS_NUM_STANDBY_REPLICAS
+    max_size: int = defaults.STREAMS_MAX_SIZE
+    min_session_timeout_ms: int = defaults.STREAMS_MIN_SESSION_TIMEOUT_MS
+    max_session_timeout_ms: int = defaults.STREAMS_MAX_SESSION_TIMEOUT_MS
+    min_heartbeat_interval_ms: int = defaults.STREAMS_MIN_HEARTBEAT_INTERVAL_MS
+    max_heartbeat_interval_ms: int = defaults.STREAMS_MAX_HEARTBEAT_INTERVAL_MS
+    max_standby_replicas: int = defaults.STREAMS_MAX_STANDBY_REPLICAS
 
     @classmethod
     def from_config(cls, config) -> "StreamsSettings":
@@ -79,15 +74,15 @@ class StreamsSettings:
 
 @dataclass(frozen=True)
 class CoordinatorSettings:
-    offsets_topic_num_partitions: int = 50
-    min_session_timeout_ms: int = 6000
-    max_session_timeout_ms: int = 1800000
-    initial_rebalance_delay_ms: int = 150  # Kafka's is 3000 (docs/groups.md)
-    max_group_size: int = INT32_MAX
-    new_member_join_timeout_ms: int = 5 * 60 * 1000  # a constant in Kafka, not a setting
-    offset_metadata_max_bytes: int = 4096
-    offsets_retention_ms: int = 7 * 24 * 60 * 60 * 1000
-    offsets_retention_check_interval_ms: int = 600000
+    offsets_topic_num_partitions: int = defaults.OFFSETS_TOPIC_NUM_PARTITIONS
+    min_session_timeout_ms: int = defaults.GROUP_MIN_SESSION_TIMEOUT_MS
+    max_session_timeout_ms: int = defaults.GROUP_MAX_SESSION_TIMEOUT_MS
+    initial_rebalance_delay_ms: int = defaults.GROUP_INITIAL_REBALANCE_DELAY_MS
+    max_group_size: int = defaults.GROUP_MAX_SIZE
+    new_member_join_timeout_ms: int = defaults.NEW_MEMBER_JOIN_TIMEOUT_MS
+    offset_metadata_max_bytes: int = defaults.OFFSET_METADATA_MAX_BYTES
+    offsets_retention_ms: int = defaults.OFFSETS_RETENTION_MS
+    offsets_retention_check_interval_ms: int = defaults.OFFSETS_RETENTION_CHECK_INTERVAL_MS
     consumer: ConsumerSettings = ConsumerSettings()
     share: ShareSettings = ShareSettings()
     streams: StreamsSettings = StreamsSettings()
@@ -111,14 +106,13 @@ class CoordinatorSettings:
 @dataclass(frozen=True)
 class TransactionSettings:
     """The transaction coordinator's settings (transaction.*, transactional.id.*)."""
-    state_log_num_partitions: int = 50
-    max_timeout_ms: int = 900000
-    transactional_id_expiration_ms: int = 604800000
-    abort_timed_out_transactions_interval_ms: int = 10000
-    remove_expired_transactional_ids_interval_ms: int = 3600000
-    partition_verification_enable: bool = True
-    # the finalized transaction.version feature: 2 (a new Kafka 4.x cluster) offers transactions V2
-    transaction_version: int = 2
+    state_log_num_partitions: int = defaults.TRANSACTION_STATE_LOG_NUM_PARTITIONS
+    max_timeout_ms: int = defaults.TRANSACTION_MAX_TIMEOUT_MS
+    transactional_id_expiration_ms: int = defaults.TRANSACTIONAL_ID_EXPIRATION_MS
+    abort_timed_out_transactions_interval_ms: int = defaults.TRANSACTION_ABORT_TIMED_OUT_INTERVAL_MS
+    remove_expired_transactional_ids_interval_ms: int = defaults.TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS
+    partition_verification_enable: bool = defaults.TRANSACTION_PARTITION_VERIFICATION_ENABLE
+    transaction_version: int = defaults.TRANSACTION_VERSION
 
     @classmethod
     def from_config(cls, config) -> "TransactionSettings":

@@ -5,25 +5,25 @@ import os
 import threading
 from collections.abc import Mapping
 from functools import lru_cache
-from pathlib import Path
 
 from .codegen import Codec
 from .spec import MESSAGE_LINE, MessageSpec, parse_spec
 
 
-def spec_dir() -> Path:
+def spec_dir() -> str:
     """``KAFKAEMU_PROTOCOL_SPECS`` if set; else the specs an installed kafkaemu carries
     (``kafkaemu/protocol_specs``, package data of the wheel); else a checkout's top-level
-    ``protocol_specs/`` (running from source or installed editable)."""
+    ``protocol_specs/`` (running from source or installed editable). A path string (``os.path``:
+    pathlib's import costs a start more than the lookup)."""
     env = os.environ.get("KAFKAEMU_PROTOCOL_SPECS")
     if env:
-        return Path(env)
-    package = Path(__file__).resolve().parents[1]
-    shipped = package / "protocol_specs"   # package data: a directory beside the modules
-    if shipped.is_dir():
+        return env
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    shipped = os.path.join(package, "protocol_specs")   # package data: a directory beside the modules
+    if os.path.isdir(shipped):
         return shipped
-    checkout = package.parent / "protocol_specs"
-    if checkout.is_dir():
+    checkout = os.path.join(os.path.dirname(package), "protocol_specs")
+    if os.path.isdir(checkout):
         return checkout
     raise FileNotFoundError(f"protocol_specs/ is neither in the package ({shipped}) nor in a checkout "
                             f"({checkout}); set KAFKAEMU_PROTOCOL_SPECS")
@@ -111,7 +111,7 @@ class Catalog:
         return spec.name[: -len("Request")] if spec else f"Api{api_key}"
 
 
-def spec_texts(directory: Path) -> dict[str, str]:
+def spec_texts(directory: str) -> dict[str, str]:
     """Every ``*.spec`` file under ``directory``: its path relative to it -> its text, in path order
     (read with ``os.walk``: pathlib's ``rglob`` costs a start-up more than reading the files)."""
     found = []

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 PRIMITIVES = frozenset(
     {"bool", "int8", "int16", "int32", "int64", "uint16", "uint32", "float64",
@@ -185,7 +184,10 @@ def _check(fields: list[FieldSpec], where: str) -> None:
         _check(f.fields, f"{where}.{f.name}")
 
 
-def load_spec_dir(directory: Path) -> list[MessageSpec]:
+def load_spec_dir(directory) -> list[MessageSpec]:
+    """Every message of the ``*.spec`` files under ``directory`` (a path or its string), in path order."""
+    from pathlib import Path
+    directory = Path(directory)
     messages: list[MessageSpec] = []
     for path in sorted(directory.rglob("*.spec")):
         messages.extend(parse_spec(path.read_text(), str(path.relative_to(directory))))

@@ -6,6 +6,15 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
+from .record_batch import InvalidBatch
+
+
+class StorageError(InvalidBatch):
+    """A batch store could not keep a batch (a segment write failed: the disk is full, an IO
+    error); nothing of the batch stays in the file. Appends answer KAFKA_STORAGE_ERROR."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("KAFKA_STORAGE_ERROR", message)
 
 
 def read_batches(bases: list, lasts: list, batches: list, offset: int, max_bytes: int, min_one: bool,

@@ -4,11 +4,11 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ..logging import get_logger
 from .compression import DEFAULT_LIMIT
 from .fetch_purgatory import FetchPurgatory
-from .fetch_sessions import FetchSessionCache
 from .partition_log import PartitionLog
 from .producer_ids import ProducerIdManager
 from .topic_config import validate_topic_configs
@@ -55,7 +55,6 @@ class LogStore:
         self.topic_defaults = dict(topic_defaults or {})   # topic config -> the broker's value, where not Kafka's
         self._by_id: dict[bytes, Topic] = {}
         self.fetches = FetchPurgatory()
-        self.fetch_sessions = FetchSessionCache()
         self.producer_ids = ProducerIdManager()
         self.retention_check_interval_ms = retention_check_interval_ms
         self.cleaner_backoff_ms = cleaner_backoff_ms
@@ -63,6 +62,12 @@ class LogStore:
         self._next_clean_ms: int | None = None
         self.persistence = None   # a DataDir when the broker has a data directory
         self.max_uncompressed_batch_bytes = max_uncompressed_batch_bytes   # the most one batch may inflate to
+
+    @cached_property
+    def fetch_sessions(self):
+        """The incremental fetch sessions (KIP-227), made by the first Fetch."""
+        from .fetch_sessions import FetchSessionCache
+        return FetchSessionCache()
 
     # -- time-driven work: long-poll deadlines, retention and compaction ---------------------
     def tick(self, now_ms: int) -> None:

@@ -24,12 +24,11 @@ from dataclasses import dataclass, field
 from ..logging import get_logger
 from . import compaction, compression, topic_config
 from .append_checks import validate
-from .batch_store import MemoryBatchStore
+from .batch_store import MemoryBatchStore, StorageError
 from .producer_state import ProducerStateTable
 from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, NO_TIMESTAMP, InvalidBatch, control_record, end_txn_marker,
                            iter_records, parse_header, rewrite_offsets, set_max_timestamp)
 from .record_validation import check_records
-from .segment import StorageError
 
 log = get_logger("kafkaemu.storage")
 

@@ -15,8 +15,9 @@ import struct
 from bisect import bisect_left
 from collections import OrderedDict
 
+from .batch_store import StorageError
 from .offset_index import OffsetIndex, TimeIndex
-from .record_batch import (HEADER_SIZE, LOG_OVERHEAD, MAGIC_OFFSET, NO_TIMESTAMP, InvalidBatch, crc_ok,
+from .record_batch import (HEADER_SIZE, LOG_OVERHEAD, MAGIC_OFFSET, NO_TIMESTAMP, crc_ok,
                            parse_header)
 
 _BASE_LEN = struct.Struct(">qi")
@@ -26,14 +27,6 @@ _TXN_ENTRY = struct.Struct(">hqqqq")   # Kafka's AbortedTxn: version, producer i
 SCAN_CHUNK = 1 << 16
 MAX_OPEN_FILES = 512     # segment files open at once, over all partitions (reads of old segments open theirs)
 _OPEN: OrderedDict = OrderedDict()   # id(segment) -> segment with an open file, oldest opened first
-
-
-class StorageError(InvalidBatch):
-    """A segment write failed (the disk is full, an IO error); nothing of the batch stays in the
-    file. Appends answer KAFKA_STORAGE_ERROR."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__("KAFKA_STORAGE_ERROR", message)
 
 
 def file_name(base: int, suffix: str) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..logging import get_logger
-from .offsets_topic import append_coordinator_batch, read_keyed_records
 
 log = get_logger("kafkaemu.share_state_topic")
 
@@ -36,6 +35,8 @@ def partition_count(store) -> int:
 
 def log_sink(store):
     """A share-partition state sink appending each call's records as one batch to a partition."""
+    from .coordinator_log import append_coordinator_batch
+
     def append(partition: int, records: list[tuple[bytes, bytes | None]], now_ms: int) -> None:
         if records:
             append_coordinator_batch(state_topic(store), partition, records, now_ms)
@@ -45,4 +46,5 @@ def log_sink(store):
 def read_records(store) -> Iterator[tuple[bytes, bytes | None]]:
     """Every keyed (key, value) of __share_group_state, partition by partition in offset order; a
     batch that cannot be read is logged and skipped."""
+    from .coordinator_log import read_keyed_records
     return read_keyed_records(store.get(SHARE_STATE_TOPIC), "share_state_batch_skipped")

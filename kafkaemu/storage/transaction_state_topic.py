@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..logging import get_logger
-from .offsets_topic import append_coordinator_batch, read_keyed_records
 
 log = get_logger("kafkaemu.transaction_state_topic")
 
@@ -43,6 +42,8 @@ def prepare_transaction_state_topic(store, num_partitions: int):
 
 def log_sink(store):
     """A transaction coordinator sink appending each call's records as one batch to a partition."""
+    from .coordinator_log import append_coordinator_batch
+
     def append(partition: int, records: list[tuple[bytes, bytes | None]], now_ms: int) -> None:
         if not records:
             return
@@ -53,4 +54,5 @@ def log_sink(store):
 def read_records(store) -> Iterator[tuple[bytes, bytes | None]]:
     """Every keyed (key, value) of __transaction_state, partition by partition in offset order; a
     batch that cannot be read is logged and skipped."""
+    from .coordinator_log import read_keyed_records
     return read_keyed_records(store.get(TRANSACTION_STATE_TOPIC), "transaction_state_batch_skipped")

@@ -11,9 +11,10 @@ import base64
 import os
 import struct
 from collections import OrderedDict
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from .subscriptions import ALL_METRICS, DEFAULT_INTERVAL_MS, Subscription, validate
+if TYPE_CHECKING:
+    from .subscriptions import Subscription
 
 SUPPORTED_COMPRESSION = (4, 3, 1, 2)   # ZSTD, LZ4, GZIP, SNAPPY: the order Kafka offers them
 KNOWN_COMPRESSION = (0, 1, 2, 3, 4)
@@ -44,6 +45,7 @@ class ClientInstance:
         self.instance_id = instance_id
         self.client = client
         self.version = version
+        from .subscriptions import ALL_METRICS, DEFAULT_INTERVAL_MS   # with the first client instance
         interval, metrics, everything = DEFAULT_INTERVAL_MS, set(), False
         for sub in subscriptions:
             if sub.matches(client):
@@ -91,6 +93,7 @@ class ClientMetricsManager:
         return sorted(self.configs)
 
     def load(self, configs: dict[str, dict[str, str]]) -> None:
+        from .subscriptions import Subscription   # with the first subscription (a start has none)
         self.configs = {name: dict(c) for name, c in configs.items() if c}
         self._subscriptions = {name: Subscription.of(name, c) for name, c in self.configs.items()}
         self.version += 1
@@ -107,6 +110,7 @@ class ClientMetricsManager:
     def alter(self, name: str, configs: dict[str, str], validate_only: bool = False) -> None:
         """Replace subscription ``name``'s configs (none left: the subscription is removed);
         TelemetryConfigError as Kafka's controller refuses."""
+        from .subscriptions import Subscription, validate
         validate(name, configs, self.configs.get(name, {}))
         if validate_only:
             return

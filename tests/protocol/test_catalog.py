@@ -1,13 +1,14 @@
 """The catalogue indexes the spec files by their message lines and parses a file only when one of
 its messages is first used."""
 import threading
+from pathlib import Path
 
 import pytest
 
 from kafkaemu.protocol.catalog import Catalog, catalog, spec_dir
 from kafkaemu.protocol.spec import load_spec_dir
 
-HEARTBEAT = (spec_dir() / "012_heartbeat.spec").read_text()
+HEARTBEAT = (Path(spec_dir()) / "012_heartbeat.spec").read_text()
 BROKEN = "request  99  BrokenRequest  versions:0  flexible:none\n  what: nosuchtype\n    x: ???\n"
 
 

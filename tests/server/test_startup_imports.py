@@ -35,7 +35,15 @@ HEAVY = ("aiohttp", "multidict", "yarl", "fastavro", "avro", "jsonschema", "goog
          "kafkaemu.core.record_format", "kafkaemu.core.quorum",
          # SASL, ACLs, delegation tokens
          "kafkaemu.auth.credentials", "kafkaemu.auth.scram", "kafkaemu.auth.authorizer", "kafkaemu.auth.tokens",
-         "kafkaemu.auth.authenticator", "kafkaemu.auth.acl")
+         "kafkaemu.auth.authenticator", "kafkaemu.auth.acl",
+         # the coordinators' settings classes (a start reads only their defaults, core/defaults.py)
+         "kafkaemu.core.settings", "kafkaemu.core.runtime",
+         # the log store beyond a partition's appends: fetch sessions, segments, the coordinators'
+         # batches; telemetry subscriptions
+         "kafkaemu.storage.fetch_sessions", "kafkaemu.storage.segment", "kafkaemu.storage.coordinator_log",
+         "kafkaemu.telemetry.subscriptions",
+         # fault rules and quota enforcement, with the first rule or quota
+         "kafkaemu.faults", "kafkaemu.broker.quotas", "kafkaemu.core.quotas.manager")
 # every handler but ApiVersions' is imported by its API's first request
 HANDLER_MODULES = tuple(f"kafkaemu.handlers.{module}" for module, _, _ in HANDLERS.values()
                         if module != "api_versions")
@@ -180,6 +188,25 @@ def _control(printed):
         assert json.loads(r.read())["groups"] == []
 
 
+def _post(url: str, body: dict) -> dict:
+    request = urllib.request.Request(url, method="POST", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def _faults_and_quotas(printed):
+    """A fault rule (kafkaemu.faults) and a client quota's enforcement (broker/quotas.py), each
+    imported by its first use."""
+    _post(f"{printed['control']}/api/faults", {"api": "ApiVersions", "error": "NOT_CONTROLLER"})
+    assert api_versions(printed["kafka"]).error_code == 41   # NOT_CONTROLLER, once
+    _post(f"{printed['control']}/api/client-quotas", {"client_id": "t", "key": "request_percentage",
+                                                       "value": 1000})
+    assert api_versions(printed["kafka"]).error_code == 0   # measured against the quota
+    with urllib.request.urlopen(f"{printed['control']}/api/client-quotas", timeout=30) as r:
+        assert json.loads(r.read())["clients"]["request"], "the request was not measured"
+
+
 def _schema_registry(printed):
     request = urllib.request.Request(f"{printed['registry']}/subjects/s-value/versions", method="POST",
                                      data=json.dumps({"schema": '{"type": "string"}'}).encode(),
@@ -238,6 +265,7 @@ def _produce_and_consume(printed, sasl: bool, transactional: bool):
 
 FIRST_USES = {
     "control API": (("--control-port", "0"), _control),
+    "fault rules and client quotas": (("--control-port", "0"), _faults_and_quotas),
     "schema registry": (("--schema-registry-port", "0"), _schema_registry),
     "SASL": (("--sasl-user", "alice:secret"), lambda printed: _produce_and_consume(printed, True, False)),
     "transactions": ((), lambda printed: _produce_and_consume(printed, False, True)),
@@ -250,7 +278,7 @@ FIRST_USES = {
 @pytest.mark.parametrize("feature", list(FIRST_USES))
 def test_each_lazily_imported_part_works_on_first_use_in_a_fresh_process(feature):
     flags, use = FIRST_USES[feature]
-    if feature in ("control API", "schema registry"):
+    if feature in ("control API", "fault rules and client quotas", "schema registry"):
         pytest.importorskip("aiohttp", reason="aiohttp (the control API's and schema registry's server) is "
                                               "not installed")
     proc, printed = start(*flags)

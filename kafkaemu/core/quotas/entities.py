@@ -6,7 +6,6 @@ controller's validation (``ClientQuotaControlManager``), description with the br
 An entity is a frozenset of (type, name) pairs; a name of None is the type's default entity."""
 from __future__ import annotations
 
-import ipaddress
 import math
 from typing import Callable, Iterable
 
@@ -44,6 +43,7 @@ def entity_text(entity: Entity) -> str:
 def _valid_ip(name: str | None) -> bool:
     if name is None:
         return True
+    import ipaddress   # with the first ip quota (a start does without it)
     try:
         ipaddress.ip_address(name)
         return True
