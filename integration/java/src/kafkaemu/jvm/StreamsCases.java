@@ -70,13 +70,19 @@ public final class StreamsCases {
                                             Optional.empty(), subs, Map.of());
             consumer = new AsyncKafkaConsumer<>(new ConsumerConfig(p), new StringDeserializer(), new StringDeserializer(),
                                                 Optional.of(data));
+            // As Kafka Streams' DefaultStreamsRebalanceListener: the reconciled assignment is what the
+            // next heartbeat reports as owned, so a revocation is acknowledged to the coordinator.
             consumer.subscribe(topics, new StreamsRebalanceListener() {
                 @Override public void onTasksRevoked(Set<StreamsRebalanceData.TaskId> tasks) { active.removeAll(tasks); }
                 @Override public void onTasksAssigned(StreamsRebalanceData.Assignment assignment) {
                     active.clear();
                     active.addAll(assignment.activeTasks());
+                    data.setReconciledAssignment(assignment);
                 }
-                @Override public void onAllTasksLost() { active.clear(); }
+                @Override public void onAllTasksLost() {
+                    active.clear();
+                    data.setReconciledAssignment(StreamsRebalanceData.Assignment.EMPTY);
+                }
             });
         }
 
