@@ -33,6 +33,16 @@ def fits_record_key(group_id: str) -> bool:
     return len(group_id.encode("utf-8", "surrogatepass")) <= MAX_KEY_STRING_BYTES
 
 
+def changed_records(written: dict, now: dict, tombstones, encode_key, encode_value) -> list:
+    """The records that take a group from what was last written (``written``: key -> plain value)
+    to ``now``: tombstones for the keys that are gone (``tombstones(keys)`` orders them as Kafka
+    deletes), then the keys whose value is new or changed."""
+    out = tombstones(set(written) - set(now))
+    out.extend((encode_key(key), encode_value(key, value)) for key, value in now.items()
+               if written.get(key) != value)
+    return out
+
+
 def replay_or_skip(replay: Callable[..., None], key: bytes, value: bytes | None, *args, event: str,
                    log=get_logger("kafkaemu.coordinator")) -> bool:
     """``replay(key, value, *args)``; False, logged as ``event``, when the record is skipped: an

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ...protocol.catalog import catalog
 from ..group_api import Record
-from ..record_format import GroupKey, GroupRecordCodec, assignment_parts, versioned, wire_parts
+from ..record_format import GroupKey, GroupRecordCodec, assignment_parts, changed_records, versioned, wire_parts
 from .member import MemberState
 
 GROUP_METADATA, PARTITION_METADATA, MEMBER_METADATA = 3, 4, 5
@@ -96,11 +96,8 @@ def tombstones(group) -> list[Record]:
 class RecordDiff:
     @staticmethod
     def changes(group) -> list[Record]:
-        before = group.written
         now = snapshot(group)
-        out = _tombstones(set(before) - set(now))
-        out.extend((encode_key(key), encode_value(key, value)) for key, value in now.items()
-                   if before.get(key) != value)
+        out = changed_records(group.written, now, _tombstones, encode_key, encode_value)
         group.written = now
         return out
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ...protocol.catalog import catalog
 from ..group_api import Record
-from ..record_format import GroupKey, GroupRecordCodec, assignment_parts, versioned, wire_parts
+from ..record_format import GroupKey, GroupRecordCodec, assignment_parts, changed_records, versioned, wire_parts
 
 PARTITION_METADATA, MEMBER_METADATA, GROUP_METADATA = 9, 10, 11
 TARGET_METADATA, TARGET_MEMBER, CURRENT_MEMBER = 12, 13, 14
@@ -109,11 +109,8 @@ def tombstones(group) -> list[Record]:
 class RecordDiff:
     @staticmethod
     def changes(group) -> list[Record]:
-        before = group.written
         now = snapshot(group)
-        out = _tombstones(set(before) - set(now))
-        out.extend((encode_key(key), encode_value(key, value)) for key, value in now.items()
-                   if before.get(key) != value)
+        out = changed_records(group.written, now, _tombstones, encode_key, encode_value)
         group.written = now
         return out
 

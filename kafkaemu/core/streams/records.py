@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ...protocol.catalog import catalog
 from ..group_api import Record
-from ..record_format import GroupKey, GroupRecordCodec, versioned
+from ..record_format import GroupKey, GroupRecordCodec, changed_records, versioned
 
 GROUP_METADATA, MEMBER_METADATA, TARGET_METADATA = 17, 19, 20
 TARGET_MEMBER, CURRENT_MEMBER, TOPOLOGY = 21, 22, 23
@@ -129,11 +129,8 @@ def tombstones(group) -> list[Record]:
 class RecordDiff:
     @staticmethod
     def changes(group) -> list[Record]:
-        before = group.written
         now = snapshot(group)
-        out = _tombstones(set(before) - set(now))
-        out.extend((encode_key(key), encode_value(key, value)) for key, value in now.items()
-                   if before.get(key) != value)
+        out = changed_records(group.written, now, _tombstones, encode_key, encode_value)
         group.written = now
         return out
 
