@@ -2,7 +2,7 @@
 
 As Kafka generates a Java class per message from its JSON definitions, this module writes the
 Python source of a decoder and an encoder for each (message, version) of ``protocol_specs/`` and
-compiles it once: fixed-width runs are one ``struct`` call on a precomputed format, strings and
+compiles it once (the code is kept between runs by ``codec_cache``): fixed-width runs are one ``struct`` call on a precomputed format, strings and
 arrays are read with ``unpack_from`` at an offset (no stream objects, no per-field calls through
 ``construct``). The ``construct`` codec of ``codegen.Codec`` stays the reference: it decodes what
 this one rejects (so errors keep its messages) and the tests check both agree on every message.
@@ -20,6 +20,7 @@ from __future__ import annotations
 import struct
 from operator import itemgetter
 
+from .codec_cache import compile_codec
 from .defaults import field_default, is_default, shape_default
 from .primitives import _ONE_BYTE, DecodeError, uvarint_bytes
 from .spec import FieldSpec, MessageSpec
@@ -380,7 +381,7 @@ class _Gen:
         dec = self.struct_decoder(spec.fields)
         enc = self.struct_encoder(spec.fields)
         source = "\n\n".join(self.lines) + "\n"
-        exec(compile(source, f"<fastcodec {spec.name} v{self.version}>", "exec"), self.ns)
+        exec(compile_codec(source, f"<fastcodec {spec.name} v{self.version}>"), self.ns)
         return self.ns[dec], self.ns[enc], source
 
 

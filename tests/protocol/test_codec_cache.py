@@ -1,0 +1,136 @@
+"""The generated codecs' compiled code kept between runs (``protocol/codec_cache``): a codec built
+from the cache is the codec built by compiling, a stale, foreign or broken file is compiled over,
+and a cache that cannot be written, or bytecode writing turned off, only means compiling."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from kafkaemu.protocol import codec_cache
+from kafkaemu.protocol.catalog import catalog
+from kafkaemu.protocol.fastcodec import FastCodec
+
+SOURCE = "def f():\n    return 41 + 1\n"
+NAME = "<fastcodec Test v0>"
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv(codec_cache.ENV_DIR, str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    return tmp_path
+
+
+def _files(directory) -> list[str]:
+    return sorted(os.listdir(directory))
+
+
+def _run(code) -> int:
+    ns: dict = {}
+    exec(code, ns)
+    return ns["f"]()
+
+
+def test_the_first_compile_is_kept_and_the_second_is_loaded(cache, monkeypatch):
+    first = codec_cache.compile_codec(SOURCE, NAME)
+    assert _run(first) == 42
+    [kept] = _files(cache)
+    assert kept.endswith(f".{sys.implementation.cache_tag}.bin")
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("compiled although the cache holds this source")
+    monkeypatch.setattr(codec_cache, "compile", no_compile, raising=False)
+    second = codec_cache.compile_codec(SOURCE, NAME)
+    assert _run(second) == 42
+    assert second.co_filename == NAME
+
+
+def test_a_file_holding_other_source_is_compiled_over(cache):
+    codec_cache.compile_codec(SOURCE, NAME)
+    [kept] = _files(cache)
+    other = "def f():\n    return 7\n"
+    # the same file name with another source in it: a checksum collision, or a stale file
+    path = os.path.join(cache, kept)
+    import marshal
+    with open(path, "wb") as f:
+        f.write(marshal.dumps((other, NAME, compile(other, NAME, "exec"))))
+    assert _run(codec_cache.compile_codec(SOURCE, NAME)) == 42
+    with open(path, "rb") as f:
+        assert marshal.loads(f.read())[0] == SOURCE   # rewritten with the right code
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00garbage", b"\xe3\x01\x02"])
+def test_a_broken_file_is_compiled_over(cache, content):
+    codec_cache.compile_codec(SOURCE, NAME)
+    [kept] = _files(cache)
+    with open(os.path.join(cache, kept), "wb") as f:
+        f.write(content)
+    assert _run(codec_cache.compile_codec(SOURCE, NAME)) == 42
+
+
+def test_nothing_is_written_with_bytecode_writing_off(cache, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    assert _run(codec_cache.compile_codec(SOURCE, NAME)) == 42
+    assert _files(cache) == []
+
+
+def test_an_unwritable_cache_only_means_compiling(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv(codec_cache.ENV_DIR, str(blocker / "cache"))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    assert _run(codec_cache.compile_codec(SOURCE, NAME)) == 42
+
+
+def test_the_default_place_follows_pycache_prefix(monkeypatch, tmp_path):
+    monkeypatch.delenv(codec_cache.ENV_DIR, raising=False)
+    monkeypatch.setattr(sys, "pycache_prefix", None)
+    beside = codec_cache.cache_dir()
+    assert beside == os.path.join(os.path.dirname(codec_cache.__file__), "__pycache__", "fastcodec")
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path))
+    assert codec_cache.cache_dir().startswith(str(tmp_path) + os.sep)
+
+
+def test_a_cached_codec_decodes_and_encodes_as_a_compiled_one(cache):
+    spec = catalog().requests[1]   # Fetch
+    version = spec.version_list[-1]
+    compiled = FastCodec(spec, version)
+    assert _files(cache)
+    loaded = FastCodec(spec, version)
+    assert loaded.source == compiled.source
+    body = {"max_wait_ms": 500, "min_bytes": 1, "max_bytes": 52428800, "isolation_level": 1,
+            "session_id": 0, "session_epoch": -1, "replica_id": -1,
+            "topics": [{"topic": "t", "topic_id": b"\x01" * 16,
+                        "partitions": [{"partition": 0, "current_leader_epoch": -1, "fetch_offset": 7,
+                                        "last_fetched_epoch": -1, "log_start_offset": -1,
+                                        "partition_max_bytes": 1048576}]}],
+            "forgotten_topics_data": [], "rack_id": ""}
+    data = compiled.encode(body)
+    assert loaded.encode(body) == data
+    assert loaded.decode(data) == compiled.decode(data)
+
+
+def test_a_second_process_loads_the_first_ones_codecs(tmp_path):
+    """The point of the cache: a fresh interpreter's first requests find their codecs compiled."""
+    script = ("import builtins, sys\n"
+              "from kafkaemu.protocol import codec_cache\n"
+              "from kafkaemu.protocol.catalog import catalog\n"
+              "calls = []\n"
+              "real = builtins.compile\n"
+              "codec_cache.compile = lambda *a, **k: (calls.append(a[1]), real(*a, **k))[1]\n"
+              "cat = catalog()\n"
+              "for key in (18, 3, 1):\n"
+              "    cat.request(key, cat.requests[key].version_list[-1]).fast\n"
+              "print(len(calls))\n")
+    env = {**os.environ, codec_cache.ENV_DIR: str(tmp_path)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+
+    def compiles() -> int:
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return int(out.stdout.split()[-1])
+    assert compiles() == 3
+    assert compiles() == 0
