@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import binascii   # its crc32 is zlib's; binascii is imported at start already, zlib is not
 import marshal
+from _thread import get_ident
 import os
 import sys
 
@@ -52,7 +53,7 @@ def _load(path: str, source: str, filename: str):
 def _store(directory: str, path: str, source: str, filename: str, code) -> None:
     if sys.dont_write_bytecode:
         return
-    tmp = f"{path}.{os.getpid()}.tmp"
+    tmp = f"{path}.{os.getpid()}-{get_ident()}.tmp"   # one per writer: processes and threads
     try:
         os.makedirs(directory, exist_ok=True)
         with open(tmp, "wb") as f:

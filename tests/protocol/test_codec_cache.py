@@ -134,3 +134,23 @@ def test_a_second_process_loads_the_first_ones_codecs(tmp_path):
         return int(out.stdout.split()[-1])
     assert compiles() == 3
     assert compiles() == 0
+
+
+def test_writers_at_once_leave_one_whole_file(cache):
+    """Threads (an in-process emulator's loop and a test's) compiling the same codec together:
+    each gets working code and the file left behind is whole."""
+    import threading
+    results = []
+    barrier = threading.Barrier(8)
+
+    def build():
+        barrier.wait()
+        results.append(_run(codec_cache.compile_codec(SOURCE, NAME)))
+    threads = [threading.Thread(target=build) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [42] * 8
+    [kept] = _files(cache)   # no temporary file left
+    assert codec_cache._load(os.path.join(cache, kept), SOURCE, NAME) is not None
