@@ -312,6 +312,7 @@ def consume_order_table(servers: list[Server], reps: int, scale: float) -> Table
     from bench_data_path import _cpu_s
     admins = {s.name: AdminClient({"bootstrap.servers": s.bootstrap}) for s in servers}
     rows = []
+    pause_notes = []
     for size, mb in consume_order.RECORD_SIZES:
         mb = max(1.0, mb * scale)
         size_text = f"{size // 1024} KB" if size >= 1024 else f"{size} B"
@@ -330,14 +331,16 @@ def consume_order_table(servers: list[Server], reps: int, scale: float) -> Table
                                                  pauses.setdefault(server.name, []))
                     alternate(servers, reps, measure, row)
                     if any(pauses.values()):
-                        row.note += "; queue-full fetch backoffs per run: " + ", ".join(
-                            f"{name} {counts}" for name, counts in pauses.items())
+                        pause_notes.append(f"{row.label}: queue-full fetch backoffs per run (one line per partition "
+                                           "each time): " + "; ".join(f"{name} {counts}"
+                                                                      for name, counts in pauses.items()))
                     rows.append(row)
     return Table("Consume throughput by how the data arrived (producer closed or still open), acks=1, "
                  "round robin over the partitions", rows, "broker CPU ms per MB",
                  notes=["confluent-kafka with its defaults pauses fetching for fetch.queue.backoff.ms (1 s) each "
                         "time its local queue is full (64 MiB or 100,000 messages) when it wants to fetch: a broker "
-                        "faster than the application's consume loop triggers it (bench/consume_order.py)"])
+                        "faster than the application's consume loop triggers it (bench/consume_order.py)"]
+                 + pause_notes)
 
 
 # -- group formation ----------------------------------------------------------------------------

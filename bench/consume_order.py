@@ -20,11 +20,12 @@ import os
 import time
 import uuid
 
-RECORD_SIZES = ((100, 30), (1024, 60), (10_240, 200))   # (record bytes, megabytes per run at scale 1)
+RECORD_SIZES = ((100, 30), (1024, 60), (10_240, 200))   # (record bytes, about the megabytes per run at scale 1)
 PARTITIONS = (1, 3)
 CONSUMERS = ("confluent-kafka", "confluent-kafka, fetch.queue.backoff.ms=10", "kafka-python")
 ORDERS = ("closed", "alive")
 TIMEOUT_S = 180
+BATCH = 10_000   # records asked of each consume() / poll()
 
 
 def _produce(bootstrap: str, topic: str, count: int, value: bytes, partitions: int):
@@ -71,7 +72,7 @@ def _consume_confluent(bootstrap: str, topic: str, count: int, partitions: int, 
     start = time.perf_counter()
     deadline = start + TIMEOUT_S
     while got < count and time.perf_counter() < deadline:
-        for m in consumer.consume(10_000, 0.5):
+        for m in consumer.consume(BATCH, 0.5):
             if m.error() is None:
                 got += 1
     took = time.perf_counter() - start
@@ -96,7 +97,7 @@ def _consume_kafka_python(bootstrap: str, topic: str, count: int, partitions: in
     start = time.perf_counter()
     deadline = start + TIMEOUT_S
     while got < count and time.perf_counter() < deadline:
-        for records in consumer.poll(timeout_ms=500, max_records=10_000).values():
+        for records in consumer.poll(timeout_ms=500, max_records=BATCH).values():
             got += len(records)
     took = time.perf_counter() - start
     consumer.close()
@@ -113,7 +114,10 @@ def run(bootstrap: str, admin, order: str, consumer: str, record_size: int, mega
     from confluent_kafka.admin import NewTopic
     topic = f"bench-order-{uuid.uuid4().hex[:8]}"
     admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result(20)
-    count = max(1000, int(megabytes * 1_000_000 // record_size))
+    # whole batches of the consume loop's 10,000 (the 60,000 records): otherwise the last
+    # consume(10000, 0.5) waits out its timeout for records that do not exist, and that half
+    # second, the same for every broker, is most of a run of a few hundred megabytes
+    count = max(BATCH, round(megabytes * 1_000_000 / record_size / BATCH) * BATCH)
     value = (os.urandom(record_size // 4).hex().encode() + b"x" * record_size)[:record_size]
     producer = _produce(bootstrap, topic, count, value, partitions)
     if order == "closed":
