@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import binascii   # its crc32 is zlib's; binascii is imported at start already, zlib is not
 import marshal
-from _thread import get_ident
 import os
 import sys
+from _thread import get_ident
 
 ENV_DIR = "KAFKAEMU_CODEC_CACHE"   # a directory to use instead (tests; read-only installs)
 
