@@ -33,14 +33,33 @@ def fits_record_key(group_id: str) -> bool:
     return len(group_id.encode("utf-8", "surrogatepass")) <= MAX_KEY_STRING_BYTES
 
 
-def changed_records(written: dict, now: dict, tombstones, encode_key, encode_value) -> list:
-    """The records that take a group from what was last written (``written``: key -> plain value)
-    to ``now``: tombstones for the keys that are gone (``tombstones(keys)`` orders them as Kafka
-    deletes), then the keys whose value is new or changed."""
-    out = tombstones(set(written) - set(now))
-    out.extend((encode_key(key), encode_value(key, value)) for key, value in now.items()
-               if written.get(key) != value)
-    return out
+class RecordDiff:
+    """The records that take a group from what was last written for it (``group.written``: key ->
+    plain value) to what it is now (``snapshot(group)``): tombstones for the keys that are gone
+    (``tombstones(keys)`` orders them as Kafka deletes), then the keys whose value is new or
+    changed. One per kind of group, made from that kind's record functions."""
+
+    def __init__(self, snapshot, tombstones, encode_key, encode_value) -> None:
+        self._snapshot, self._tombstones = snapshot, tombstones
+        self._encode_key, self._encode_value = encode_key, encode_value
+
+    def changes(self, group) -> list:
+        """The records to write now; from here on they count as written."""
+        written, now = group.written, self._snapshot(group)
+        out = self._tombstones(set(written) - set(now))
+        encode_key, encode_value = self._encode_key, self._encode_value
+        out.extend((encode_key(key), encode_value(key, value)) for key, value in now.items()
+                   if written.get(key) != value)
+        group.written = now
+        return out
+
+    def loaded(self, group) -> None:
+        """The group was replayed from its records: they are what was written."""
+        group.written = self._snapshot(group)
+
+    def forget(self, group) -> None:
+        """Nothing is written for the group any more (its records were deleted)."""
+        group.written = {}
 
 
 def replay_or_skip(replay: Callable[..., None], key: bytes, value: bytes | None, *args, event: str,

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from ...protocol.catalog import catalog
 from ..group_api import Record
-from ..record_format import GroupKey, GroupRecordCodec, assignment_parts, changed_records, versioned, wire_parts
+from ..record_format import GroupKey, GroupRecordCodec, assignment_parts, versioned, wire_parts
+from ..record_format import RecordDiff as _RecordDiff
 from .member import MemberState
 
 GROUP_METADATA, PARTITION_METADATA, MEMBER_METADATA = 3, 4, 5
@@ -93,18 +94,4 @@ def tombstones(group) -> list[Record]:
     return _tombstones(snapshot(group))
 
 
-class RecordDiff:
-    @staticmethod
-    def changes(group) -> list[Record]:
-        now = snapshot(group)
-        out = changed_records(group.written, now, _tombstones, encode_key, encode_value)
-        group.written = now
-        return out
-
-    @staticmethod
-    def forget(group) -> None:
-        group.written = {}
-
-    @staticmethod
-    def loaded(group) -> None:
-        group.written = snapshot(group)
+RecordDiff = _RecordDiff(snapshot, _tombstones, encode_key, encode_value)

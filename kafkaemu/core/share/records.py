@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from ...protocol.catalog import catalog
 from ..group_api import Record
-from ..record_format import GroupKey, GroupRecordCodec, assignment_parts, changed_records, versioned, wire_parts
+from ..record_format import GroupKey, GroupRecordCodec, assignment_parts, versioned, wire_parts
+from ..record_format import RecordDiff as _RecordDiff
 
 PARTITION_METADATA, MEMBER_METADATA, GROUP_METADATA = 9, 10, 11
 TARGET_METADATA, TARGET_MEMBER, CURRENT_MEMBER = 12, 13, 14
@@ -106,14 +107,4 @@ def tombstones(group) -> list[Record]:
     return out + _tombstones(snapshot(group))
 
 
-class RecordDiff:
-    @staticmethod
-    def changes(group) -> list[Record]:
-        now = snapshot(group)
-        out = changed_records(group.written, now, _tombstones, encode_key, encode_value)
-        group.written = now
-        return out
-
-    @staticmethod
-    def loaded(group) -> None:
-        group.written = snapshot(group)
+RecordDiff = _RecordDiff(snapshot, _tombstones, encode_key, encode_value)

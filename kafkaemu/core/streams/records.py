@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ...protocol.catalog import catalog
 from ..group_api import Record
-from ..record_format import GroupKey, GroupRecordCodec, changed_records, versioned
+from ..record_format import GroupKey, GroupRecordCodec, RecordDiff as _RecordDiff, versioned
 
 GROUP_METADATA, MEMBER_METADATA, TARGET_METADATA = 17, 19, 20
 TARGET_MEMBER, CURRENT_MEMBER, TOPOLOGY = 21, 22, 23
@@ -126,14 +126,4 @@ def tombstones(group) -> list[Record]:
     return _tombstones(snapshot(group))
 
 
-class RecordDiff:
-    @staticmethod
-    def changes(group) -> list[Record]:
-        now = snapshot(group)
-        out = changed_records(group.written, now, _tombstones, encode_key, encode_value)
-        group.written = now
-        return out
-
-    @staticmethod
-    def loaded(group) -> None:
-        group.written = snapshot(group)
+RecordDiff = _RecordDiff(snapshot, _tombstones, encode_key, encode_value)
