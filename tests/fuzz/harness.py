@@ -141,6 +141,19 @@ def check_replies(replies: list[bytes], sent: list[tuple[int, int, int]]) -> Non
             cat.response(api_key, version).decode(reply[5 if flexible else 4:])
 
 
+def harvest_replies(session: Session, sent: list[tuple[int, int, int]], seen) -> None:
+    """Check the replies so far (``check_replies``) and give ``seen`` what each carried (member ids,
+    epochs, producer ids) for the next requests to reuse; ApiVersions' carry nothing to reuse."""
+    replies = session.replies()
+    check_replies(replies, sent)
+    cat = catalog()
+    for reply in replies:
+        (cid,) = struct.unpack_from(">i", reply)
+        key, ver = next((k, v) for c, k, v in sent if c == cid)
+        if key != API_VERSIONS:
+            seen.harvest(cat.response(key, ver).decode(reply[5 if cat.is_flexible_request(key, ver) else 4:]))
+
+
 def assert_still_serving(broker: Broker, session: Session | None = None) -> None:
     """A fresh connection (and the fuzzed one, when it is open with nothing pending or partly
     received) gets ApiVersions and Metadata answered."""

@@ -25,7 +25,8 @@ from kafkaemu.protocol.catalog import catalog
 from kafkaemu.wire.framing import frame
 from tests.conftest import new_broker
 
-from .harness import CHECKED, T0, Session, advertised, assert_still_serving, check_replies, seeded_broker
+from .harness import (CHECKED, T0, Session, advertised, assert_still_serving, check_replies, harvest_replies,
+                      seeded_broker)
 from .strategies import Seen, encoded_request, ints
 
 _DEEP = int(os.environ.get("KAFKAEMU_FUZZ_EXAMPLES", "0"))
@@ -98,7 +99,6 @@ def test_conversations_reuse_what_the_broker_answered(data):
     gets past the first error check of the group APIs."""
     broker = seeded_broker()
     session, seen, sent = Session(broker), Seen(), []
-    cat = catalog()
     now = T0
     for cid in range(1, data.draw(st.integers(2, 8)) + 1):
         api_key, version = data.draw(st.sampled_from(CONVERSATION_PICKS))
@@ -106,13 +106,7 @@ def test_conversations_reuse_what_the_broker_answered(data):
         sent.append((cid, api_key, version))
         if session.violation is not None:
             break
-        replies = session.replies()
-        check_replies(replies, sent)
-        for reply in replies:
-            cid_of = int.from_bytes(reply[:4], "big", signed=True)
-            key, ver = next((k, v) for c, k, v in sent if c == cid_of)
-            if key != 18:
-                seen.harvest(cat.response(key, ver).decode(reply[5 if cat.is_flexible_request(key, ver) else 4:]))
+        harvest_replies(session, sent, seen)
         now += data.draw(st.sampled_from([0, 10, 3000, 45_000]))
         broker.tick(now)
         session.drain(now)
@@ -149,7 +143,6 @@ def test_cluster_admin_conversations_on_three_nodes(data):
     replicas, changed features and quotas never break the next request or the broker."""
     broker = seeded_broker(nodes=3)
     session, seen, sent = Session(broker), Seen(), []
-    cat = catalog()
     for cid in range(1, data.draw(st.integers(2, 8)) + 1):
         api_key, version = data.draw(st.sampled_from(CLUSTER_PICKS))
         node = data.draw(st.sampled_from([0, 1, 2]))
@@ -158,13 +151,7 @@ def test_cluster_admin_conversations_on_three_nodes(data):
         sent.append((cid, api_key, version))
         if session.violation is not None:
             break
-        replies = session.replies()
-        check_replies(replies, sent)
-        for reply in replies:
-            cid_of = int.from_bytes(reply[:4], "big", signed=True)
-            key, ver = next((k, v) for c, k, v in sent if c == cid_of)
-            if key != 18:
-                seen.harvest(cat.response(key, ver).decode(reply[5 if cat.is_flexible_request(key, ver) else 4:]))
+        harvest_replies(session, sent, seen)
     session.release_parked()
     check_replies(session.replies(), sent)
     assert not session.aborted
