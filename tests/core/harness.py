@@ -9,6 +9,20 @@ from kafkaemu.protocol.errors import ErrorCode as E
 PROTOCOLS = [("range", b"range-meta")]
 
 
+class RecordingLog:
+    """A __consumer_offsets sink that keeps the records it is given, and refuses them with ``fail``
+    (an AppendError) while that is set."""
+
+    def __init__(self) -> None:
+        self.records: list = []
+        self.fail = None
+
+    def __call__(self, partition, records, now_ms, **_) -> None:
+        if self.fail is not None:
+            raise self.fail
+        self.records.extend(records)
+
+
 class Reply:
     """Collects what a parked-or-immediate reply callback receives."""
 

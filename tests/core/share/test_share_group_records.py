@@ -9,20 +9,10 @@ from kafkaemu.core.runtime import AppendError
 from kafkaemu.core.share import records as sr
 from kafkaemu.core.share.requests import ShareHeartbeat
 from kafkaemu.protocol.errors import ErrorCode as E
+from tests.core.harness import RecordingLog as Log
 
 T1, T2 = b"\x01" * 16, b"\x02" * 16
 TOPICS = {"a": TopicMeta("a", T1, 2), "b": TopicMeta("b", T2, 3)}
-
-
-class Log:
-    def __init__(self) -> None:
-        self.records: list = []
-        self.fail: AppendError | None = None
-
-    def __call__(self, partition, records, now) -> None:
-        if self.fail is not None:
-            raise self.fail
-        self.records.extend(records)
 
 
 def coordinator(log: Log, now: int = 0) -> GroupCoordinator:

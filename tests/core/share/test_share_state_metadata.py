@@ -11,22 +11,14 @@ from kafkaemu.core.share import records as sr
 from kafkaemu.core.share.requests import ShareHeartbeat
 from kafkaemu.core.share.state_metadata import INITIALIZE_RETRY_INTERVAL_MS
 from kafkaemu.protocol.errors import ErrorCode as E
+from tests.core.harness import RecordingLog
 
 T1, T2 = b"\x01" * 16, b"\x02" * 16
 TOPICS = {"a": TopicMeta("a", T1, 2), "b": TopicMeta("b", T2, 3)}
 KEY = sr.ShareKey(sr.STATE_PARTITION_METADATA, "g")
 
 
-class Log:
-    def __init__(self) -> None:
-        self.records: list = []
-        self.fail: AppendError | None = None
-
-    def __call__(self, partition, records, now) -> None:
-        if self.fail is not None:
-            raise self.fail
-        self.records.extend(records)
-
+class Log(RecordingLog):
     def state_metadata(self) -> list:
         """Each key-15 record written, decoded: (initializing, initialized, deleting) or None."""
         out = []

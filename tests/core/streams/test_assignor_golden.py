@@ -16,23 +16,9 @@ from pathlib import Path
 import pytest
 
 from kafkaemu.core.streams.assignor import MemberSpec, TaskAssignorError, assign
+from tests.core.streams.topologies import Topology
 
 DATA = Path(__file__).parent / "data" / "sticky_assignor_kafka_4_3_0.txt"
-
-
-class Topology:
-    def __init__(self):
-        self.sizes: dict[str, int] = {}
-        self.stateful: set[str] = set()
-
-    def subtopologies(self) -> list[str]:
-        return list(self.sizes)
-
-    def max_num_input_partitions(self, subtopology_id: str) -> int:
-        return self.sizes[subtopology_id]
-
-    def is_stateful(self, subtopology_id: str) -> bool:
-        return subtopology_id in self.stateful
 
 
 def parse(line: str) -> tuple[dict[str, MemberSpec], Topology, int]:

@@ -11,28 +11,9 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from kafkaemu.core.streams.assignor import MemberAssignment, MemberSpec, assign  # noqa: E402
+from tests.core.streams.topologies import Topology  # noqa: E402
 
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-class Topology:
-    def __init__(self, sizes: dict[str, int], stateful: set[str]):
-        self.sizes, self.stateful = sizes, stateful
-
-    def subtopologies(self) -> list[str]:
-        return list(self.sizes)
-
-    def max_num_input_partitions(self, subtopology_id: str) -> int:
-        return self.sizes[subtopology_id]
-
-    def is_stateful(self, subtopology_id: str) -> bool:
-        return subtopology_id in self.stateful
-
-    def __repr__(self) -> str:
-        return f"Topology({self.sizes}, stateful={sorted(self.stateful)})"
-
-    def tasks(self) -> list[tuple[str, int]]:
-        return [(s, p) for s, n in self.sizes.items() for p in range(n)]
 
 
 @st.composite

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from kafkaemu.core.coordinator import GroupCoordinator
 from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
+from kafkaemu.core.runtime import AppendError
 from kafkaemu.core.streams.requests import StreamsHeartbeat
 from kafkaemu.protocol.catalog import catalog
 from kafkaemu.protocol.errors import ErrorCode as E
+from tests.core.harness import RecordingLog as Log
 
 TOPICS = {"in": 4, "app-log": 4}
 TOPOLOGY = {"epoch": 1, "subtopologies": [{"subtopology_id": "0", "source_topics": ["in"],
@@ -104,6 +106,7 @@ def test_a_shutdown_request_reaches_every_member():
     s = Streams()
     r1 = joined(s)
     r2 = s.hb("m2", 0, shutdown_application=True)
+    assert [x["status_code"] for x in r2["status"]] == [4]   # the asking member's own answer too
     r1 = s.hb("m1", r1["member_epoch"], owned=s.active(r1))
     assert [x["status_code"] for x in r1["status"]] == [4]
     assert "m2" in r1["status"][0]["status_detail"]
@@ -130,20 +133,6 @@ def test_a_group_of_another_type_is_not_found_and_delete_needs_it_empty():
     assert s.gc.list_groups(s.now, types_filter=["streams"])[0]["group_state"] == "Empty"
     assert s.gc.delete_groups(s.now, ["app"]) == [{"group_id": "app", "error_code": 0}]
     assert s.gc.list_groups(s.now, types_filter=["streams"]) == []
-
-
-class Log:
-    """A __consumer_offsets sink that keeps what it is given, and can refuse."""
-
-    def __init__(self) -> None:
-        self.records: list = []
-        self.fail = False
-
-    def __call__(self, partition, records, now_ms, **_):
-        if self.fail:
-            from kafkaemu.core.runtime import AppendError
-            raise AppendError(E.NOT_ENOUGH_REPLICAS)
-        self.records.extend(records)
 
 
 def test_the_group_is_written_and_comes_back_from_its_records():
@@ -176,12 +165,12 @@ def test_a_heartbeat_whose_records_cannot_be_written_changes_nothing():
     s = Streams()
     log = s.gc.ctx.sink = Log()
     r1 = joined(s)
-    log.fail = True
+    log.fail = AppendError(E.NOT_ENOUGH_REPLICAS)
     failed = s.hb("m2", 0)
     assert failed["error_code"] == E.COORDINATOR_NOT_AVAILABLE
     group = s.gc.group("app")
     assert list(group.members) == ["m1"] and group.group_epoch == r1["member_epoch"]
-    log.fail = False
+    log.fail = None
     assert s.hb("m2", 0)["error_code"] == 0
 
 
