@@ -45,9 +45,17 @@ def by_commit_timestamp(committed: Committed) -> int:
     return committed.commit_timestamp_ms
 
 
+class GroupStateEnum(Enum):
+    """A kind of group's states: each ``value`` is Kafka's state name."""
+
+    @property
+    def lower_name(self) -> str:
+        return self.value.lower()
+
+
 class Group(ABC):
     """Every group has ``group_id``, ``type`` (GroupType), ``protocol_type`` (str or None) and ``state``
-    (an Enum whose ``value`` is Kafka's state name and ``lower_name`` its lower case)."""
+    (a GroupStateEnum)."""
 
     group_id: str
     type: GroupType

@@ -1,14 +1,14 @@
 """The classic group states, with their valid predecessors as data (as Kafka's ClassicGroupState)."""
 from __future__ import annotations
 
-from enum import Enum
+from ..group_api import GroupStateEnum
 
 
 class IllegalStateTransition(Exception):
     pass
 
 
-class ClassicGroupState(Enum):
+class ClassicGroupState(GroupStateEnum):
     """State of a classic consumer group, and how each state answers each request.
 
     EMPTY — no members; the group may still hold offsets (simple consumers commit with generation -1).
@@ -53,10 +53,6 @@ class ClassicGroupState(Enum):
 
     def can_follow(self, previous: "ClassicGroupState") -> bool:
         return previous in _VALID_PREVIOUS[self]
-
-    @property
-    def lower_name(self) -> str:
-        return self.value.lower()
 
 
 _S = ClassicGroupState

@@ -6,10 +6,9 @@ from the epochs and the members' reconciliation (``ConsumerGroup.state``).
 """
 from __future__ import annotations
 
-from enum import Enum
 
 from ...protocol.errors import ErrorCode
-from ..group_api import ExpirationBase, Group, GroupError, GroupType, Record, by_commit_timestamp
+from ..group_api import ExpirationBase, Group, GroupError, GroupStateEnum, GroupType, Record, by_commit_timestamp
 from ..modern import Assignment, TopicMeta
 from . import records
 from .member import ConsumerMember
@@ -17,7 +16,7 @@ from .member import ConsumerMember
 E = ErrorCode
 
 
-class ConsumerGroupState(Enum):
+class ConsumerGroupState(GroupStateEnum):
     """State of a consumer (KIP-848) group, derived after every change, and how it answers.
 
     EMPTY — no members; may hold offsets. Heartbeat with epoch 0 joins (group epoch +1 => ASSIGNING
@@ -38,10 +37,6 @@ class ConsumerGroupState(Enum):
     RECONCILING = "Reconciling"
     STABLE = "Stable"
     DEAD = "Dead"
-
-    @property
-    def lower_name(self) -> str:
-        return self.value.lower()
 
 
 class ConsumerGroup(Group):

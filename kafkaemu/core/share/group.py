@@ -9,10 +9,9 @@ from the members: Empty without any, else Stable (Dead once deleted).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 
 from ...protocol.errors import ErrorCode
-from ..group_api import ExpirationBase, Group, GroupError, GroupType, Record
+from ..group_api import ExpirationBase, Group, GroupError, GroupStateEnum, GroupType, Record
 from ..modern import Assignment, TopicMeta
 from . import records
 from .state_metadata import StateMetadata
@@ -20,14 +19,10 @@ from .state_metadata import StateMetadata
 E = ErrorCode
 
 
-class ShareGroupState(Enum):
+class ShareGroupState(GroupStateEnum):
     EMPTY = "Empty"
     STABLE = "Stable"
     DEAD = "Dead"
-
-    @property
-    def lower_name(self) -> str:
-        return self.value.lower()
 
 
 @dataclass(frozen=True)
@@ -72,7 +67,7 @@ class ShareGroup(Group):
     def is_subscribed_to_topic(self, topic: str) -> bool:
         return topic in self.subscribed_topics()
 
-    # --- the Group interface: share groups keep no offsets in __consumer_offsets (only their own records) ----------------
+    # --- the Group interface: share groups keep no offsets in __consumer_offsets (only their own records) ---
     def is_empty(self) -> bool:
         return not self.members
 

@@ -13,7 +13,8 @@ from enum import Enum
 from typing import Mapping
 
 from ...protocol.errors import ErrorCode
-from ..group_api import ExpirationBase, Group, GroupError, GroupType, PartitionCheck, Record, by_commit_timestamp
+from ..group_api import (ExpirationBase, Group, GroupError, GroupStateEnum, GroupType, PartitionCheck, Record,
+                         by_commit_timestamp)
 from . import records
 from .topology import ConfiguredTopology, StreamsTopology
 
@@ -132,17 +133,13 @@ class StreamsMember:
         return {(s, p): e for s, p, e in self.active_epochs}
 
 
-class StreamsGroupState(Enum):
+class StreamsGroupState(GroupStateEnum):
     EMPTY = "Empty"
     NOT_READY = "NotReady"
     ASSIGNING = "Assigning"
     RECONCILING = "Reconciling"
     STABLE = "Stable"
     DEAD = "Dead"
-
-    @property
-    def lower_name(self) -> str:
-        return self.value.lower()
 
 
 class StreamsGroup(Group):

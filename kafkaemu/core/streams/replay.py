@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from ..group_api import GroupType
 from .group import Endpoint, MemberState, StreamsGroup, StreamsMember, TasksTuple, tasks_of
-from .records import (CURRENT_MEMBER, GROUP_METADATA, MEMBER_METADATA, TARGET_MEMBER, TARGET_METADATA, TOPOLOGY,
-                      decode_key, decode_value)
+from .records import (GROUP_METADATA, MEMBER_METADATA, TARGET_MEMBER, TARGET_METADATA, TOPOLOGY, decode_key,
+                      decode_value)
 from .topology import StreamsTopology, Subtopology, TopicInfo
 
 
@@ -83,7 +83,7 @@ def replay(ctx, key: bytes, value: bytes | None) -> None:
         group.target[k.member_id] = _tasks(v)
     elif k.version == TOPOLOGY:
         group.topology = _topology(v)
-    else:
+    else:   # the member's metadata or its current assignment
         member = group.members.get(k.member_id) or StreamsMember(k.member_id)
         if k.version == MEMBER_METADATA:
             endpoint = None if v.user_endpoint is None else Endpoint(v.user_endpoint.host, v.user_endpoint.port)
