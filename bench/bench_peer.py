@@ -320,7 +320,8 @@ def consume_order_table(servers: list[Server], reps: int, scale: float) -> Table
             for consumer in consume_order.CONSUMERS:
                 for order in consume_order.ORDERS:
                     row = Row(f"{consumer}, {size_text}, {partitions} partition{'s' if partitions > 1 else ''}, "
-                              f"producer {order}", "rate", "MB/s", note=f"{mb:.0f} MB per run")
+                              f"producer {order}", "rate", "MB/s",
+                              note=f"{consume_order.record_count(mb, size) * size / 1e6:.0f} MB per run")
 
                     pauses: dict[str, list[int]] = {}
 

@@ -106,6 +106,14 @@ def _consume_kafka_python(bootstrap: str, topic: str, count: int, partitions: in
     return took
 
 
+def record_count(megabytes: float, record_size: int) -> int:
+    """Records in a run of about ``megabytes``: whole batches of the consume loop's 10,000 (the
+    issue's 60,000 records); otherwise the last consume(10000, 0.5) waits out its timeout for
+    records that do not exist, and that half second, the same for every broker, is most of a run
+    of a few hundred megabytes."""
+    return max(BATCH, round(megabytes * 1_000_000 / record_size / BATCH) * BATCH)
+
+
 def run(bootstrap: str, admin, order: str, consumer: str, record_size: int, megabytes: float,
         partitions: int, cpu_s=None, pauses: list | None = None) -> tuple[float, float | None]:
     """MB/s consumed in one run, and the broker's CPU ms per MB of the consume (``cpu_s``: a
@@ -114,10 +122,7 @@ def run(bootstrap: str, admin, order: str, consumer: str, record_size: int, mega
     from confluent_kafka.admin import NewTopic
     topic = f"bench-order-{uuid.uuid4().hex[:8]}"
     admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result(20)
-    # whole batches of the consume loop's 10,000 (the issue's 60,000 records): otherwise the last
-    # consume(10000, 0.5) waits out its timeout for records that do not exist, and that half
-    # second, the same for every broker, is most of a run of a few hundred megabytes
-    count = max(BATCH, round(megabytes * 1_000_000 / record_size / BATCH) * BATCH)
+    count = record_count(megabytes, record_size)
     value = (os.urandom(record_size // 4).hex().encode() + b"x" * record_size)[:record_size]
     producer = _produce(bootstrap, topic, count, value, partitions)
     if order == "closed":
