@@ -197,12 +197,13 @@ def main(argv: list[str] | None = None) -> int:
     keep_large_buffers()
     raise_open_files_limit()   # a connection is a file descriptor: 1024 is soon reached
     import uvloop
+    from .extras import MissingExtra
     from .storage.offsets_topic import OffsetsTopicError
     from .server import KafkaServer
     try:
         server = KafkaServer(config)
-    except OffsetsTopicError as exc:   # a data directory the broker cannot use: say why in one line
-        print(f"kafkaemu: {exc}", file=sys.stderr)
+    except (OffsetsTopicError, MissingExtra) as exc:   # a data directory the broker cannot use, an extra
+        print(f"kafkaemu: {exc}", file=sys.stderr)     # not installed: say why in one line
         return 2
     return uvloop.run(serve(server))
 
