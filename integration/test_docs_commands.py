@@ -31,7 +31,7 @@ def test_a_shell_example_runs_as_written(block, tmp_path):
     bin_dir = pathlib.Path(sys.executable).parent
     if not (bin_dir / "kafkaemu").exists():
         pytest.skip(f"no kafkaemu command beside {sys.executable} (pip install -e . installs it)")
-    tools = ["bash", "curl"] + ["java", "javac"] * ("javac " in block)
+    tools = ["bash", "curl"] + ["java", "javac"] * ("javac " in block) + ["kcat"] * ("kcat " in block)
     missing = [tool for tool in tools if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"this shell example needs {', '.join(missing)}")

