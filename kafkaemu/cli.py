@@ -149,6 +149,8 @@ async def serve(server) -> int:
         print(f"kafkaemu control on {server.control_server.url}", flush=True)
     if server.schema_registry is not None:
         print(f"kafkaemu schema registry on {server.schema_registry.url}", flush=True)
+    if server.control_server is not None:   # last: readers of the lines above stop at theirs
+        print(f"kafkaemu web page on {server.control_server.url}/", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
