@@ -14,7 +14,8 @@ from ..core.group_api import GroupError
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
 from .registry import registry
-from .share_common import acknowledge, add_partition, leader_of, member_key, node_endpoints, request_error, resolve
+from .share_common import (acknowledge, add_partition, data_path_error, leader_of, member_key, node_endpoints, resolve,
+                           unreadable_topics)
 
 E = ErrorCode
 
@@ -24,7 +25,7 @@ def share_acknowledge(ctx, req):
     groups = ctx.groups
     groups.tick(ctx.now_ms)
     spm = groups.share_partitions
-    error = request_error(req)
+    error = data_path_error(ctx, req)
     message = None
     closed = None
     if error == E.NONE:
@@ -37,10 +38,11 @@ def share_acknowledge(ctx, req):
         return {"throttle_time_ms": 0, "error_code": error, "error_message": message,
                 "acquisition_lock_timeout_ms": 0, "responses": [], "node_endpoints": []}
     topics: list = []
+    unreadable = unreadable_topics(ctx, [t.topic_id for t in req.topics])
     for t in req.topics:
         for p in t.partitions:
-            code = acknowledge(ctx, req, t.topic_id, p)
-            plog = resolve(ctx, t.topic_id, p.partition_index)[0]
+            code = acknowledge(ctx, req, t.topic_id, p, unreadable)
+            plog = resolve(ctx, t.topic_id, p.partition_index, unreadable)[0]
             add_partition(topics, t.topic_id, {"partition_index": p.partition_index, "error_code": code,
                                                "error_message": None, "current_leader": leader_of(ctx, plog, code)})
     if closed is not None:
