@@ -7,6 +7,7 @@ acknowledgements and closes the session, releasing what the member still holds t
 partition answers INVALID_REQUEST for malformed batches (unordered, overlapping, a wrong number of
 types, unknown types, RENEW without ``is_renew_ack``), INVALID_RECORD_STATE for records the member
 does not hold, UNKNOWN_TOPIC_ID or NOT_LEADER_OR_FOLLOWER. v2 answers the acquisition lock time.
+Authorization (READ on the group and on each topic, 29 per partition): share_common.py.
 """
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ on the broker's clock, a release); it then acquires again and answers.
 Under share.isolation.level=read_committed records are acquired up to the last stable offset, and
 transaction markers and the records of aborted transactions are archived instead of delivered, as
 Kafka's SharePartition does.
+Authorization (READ on the group and on each topic, 29 per partition): share_common.py.
 Not implemented: the record-limit acquire mode (v2 ``share_acquire_mode`` 1 is treated as
 batch-optimized).
 """
