@@ -17,6 +17,7 @@ on the broker's clock, a release); it then acquires again and answers.
 Under share.isolation.level=read_committed records are acquired up to the last stable offset, and
 transaction markers and the records of aborted transactions are archived instead of delivered, as
 Kafka's SharePartition does.
+Authorization (READ on the group and on each topic, 29 per partition): share_common.py.
 Not implemented: the record-limit acquire mode (v2 ``share_acquire_mode`` 1 is treated as
 batch-optimized).
 """
@@ -29,7 +30,8 @@ from ..storage.record_batch import parse_header
 from ..broker.context import DEFERRED
 from .registry import registry
 from ..storage.share_log import ShareFetchWaiter
-from .share_common import acknowledge, add_partition, leader_of, member_key, node_endpoints, request_error, resolve
+from .share_common import (acknowledge, add_partition, data_path_error, leader_of, member_key, node_endpoints, resolve,
+                           unreadable_topics)
 
 E = ErrorCode
 DEFAULT_MAX_RECORDS = 500
@@ -39,7 +41,7 @@ DEFAULT_MAX_RECORDS = 500
 def share_fetch(ctx, req):
     groups = ctx.groups
     groups.tick(ctx.now_ms)
-    error = request_error(req)
+    error = data_path_error(ctx, req)
     if error != E.NONE:
         return _top_error(error)
     spm = groups.share_partitions
@@ -51,28 +53,31 @@ def share_fetch(ctx, req):
         session, ended = spm.sessions.for_fetch(member_key(ctx, req), req.share_session_epoch, fetch, forget, has_acks)
     except GroupError as exc:
         return _top_error(exc.code, exc.message)
+    # READ on the topics of the request and of the session, asked once (KafkaApis.handleShareFetchRequest)
+    unreadable = unreadable_topics(ctx, [t.topic_id for t in req.topics] +
+                                   ([tid for tid, _ in session.partitions] if session is not None else []))
     acked: dict[tuple[bytes, int], ErrorCode] = {}
     for t in req.topics:
         for p in t.partitions:
             if p.acknowledgement_batches:
-                acked[(t.topic_id, p.partition_index)] = acknowledge(ctx, req, t.topic_id, p)
+                acked[(t.topic_id, p.partition_index)] = acknowledge(ctx, req, t.topic_id, p, unreadable)
     if ended is not None:
         spm.release_member(req.group_id, req.member_id, list(ended.partitions))
     renew_only = ctx.api_version >= 2 and bool(req.is_renew_ack)
     partitions = list(session.partitions) if session is not None and not renew_only else []
     full = req.share_session_epoch == 0
-    response, acquired, watched = _acquire(ctx, req, partitions, acked, full)
+    response, acquired, watched = _acquire(ctx, req, partitions, acked, full, unreadable)
     if acquired or acked or not watched or req.max_wait_ms <= 0:
         return response
 
     def complete() -> None:   # called from an append or a timer: no ticking from here
-        ctx.respond(_acquire(ctx, req, partitions, acked, full)[0])
+        ctx.respond(_acquire(ctx, req, partitions, acked, full, unreadable)[0])
 
     ctx.store.fetches.park(ShareFetchWaiter(watched, 1, ctx.now_ms + req.max_wait_ms, 0, complete), req.max_wait_ms)
     return DEFERRED
 
 
-def _acquire(ctx, req, partitions, acked, full):
+def _acquire(ctx, req, partitions, acked, full, unreadable):
     """(response, records acquired, the logs a long poll would watch)."""
     spm = ctx.groups.share_partitions
     group, member = req.group_id, req.member_id
@@ -81,7 +86,7 @@ def _acquire(ctx, req, partitions, acked, full):
     watched = []
     total = 0
     for tid, index in partitions:
-        plog, error = resolve(ctx, tid, index)
+        plog, error = resolve(ctx, tid, index, unreadable)
         entry = {"partition_index": index, "error_code": error, "error_message": None,
                  "acknowledge_error_code": acked.get((tid, index), E.NONE), "acknowledge_error_message": None,
                  "current_leader": leader_of(ctx, plog, error), "records": b"", "acquired_records": []}
