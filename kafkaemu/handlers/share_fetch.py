@@ -23,6 +23,7 @@ batch-optimized).
 from __future__ import annotations
 
 from ..core.group_api import GroupError
+from ..core.share.partitions import ShareStateNotWritten
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
 from ..storage.record_batch import parse_header
@@ -37,18 +38,17 @@ DEFAULT_MAX_RECORDS = 500
 
 @registry.register(ApiKey.SHARE_FETCH, 1, 2)
 def share_fetch(ctx, req):
-    groups = ctx.groups
-    groups.tick(ctx.now_ms)
     error = request_error(req)
     if error != E.NONE:
         return _top_error(error)
-    spm = groups.share_partitions
+    spm = ctx.shares
     fetch = [(t.topic_id, p.partition_index) for t in req.topics for p in t.partitions
              if req.share_session_epoch != -1 or not p.acknowledgement_batches]
     forget = [(t.topic_id, p) for t in req.forgotten_topics_data for p in t.partitions]
     has_acks = any(p.acknowledgement_batches for t in req.topics for p in t.partitions)
     try:
-        session, ended = spm.sessions.for_fetch(member_key(ctx, req), req.share_session_epoch, fetch, forget, has_acks)
+        session, ended = spm.fetch_session(ctx.now_ms, member_key(ctx, req), req.share_session_epoch, fetch, forget,
+                                           has_acks)
     except GroupError as exc:
         return _top_error(exc.code, exc.message)
     acked: dict[tuple[bytes, int], ErrorCode] = {}
@@ -57,7 +57,7 @@ def share_fetch(ctx, req):
             if p.acknowledgement_batches:
                 acked[(t.topic_id, p.partition_index)] = acknowledge(ctx, req, t.topic_id, p)
     if ended is not None:
-        spm.release_member(req.group_id, req.member_id, list(ended.partitions))
+        spm.release_member(ctx.now_ms, req.group_id, req.member_id, list(ended.partitions))
     renew_only = ctx.api_version >= 2 and bool(req.is_renew_ack)
     partitions = list(session.partitions) if session is not None and not renew_only else []
     full = req.share_session_epoch == 0
@@ -74,7 +74,7 @@ def share_fetch(ctx, req):
 
 def _acquire(ctx, req, partitions, acked, full):
     """(response, records acquired, the logs a long poll would watch)."""
-    spm = ctx.groups.share_partitions
+    spm = ctx.shares
     group, member = req.group_id, req.member_id
     budget = req.max_records if req.max_records > 0 else DEFAULT_MAX_RECORDS
     topics: list = []
@@ -85,8 +85,13 @@ def _acquire(ctx, req, partitions, acked, full):
         entry = {"partition_index": index, "error_code": error, "error_message": None,
                  "acknowledge_error_code": acked.get((tid, index), E.NONE), "acknowledge_error_message": None,
                  "current_leader": leader_of(ctx, plog, error), "records": b"", "acquired_records": []}
+        sp = None
         if error == E.NONE:
-            sp = spm.partition(group, tid, index)
+            try:
+                sp = spm.partition(ctx.now_ms, group, tid, index)
+            except ShareStateNotWritten as exc:   # its first state could not be written
+                entry["error_code"] = error = exc.error
+        if sp is not None:
             committed = spm.read_committed(group)
             end = plog.last_stable_offset if committed else plog.high_watermark
             sp.skip_to(plog.log_start_offset)
@@ -94,9 +99,11 @@ def _acquire(ctx, req, partitions, acked, full):
             if budget > total and sp.can_acquire_new() and sp.end_offset < end:
                 bounds = [_bounds(b) for b in plog.read(sp.end_offset, ctx.config.fetch_max_bytes, True,
                                                         max_offset=end)]
-            got = spm.acquire(group, member, tid, index, max(budget - total, 0), bounds) if budget > total else []
+            got = spm.acquire(ctx.now_ms, group, member, tid, index, max(budget - total, 0), bounds) \
+                if budget > total else []
             if got and committed:
-                got = spm.archive_acquired(group, member, tid, index, _not_committed(plog, got, sp.end_offset), got)
+                got = spm.archive_acquired(ctx.now_ms, group, member, tid, index,
+                                           _not_committed(plog, got, sp.end_offset), got)
             if got:
                 total += sum(a.last_offset - a.first_offset + 1 for a in got)
                 entry["records"] = _batches_for(plog, got, sp.end_offset)

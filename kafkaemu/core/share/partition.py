@@ -22,7 +22,7 @@ rolls back a failed acknowledgement.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Iterable
 
@@ -76,6 +76,16 @@ class SharePartition:
         self.limits = limits
         self.records: dict[int, InFlight] = {}
         self.delivered = 0   # records handed out, redeliveries included
+        self.state_epoch = -1   # the snapshot epoch of its last __share_group_state record
+
+    def snapshot(self) -> tuple:
+        """What ``restore`` puts back: a write to __share_group_state that fails reverts to it."""
+        return (self.start_offset, self.end_offset, self.limits, self.delivered, self.state_epoch,
+                {o: replace(r) for o, r in self.records.items()})
+
+    def restore(self, snapshot: tuple) -> None:
+        (self.start_offset, self.end_offset, self.limits, self.delivered, self.state_epoch, records) = snapshot
+        self.records = records
 
     # ------------------------------------------------------------ acquisition
     def acquire(self, member_id: str, max_records: int, batches: Iterable[tuple[int, int]], now_ms: int) -> list[Acquired]:
