@@ -8,8 +8,12 @@ malformed batches, INVALID_RECORD_STATE for records the member does not hold, UN
 NOT_LEADER_OR_FOLLOWER). Then every partition of the session acquires records (redeliveries first,
 then new whole batches up to the high watermark, or the last stable offset under
 share.isolation.level=read_committed) while ``max_records`` lasts; the answer carries the stored
-batches holding them and ``acquired_records`` (first, last offset, delivery count), with the
-acquisition lock time. A v2 request with ``is_renew_ack`` only renews locks and acquires nothing.
+batches holding them and ``acquired_records`` (first, last offset, delivery count; new records in
+runs broken at a batch's start once one holds ``batch_size``), with the acquisition lock time.
+As Kafka's DelayedShareFetch, only what a read of the log gives may be acquired: each partition
+reads from its first acquirable offset up to its even share of ``max_bytes`` (at most the broker's
+fetch.max.bytes), less what the partitions before it read, the first partition that reads anything
+getting at least one batch however large. A v2 request with ``is_renew_ack`` only renews locks and acquires nothing.
 
 Long poll: a request without acknowledgements that acquires nothing waits up to ``max_wait_ms``,
 woken by an append to a session partition or by records becoming available again (a lock lapsing
@@ -77,6 +81,9 @@ def _acquire(ctx, req, partitions, acked, full):
     spm = ctx.shares
     group, member = req.group_id, req.member_id
     budget = req.max_records if req.max_records > 0 else DEFAULT_MAX_RECORDS
+    max_bytes = min(req.max_bytes, ctx.config.fetch_max_bytes) if req.max_bytes > 0 else ctx.config.fetch_max_bytes
+    partition_bytes = max(max_bytes // max(len(partitions), 1), 1)   # PartitionMaxBytesStrategy: uniform
+    min_one = True    # as ReplicaManager.readFromLog: the first partition read gives a batch however large
     topics: list = []
     watched = []
     total = 0
@@ -95,12 +102,18 @@ def _acquire(ctx, req, partitions, acked, full):
             committed = spm.read_committed(group)
             end = plog.last_stable_offset if committed else plog.high_watermark
             sp.skip_to(plog.log_start_offset)
-            bounds = []
-            if budget > total and sp.can_acquire_new() and sp.end_offset < end:
-                bounds = [_bounds(b) for b in plog.read(sp.end_offset, ctx.config.fetch_max_bytes, True,
-                                                        max_offset=end)]
-            got = spm.acquire(ctx.now_ms, group, member, tid, index, max(budget - total, 0), bounds) \
-                if budget > total else []
+            first = sp.first_available()
+            if first is None and sp.can_acquire_new() and sp.end_offset < end:
+                first = sp.end_offset
+            got = []
+            if budget > total and first is not None and max_bytes > 0:
+                read = plog.read(first, min(partition_bytes, max_bytes), min_one, max_offset=end)
+                if read:
+                    min_one = False
+                    max_bytes -= sum(len(b) for b in read)
+                    bounds = [_bounds(b) for b in read]
+                    got = spm.acquire(ctx.now_ms, group, member, tid, index, budget - total, bounds,
+                                      up_to=bounds[-1][1], batch_size=req.batch_size)
             if got and committed:
                 got = spm.archive_acquired(ctx.now_ms, group, member, tid, index,
                                            _not_committed(plog, got, sp.end_offset), got)

@@ -183,15 +183,17 @@ class SharePartitionManager:
         return self.partitions.get((group_id, topic_id, index))
 
     def acquire(self, now_ms: int, group_id: str, member_id: str, topic_id: bytes, index: int, max_records: int,
-                batches: Iterable[tuple[int, int]]) -> list[Acquired]:
-        """Records acquired for the member (none when that cannot be written)."""
+                batches: Iterable[tuple[int, int]], up_to: int | None = None, batch_size: int = 0) -> list[Acquired]:
+        """Records acquired for the member (SharePartition.acquire; none when that cannot be written)."""
         self.tick(now_ms)
         key = (group_id, topic_id, index)
-        return self._run(key, self._acquire, (key, member_id, max_records, batches), _nothing_acquired)
+        return self._run(key, self._acquire, (key, member_id, max_records, batches, up_to, batch_size),
+                         _nothing_acquired)
 
-    def _acquire(self, key: Key, member_id: str, max_records: int, batches: Iterable[tuple[int, int]]) -> list[Acquired]:
+    def _acquire(self, key: Key, member_id: str, max_records: int, batches: Iterable[tuple[int, int]],
+                 up_to: int | None, batch_size: int) -> list[Acquired]:
         sp = self.partitions[key]
-        acquired = sp.acquire(member_id, max_records, batches, self.now_ms)
+        acquired = sp.acquire(member_id, max_records, batches, self.now_ms, up_to, batch_size)
         if acquired:
             self._schedule_locks(key, sp)
             self._changed(key)
