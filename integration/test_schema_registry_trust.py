@@ -198,3 +198,25 @@ def test_registry_writes_survive_a_kill_9_of_the_server(tmp_path):
         status, body = register(second, subject, json.dumps(_changed(DEFINED)))
         assert (status, body["error_code"]) == (409, 409)   # judged against the version that survived
         assert call(second, "GET", f"/subjects/{subject}/versions/1")[1]["id"] == first_id
+
+
+def test_a_worker_that_dies_under_a_check_is_answered_and_replaced():
+    import multiprocessing
+    import os
+    import signal
+    import threading
+
+    with KafkaEmulator(schema_registry=True) as emulator:
+        subject = unique("died")
+        assert register(emulator, subject, wide(460, "string"))[0] == 200   # the worker process is up
+        [worker] = multiprocessing.active_children()
+        answers = []
+        check = threading.Thread(target=lambda: answers.append(register(emulator, subject, wide(460, "integer"))))
+        check.start()
+        os.kill(worker.pid, signal.SIGKILL)
+        check.join(120)
+        [(status, body)] = answers
+        assert (status, body["error_code"]) == (500, 50001), body
+        assert api_versions_answered(emulator)
+        status, body = register(emulator, subject, probe(10, "integer", name="e"))   # a new worker judges it
+        assert (status, body["error_code"]) == (409, 409), body
