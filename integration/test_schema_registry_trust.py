@@ -175,3 +175,48 @@ def test_a_rebound_page_cannot_read_or_delete(server):
         assert call(server, "GET", f"/subjects/{subject}/versions", headers={"Host": host})[0] == 200, host
     own = {"Host": f"127.0.0.1:{port}", "Origin": f"http://127.0.0.1:{port}", "Content-Type": CT}
     assert call(server, "POST", f"/subjects/{subject}", {"schema": '"string"'}, headers=own)[0] == 200
+
+
+def test_registry_writes_survive_a_kill_9_of_the_server(tmp_path):
+    """Every write the registry answered (registrations through the worker, a config, a soft
+    delete) is in ``_schemas`` on disk before its answer: a server killed with SIGKILL right after
+    serves all of it from the data dir."""
+    import os
+    import signal
+
+    from .test_schema_registry_http import _fill, _state
+    with KafkaEmulator(subprocess_mode=True, schema_registry=True, data_dir=str(tmp_path)) as first:
+        url = first.schema_registry_url
+        _fill(url)
+        subject = unique("killed")
+        first_id = call(first, "POST", f"/subjects/{subject}/versions",
+                        {"schema": json.dumps(DEFINED), "schemaType": "JSON"})[1]["id"]
+        before = _state(url)
+        os.kill(first._proc.pid, signal.SIGKILL)   # no clean shutdown
+    with KafkaEmulator(subprocess_mode=True, schema_registry=True, data_dir=str(tmp_path)) as second:
+        assert _state(second.schema_registry_url) == before
+        status, body = register(second, subject, json.dumps(_changed(DEFINED)))
+        assert (status, body["error_code"]) == (409, 409)   # judged against the version that survived
+        assert call(second, "GET", f"/subjects/{subject}/versions/1")[1]["id"] == first_id
+
+
+def test_a_worker_that_dies_under_a_check_is_answered_and_replaced():
+    import multiprocessing
+    import os
+    import signal
+    import threading
+
+    with KafkaEmulator(schema_registry=True) as emulator:
+        subject = unique("died")
+        assert register(emulator, subject, wide(460, "string"))[0] == 200   # the worker process is up
+        [worker] = multiprocessing.active_children()
+        answers = []
+        check = threading.Thread(target=lambda: answers.append(register(emulator, subject, wide(460, "integer"))))
+        check.start()
+        os.kill(worker.pid, signal.SIGKILL)
+        check.join(120)
+        [(status, body)] = answers
+        assert (status, body["error_code"]) == (500, 50001), body
+        assert api_versions_answered(emulator)
+        status, body = register(emulator, subject, probe(10, "integer", name="e"))   # a new worker judges it
+        assert (status, body["error_code"]) == (409, 409), body

@@ -72,6 +72,10 @@ class KafkaServer:
         for node_id in list(listeners):
             await self.start_listener(node_id)
         self.port = listeners[self.broker.node_id][1]
+        from .protocol.codec_cache import refusal   # imported by the first codec anyway
+        refused = refusal()
+        if refused is not None:
+            log.warning("codec_cache_not_used", reason=refused)
         if self.config.control_port >= 0:
             from .control.http import ControlServer
             self.control_server = ControlServer(self.control, self.config)

@@ -17,6 +17,9 @@ class RegistryError(Exception):
         self.error_code = error_code
         self.message = message
 
+    def __reduce__(self):   # raised in the worker process, answered by the server
+        return RegistryError, (self.status, self.error_code, self.message)
+
     def body(self) -> dict:
         return {"error_code": self.error_code, "message": self.message}
 
@@ -117,6 +120,11 @@ def request_timed_out(reason: str) -> RegistryError:
     """Work past its budget: answered as rest-utils' request timeout answers one that runs too long
     (Confluent's RequestTimeoutHandler: HTTP 504 "Request timed out")."""
     return RegistryError(504, 504, f"Request timed out: {reason}")
+
+
+def worker_stopped(reason: str) -> RegistryError:
+    """The worker process died under a job (killed, out of memory): a store error, as Confluent's 50001."""
+    return RegistryError(500, 50001, f"Error in the backend data store: the schema worker stopped ({reason})")
 
 
 def busy(waiting: int) -> RegistryError:

@@ -95,6 +95,13 @@ class RegistryApi:
             add("DELETE", base, self.delete_mode)
         add("GET", "/contexts", self.contexts)
 
+    def application(self, client_max_size: int) -> web.Application:
+        """An aiohttp app sending every request to ``handle`` (any path: a segment may hold any
+        character, a newline too)."""
+        app = web.Application(client_max_size=client_max_size)
+        app.router.add_route("*", r"/{tail:[\s\S]*}", self.handle)
+        return app
+
     # -- dispatch ------------------------------------------------------------------------------
     async def handle(self, request: web.Request) -> web.StreamResponse:
         try:

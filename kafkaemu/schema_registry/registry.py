@@ -5,28 +5,26 @@ client wrote are seen; each write goes to the topic first and is applied from th
 
 An operation that parses schemas or checks compatibility is written as steps (``*_steps``, a
 generator): what reads or writes the state runs where the broker runs, and each piece of schema work
-(parsing, a compatibility check: pure functions of schema texts) is yielded as a job. ``run_inline``
-runs the jobs in place (the synchronous methods, tests); the HTTP server runs them on its worker
-thread (worker.py), one operation at a time, so two registrations never interleave and ids stay
-unique without locks, and the broker's loop never waits for a schema."""
+(parsing, a compatibility check: jobs.py, pure functions of schema texts) is yielded as a job.
+``run_inline`` runs the jobs in place (the synchronous methods, tests); the HTTP server runs them in
+its worker process (worker.py), one operation at a time, so two registrations never interleave and
+ids stay unique without locks, and the broker's loop never waits for a schema."""
 from __future__ import annotations
 
-import threading
 from functools import partial
 
 from ..logging import get_logger
 from . import errors as E
-from .compatibility import DEFAULT_LEVEL, LEVELS, checked_versions, errors as compatibility_errors
-from .json_diff import BudgetExceeded
+from . import jobs
+from .compatibility import DEFAULT_LEVEL, LEVELS, checked_versions
 from .records import SchemasTopic, config_key, delete_subject_key, mode_key, schema_key, value
-from .schema_types import InvalidSchema, parse, schema_types
+from .schema_types import schema_types
 from .state import RegistryState, SchemaVersion, content_key
 
 log = get_logger("kafkaemu.schema_registry")
 
 MODES = ("READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT")
 MAX_VERSION = 2**31 - 1
-PARSED_CACHE = 1000   # parsed schemas kept (a transitive check parses every live version of a subject)
 CONFIG_FIELDS = ("alias", "normalize", "validateFields", "validateRules", "compatibilityGroup",
                  "defaultMetadata", "overrideMetadata", "defaultRuleSet", "overrideRuleSet")
 
@@ -65,8 +63,6 @@ class SchemaRegistry:
         self.state = RegistryState()
         self._plog = None
         self._offset = 0
-        self._parsed: dict[tuple, object] = {}   # (type, text, resolved references) -> parsed schema
-        self._parsed_lock = threading.Lock()   # parsed on the worker thread, in place by the sync methods
 
     # -- the topic ---------------------------------------------------------------------------
     def sync(self) -> None:
@@ -106,51 +102,9 @@ class SchemaRegistry:
             resolved.append((ref["name"], sv.schema))
         return resolved
 
-    def _parse(self, schema_type: str, text: str, resolved: list):
-        """Schema work (a job's): the parsed schema of a text and its resolved references."""
-        key = (schema_type, text, tuple(resolved))
-        with self._parsed_lock:
-            found = self._parsed.get(key)
-        if found is not None:
-            return found
-        try:
-            parsed = parse(schema_type, text, resolved)
-        except InvalidSchema as exc:
-            raise E.invalid_schema(str(exc)) from None
-        except RecursionError:
-            raise E.invalid_schema("Invalid schema: nested too deeply") from None
-        with self._parsed_lock:
-            if len(self._parsed) >= PARSED_CACHE:
-                self._parsed.pop(next(iter(self._parsed)))
-            self._parsed[key] = parsed
-        return parsed
-
     def _source(self, sv: SchemaVersion) -> tuple[str, str, list]:
         """What parsing a stored version needs, read from the state: (type, text, resolved references)."""
         return sv.schema_type, sv.schema, self._resolve(sv.references)
-
-    def _new_forms(self, source: tuple, validate: bool) -> tuple[str, str]:
-        """Schema work: the canonical and normalized texts of a schema being registered or looked
-        up, after Confluent's validateAsNew checks when ``validate``."""
-        parsed = self._parse(*source)
-        if validate:
-            try:
-                getattr(parsed, "validate_new", lambda: None)()
-            except InvalidSchema as exc:
-                raise E.invalid_schema(str(exc)) from None
-        return parsed.canonical(), parsed.normalized()
-
-    def _problems(self, level: str, source: tuple, previous: list) -> list[str]:
-        """Schema work: why the schema may not follow the previous versions ((version, source)s,
-        oldest first) at ``level``. A check past its work budget answers as Confluent's request
-        timeout does."""
-        parsed = self._parse(*source)
-        try:
-            return compatibility_errors(level, parsed, [(v, self._parse(*src)) for v, src in previous])
-        except BudgetExceeded as exc:
-            raise E.request_timed_out(str(exc)) from None
-        except RecursionError:
-            raise E.invalid_schema("Invalid schema: nested too deeply") from None
 
     def formatted(self, sv: SchemaVersion, fmt: str | None) -> str:
         return run_inline(self.formatted_steps(sv, fmt))
@@ -159,8 +113,7 @@ class SchemaRegistry:
         """The version's schema text in the ``format`` a client asks for (Protobuf's
         ``serialized``: the base64 descriptor); the stored text otherwise."""
         if sv.schema_type == "PROTOBUF" and fmt == "serialized":
-            parsed = yield partial(self._parse, *self._source(sv))
-            return parsed.serialized()
+            return (yield partial(jobs.serialized, self._source(sv)))
         return sv.schema
 
     @staticmethod
@@ -269,7 +222,7 @@ class SchemaRegistry:
         schema_type, text, references, metadata, rule_set = self._request(body)
         if not self.state.versions(subject, deleted=deleted):
             raise E.subject_not_found(subject)
-        canonical, normalized = yield partial(self._new_forms, (schema_type, text, self._resolve(references)), False)
+        canonical, normalized = yield partial(jobs.new_forms, (schema_type, text, self._resolve(references)), False)
         wanted = {canonical, normalized} if normalize else {canonical}
         self.sync()
         for sv in reversed(self.state.versions(subject, deleted=deleted)):
@@ -307,7 +260,7 @@ class SchemaRegistry:
             raise E.not_permitted("Subject " + subject + " is not in import mode")
         source = (schema_type, text, self._resolve(references))
         # a new schema, not an import: Confluent's validateAsNew checks
-        canonical, normalized = yield partial(self._new_forms, source, wanted_id < 0)
+        canonical, normalized = yield partial(jobs.new_forms, source, wanted_id < 0)
         self.sync()   # what changed while the schema was parsed
         config = self.config_in_scope(subject)
         text = normalized if normalize or config.get("normalize") else canonical
@@ -320,7 +273,7 @@ class SchemaRegistry:
         if mode != "IMPORT":
             level = config["compatibilityLevel"]
             previous = [(sv.version, self._source(sv)) for sv in checked_versions(level, live)]
-            problems = yield partial(self._problems, level, source, previous)
+            problems = yield partial(jobs.problems, level, source, previous)
             if problems:
                 raise E.incompatible(subject, problems)
             self.sync()
@@ -370,7 +323,7 @@ class SchemaRegistry:
                 else:
                     raise
         previous = [(sv.version, self._source(sv)) for sv in previous]
-        return (yield partial(self._problems, level, source, previous))
+        return (yield partial(jobs.problems, level, source, previous))
 
     # -- deleting -----------------------------------------------------------------------------
     def _check_writable(self, subject: str) -> None:

@@ -36,9 +36,7 @@ class SchemaRegistryServer:
     async def start(self) -> None:
         self.worker = SchemaWorker()
         api = RegistryApi(self.registry, self.worker, self.guard)
-        app = web.Application(client_max_size=self.max_body)
-        app.router.add_route("*", "/{tail:.*}", api.handle)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        self._runner = web.AppRunner(api.application(self.max_body), access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.requested_port, reuse_address=True)
         await site.start()
