@@ -149,6 +149,8 @@ async def serve(server) -> int:
         print(f"kafkaemu control on {server.control_server.url}", flush=True)
     if server.schema_registry is not None:
         print(f"kafkaemu schema registry on {server.schema_registry.url}", flush=True)
+    if server.control_server is not None:   # last: readers of the lines above stop at theirs
+        print(f"kafkaemu web page on {server.control_server.url}/", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -197,12 +199,13 @@ def main(argv: list[str] | None = None) -> int:
     keep_large_buffers()
     raise_open_files_limit()   # a connection is a file descriptor: 1024 is soon reached
     import uvloop
+    from .extras import MissingExtra
     from .storage.offsets_topic import OffsetsTopicError
     from .server import KafkaServer
     try:
         server = KafkaServer(config)
-    except OffsetsTopicError as exc:   # a data directory the broker cannot use: say why in one line
-        print(f"kafkaemu: {exc}", file=sys.stderr)
+    except (OffsetsTopicError, MissingExtra) as exc:   # a data directory the broker cannot use, an extra
+        print(f"kafkaemu: {exc}", file=sys.stderr)     # not installed: say why in one line
         return 2
     return uvloop.run(serve(server))
 
