@@ -131,9 +131,9 @@ def _share_group(broker) -> None:
                                                                            subscribed_topic_names=["st"]),
                                              {"st": TopicMeta("st", t.topic_id, 1)})
     t.partitions[0].append(build_batch([(b"k", b"v", [], broker.now_ms)] * 3), broker.now_ms)
-    shares = broker.coordinator.share_partitions
-    shares.alter_start_offset("sg", t.topic_id, 0, 0)
-    assert shares.acquire("sg", "walker-share", t.topic_id, 0, 10, [(0, 2)])
+    shares = broker.shares
+    shares.offsets_altered(broker.now_ms, "sg", t.topic_id, 0, 0)
+    assert shares.acquire(broker.now_ms, "sg", "walker-share", t.topic_id, 0, 10, [(0, 2)])
 
 
 def example(op: str, state: dict) -> dict:

@@ -113,6 +113,19 @@ def unprocessable(message: str) -> RegistryError:
     return RegistryError(422, 422, message)
 
 
+def request_timed_out(reason: str) -> RegistryError:
+    """Work past its budget: answered as rest-utils' request timeout answers one that runs too long
+    (Confluent's RequestTimeoutHandler: HTTP 504 "Request timed out")."""
+    return RegistryError(504, 504, f"Request timed out: {reason}")
+
+
+def busy(waiting: int) -> RegistryError:
+    """More operations waiting for the schema worker than it queues: Confluent's answer when an
+    operation cannot take the registry's lock in time (50002)."""
+    return RegistryError(500, 50002, f"Register operation timed out: {waiting} operations are waiting for the "
+                                     f"registry")
+
+
 def not_found_route() -> RegistryError:
     return RegistryError(404, 404, "HTTP 404 Not Found")
 
