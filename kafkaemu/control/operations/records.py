@@ -182,6 +182,10 @@ class RecordOps(ControlBase):
             if compacted and k is None:
                 raise bad(f"records[{i}] has no key: {topic} is compacted (cleanup.policy {t.configs['cleanup.policy']})")
             by_partition.setdefault(p, []).append((i, (k, v, hs, now)))
+        offline = sorted(p for p in by_partition if self.broker.placement.partition_leader(t.partitions[p]) < 0)
+        if offline:   # a producer gets no leader for them either
+            raise ControlError(409, f"{topic} partition(s) {', '.join(map(str, offline))} have no leader "
+                                    f"(its node is stopped)")
         batches = []
         for p, entries in by_partition.items():
             for chunk in _chunks(entries, max_bytes):
