@@ -32,7 +32,7 @@ def _group(ctx, req_group) -> dict:
     out["error_code"], out["error_message"] = share_group_error(ctx, req_group.group_id, must_be_empty=False)
     if out["error_code"] != E.NONE:
         return out
-    spm = ctx.groups.share_partitions
+    spm = ctx.shares
     starts = spm.start_offsets(req_group.group_id)
     names = {t.topic_id: name for name, t in ctx.store.topics.items()}
     if req_group.topics is None:

@@ -23,15 +23,13 @@ E = ErrorCode
 
 @registry.register(ApiKey.SHARE_ACKNOWLEDGE, 1, 2)
 def share_acknowledge(ctx, req):
-    groups = ctx.groups
-    groups.tick(ctx.now_ms)
-    spm = groups.share_partitions
+    spm = ctx.shares
     error = data_path_error(ctx, req)
     message = None
     closed = None
     if error == E.NONE:
         try:
-            session = spm.sessions.for_acknowledge(member_key(ctx, req), req.share_session_epoch)
+            session = spm.acknowledge_session(ctx.now_ms, member_key(ctx, req), req.share_session_epoch)
             closed = session if req.share_session_epoch == -1 else None
         except GroupError as exc:
             error, message = exc.code, exc.message
@@ -47,7 +45,7 @@ def share_acknowledge(ctx, req):
             add_partition(topics, t.topic_id, {"partition_index": p.partition_index, "error_code": code,
                                                "error_message": None, "current_leader": leader_of(ctx, plog, code)})
     if closed is not None:
-        spm.release_member(req.group_id, req.member_id, list(closed.partitions))
+        spm.release_member(ctx.now_ms, req.group_id, req.member_id, list(closed.partitions))
     return {"throttle_time_ms": 0, "error_code": E.NONE, "error_message": None,
             "acquisition_lock_timeout_ms": int(spm.config(req.group_id, "share.record.lock.duration.ms")),
             "responses": topics, "node_endpoints": node_endpoints(ctx, topics)}

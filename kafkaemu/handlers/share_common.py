@@ -78,9 +78,8 @@ def acknowledge(ctx, req, topic_id: bytes, partition, unreadable: frozenset = fr
     if error != E.NONE:
         return error
     renew = ctx.api_version >= 2 and bool(req.is_renew_ack)
-    return ctx.groups.share_partitions.acknowledge(req.group_id, req.member_id, topic_id,
-                                                  partition.partition_index, partition.acknowledgement_batches,
-                                                  renew)
+    return ctx.shares.acknowledge(ctx.now_ms, req.group_id, req.member_id, topic_id, partition.partition_index,
+                                  partition.acknowledgement_batches, renew)
 
 
 def add_partition(topics: list, topic_id: bytes, entry: dict) -> None:

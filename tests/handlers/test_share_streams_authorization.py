@@ -98,7 +98,7 @@ def test_share_fetch_and_acknowledge_need_read_on_each_topic_per_partition():
     allow(broker, RT.TOPIC, "q", Op.READ)
     allow(broker, RT.TOPIC, "secret", Op.DESCRIBE)   # enough to subscribe, not to fetch
     assert heartbeat(c, ("q", "secret")).error_code == E.NONE
-    broker.coordinator.share_partitions.set_config("g", "share.auto.offset.reset", "earliest")
+    broker.shares.set_config("g", "share.auto.offset.reset", "earliest")
     produce(q, 2)
     produce(secret, 2)
     body = fetch_body(q, 0)
@@ -116,10 +116,10 @@ def test_share_fetch_and_acknowledge_need_read_on_each_topic_per_partition():
     r = c.call(FETCH, 1, fetch_body(secret, 2, {0: [batch(0, 1, ACCEPT)]}, max_wait=0))
     ack_codes = {t.topic_id: t.partitions[0].acknowledge_error_code for t in r.responses}
     assert ack_codes[secret.topic_id] == E.TOPIC_AUTHORIZATION_FAILED
-    assert broker.coordinator.share_partitions.start_offsets("g")[(secret.topic_id, 0)] == 0
+    assert broker.shares.start_offsets("g")[(secret.topic_id, 0)] == 0
     r = c.call(ACK, 1, ack_body(q, 3, batch(0, 1, ACCEPT)))
     assert r.responses[0].partitions[0].error_code == E.NONE
-    assert broker.coordinator.share_partitions.start_offsets("g")[(q.topic_id, 0)] == 2
+    assert broker.shares.start_offsets("g")[(q.topic_id, 0)] == 2
 
 
 def test_share_fetch_checks_read_on_the_group_before_the_member_id():
@@ -153,7 +153,7 @@ def test_share_offsets_apis_check_the_group_then_each_topic():
     allow(broker, RT.TOPIC, "q", Op.READ)
     allow(broker, RT.TOPIC, "secret", Op.DESCRIBE)
     assert heartbeat(c, ("q", "secret")).error_code == E.NONE
-    broker.coordinator.share_partitions.set_config("g", "share.auto.offset.reset", "earliest")
+    broker.shares.set_config("g", "share.auto.offset.reset", "earliest")
     produce(q, 3)
     produce(secret, 3)
     body = fetch_body(q, 0)
@@ -171,7 +171,7 @@ def test_share_offsets_apis_check_the_group_then_each_topic():
     assert r.error_code == E.NONE
     assert {t.topic_name: [p.error_code for p in t.partitions] for t in r.responses} == \
         {"q": [E.NONE], "secret": [E.TOPIC_AUTHORIZATION_FAILED]}
-    assert broker.coordinator.share_partitions.start_offsets("g") == {(q.topic_id, 0): 1, (secret.topic_id, 0): 0}
+    assert broker.shares.start_offsets("g") == {(q.topic_id, 0): 1, (secret.topic_id, 0): 0}
     # DESCRIBE on a topic is needed to see its offsets: without it, named topics answer 29, all-topics hides them
     broker.authorizer.create([Acl(RT.TOPIC, "q", PT.LITERAL, ALICE, "*", Op.DESCRIBE, Perm.DENY)])
     d = c.call(DESCRIBE_OFFSETS, 1, {"groups": [{"group_id": "g", "topics": [
@@ -188,7 +188,7 @@ def test_share_offsets_apis_check_the_group_then_each_topic():
     assert r.error_code == E.NONE
     assert [(t.topic_name, t.error_code) for t in r.responses] == [("secret", E.TOPIC_AUTHORIZATION_FAILED),
                                                                    ("q", E.NONE)]
-    assert broker.coordinator.share_partitions.start_offsets("g") == {(secret.topic_id, 0): 0}
+    assert broker.shares.start_offsets("g") == {(secret.topic_id, 0): 0}
 
 
 def test_share_groups_work_with_the_acls_kafka_asks_for():
@@ -196,7 +196,7 @@ def test_share_groups_work_with_the_acls_kafka_asks_for():
     allow(broker, RT.GROUP, "g", Op.READ)
     allow(broker, RT.TOPIC, "q", Op.READ)
     assert heartbeat(c).error_code == E.NONE
-    broker.coordinator.share_partitions.set_config("g", "share.auto.offset.reset", "earliest")
+    broker.shares.set_config("g", "share.auto.offset.reset", "earliest")
     produce(q, 2)
     assert acquired(c.call(FETCH, 1, fetch_body(q, 0))) == [(0, 1, 1)]
     assert c.call(ACK, 1, ack_body(q, 1, batch(0, 1, ACCEPT))).responses[0].partitions[0].error_code == E.NONE
