@@ -759,8 +759,12 @@ def _alter_share_group_offsets(peer, versions):
     for v in versions:
         group = peer.name(f"g{v}")
         p.find_coordinator(peer, group)
-        peer.call(f"v{v} new group", K.ALTER_SHARE_GROUP_OFFSETS, v, {"group_id": group, "topics": [
-            {"topic_name": topic, "partitions": [{"partition_index": 0, "start_offset": 0}]}]})
+        # Kafka's group coordinator learns of the new topic from its metadata image a moment after
+        # CreateTopics answers (UNKNOWN_TOPIC_OR_PARTITION until then): ask until it knows it.
+        peer.until(K.ALTER_SHARE_GROUP_OFFSETS, v, {"group_id": group, "topics": [
+            {"topic_name": topic, "partitions": [{"partition_index": 0, "start_offset": 0}]}]},
+            lambda a: a.error_code not in p.LOADING and all(
+                q.error_code != 3 for t in a.responses for q in t.partitions), label=f"v{v} new group")
 
 
 @api(K.DELETE_SHARE_GROUP_OFFSETS)
