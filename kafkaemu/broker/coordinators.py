@@ -39,6 +39,7 @@ def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Pl
     its records hold (a previous run's, or a restored snapshot's); ``authorizer``: the broker's,
     when authorization is on (what KIP-848 regex subscriptions may resolve to)."""
     from ..core.coordinator import CoordinatorSettings, GroupCoordinator
+    from ..core.ports import GroupPorts
     from ..storage import group_configs_file, share_state_topic
     from ..storage.offsets_topic import log_sink, read_entries
     from ..storage.share_log import log_offsets, offset_for_time, share_waker
@@ -46,10 +47,9 @@ def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Pl
     placement.offsets_partitions = offsets_partitions
     settings = dataclasses.replace(CoordinatorSettings.from_config(config),
                                    offsets_topic_num_partitions=offsets_partitions)
-    coordinator = GroupCoordinator(settings, log_sink(store, offsets_partitions), now_ms)
-    coordinator.streams.partitions_of = _partition_count(store)
-    if authorizer is not None:
-        coordinator.consumer.describe_topic = _describe_topic(authorizer)
+    ports = GroupPorts(partitions_of=_partition_count(store),
+                       may_describe=None if authorizer is None else _describe_topic(authorizer))
+    coordinator = GroupCoordinator(settings, log_sink(store, offsets_partitions), now_ms, ports=ports)
     shares = coordinator.share_partitions
     shares.log_offsets = log_offsets(store)
     shares.offset_for_time = offset_for_time(store)

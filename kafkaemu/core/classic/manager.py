@@ -12,10 +12,11 @@ from dataclasses import replace
 
 from ...logging import get_logger
 from ...protocol.errors import ErrorCode
-from ..group_api import GroupError
+from ..group_api import GroupError, GroupType
 from ..record_format import fits_record_key
 from .group import ClassicGroup
 from .member import Member, Reply
+from . import records
 from .rebalance import ClassicRebalance
 from .records import StoredGroup, decode_group_value, decode_key
 from .requests import Heartbeat, JoinGroup, LeaveGroup, SyncGroup, distinct_protocols
@@ -28,6 +29,9 @@ E = ErrorCode
 
 
 class ClassicGroupManager(ClassicRebalance):
+    type = GroupType.CLASSIC
+    records = records
+
     # ============================================================ JoinGroup
     # ============================================================ online migration
     def forget(self, group: ClassicGroup) -> None:
