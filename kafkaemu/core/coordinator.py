@@ -45,8 +45,8 @@ from .ports import GroupPorts
 from .record_format import EndTransactionMarker, UnknownRecordType, replay_or_skip, split
 from .settings import CoordinatorSettings
 from .share import records as share_records
+from .share.events import ShareGroupEvents
 from .share.manager import ShareGroupManager
-from .share.partitions import SharePartitionManager
 from .share.requests import ShareHeartbeat
 from .streams import describe as streams_describe, records as streams_records
 from .streams.manager import INTERNAL_TOPICS, StreamsGroupManager
@@ -73,21 +73,22 @@ class GroupCoordinator:
     kinds (kind.py), each called with the shared context, beside the four built in."""
 
     def __init__(self, settings: CoordinatorSettings | None = None, sink: Sink | None = None, now_ms: int = 0,
-                 transition_log_size: int = 100000, ports: GroupPorts = GroupPorts(),
-                 kinds: Iterable[KindFactory] = ()) -> None:
+                 transition_log_size: int = 100000, share_events: ShareGroupEvents | None = None,
+                 ports: GroupPorts = GroupPorts(), kinds: Iterable[KindFactory] = ()) -> None:
+        """``share_events``: the share data plane (an owner of its own, Kafka's SharePartitionManager)
+        hearing of share groups (share/events.py); None: a coordinator without one."""
         ctx = self.ctx = CoordinatorContext(settings or CoordinatorSettings(), sink, now_ms, transition_log_size)
         self._scope = _RequestScope(ctx)
         self._run = ctx.runtime.run
-        self.share_partitions = SharePartitionManager(ctx)
-        group_config = self.share_partitions.group_config_set
+        group_configs = ports.group_configs
         self.classic = ClassicGroupManager(ctx)
         # the online downgrade is the migration's, which needs the consumer manager: looked up when called
-        self.consumer = ConsumerGroupManager(ctx, group_config, lambda group, member_id: self.migration.downgrade(
+        self.consumer = ConsumerGroupManager(ctx, group_configs, lambda group, member_id: self.migration.downgrade(
             group, member_id), ports.may_describe)
         self.migration = OnlineMigration(ctx, self.classic, self.consumer)
         self.offsets = OffsetManager(ctx, self)
-        self.share = ShareGroupManager(ctx, self.share_partitions.config, self.share_partitions)
-        self.streams = StreamsGroupManager(ctx, group_config, ports.partitions_of)
+        self.share = ShareGroupManager(ctx, group_configs, share_events)
+        self.streams = StreamsGroupManager(ctx, group_configs, ports.partitions_of)
         self.kinds: dict = {kind.type: kind for kind in (self.classic, self.consumer, self.share, self.streams,
                                                          *(make(ctx) for make in kinds))}
         self._replayers = {version: self.offsets.replay for version in offsets_records.KEY_VERSIONS}
@@ -370,13 +371,12 @@ class GroupCoordinator:
     def on_topic_deleted(self, now_ms: int, topic: str, topic_id: bytes | None = None) -> int:
         """Kafka's onPartitionsDeleted: every group's committed offsets of the topic are dropped
         (one write per group; pending transactional ones of the topic go at once); with its id, the
-        share groups forget it (maybeCleanupShareGroupState, a write per group that had it) and its
-        share partitions' state goes."""
+        share groups forget it (maybeCleanupShareGroupState, a write per group that had it); the
+        share data plane hears of it from the broker."""
         self.ctx.advance(now_ms)
         if topic_id is not None:
             for gid in self.share.groups_with_topic(topic_id):
                 self._run(gid, self.share.topic_deleted, (gid, topic_id))
-            self.share_partitions.on_topic_deleted(topic_id)
         removed = sum(self._run(gid, self.offsets.topic_deleted, (gid, topic), _nothing, False)
                       for gid in self.offsets.store.groups())
         self.offsets.pending.remove_topic(topic)

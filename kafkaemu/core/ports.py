@@ -6,6 +6,8 @@ and a unit test passes its own or none.
   __consumer_offsets (context.Sink); without one, records go nowhere.
 - ``partitions_of(topic)``: a topic's partition count, None when it does not exist (what streams
   topologies are configured against when a group is loaded).
+- ``group_configs(group id, name)``: a config set on the group (``consumer.session.timeout.ms``,
+  ``share.heartbeat.interval.ms``...), None where the broker's setting holds.
 - ``may_describe(principal, host, topic)``: while authorization is on, whether a principal may
   DESCRIBE a topic (what KIP-848 regex subscriptions may resolve to); None while it is off.
 """
@@ -25,7 +27,13 @@ def no_topics(topic: str) -> None:
     return None
 
 
+def no_group_configs(group_id: str, name: str) -> None:
+    """No group has a config of its own: the broker's settings hold for every group."""
+    return None
+
+
 @dataclass(frozen=True)
 class GroupPorts:
     partitions_of: PartitionsOf = no_topics
+    group_configs: GroupConfigs = no_group_configs
     may_describe: MayDescribe | None = None

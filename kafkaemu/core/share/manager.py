@@ -11,9 +11,9 @@ The timer ``("share-session", group, member)`` removes a member that stops heart
 the last one seen is kept for timers. As Kafka's maybeCreateInitializeShareGroupStateRequest, each
 heartbeat records the partitions of the subscribed topics not yet initialized as initializing (in
 its own write, ShareGroupStatePartitionMetadata: state_metadata.py); once that is written
-``on_assigned(group_id, {(topic_id, partition)})`` initializes their share state (they start where
+the share data plane's ``assigned`` event (events.py) initializes their share state (they start where
 share.auto.offset.reset says) and a write of its own records them initialized, or no longer
-initializing if a listener failed. DeleteShareGroupOffsets and AlterShareGroupOffsets go the same
+initializing if that failed. DeleteShareGroupOffsets and AlterShareGroupOffsets go the same
 way (``delete_offsets``, ``alter_offsets``).
 
 The lifecycle (leave vs beat, the revert of a failed heartbeat, persistence, the session timer,
@@ -34,13 +34,13 @@ from ..modern import TopicMeta, wire_assignment
 from ..modern.lifecycle import ModernGroupManager
 from ..ports import GroupConfigs
 from . import assignor, replay
+from .events import ShareGroupEvents
 from .group import Assignment, ShareGroup, ShareMember
 from .requests import ShareHeartbeat, validate_heartbeat
 from .state_metadata import StateMetadata, TopicInit
 
 log = get_logger("kafkaemu.share_groups")
 E = ErrorCode
-Assigned = Callable[[str, set[tuple[bytes, int]]], None]
 
 
 class ShareGroupManager(ModernGroupManager):
@@ -48,21 +48,14 @@ class ShareGroupManager(ModernGroupManager):
     group_class = ShareGroup
     replayer = replay
 
-    def __init__(self, ctx: CoordinatorContext, group_config: GroupConfigs, partitions) -> None:
-        """``group_config(group id, name)``: e.g. share.session.timeout.ms, the group's own config or
-        the broker default; ``partitions``: the share partitions (SharePartitionManager), told when
-        partitions are assigned, members leave or expire, groups go, and share offsets are deleted
-        or altered (each once written)."""
+    def __init__(self, ctx: CoordinatorContext, group_config: GroupConfigs,
+                 events: ShareGroupEvents | None = None) -> None:
+        """``group_config(group id, name)``: e.g. share.session.timeout.ms set on the group, or None;
+        ``events``: the share data plane hearing of these groups (None: a coordinator without one,
+        whose share groups have no share partitions)."""
         super().__init__(ctx, ctx.settings.share, group_config)
         self.topics: Mapping[str, TopicMeta] = {}
-        self.on_assigned: list[Assigned] = [partitions.initialize]
-        self.on_member_removed: list[Callable[[str, str], None]] = [partitions.member_left]   # (group id, member id)
-        self.on_member_expired: list[Callable[[str, str], None]] = [partitions.sessions.drop_member]
-        self.on_group_deleted: list[Callable[[str], None]] = [partitions.delete_group]
-        # (group id, topic id): its share state goes
-        self.on_offsets_deleted: list[Callable[[str, bytes], None]] = [partitions.delete_topic_state]
-        # (group, topic id, partition, start offset)
-        self.on_offsets_altered: list[Callable[[str, bytes, int, int], None]] = [partitions.alter_start_offset]
+        self.events = events
 
     # ============================================================ heartbeat
     def heartbeat(self, req: ShareHeartbeat, topics: Mapping[str, TopicMeta]) -> dict:
@@ -131,7 +124,7 @@ class ShareGroupManager(ModernGroupManager):
 
     def _once_written(self, fn: Callable, args: tuple) -> None:
         """``fn(*args)`` once the write under way is appended (never, if it fails); now without one.
-        What the listeners change (share partitions, sessions) is not undone with the group."""
+        What the data plane changes (share partitions, sessions) is not undone with the group."""
         write = self.ctx.write
         if write is None:
             fn(*args)
@@ -141,15 +134,13 @@ class ShareGroupManager(ModernGroupManager):
     def _initialize(self, group_id: str, topics: dict[bytes, TopicInit], offsets: dict | None = None) -> None:
         """Initialize the share state of ``topics`` (at ``offsets[(topic id, partition)]`` when
         given: AlterShareGroupOffsets), then record the outcome as a write of its own."""
+        events = self.events
         try:
-            if offsets is None:
-                partitions = {(tid, p) for tid, t in topics.items() for p in t.partitions}
-                for listener in list(self.on_assigned):
-                    listener(group_id, partitions)
-            else:
+            if events is not None and offsets is None:
+                events.assigned(self.ctx.now_ms, group_id, {(tid, p) for tid, t in topics.items() for p in t.partitions})
+            elif events is not None:
                 for (tid, p), offset in offsets.items():
-                    for listener in list(self.on_offsets_altered):
-                        listener(group_id, tid, p, offset)
+                    events.offsets_altered(self.ctx.now_ms, group_id, tid, p, offset)
             done = True
         except Exception as exc:   # Kafka's persister failing: the partitions are retried later
             log.warning("share_state_initialize_failed", group=group_id, error=str(exc)[:200])
@@ -190,8 +181,8 @@ class ShareGroupManager(ModernGroupManager):
     def _delete_state(self, group_id: str, topics: dict[bytes, str]) -> None:
         try:
             for tid in topics:
-                for listener in list(self.on_offsets_deleted):
-                    listener(group_id, tid)
+                if self.events is not None:
+                    self.events.offsets_deleted(self.ctx.now_ms, group_id, tid)
         except Exception as exc:   # they stay deleting: the next delete of the topic or group retries
             log.warning("share_state_delete_failed", group=group_id, error=str(exc)[:200])
             return
@@ -230,18 +221,22 @@ class ShareGroupManager(ModernGroupManager):
             self.persist(group)
 
     # ============================================================ removal, expiry, deletion
+    def _tell(self, event: Callable, *args) -> None:
+        """One event to the share data plane, with the time of the write that decided it."""
+        event(self.ctx.now_ms, *args)
+
     def member_removed(self, group: ShareGroup, member_id: str) -> None:
         group.subscription_metadata = self._subscription_metadata(group)
-        for listener in list(self.on_member_removed):
-            self._once_written(listener, (group.group_id, member_id))
+        if self.events is not None:
+            self._once_written(self._tell, (self.events.member_left, group.group_id, member_id))
 
     def member_expired(self, group_id: str, member_id: str) -> None:
-        for listener in list(self.on_member_expired):
-            self._once_written(listener, (group_id, member_id))
+        if self.events is not None:
+            self._once_written(self._tell, (self.events.member_expired, group_id, member_id))
 
     def group_deleted(self, group: ShareGroup) -> None:
-        for listener in list(self.on_group_deleted):
-            self._once_written(listener, (group.group_id,))
+        if self.events is not None:
+            self._once_written(self._tell, (self.events.group_deleted, group.group_id))
 
     # ============================================================ other APIs on share groups
     def describe(self, group_id: str, topics_by_id: Mapping[bytes, str], authorized_operations: int) -> dict:
