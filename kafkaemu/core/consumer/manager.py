@@ -34,7 +34,7 @@ from . import records, replay
 from .assignors import Assignment
 from .classic_members import ClassicMembers
 from .group import ConsumerGroup, TopicMeta
-from .member import LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, ConsumerMember, MemberState, \
+from .member import LEAVE_GROUP_STATIC_MEMBER_EPOCH, ConsumerMember, MemberState, \
     kafka_uuid_string
 from .reconciliation import reconcile
 from .requests import ConsumerHeartbeat, validate_heartbeat
@@ -48,11 +48,7 @@ E = ErrorCode
 Downgrade = Callable[[ConsumerGroup, str], bool]   # (group, leaving member id) -> whether it converted the group
 
 
-class ConsumerGroupManager(ModernGroupManager):
-    name = "consumer"
-    group_class = ConsumerGroup
-    replayer = replay
-    leave_epochs = frozenset({LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH})
+class ConsumerGroupManager(ModernGroupManager, name="consumer", group_class=ConsumerGroup, replayer=replay):
     not_found = "Consumer group {} not found."
     replaces_empty_classic = True
 

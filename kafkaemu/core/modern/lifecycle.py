@@ -46,7 +46,7 @@ class ModernGroupManager:
     name: str                     # "consumer", "share", "streams": timer keys, log events, messages
     group_class: type[ModernGroup]   # its ``type`` and ``records`` (RecordDiff, KEY_VERSIONS) are the kind's
     replayer: Any                 # the kind's replay module (``apply`` a record's value, ``remove`` on a tombstone)
-    leave_epochs: frozenset[int] = frozenset({-1})
+    leave_epochs: frozenset[int] = frozenset({-1, -2})   # leaving, and a static member leaving for now
     held = "partitions"           # what a member holds, as Kafka's messages name it
     not_found = "Group {} not found."
     check_epoch_on_join = True    # whether an epoch-0 heartbeat of a known member is checked
@@ -56,10 +56,13 @@ class ModernGroupManager:
     type: GroupType
     records: Any
 
-    def __init_subclass__(cls, **kwargs) -> None:
+    def __init_subclass__(cls, name=None, group_class=None, replayer=None, **kwargs) -> None:
+        """A kind declares itself: ``class XGroupManager(ModernGroupManager, name=..., group_class=...,
+        replayer=...)``; its type and records are its group class's."""
         super().__init_subclass__(**kwargs)
-        if "group_class" in cls.__dict__:
-            cls.type, cls.records = cls.group_class.type, cls.group_class.records
+        if group_class is not None:
+            cls.name, cls.group_class, cls.replayer = name, group_class, replayer
+            cls.type, cls.records = group_class.type, group_class.records
 
     def __init__(self, ctx: CoordinatorContext, settings, group_config: GroupConfigs) -> None:
         """``settings``: the kind's broker settings; ``group_config(group id, name)``: a config set on

@@ -36,17 +36,15 @@ from ..ports import GroupConfigs
 from . import assignor, replay
 from .events import ShareGroupEvents
 from .group import Assignment, ShareGroup, ShareMember
-from .requests import ShareHeartbeat, validate_heartbeat
+from .requests import LEAVE_GROUP_MEMBER_EPOCH, ShareHeartbeat, validate_heartbeat
 from .state_metadata import StateMetadata, TopicInit
 
 log = get_logger("kafkaemu.share_groups")
 E = ErrorCode
 
 
-class ShareGroupManager(ModernGroupManager):
-    name = "share"
-    group_class = ShareGroup
-    replayer = replay
+class ShareGroupManager(ModernGroupManager, name="share", group_class=ShareGroup, replayer=replay):
+    leave_epochs = frozenset({LEAVE_GROUP_MEMBER_EPOCH})   # share members have no static membership
 
     def __init__(self, ctx: CoordinatorContext, group_config: GroupConfigs,
                  events: ShareGroupEvents | None = None) -> None:

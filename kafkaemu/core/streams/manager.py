@@ -31,7 +31,7 @@ from . import assignor, records, replay
 from .describe import endpoint_partitions
 from .group import EMPTY, Endpoint, MemberState, StreamsGroup, StreamsMember, TasksTuple, wire_tasks
 from .reconciliation import reconcile
-from .requests import LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, StreamsHeartbeat, validate_heartbeat
+from .requests import StreamsHeartbeat, validate_heartbeat
 from .topology import SHUTDOWN_APPLICATION, STALE_TOPOLOGY, configure, describer, from_request
 from .topology import metadata_hash as topology_metadata_hash
 
@@ -45,11 +45,7 @@ def error_response(code: ErrorCode, message: str | None = None) -> dict:
             "heartbeat_interval_ms": 0, "status": None}
 
 
-class StreamsGroupManager(ModernGroupManager):
-    name = "streams"
-    group_class = StreamsGroup
-    replayer = replay
-    leave_epochs = frozenset({LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH})
+class StreamsGroupManager(ModernGroupManager, name="streams", group_class=StreamsGroup, replayer=replay):
     held = "tasks"
     not_found = "Streams group {} not found."
     check_epoch_on_join = False
