@@ -69,7 +69,7 @@ class ConsumerGroupManager(ModernGroupManager, name="consumer", group_class=Cons
         member = group.members.get(member_id) if group is not None else None
         if member is not None and member.classic is not None:
             return member.classic.session_timeout_ms   # a classic member keeps its own session timeout
-        return super().session_timeout_ms(group_id)
+        return self.config(group_id, self._session_timeout_config, self.settings.session_timeout_ms)
 
     def adopt(self, group: ConsumerGroup) -> None:
         """A group converted from a classic one (online upgrade): its members' sessions start now."""

@@ -72,6 +72,8 @@ class ModernGroupManager:
         self.group_config = group_config
         self._session = f"{self.name}-session"
         self._rebalance = f"{self.name}-rebalance"
+        self._session_timeout_config = f"{self.name}.session.timeout.ms"
+        self._heartbeat_interval_config = f"{self.name}.heartbeat.interval.ms"
 
     def group(self, group_id: str):
         return self.ctx.group(group_id, self.type)
@@ -146,10 +148,10 @@ class ModernGroupManager:
         return default if value is None else int(value)
 
     def session_timeout_ms(self, group_id: str, member_id: str | None = None) -> int:
-        return self.config(group_id, f"{self.name}.session.timeout.ms", self.settings.session_timeout_ms)
+        return self.config(group_id, self._session_timeout_config, self.settings.session_timeout_ms)
 
     def heartbeat_interval_ms(self, group_id: str) -> int:
-        return self.config(group_id, f"{self.name}.heartbeat.interval.ms", self.settings.heartbeat_interval_ms)
+        return self.config(group_id, self._heartbeat_interval_config, self.settings.heartbeat_interval_ms)
 
     def revoking(self, member) -> bool:
         """Whether the member is revoking what it holds (its rebalance timeout runs)."""
