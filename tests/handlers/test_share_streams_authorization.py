@@ -124,6 +124,14 @@ def test_share_fetch_and_acknowledge_need_read_on_each_topic_per_partition():
 
 def test_share_fetch_checks_read_on_the_group_before_the_member_id():
     broker, q, _, c = setup()
+    assert heartbeat(c, member="").error_code == E.GROUP_AUTHORIZATION_FAILED
+    allow(broker, RT.GROUP, "g", Op.READ)
+    allow(broker, RT.TOPIC, "q", Op.DESCRIBE)
+    for member in ("", "m" * 37):   # KafkaApis.isMemberIdValid, before the coordinator: no message
+        r = heartbeat(c, member=member)
+        assert (r.error_code, r.error_message) == (E.INVALID_REQUEST, None)
+    assert heartbeat(c, member="m" * 36).error_code == E.NONE
+    broker, q, _, c = setup()
     assert c.call(FETCH, 1, fetch_body(q, 0, member="")).error_code == E.GROUP_AUTHORIZATION_FAILED
     assert c.call(FETCH, 1, fetch_body(q, 0, group_id=None)).error_code == E.INVALID_REQUEST
     allow(broker, RT.GROUP, "g", Op.READ)
