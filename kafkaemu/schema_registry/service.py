@@ -49,5 +49,5 @@ class SchemaRegistryServer:
             await self._runner.cleanup()
             self._runner = None
         if self.worker is not None:
-            self.worker.close()
+            await self.worker.close()
             self.worker = None

@@ -114,7 +114,7 @@ class Served:
 
     def close(self) -> None:
         self.run(self.client.close())
-        self.worker.close()
+        self.run(self.worker.close())
         self.loop.close()
 
 
