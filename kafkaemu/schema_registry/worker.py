@@ -119,4 +119,6 @@ def serve(source, sink) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.stdin.buffer, sys.stdout.buffer)
+    answers = sys.stdout.buffer
+    sys.stdout = sys.stderr   # what a library prints goes to the server's stderr, never into the answers
+    serve(sys.stdin.buffer, answers)
