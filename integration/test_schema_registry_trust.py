@@ -10,6 +10,7 @@ import http.client
 import json
 import select
 import socket
+import time
 
 import pytest
 
@@ -217,6 +218,12 @@ def _workers() -> list[int]:
     return found
 
 
+def _cpu_ticks(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])   # utime + stime
+
+
 @pytest.mark.skipif(not __import__("os").path.isdir("/proc"), reason="finding the worker needs /proc")
 def test_a_worker_that_dies_under_a_check_is_answered_and_replaced():
     import os
@@ -227,9 +234,12 @@ def test_a_worker_that_dies_under_a_check_is_answered_and_replaced():
         subject = unique("died")
         assert register(emulator, subject, wide(460, "string"))[0] == 200   # the worker process is up
         [worker] = _workers()
+        idle = _cpu_ticks(worker)
         answers = []
         check = threading.Thread(target=lambda: answers.append(register(emulator, subject, wide(460, "integer"))))
         check.start()
+        while _cpu_ticks(worker) < idle + 20 and check.is_alive():   # the check under way in the worker
+            time.sleep(0.01)
         os.kill(worker, signal.SIGKILL)
         check.join(120)
         [(status, body)] = answers
