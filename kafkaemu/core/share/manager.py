@@ -257,10 +257,14 @@ class ShareGroupManager:
     def alter_offsets(self, group_id: str, offsets: dict[tuple[bytes, int], int], names: dict[bytes, str]) -> None:
         """AlterShareGroupOffsets' valid partitions ((topic id, partition) -> start offset), as Kafka's
         completeAlterShareGroupOffsets: initializing in this write, their share state initialized at
-        those offsets once written, then initialized."""
-        group = self.group(group_id)
-        if group is None or not offsets:
+        those offsets once written, then initialized. A group that does not exist yet is created
+        (getOrMaybeCreateShareGroup), empty at epoch 0."""
+        if not offsets:
             return
+        group = self.group(group_id)
+        if group is None:
+            group = self.ctx.groups[group_id] = ShareGroup(group_id, self.ctx.now_ms)
+            log.info("share_group_created", group=group_id, by="AlterShareGroupOffsets")
         parts: dict[bytes, set[int]] = {}
         for tid, p in offsets:
             parts.setdefault(tid, set()).add(p)
