@@ -21,9 +21,9 @@ ACCEPT, RELEASE, REJECT = 1, 2, 3
 
 
 class Client:
-    def __init__(self, broker) -> None:
+    def __init__(self, broker, connection_id: int = 1) -> None:
         self.broker = broker
-        self.conn = Connection(broker, REGISTRY, 1, "127.0.0.1")
+        self.conn = Connection(broker, REGISTRY, connection_id, "127.0.0.1")
         self.correlation = 0
 
     def send(self, api_key, version, body, now=None):
@@ -372,3 +372,30 @@ def test_a_member_whose_group_session_lapses_loses_its_share_sessions_and_record
     assert broker.shares.sessions.partitions_of("g", "m1") == set()
     states = {x["state"] for x in broker.shares.existing("g", topic.topic_id, 0).in_flight()}
     assert states == {"Available"}
+
+
+def test_a_dropped_connection_releases_its_share_sessions_records_at_once():
+    """Kafka's ShareSessionCache hears of every closed connection: the share session the connection
+    opened goes, and its member's records are available to the others now, not when the locks lapse."""
+    broker, topic, c = setup()
+    other = Client(broker, 2)
+    join(c, "m1")
+    join(other, "m2")
+    produce(topic, 3)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0, member="m1"))) == [(0, 2, 1)]
+    assert acquired(other.call(FETCH, 1, fetch_body(topic, 0, member="m2"))) == []
+    c.conn.close()
+    assert broker.shares.sessions.partitions_of("g", "m1") == set()
+    assert acquired(other.call(FETCH, 1, fetch_body(topic, 1, member="m2"))) == [(0, 2, 2)]
+
+
+def test_a_session_reopened_on_a_new_connection_outlives_the_old_ones_close():
+    broker, topic, c = setup()
+    join(c, "m1")
+    produce(topic, 2)
+    c.call(FETCH, 1, fetch_body(topic, 0, member="m1"))
+    again = Client(broker, 2)
+    again.call(FETCH, 1, fetch_body(topic, 0, member="m1"))   # reconnected: a new session replaces the old
+    c.conn.close()
+    assert broker.shares.sessions.partitions_of("g", "m1") == {(topic.topic_id, 0)}
+    assert again.call(FETCH, 1, fetch_body(topic, 1, member="m1")).error_code == 0

@@ -32,7 +32,7 @@ from ...protocol.errors import ErrorCode
 from ..settings import ShareSettings
 from . import state_records
 from .partition import AckType, Acquired, PartitionLimits, SharePartition
-from .sessions import ShareSession, ShareSessionCache, SessionKey, TopicPartition
+from .sessions import NO_CONNECTION, ShareSession, ShareSessionCache, SessionKey, TopicPartition
 from .state_runtime import Key, ShareStateContext, StateSink
 
 log = get_logger("kafkaemu.share_partitions")
@@ -138,15 +138,30 @@ class SharePartitionManager:
 
     # ------------------------------------------------------------ share sessions
     def fetch_session(self, now_ms: int, key: SessionKey, epoch: int, fetch: list[TopicPartition],
-                      forget: list[TopicPartition], has_acks: bool) -> tuple[ShareSession | None, ShareSession | None]:
-        """A ShareFetch's session (sessions.py ``for_fetch``). Raises GroupError for a bad epoch."""
+                      forget: list[TopicPartition], has_acks: bool, connection_id: int = NO_CONNECTION
+                      ) -> tuple[ShareSession | None, ShareSession | None]:
+        """A ShareFetch's session (sessions.py ``for_fetch``), on the client connection
+        ``connection_id``. Raises GroupError for a bad epoch."""
         self.tick(now_ms)
-        return self.sessions.for_fetch(key, epoch, fetch, forget, has_acks)
+        return self.sessions.for_fetch(key, epoch, fetch, forget, has_acks, connection_id)
 
     def acknowledge_session(self, now_ms: int, key: SessionKey, epoch: int) -> ShareSession:
         """A ShareAcknowledge's session (sessions.py ``for_acknowledge``). Raises GroupError."""
         self.tick(now_ms)
         return self.sessions.for_acknowledge(key, epoch)
+
+    def connection_closed(self, now_ms: int, connection_id: int) -> int:
+        """A client connection dropped: the share session it opened goes, and the records its member
+        holds in that session's partitions are released at once (Kafka's ShareSessionCache
+        disconnect listener, then SharePartitionManager.releaseSession). Returns how many."""
+        self.tick(now_ms)
+        session = self.sessions.disconnected(connection_id)
+        if session is None:
+            return 0
+        _, group_id, member_id = session.key
+        released = self.release_member(now_ms, group_id, member_id, list(session.partitions))
+        log.info("share_session_disconnected", group=group_id, member=member_id, released=released)
+        return released
 
     # ------------------------------------------------------------ partitions
     def partition(self, now_ms: int, group_id: str, topic_id: bytes, index: int) -> SharePartition | None:
