@@ -2,7 +2,8 @@
 empty share group (their in-flight records are forgotten). A group that does not exist yet is
 created (empty, epoch 0) once a partition's offset is set, as Kafka's alterShareGroupOffsets
 (getOrMaybeCreateShareGroup) creates it. A group with members answers NON_EMPTY_GROUP, one of
-another kind GROUP_ID_NOT_FOUND, an empty group id INVALID_GROUP_ID; an unknown topic or
+another kind GROUP_ID_NOT_FOUND, an empty group id INVALID_GROUP_ID ("The group id is invalid.",
+as Kafka's GroupCoordinatorService.alterShareGroupOffsets); an unknown topic or
 partition UNKNOWN_TOPIC_OR_PARTITION; an offset beyond the high watermark or below the log start
 OFFSET_OUT_OF_RANGE. The coordinator records the valid partitions as initializing, sets their start
 offsets, then records them initialized (ShareGroupStatePartitionMetadata), as Kafka's
@@ -15,7 +16,7 @@ from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
 from .authorization import GROUP, READ, TOPIC, authorize, denied_names
 from .registry import registry
-from .share_common import share_group_error
+from .share_common import INVALID_GROUP_ID_MESSAGE, share_group_error
 
 E = ErrorCode
 TOPIC_DENIED = "Topic authorization failed."   # Errors.TOPIC_AUTHORIZATION_FAILED.message
@@ -29,7 +30,8 @@ def alter_share_group_offsets(ctx, req):
         return {"throttle_time_ms": 0, "error_code": E.GROUP_AUTHORIZATION_FAILED, "error_message": GROUP_DENIED,
                 "responses": []}
     if not req.group_id:
-        return {"throttle_time_ms": 0, "error_code": E.INVALID_GROUP_ID, "error_message": None, "responses": []}
+        return {"throttle_time_ms": 0, "error_code": E.INVALID_GROUP_ID, "error_message": INVALID_GROUP_ID_MESSAGE,
+                "responses": []}
     error, message = share_group_error(ctx, req.group_id, must_be_empty=True, may_be_new=True)
     if error != E.NONE:
         return {"throttle_time_ms": 0, "error_code": error, "error_message": message, "responses": []}

@@ -19,6 +19,9 @@ from .partition_access import serve_partition
 E = ErrorCode
 NO_LEADER = {"leader_id": -1, "leader_epoch": -1}
 MAX_MEMBER_ID_LENGTH = 36   # KafkaApis.isMemberIdValid
+# Errors.INVALID_GROUP_ID.message: the share offsets APIs' error responses default to it
+# (AlterShareGroupOffsetsRequest.getErrorResponseData, DeleteShareGroupOffsetsRequest.getErrorDeleteResponseData)
+INVALID_GROUP_ID_MESSAGE = "The group id is invalid."
 
 
 def resolve(ctx, topic_id: bytes, index: int, unreadable: frozenset = frozenset()):

@@ -95,7 +95,16 @@ def test_altering_the_offsets_of_a_share_group_that_does_not_exist_creates_it():
     r = c.call(ALTER_OFFSETS, 0, {"group_id": "cg", "topics": [{"topic_name": "q", "partitions": [
         {"partition_index": 0, "start_offset": 0}]}]})
     assert r.error_code == E.GROUP_ID_NOT_FOUND                  # a group of another kind
-    assert c.call(ALTER_OFFSETS, 0, {"group_id": "", "topics": []}).error_code == E.INVALID_GROUP_ID
+    r = c.call(ALTER_OFFSETS, 0, {"group_id": "", "topics": []})
+    assert (r.error_code, r.error_message) == (E.INVALID_GROUP_ID, "The group id is invalid.")
+
+
+def test_the_offsets_apis_answer_an_empty_group_id_with_kafkas_message():
+    """GroupCoordinatorService answers INVALID_GROUP_ID through the requests' error builders, which
+    default the message to Errors.INVALID_GROUP_ID.message (measured against Kafka 4.4)."""
+    broker, topic, c = setup()
+    r = c.call(DELETE_OFFSETS, 0, {"group_id": "", "topics": [{"topic_name": "q"}]})
+    assert (r.error_code, r.error_message, r.responses) == (E.INVALID_GROUP_ID, "The group id is invalid.", [])
 
 
 def test_list_and_delete_share_groups():
