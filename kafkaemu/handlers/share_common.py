@@ -69,8 +69,10 @@ def member_key(ctx, req) -> tuple:
 
 
 def request_error(req) -> ErrorCode:
-    """Kafka answers INVALID_REQUEST to a share request without a group id or a valid member id."""
-    if not req.group_id or not req.member_id or len(req.member_id) > MAX_MEMBER_ID_LENGTH:
+    """Kafka answers INVALID_REQUEST to a share request without a valid member id (KafkaApis
+    isMemberIdValid: not empty, at most 36 characters). An empty group id is a group like any other
+    there: only a null one is refused (``data_path_error``)."""
+    if not req.member_id or len(req.member_id) > MAX_MEMBER_ID_LENGTH:
         return E.INVALID_REQUEST
     return E.NONE
 

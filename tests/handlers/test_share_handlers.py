@@ -399,3 +399,17 @@ def test_a_session_reopened_on_a_new_connection_outlives_the_old_ones_close():
     c.conn.close()
     assert broker.shares.sessions.partitions_of("g", "m1") == {(topic.topic_id, 0)}
     assert again.call(FETCH, 1, fetch_body(topic, 1, member="m1")).error_code == 0
+
+
+def test_an_empty_group_id_is_a_group_like_any_other_for_the_data_path():
+    """KafkaApis refuses only a null group id (INVALID_REQUEST); an empty one goes on to the share
+    session and the group's share partitions (measured against Kafka 4.4: NONE, then the session's
+    next epoch acknowledges)."""
+    broker, topic, c = setup()
+    body = fetch_body(topic, 0, group_id="", partitions=())
+    body["topics"] = []
+    r = c.call(FETCH, 1, body)
+    assert (r.error_code, r.acquisition_lock_timeout_ms, r.responses) == (E.NONE, 30000, [])
+    r = c.call(ACK, 1, {"group_id": "", "member_id": "m1", "share_session_epoch": 1, "topics": []})
+    assert (r.error_code, r.responses) == (E.NONE, [])
+    assert c.call(FETCH, 1, dict(body, member_id="")).error_code == E.INVALID_REQUEST
