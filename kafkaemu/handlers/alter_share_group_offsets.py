@@ -25,7 +25,6 @@ GROUP_DENIED = "Group authorization failed."   # the top-level error carries Err
 
 @registry.register(ApiKey.ALTER_SHARE_GROUP_OFFSETS, 0, 0)
 def alter_share_group_offsets(ctx, req):
-    ctx.groups.tick(ctx.now_ms)
     if ctx.authorizer is not None and not authorize(ctx, READ, GROUP, req.group_id):
         return {"throttle_time_ms": 0, "error_code": E.GROUP_AUTHORIZATION_FAILED, "error_message": GROUP_DENIED,
                 "responses": []}

@@ -23,7 +23,6 @@ GROUP_DENIED = "Group authorization failed."   # the top-level error carries Err
 
 @registry.register(ApiKey.DELETE_SHARE_GROUP_OFFSETS, 0, 0)
 def delete_share_group_offsets(ctx, req):
-    ctx.groups.tick(ctx.now_ms)
     if ctx.authorizer is not None and not authorize(ctx, DELETE, GROUP, req.group_id):
         return _top_error(E.GROUP_AUTHORIZATION_FAILED, GROUP_DENIED)
     if not req.group_id:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..core.group_api import GroupType
 from ..protocol.errors import ErrorCode
 from .authorization import GROUP, READ, TOPIC, authorize, denied_names
 from .group_common import is_coordinator
@@ -104,16 +103,9 @@ def node_endpoints(ctx, entries) -> list:
 
 def share_group_error(ctx, group_id: str, must_be_empty: bool, may_be_new: bool = False
                       ) -> tuple[ErrorCode, str | None]:
-    """(error, message) of the share offsets APIs' group: NOT_COORDINATOR elsewhere, GROUP_ID_NOT_FOUND
-    for an unknown group (unless ``may_be_new``: the request creates it) or one of another kind,
-    NON_EMPTY_GROUP for one with members when ``must_be_empty``."""
+    """(error, message) of the share offsets APIs' group: NOT_COORDINATOR elsewhere, else the group
+    coordinator's check at the request's time (GROUP_ID_NOT_FOUND for an unknown group unless
+    ``may_be_new``, or one of another kind; NON_EMPTY_GROUP for one with members when ``must_be_empty``)."""
     if not is_coordinator(ctx, group_id):
         return E.NOT_COORDINATOR, None
-    group = ctx.groups.group(group_id)
-    if group is None and may_be_new:
-        return E.NONE, None
-    if group is None or group.type is not GroupType.SHARE:
-        return E.GROUP_ID_NOT_FOUND, f"Group {group_id} not found."
-    if must_be_empty and not group.is_empty():
-        return E.NON_EMPTY_GROUP, None
-    return E.NONE, None
+    return ctx.groups.share_offsets_group_error(ctx.now_ms, group_id, must_be_empty, may_be_new)

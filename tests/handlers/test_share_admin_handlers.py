@@ -141,3 +141,20 @@ def test_offsets_of_a_group_without_share_state_are_described_as_kafka_does():
     assert [(t.topic_name, t.topic_id == bytes(16), [(p.partition_index, p.start_offset, p.leader_epoch, p.lag,
                                                       p.error_code) for p in t.partitions]) for t in asked.topics] == [
         ("q", False, [(0, -1, 0, -1, 0), (7, -1, 0, -1, 0)]), ("nope", True, [(0, -1, 0, -1, 0)])]
+
+
+def test_the_offsets_apis_see_the_share_state_at_the_requests_time():
+    """Time reaches the core with each request (no handler moves a clock): a lock that lapsed at the
+    delivery limit by the time DescribeShareGroupOffsets arrives has archived its record, so the
+    start offset has moved, though the broker's timer loop has not run."""
+    from .test_share_handlers import T0
+    broker, topic, c = setup()
+    broker.shares.set_config("g", "share.delivery.count.limit", "2")
+    join(c)
+    produce(topic, 1)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0))) == [(0, 0, 1)]
+    r = c.call(FETCH, 1, fetch_body(topic, 1, {0: [batch(0, 0, 2)]}))   # RELEASE, and fetched again
+    assert acquired(r) == [(0, 0, 2)]   # the last delivery the limit allows
+    d = c.call(DESCRIBE_OFFSETS, 1, {"groups": [{"group_id": "g", "topics": None}]}, now=T0 + 30_001)
+    part = d.groups[0].topics[0].partitions[0]
+    assert (part.start_offset, part.lag) == (1, 0)

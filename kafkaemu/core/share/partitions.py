@@ -368,6 +368,12 @@ class SharePartitionManager:
         self._drop([k for k in self.partitions if k[1] == topic_id], _logged)
 
     # ------------------------------------------------------------ offsets admin
+    def group_state(self, now_ms: int, group_id: str) -> dict[tuple[bytes, int], SharePartition]:
+        """The group's share partitions by (topic id, partition) at ``now_ms`` (its due lock timers
+        fired first: a lapsed lock at the delivery limit archives, moving the start offset)."""
+        self.tick(now_ms)
+        return {(k[1], k[2]): sp for k, sp in self.partitions.items() if k[0] == group_id}
+
     def start_offsets(self, group_id: str) -> Mapping[tuple[bytes, int], int]:
         return {(k[1], k[2]): sp.start_offset for k, sp in self.partitions.items() if k[0] == group_id}
 
