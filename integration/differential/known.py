@@ -89,14 +89,14 @@ KNOWN: list[Known] = [
     # -- open: groups (redesign) and the share data plane (shareplane) -------------------------------
     Known("ConsumerGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=False,
           owner=REDESIGN,
-          reason="Kafka 4.4's first heartbeat answers member epoch 2 with an empty assignment (the group epoch "
-                 "moves twice: the member, then the subscribed topics' metadata; the assignment follows in a "
-                 "later heartbeat); kafkaemu answers epoch 1 with the assignment"),
+          reason="Kafka 4.4's first heartbeat answers an empty assignment (the assignment follows in a later "
+                 "heartbeat, and the member's epoch with it); kafkaemu answers the assignment at once. Both start a "
+                 "new group at epoch 1 (ModernGroup), so the joining member's epoch is 2 in each"),
     Known("ConsumerGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=False,
           owner=REDESIGN, reason="follows from the first heartbeat's epochs and assignment (ConsumerGroupHeartbeat); "
                                  "Kafka also describes an unset regex as \"\" where kafkaemu sends null"),
     Known("ShareGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=False,
-          owner=REDESIGN, reason="as ConsumerGroupHeartbeat: Kafka answers epoch 2 and assigns in a later heartbeat"),
+          owner=REDESIGN, reason="as ConsumerGroupHeartbeat: Kafka assigns in a later heartbeat"),
     Known("ShareGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=False,
           owner=REDESIGN, reason="follows from the first heartbeat's epochs and assignment"),
     Known("StreamsGroupHeartbeat", r"(status|task_offset_interval_ms|active_tasks\.length)", on_purpose=False,

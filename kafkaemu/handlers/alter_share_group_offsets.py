@@ -1,7 +1,7 @@
 """AlterShareGroupOffsets (key 91), v0 (KIP-932): set the start offset of share partitions of an
 empty share group (their in-flight records are forgotten). A group that does not exist yet is
-created (empty, epoch 0) once a partition's offset is set, as Kafka's alterShareGroupOffsets
-(getOrMaybeCreateShareGroup) creates it. A group with members answers NON_EMPTY_GROUP, one of
+created (empty, at group and assignment epoch 1) once a partition's offset is set, as Kafka's
+alterShareGroupOffsets (getOrMaybeCreateShareGroup) creates it. A group with members answers NON_EMPTY_GROUP, one of
 another kind GROUP_ID_NOT_FOUND, an empty group id INVALID_GROUP_ID ("The group id is invalid.",
 as Kafka's GroupCoordinatorService.alterShareGroupOffsets); an unknown topic or
 partition UNKNOWN_TOPIC_OR_PARTITION; an offset beyond the high watermark or below the log start

@@ -75,7 +75,8 @@ def test_offsets_described_altered_and_deleted():
 
 def test_altering_the_offsets_of_a_share_group_that_does_not_exist_creates_it():
     """As Kafka's alterShareGroupOffsets (a Go client's test relies on it): the group is created,
-    empty at epoch 0, with its share partitions starting at the offsets given."""
+    empty at group epoch 1 and assignment epoch 1 (a new ModernGroup's, as Kafka 4.4 describes it),
+    with its share partitions starting at the offsets given."""
     broker, topic, c = setup()
     produce(topic, 5)
     r = c.call(ALTER_OFFSETS, 0, {"group_id": "new", "topics": [{"topic_name": "q", "partitions": [
@@ -84,8 +85,8 @@ def test_altering_the_offsets_of_a_share_group_that_does_not_exist_creates_it():
     d = c.call(DESCRIBE_OFFSETS, 1, {"groups": [{"group_id": "new", "topics": None}]})
     assert d.groups[0].error_code == 0 and d.groups[0].topics[0].partitions[0].start_offset == 2
     described = c.call(ApiKey.SHARE_GROUP_DESCRIBE, 1, {"group_ids": ["new"], "include_authorized_operations": False})
-    assert (described.groups[0].error_code, described.groups[0].group_state, described.groups[0].group_epoch) == \
-        (0, "Empty", 0)
+    g = described.groups[0]
+    assert (g.error_code, g.group_state, g.group_epoch, g.assignment_epoch) == (0, "Empty", 1, 1)
     join(c, group="new")
     assert acquired(c.call(FETCH, 1, fetch_body(topic, 0, group_id="new"))) == [(2, 4, 1)]
     c.call(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, {"group_id": "cg", "member_id": "m", "member_epoch": 0,

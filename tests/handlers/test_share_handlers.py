@@ -229,7 +229,7 @@ def test_closing_the_session_releases_the_members_records():
 def test_heartbeat_and_describe_through_the_codecs():
     broker, topic, c = setup(partitions=2)
     r = join(c)
-    assert r.member_epoch == 1 and r.heartbeat_interval_ms == 5000
+    assert r.member_epoch == 2 and r.heartbeat_interval_ms == 5000
     assert sorted(r.assignment.topic_partitions[0].partitions) == [0, 1]
     d = c.call(DESCRIBE, 1, {"group_ids": ["g", "x"], "include_authorized_operations": False})
     assert d.groups[0].group_state == "Stable" and d.groups[0].members[0].assignment.topic_partitions[0].topic_name == "q"

@@ -209,7 +209,7 @@ class ShareGroupManager(ModernGroupManager, name="share", group_class=ShareGroup
         """AlterShareGroupOffsets' valid partitions ((topic id, partition) -> start offset), as Kafka's
         completeAlterShareGroupOffsets: initializing in this write, their share state initialized at
         those offsets once written, then initialized. A group that does not exist yet is created
-        (getOrMaybeCreateShareGroup), empty at epoch 0."""
+        (getOrMaybeCreateShareGroup), empty at group and assignment epoch 1 (ModernGroup)."""
         if not offsets:
             return
         group = self.group(group_id)
