@@ -142,3 +142,72 @@ def test_a_restart_with_a_data_dir_redelivers_nothing_accepted_and_loses_nothing
         c.close()
     assert not set(rest) & set(accepted)
     assert sorted(accepted + rest) == sorted(b"v%d" % i for i in range(20))
+
+
+def test_a_small_fetch_max_bytes_gives_one_record_per_batch(emulator):
+    """librdkafka's 0171: records produced one batch each, fetched with a small fetch.max.bytes,
+    come one to a ShareFetch (Kafka reads at least one batch, and no more than max_bytes)."""
+    from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+    topic, group = unique("ckshare"), unique("ckshare-g")
+    emulator.create_topic(topic, 1)
+    admin = AdminClient({"bootstrap.servers": emulator.bootstrap_server})
+    entry = ConfigEntry("share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET)
+    for future in admin.incremental_alter_configs([ConfigResource(ResourceType.GROUP, group,
+                                                                  incremental_configs=[entry])]).values():
+        future.result(timeout=30)
+    producer = ck.Producer({"bootstrap.servers": emulator.bootstrap_server, "linger.ms": 0})
+    for i in range(6):
+        producer.produce(topic, value=b"v%d" % i)
+        assert producer.flush(30) == 0
+    c = ck.ShareConsumer({"bootstrap.servers": emulator.bootstrap_server, "group.id": group,
+                          "fetch.max.bytes": 100, "message.max.bytes": 1000, "receive.message.max.bytes": 2000})
+    c.subscribe([topic])
+    try:
+        batches = []
+        deadline = time.monotonic() + 30
+        while sum(len(b) for b in batches) < 6 and time.monotonic() < deadline:
+            got = c.poll(0.2)
+            if got:
+                batches.append([m.value() for m in got])
+        assert batches == [[b"v%d" % i] for i in range(6)]
+    finally:
+        c.close()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Three nodes: a consumer's group coordinator and its partition's leader on different
+    connections, so its leave heartbeat and its last acknowledgements race as against Kafka."""
+    from kafkaemu.testing import KafkaEmulator
+    with KafkaEmulator(nodes=3) as emu:
+        yield emu
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_close_commits_the_accepted_records_and_releases_the_rest(cluster, round_):
+    """confluent-kafka's test_explicit_accept_prevents_redelivery and
+    test_explicit_close_partial_acks_releases_remainder: records accepted just before close() are
+    never delivered again and their receipts carry no error; the rest go to the next consumer."""
+    topic, group = setup(cluster, 1, 4)
+    receipts = []
+    first = consumer(cluster, group, topic, explicit=True)
+    first.set_acknowledgement_commit_callback(lambda offsets, error: receipts.append((offsets, error)))
+    try:
+        got = poll_until(first, 4)
+        assert sorted(m.value() for m in got) == [b"v0", b"v1", b"v2", b"v3"]
+        accepted = sorted(got, key=lambda m: m.offset())[:2]
+        for m in accepted:
+            first.acknowledge(m, ck.AcknowledgeType.ACCEPT)
+    finally:
+        first.close()
+    assert receipts and all(error is None for _, error in receipts), receipts
+    assert {o for offsets, _ in receipts for found in offsets.values() for o in found} == {0, 1}
+    second = consumer(cluster, group, topic, explicit=True)
+    try:
+        again = poll_until(second, 2)
+        for m in again:
+            second.acknowledge(m, ck.AcknowledgeType.ACCEPT)
+        again += poll_until(second, 1, timeout=1.0)
+        assert sorted(m.value() for m in again) == [b"v2", b"v3"]
+    finally:
+        second.close()

@@ -15,6 +15,7 @@ from .placement import Placement
 if TYPE_CHECKING:
     from ..config import BrokerConfig
     from ..core.coordinator import GroupCoordinator
+    from ..core.share.partitions import SharePartitionManager
     from ..core.transactions.context import WriteMarkers
     from ..core.transactions.coordinator import TransactionCoordinator
 
@@ -33,35 +34,45 @@ def continue_producer_ids(store: LogStore) -> None:
             ids.ensure_above(max(plog.producers.producers, default=-1))
 
 
-def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Placement, now_ms: int,
-                            load: bool, authorizer=None) -> GroupCoordinator:
-    """A group coordinator writing to __consumer_offsets; ``load``: with the groups and offsets
-    its records hold (a previous run's, or a restored snapshot's); ``authorizer``: the broker's,
-    when authorization is on (what KIP-848 regex subscriptions may resolve to)."""
-    from ..core.coordinator import CoordinatorSettings, GroupCoordinator
+def build_share_partitions(config: BrokerConfig, store: LogStore, now_ms: int, load: bool
+                           ) -> SharePartitionManager:
+    """The share data plane (Kafka's SharePartitionManager) with its ports: the log's offsets,
+    waking parked ShareFetches, __share_group_state; ``load``: with the share partitions its records
+    hold, and the group configs of the data dir."""
+    from ..core.settings import CoordinatorSettings
+    from ..core.share.partitions import SharePartitionManager, SharePorts
     from ..storage import group_configs_file, share_state_topic
-    from ..storage.offsets_topic import log_sink, read_entries
     from ..storage.share_log import log_offsets, offset_for_time, share_waker
-    offsets_partitions = len(store.get(OFFSETS_TOPIC).partitions)
-    placement.offsets_partitions = offsets_partitions
-    settings = dataclasses.replace(CoordinatorSettings.from_config(config),
-                                   offsets_topic_num_partitions=offsets_partitions)
-    coordinator = GroupCoordinator(settings, log_sink(store, offsets_partitions), now_ms)
-    coordinator.streams.partitions_of = _partition_count(store)
-    if authorizer is not None:
-        coordinator.consumer.describe_topic = _describe_topic(authorizer)
-    shares = coordinator.share_partitions
-    shares.log_offsets = log_offsets(store)
-    shares.offset_for_time = offset_for_time(store)
-    shares.on_available.append(share_waker(store))
-    shares.state_partitions = share_state_topic.partition_count(store)
-    shares.state_sink = share_state_topic.log_sink(store)
+    ports = SharePorts(log_offsets(store), offset_for_time(store), share_waker(store),
+                       share_state_topic.log_sink(store), share_state_topic.partition_count(store))
+    shares = SharePartitionManager(CoordinatorSettings.from_config(config).share, ports, now_ms)
     if config.data_dir:
         shares.group_configs = group_configs_file.load(config.data_dir)
         shares.on_configs_changed = lambda configs: group_configs_file.save(config.data_dir, configs)
     if load:
-        coordinator.load(read_entries(store), now_ms)
         shares.load(share_state_topic.read_records(store))
+    return shares
+
+
+def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Placement, now_ms: int,
+                            load: bool, shares: SharePartitionManager, authorizer=None) -> GroupCoordinator:
+    """A group coordinator writing to __consumer_offsets, telling ``shares`` (the share data plane)
+    of its share groups; ``load``: with the groups and offsets its records hold (a previous run's, or
+    a restored snapshot's); ``authorizer``: the broker's, when authorization is on (what KIP-848 regex
+    subscriptions may resolve to)."""
+    from ..core.coordinator import CoordinatorSettings, GroupCoordinator
+    from ..storage.offsets_topic import log_sink, read_entries
+    offsets_partitions = len(store.get(OFFSETS_TOPIC).partitions)
+    placement.offsets_partitions = offsets_partitions
+    settings = dataclasses.replace(CoordinatorSettings.from_config(config),
+                                   offsets_topic_num_partitions=offsets_partitions)
+    coordinator = GroupCoordinator(settings, log_sink(store, offsets_partitions), now_ms, share_events=shares,
+                                   group_configs=shares)
+    coordinator.streams.partitions_of = _partition_count(store)
+    if authorizer is not None:
+        coordinator.consumer.describe_topic = _describe_topic(authorizer)
+    if load:
+        coordinator.load(read_entries(store), now_ms)
     return coordinator
 
 

@@ -43,6 +43,7 @@ from .placement import partition_for
 from .record_format import EndTransactionMarker, UnknownRecordType, replay_or_skip, split
 from .settings import CoordinatorSettings
 from .share import records as share_records
+from .share.events import ShareGroupEvents
 from .share.manager import ShareGroupManager
 from .share.partitions import SharePartitionManager
 from .share.requests import ShareHeartbeat
@@ -69,7 +70,11 @@ def record_group_id(key: bytes) -> str | None:
 
 class GroupCoordinator:
     def __init__(self, settings: CoordinatorSettings | None = None, sink: Sink | None = None, now_ms: int = 0,
-                 transition_log_size: int = 100000) -> None:
+                 transition_log_size: int = 100000, share_events: ShareGroupEvents | None = None,
+                 group_configs: SharePartitionManager | None = None) -> None:
+        """``share_events``: the share data plane (an owner of its own, Kafka's SharePartitionManager)
+        hearing of share groups (share/events.py); None: a coordinator without one. ``group_configs``:
+        where the groups' configs are set (today the data plane)."""
         self.ctx = CoordinatorContext(settings or CoordinatorSettings(), sink, now_ms, transition_log_size)
         self._scope = _RequestScope(self.ctx)
         self._run = self.ctx.runtime.run
@@ -77,18 +82,12 @@ class GroupCoordinator:
         self.consumer = ConsumerGroupManager(self.ctx)
         self.migration = OnlineMigration(self.ctx, self.classic, self.consumer)
         self.offsets = OffsetManager(self.ctx, self)
-        self.share = ShareGroupManager(self.ctx)
-        self.share_partitions = SharePartitionManager(self.ctx)
-        self.share.on_assigned.append(self.share_partitions.initialize)
-        self.share.group_config = self.share_partitions.config
-        self.consumer.group_config = self.share_partitions.group_config_set
-        self.share.on_member_removed.append(self.share_partitions.member_left)
-        self.share.on_member_expired.append(self.share_partitions.sessions.drop_member)
-        self.share.on_group_deleted.append(self.share_partitions.delete_group)
-        self.share.on_offsets_deleted.append(self.share_partitions.delete_topic_state)
-        self.share.on_offsets_altered.append(self.share_partitions.alter_start_offset)
+        self.share = ShareGroupManager(self.ctx, share_events)
         self.streams = StreamsGroupManager(self.ctx)
-        self.streams.group_config = self.share_partitions.group_config_set
+        if group_configs is not None:
+            self.share.group_config = group_configs.config
+            self.consumer.group_config = group_configs.group_config_set
+            self.streams.group_config = group_configs.group_config_set
         self._managers = {GroupType.CLASSIC: self.classic, GroupType.CONSUMER: self.consumer,
                           GroupType.SHARE: self.share, GroupType.STREAMS: self.streams}
         replayers = {offsets_records: self.offsets, classic_records: self.classic, consumer_records: self.consumer,
@@ -370,13 +369,12 @@ class GroupCoordinator:
     def on_topic_deleted(self, now_ms: int, topic: str, topic_id: bytes | None = None) -> int:
         """Kafka's onPartitionsDeleted: every group's committed offsets of the topic are dropped
         (one write per group; pending transactional ones of the topic go at once); with its id, the
-        share groups forget it (maybeCleanupShareGroupState, a write per group that had it) and its
-        share partitions' state goes."""
+        share groups forget it (maybeCleanupShareGroupState, a write per group that had it); the
+        share data plane hears of it from the broker."""
         self.ctx.advance(now_ms)
         if topic_id is not None:
             for gid in self.share.groups_with_topic(topic_id):
                 self._run(gid, self.share.topic_deleted, (gid, topic_id))
-            self.share_partitions.on_topic_deleted(topic_id)
         removed = sum(self._run(gid, self.offsets.topic_deleted, (gid, topic), _nothing, False)
                       for gid in self.offsets.store.groups())
         self.offsets.pending.remove_topic(topic)

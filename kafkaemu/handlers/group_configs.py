@@ -77,7 +77,7 @@ def alter_group_configs(ctx, resource, changes, replace_all: bool, validate_only
     if not resource.resource_name:
         result["error_code"], result["error_message"] = ErrorCode.INVALID_REQUEST, "Group name must not be empty."
         return result
-    spm = ctx.groups.share_partitions
+    spm = ctx.shares
     current = spm.group_configs.get(resource.resource_name, {})
     wanted = {} if replace_all else dict(current)
     for name, op, value in changes:
@@ -112,7 +112,7 @@ def alter_group_configs(ctx, resource, changes, replace_all: bool, validate_only
 
 def describe_group_configs(ctx, resource, keys) -> list[tuple[str, str, int, int]]:
     """(name, value, source, type) of every group config of the group."""
-    spm = ctx.groups.share_partitions
+    spm = ctx.shares
     set_here = spm.group_configs.get(resource.resource_name, {})
     out = []
     for name, (typ, _) in sorted(GROUP_CONFIGS.items()):
@@ -134,7 +134,7 @@ def _streams_bounds(ctx, name: str) -> tuple[int, int]:
 
 def _default(ctx, name: str) -> str:
     if name.startswith("share."):
-        return ctx.groups.share_partitions.config("", name)
+        return ctx.shares.config("", name)
     if name.startswith("streams."):
         streams = ctx.groups.settings.streams   # the group.streams.* broker settings
         return str({"streams.session.timeout.ms": streams.session_timeout_ms,

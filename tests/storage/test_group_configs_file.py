@@ -11,13 +11,13 @@ from kafkaemu.storage import group_configs_file
 
 def test_configs_set_and_dropped_survive_a_new_broker_on_the_same_directory(tmp_path):
     first = Broker(BrokerConfig(port=0, data_dir=str(tmp_path)), 0)
-    spm = first.coordinator.share_partitions
+    spm = first.shares
     spm.set_config("g", "share.auto.offset.reset", "earliest")
     spm.set_config("h", "share.record.lock.duration.ms", "20000")
-    spm.delete_group("h")
+    spm.group_deleted(0, "h")
     second = Broker(BrokerConfig(port=0, data_dir=str(tmp_path)), 0)
-    assert second.coordinator.share_partitions.group_configs == {"g": {"share.auto.offset.reset": "earliest"}}
-    assert second.coordinator.share_partitions.config("g", "share.auto.offset.reset") == "earliest"
+    assert second.shares.group_configs == {"g": {"share.auto.offset.reset": "earliest"}}
+    assert second.shares.config("g", "share.auto.offset.reset") == "earliest"
 
 
 def test_a_damaged_file_is_moved_aside(tmp_path):

@@ -67,6 +67,7 @@ class SnapshotOps(ControlBase):
         self.broker.now_ms = now
         with snaps.gc_paused():
             snaps.restore(snapshot, self.broker)
+            self.broker.shares = snaps.load_share_partitions(self.broker, now)
             self.broker.coordinator = snaps.load_groups(snapshot, self.broker, now)
             self.broker.txn_coordinator = self.broker.new_transaction_coordinator(now)
         self.group_records = snapshot.group_records.copy()
@@ -119,7 +120,7 @@ class SnapshotOps(ControlBase):
         self.broker.quorum.reset()
         self.broker.placement.clear_moved_leaders()
         self.broker.broker_configs.reset()
-        self.broker.coordinator.share_partitions.clear_configs()
+        self.broker.shares.clear_configs()
         self.broker.faults.clear()
         self.broker.interceptor.version_caps.clear()
         self.broker.interceptor.log.clear()
