@@ -35,7 +35,8 @@ KNOWN: list[Known] = [
     Known("Metadata", r"topics\[[^]]+\]\.(error_code|partitions\.length)", scenario="api-metadata", on_purpose=True,
           reason="kafkaemu creates an unknown topic at once when a Metadata request may auto-create it, and "
                  "answers it available (handlers/metadata.py); Kafka's KRaft broker answers "
-                 "UNKNOWN_TOPIC_OR_PARTITION and asks its controller to create it, visible to a later request"),
+                 "UNKNOWN_TOPIC_OR_PARTITION and asks its controller to create it, visible to a later request (so "
+                 "the scenario's next requests, v4 and v5, still find it missing on Kafka)"),
     Known("Produce", r"responses\[[^]]+\]\.partition_responses\.0\.(error_code|base_offset|log_start_offset)",
           scenario="api-produce", on_purpose=True,
           reason="kafkaemu auto-creates an unknown topic on Produce too (handlers/produce.py); Kafka answers "
@@ -59,12 +60,6 @@ KNOWN: list[Known] = [
     Known("Produce", r"", scenario="api-produce", on_purpose=False, owner=SURFACE,
           reason="Kafka 4.4 advertises Produce from v0 (for old librdkafka clients) but closes the connection "
                  "of a v0-v2 request (KIP-896); kafkaemu answers them"),
-    Known("GetTelemetrySubscriptions", r"", on_purpose=False, owner=SURFACE,
-          reason="Kafka without a client-metrics plugin does not advertise the telemetry APIs and closes the "
-                 "connection of a request for them; kafkaemu serves them"),
-    Known("PushTelemetry", r"", on_purpose=False, owner=SURFACE,
-          reason="Kafka without a client-metrics plugin does not advertise the telemetry APIs and closes the "
-                 "connection of a request for them; kafkaemu serves them"),
     # -- open: configs (settings) -------------------------------------------------------------------
     Known("DescribeConfigs", r"results\.0\.configs\[log\.retention\.hours\]", on_purpose=False, owner=SETTINGS,
           reason="kafkaemu's broker configs lack Kafka 4.4's names it does not model (log.retention.hours)"),
@@ -116,15 +111,11 @@ KNOWN: list[Known] = [
           reason="Kafka sets a group's authorized operations only when it describes it without error; kafkaemu "
                  "sets them on a v6 GROUP_ID_NOT_FOUND too (core/coordinator.py)"),
     Known("ShareFetch", r"responses.*", on_purpose=False, owner=SHAREPLANE,
-          reason="Kafka answers a ShareFetch of an unknown member with a top-level error and no responses; "
-                 "kafkaemu answers per partition (with no current leader)"),
+          reason="a ShareFetch of an unknown member: Kafka v1 names the partition's current leader (node 0, "
+                 "epoch 0) where kafkaemu answers none (-1), and Kafka v2 answers no partitions at all"),
     Known("DescribeShareGroupOffsets", r"groups.*", on_purpose=False, owner=SHAREPLANE,
           reason="Kafka describes a share group that has no state yet (or does not exist) with NONE and the "
                  "partitions asked, offset -1; kafkaemu answers GROUP_ID_NOT_FOUND"),
-    Known("AlterShareGroupOffsets", r"(error_code|error_message|responses.*)", on_purpose=False,
-          owner=SHAREPLANE,
-          reason="Kafka creates the share group on AlterShareGroupOffsets (issue 29's Go client finding); "
-                 "kafkaemu answers GROUP_ID_NOT_FOUND"),
 ]
 
 
