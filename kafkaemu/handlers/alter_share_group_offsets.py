@@ -19,13 +19,14 @@ from .share_common import share_group_error
 
 E = ErrorCode
 TOPIC_DENIED = "Topic authorization failed."   # Errors.TOPIC_AUTHORIZATION_FAILED.message
+GROUP_DENIED = "Group authorization failed."   # the top-level error carries Errors.message, as Kafka's
 
 
 @registry.register(ApiKey.ALTER_SHARE_GROUP_OFFSETS, 0, 0)
 def alter_share_group_offsets(ctx, req):
     ctx.groups.tick(ctx.now_ms)
     if ctx.authorizer is not None and not authorize(ctx, READ, GROUP, req.group_id):
-        return {"throttle_time_ms": 0, "error_code": E.GROUP_AUTHORIZATION_FAILED, "error_message": None,
+        return {"throttle_time_ms": 0, "error_code": E.GROUP_AUTHORIZATION_FAILED, "error_message": GROUP_DENIED,
                 "responses": []}
     if not req.group_id:
         return {"throttle_time_ms": 0, "error_code": E.INVALID_GROUP_ID, "error_message": None, "responses": []}

@@ -73,7 +73,7 @@ class _ControlMethods(type):
 def _check_setting_names(settings: dict) -> None:
     """ValueError naming a keyword that is not a BrokerConfig field (with the closest one), rather
     than dataclasses' TypeError."""
-    known = {f.name for f in fields(BrokerConfig)}
+    known = {f.name for f in fields(BrokerConfig)} | {"extra"}   # extra: Kafka's names, checked by BrokerConfig
     for name in settings:
         if name not in known:
             import difflib

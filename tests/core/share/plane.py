@@ -3,6 +3,7 @@ manual clock, and a group coordinator that tells it of its share groups, as the 
 from __future__ import annotations
 
 from kafkaemu.core.coordinator import GroupCoordinator
+from kafkaemu.core.ports import GroupPorts
 from kafkaemu.core.settings import CoordinatorSettings, ShareSettings
 from kafkaemu.core.share.partitions import SharePartitionManager, SharePorts
 
@@ -27,7 +28,8 @@ def coordinator_with_plane(sink=None, now_ms: int = 0, settings: CoordinatorSett
                            **plane) -> tuple[GroupCoordinator, SharePartitionManager]:
     settings = settings or CoordinatorSettings()
     shares = share_plane(settings=settings.share, now_ms=now_ms, **plane)
-    return GroupCoordinator(settings, sink, now_ms, share_events=shares, group_configs=shares), shares
+    return GroupCoordinator(settings, sink, now_ms, share_events=shares,
+                            ports=GroupPorts(group_configs=shares.group_config_set)), shares
 
 
 class ScriptedEvents:

@@ -1,0 +1,39 @@
+"""What the group coordinator needs from outside the core, handed to its constructor (the core
+imports nothing from storage, auth or the broker): the adapters live in broker/coordinators.py,
+and a unit test passes its own or none.
+
+- ``sink(partition, records, now_ms, **transactional)``: appends a write's batch to
+  __consumer_offsets (context.Sink); without one, records go nowhere.
+- ``partitions_of(topic)``: a topic's partition count, None when it does not exist (what streams
+  topologies are configured against when a group is loaded).
+- ``group_configs(group id, name)``: a config set on the group (``consumer.session.timeout.ms``,
+  ``share.heartbeat.interval.ms``...), None where the broker's setting holds.
+- ``may_describe(principal, host, topic)``: while authorization is on, whether a principal may
+  DESCRIBE a topic (what KIP-848 regex subscriptions may resolve to); None while it is off.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+PartitionsOf = Callable[[str], "int | None"]
+MayDescribe = Callable[[str, str, str], bool]
+# (group id, group config name) -> the value set on the group, or None
+GroupConfigs = Callable[[str, str], "str | None"]
+
+
+def no_topics(topic: str) -> None:
+    """No topic exists: the core stands alone (unit tests)."""
+    return None
+
+
+def no_group_configs(group_id: str, name: str) -> None:
+    """No group has a config of its own: the broker's settings hold for every group."""
+    return None
+
+
+@dataclass(frozen=True)
+class GroupPorts:
+    partitions_of: PartitionsOf = no_topics
+    group_configs: GroupConfigs = no_group_configs
+    may_describe: MayDescribe | None = None
