@@ -576,8 +576,8 @@ def _describe_cluster(peer, versions):
 def _describe_producers(peer, versions):
     topic = peer.name("t")
     p.create_topic(peer, topic)
-    init = peer.send(K.INIT_PRODUCER_ID, 4, {"transactional_id": None, "transaction_timeout_ms": 60000})
-    p.produce(peer, topic, producer_id=init.producer_id, producer_epoch=init.producer_epoch, sequence=0)
+    pid, epoch = p.idempotent_producer(peer)
+    p.produce(peer, topic, producer_id=pid, producer_epoch=epoch, sequence=0)
     at_each(peer, versions, K.DESCRIBE_PRODUCERS, {"topics": [{"name": topic, "partition_indexes": [0, 3]}]})
 
 
