@@ -14,8 +14,8 @@ address). An error answer carries no API keys, as Kafka's ApiVersionsRequest.get
 v3+ answers carry the supported features (``feature_levels.py``) and the finalized ones with their
 epoch (``ctx.features``), as a Kafka 4.4 cluster: a feature finalized at 0 is left out;
 transaction.version starts at the ``transaction_version`` setting (2 by default: clients use
-Transactions V2). Below v4 a supported minimum of 0 is answered as 1 (and the maximum at least 1),
-as Kafka's ApiVersionsResponse does for the clients KAFKA-17011 broke.
+Transactions V2). Below v4 a supported feature whose minimum is 0 is left out, as Kafka's
+ApiVersionsResponse.maybeFilterSupportedFeatureKeys does for the clients KAFKA-17492 broke.
 An ApiVersions request above v5 is answered by the connection layer in v0 format.
 """
 import re
@@ -58,13 +58,11 @@ def advertised_api_keys(client_telemetry: bool) -> list[dict]:
             for api in registry.api_keys() if client_telemetry or api["api_key"] not in _TELEMETRY]
 
 
-def _features(features, alter_zero_min: bool) -> dict:
+def _features(features, omit_zero_min: bool) -> dict:
     supported = supported_ranges()
     return {
-        "supported_features": [
-            {"name": name, "min_version": 1 if alter_zero_min and low == 0 else low,
-             "max_version": max(1, high) if alter_zero_min and low == 0 else high}
-            for name, (low, high) in sorted(supported.items())],
+        "supported_features": [{"name": name, "min_version": low, "max_version": high}
+                               for name, (low, high) in sorted(supported.items()) if not (omit_zero_min and low == 0)],
         "finalized_features_epoch": features.epoch,
         "finalized_features": [{"name": name, "min_version_level": level, "max_version_level": level}
                                for name, level in sorted(features.finalized(supported).items())],
