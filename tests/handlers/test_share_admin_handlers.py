@@ -114,8 +114,8 @@ def test_list_and_delete_share_groups():
 def test_share_version_is_finalized_in_api_versions():
     broker, topic, c = setup()
     r = c.call(ApiKey.API_VERSIONS, 4, {"client_software_name": "t", "client_software_version": "1"})
-    assert ("share.version", 1, 1) in [(f.name, f.min_version_level, f.max_version_level) for f in r.finalized_features]
-    assert ("share.version", 0, 1) in [(f.name, f.min_version, f.max_version) for f in r.supported_features]
+    assert ("share.version", 2, 2) in [(f.name, f.min_version_level, f.max_version_level) for f in r.finalized_features]
+    assert ("share.version", 0, 2) in [(f.name, f.min_version, f.max_version) for f in r.supported_features]
     assert {k.api_key for k in r.api_keys} >= {76, 77, 78, 79, 90, 91, 92}
 
 
