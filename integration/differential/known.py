@@ -46,20 +46,30 @@ KNOWN: list[Known] = [
           on_purpose=True,
           reason="kafkaemu's initial rebalance delay is 150 ms where Kafka's is 3000 ms, so that test groups "
                  "form quickly (docs/groups.md); kafkaemu reports it as a static setting"),
+    Known("ShareFetch", r"responses.*", scenario="api-sharefetch", on_purpose=True,
+          reason="the first ShareFetch to reach a share partition: Kafka's SharePartition is still loading its "
+                 "state from the share coordinator (asynchronously), so Kafka answers without the partition "
+                 "and includes it (no records, error NONE) from the next fetch on, for any member id; "
+                 "kafkaemu's share partitions are ready at once, so it answers the partition from the first "
+                 "(measured against Kafka 4.4: a joined member's first fetch is answered without it too)"),
     Known("DescribeLogDirs", r"results\.\d+\.(total|usable)_bytes", on_purpose=True,
           reason="kafkaemu keeps logs in memory (without --data-dir): there is no disk to measure, so -1 "
                  "(unknown), as the protocol allows"),
-    # -- open: answering as Kafka 4.4.0 (surface44) -------------------------------------------------
-    Known("ApiVersions", r"api_keys\[\d+\].*", on_purpose=False, owner=SURFACE,
-          reason="kafkaemu advertises Kafka 4.3's version ranges: 4.4 dropped old versions (Fetch below 4, "
-                 "OffsetCommit below 2, ...), raised some maxima (ApiVersions 5, DescribeProducers 6, ...), adds "
-                 "APIs 83-87, 93, 94, and advertises no client-telemetry APIs (71, 72) without a metrics plugin"),
-    Known("ApiVersions", r"(supported|finalized)_features\[[a-z.]+\].*", on_purpose=False, owner=SURFACE,
-          reason="Kafka 4.4 finalizes metadata.version 33 and share.version 2; below ApiVersions v4 it "
-                 "lists only the supported features whose minimum is above 0 (metadata.version)"),
-    Known("Produce", r"", scenario="api-produce", on_purpose=False, owner=SURFACE,
-          reason="Kafka 4.4 advertises Produce from v0 (for old librdkafka clients) but closes the connection "
-                 "of a v0-v2 request (KIP-896); kafkaemu answers them"),
+    # -- answering as Kafka 4.4.0 (surface44; docs/kafka_4_4.md) -------------------------------------
+    Known("ApiVersions", r"api_keys\[(83|84|85|86|87|94)\]", on_purpose=True,
+          reason="Kafka's broker listener advertises the share coordinator's state RPCs (83-87) and "
+                 "UnregisterController (94), which no client sends: kafkaemu keeps share-group state inside its "
+                 "coordinator and emulates no controller quorum to unregister from"),
+    Known("ApiVersions", r"api_keys\[(88|89|93)\](\.max_version)?", on_purpose=False, owner=SURFACE,
+          reason="Kafka 4.4 answers StreamsGroupHeartbeat and StreamsGroupDescribe v1 (topology descriptions, warm-up "
+                 "tasks' int64 acceptable lag, the assignor's name) and StreamsGroupTopologyDescriptionUpdate (93); "
+                 "kafkaemu answers the streams APIs at v0 and not 93 yet"),
+    Known("ApiVersions", r"(supported|finalized)_features\[kraft\.version\].*", on_purpose=True,
+          reason="the reference broker runs a static controller quorum (kraft.version 0, left out of the finalized "
+                 "features; below v4 its zero minimum leaves it out of the supported ones too); kafkaemu answers as "
+                 "a cluster formatted --standalone, Kafka 4's default (kraft.version 1)"),
+    Known("ApiVersions", r"finalized_features\.length", on_purpose=True,
+          reason="kraft.version, finalized by kafkaemu (a --standalone cluster), not by the static-quorum reference"),
     # -- open: configs (settings) -------------------------------------------------------------------
     Known("DescribeConfigs", r"results\.0\.configs\[log\.retention\.hours\]", on_purpose=False, owner=SETTINGS,
           reason="kafkaemu's broker configs lack Kafka 4.4's names it does not model (log.retention.hours)"),
@@ -110,12 +120,6 @@ KNOWN: list[Known] = [
     Known("DescribeGroups", r"groups\[[^]]+\]\.authorized_operations", on_purpose=False, owner=REDESIGN,
           reason="Kafka sets a group's authorized operations only when it describes it without error; kafkaemu "
                  "sets them on a v6 GROUP_ID_NOT_FOUND too (core/coordinator.py)"),
-    Known("ShareFetch", r"responses.*", on_purpose=False, owner=SHAREPLANE,
-          reason="a ShareFetch of an unknown member: Kafka v1 names the partition's current leader (node 0, "
-                 "epoch 0) where kafkaemu answers none (-1), and Kafka v2 answers no partitions at all"),
-    Known("DescribeShareGroupOffsets", r"groups.*", on_purpose=False, owner=SHAREPLANE,
-          reason="Kafka describes a share group that has no state yet (or does not exist) with NONE and the "
-                 "partitions asked, offset -1; kafkaemu answers GROUP_ID_NOT_FOUND"),
 ]
 
 

@@ -1,4 +1,4 @@
-"""Fetch (key 1), v0-v18.
+"""Fetch (key 1), v4-v18 (Kafka 4 removed the older versions, KIP-896: they close the connection).
 
 Returns whole stored batches from the one holding the fetch offset (clients skip records below
 their position), concatenated as stored: a partition's ``records`` is the list of stored batches,
@@ -60,7 +60,7 @@ READ_COMMITTED = 1
 FINAL_EPOCH, INITIAL_EPOCH = -1, 0
 
 
-@registry.register(ApiKey.FETCH, 0, 18)
+@registry.register(ApiKey.FETCH, 4, 18)
 def fetch(ctx, req):
     v = ctx.api_version
     store = ctx.store

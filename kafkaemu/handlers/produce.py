@@ -1,4 +1,5 @@
-"""Produce (key 0), v0-v13.
+"""Produce (key 0), v3-v13: Kafka 4 removed v0-v2 (KIP-896), which close the connection, yet still
+advertises v0 in ApiVersions (``api_versions.py``).
 
 Appends each partition's records to its log (see ``storage/partition_log.py`` for the
 validation: CRC -> CORRUPT_MESSAGE, batch over max.message.bytes -> MESSAGE_TOO_LARGE, v3+ needs
@@ -61,7 +62,7 @@ _ADMIN_CLIENT_ID = "__admin_client"
 _INDEX_AND_RECORDS = itemgetter("index", "records")
 
 
-@registry.register(ApiKey.PRODUCE, 0, 13)
+@registry.register(ApiKey.PRODUCE, 3, 13)
 def produce(ctx, req):
     store = ctx.store
     version = ctx.api_version

@@ -49,7 +49,7 @@ def test_the_limit_is_on_the_whole_request_and_fails_every_topic():
 
 
 def test_old_versions_get_the_same_answer(broker):
-    assert [(n, code) for n, code, _ in _create(broker, _topic("big", 2**31 - 1), version=0)] == \
+    assert [(n, code) for n, code, _ in _create(broker, _topic("big", 2**31 - 1), version=2)] == \
         [("big", ErrorCode.POLICY_VIOLATION)]
 
 
