@@ -12,7 +12,6 @@ import asyncio
 import os
 import signal
 import sys
-from dataclasses import asdict
 
 from .allocator import keep_large_buffers
 from .config import SETTINGS, BrokerConfig, Setting, setting_named
@@ -74,6 +73,8 @@ def add_setting_flags(parser: argparse.ArgumentParser) -> None:
     """One flag per BrokerConfig field. Defaults stay out of the namespace, so a flag that is
     absent leaves the field at BrokerConfig's default."""
     for s in SETTINGS.values():
+        if s.flag is None:   # a Kafka setting kafkaemu accepts but does not act on: --override only
+            continue
         kwargs = {"dest": s.name, "default": argparse.SUPPRESS, "help": _help(s)}
         if s.kind == "bool":
             parser.add_argument(s.flag, action="store_const", const=not s.default, **kwargs)
@@ -187,12 +188,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "errors":
         return _to_stdout(print_errors)
     try:
-        config = config_from_args(args).validate(label=lambda s: s.flag)
+        config = config_from_args(args).validate(label=lambda s: s.flag or s.kafka)
     except ValueError as exc:
         _settings_error(str(exc))
     if args.print_config:
         import json
-        return _to_stdout(lambda: print(json.dumps(asdict(config), indent=2)))
+        return _to_stdout(lambda: print(json.dumps(config.as_dict(), indent=2)))
     configure_logging(args.log_format, args.log_level, stdlib=True)
     keep_large_buffers()
     raise_open_files_limit()   # a connection is a file descriptor: 1024 is soon reached

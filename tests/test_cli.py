@@ -11,10 +11,11 @@ def test_serve_options_become_broker_config():
     config = parse("--port", "0", "--nodes", "3", "--no-auto-create-topics", "--num-partitions", "4",
                    "--group-initial-rebalance-delay-ms", "3000",
                    "--override", "group.consumer.session.timeout.ms=10000",
+                   "--override", "group.consumer.min.session.timeout.ms=10000",
                    "--override", "log.retention.check.interval.ms = 1000")
     assert (config.port, config.nodes, config.auto_create_topics, config.num_partitions) == (0, 3, False, 4)
-    assert config.group_initial_rebalance_delay_ms == 3000
-    assert config.group_consumer_session_timeout_ms == 10000 and config.log_retention_check_interval_ms == 1000
+    assert config.classic.initial_rebalance_delay_ms == 3000
+    assert config.consumer.session_timeout_ms == 10000 and config.log_retention_check_interval_ms == 1000
 
 
 def test_a_malformed_override_is_a_usage_error(capsys):

@@ -69,7 +69,8 @@ class Broker:
         BuiltOnFirstUse(services, "credentials", self._build_credentials)
         BuiltOnFirstUse(services, "tokens", lambda: services.credentials.tokens)
         # transaction.version starts at its own setting unless --feature names it
-        levels = {"transaction.version": config.transaction_version, **parse_levels(config.finalized_features)}
+        levels = {"transaction.version": config.transactions.transaction_version,
+                  **parse_levels(config.finalized_features)}
         services.features = self.features = FinalizedFeatures(levels, config.node_id)
         BuiltOnFirstUse(services, "quorum", lambda: self._new_quorum(config))   # the raft APIs, the control API
         self.faults = Faults()
@@ -80,8 +81,8 @@ class Broker:
         # lookup can create them as ordinary topics; groups and transactional ids are placed by the
         # partition counts they have (as Kafka, after a setting change too). With a data directory
         # their records are replayed (completing transactions caught mid-commit).
-        prepare_offsets_topic(store, config.offsets_topic_num_partitions, f"data directory {config.data_dir}")
-        transaction_state_topic.prepare_transaction_state_topic(store, config.transaction_state_log_num_partitions)
+        prepare_offsets_topic(store, config.offsets.topic_num_partitions, f"data directory {config.data_dir}")
+        transaction_state_topic.prepare_transaction_state_topic(store, config.transactions.state_log_num_partitions)
         self.placement.offsets_partitions = len(store.get(OFFSETS_TOPIC).partitions)
         self.placement.txn_partitions = len(store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC).partitions)
         self._init_coordinators(config, now_ms)
@@ -118,7 +119,7 @@ class Broker:
             return coordinator
         BuiltOnFirstUse(self.services, "groups", build_groups)
         BuiltOnFirstUse(self.services, "txns", lambda: self.new_transaction_coordinator(self.now_ms, load))
-        if config.transaction_partition_verification_enable:
+        if config.transactions.partition_verification_enable:
             self.txn_path.partition_verifier = self.txn_path.verify_partition
         if load:
             continue_producer_ids(self.store)   # idempotent producers' ids too, coordinator or not

@@ -38,15 +38,23 @@ def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Pl
     """A group coordinator writing to __consumer_offsets; ``load``: with the groups and offsets
     its records hold (a previous run's, or a restored snapshot's); ``authorizer``: the broker's,
     when authorization is on (what KIP-848 regex subscriptions may resolve to)."""
-    from ..core.coordinator import CoordinatorSettings, GroupCoordinator
+    from ..core.coordinator import GroupCoordinator
+    from ..core.coordinator_settings import CoordinatorSettings
+    from ..core.group_configs import GroupConfigs
     from ..storage import group_configs_file, share_state_topic
     from ..storage.offsets_topic import log_sink, read_entries
     from ..storage.share_log import log_offsets, offset_for_time, share_waker
     offsets_partitions = len(store.get(OFFSETS_TOPIC).partitions)
     placement.offsets_partitions = offsets_partitions
-    settings = dataclasses.replace(CoordinatorSettings.from_config(config),
-                                   offsets_topic_num_partitions=offsets_partitions)
-    coordinator = GroupCoordinator(settings, log_sink(store, offsets_partitions), now_ms)
+    settings = CoordinatorSettings(dataclasses.replace(config.offsets, topic_num_partitions=offsets_partitions),
+                                   config.classic, config.consumer, config.share, config.streams)
+    if config.data_dir:   # Kafka keeps group configs as the controller's records: here, a file
+        group_configs = GroupConfigs(settings, group_configs_file.load(config.data_dir),
+                                     lambda configs: group_configs_file.save(config.data_dir, configs))
+    else:
+        group_configs = GroupConfigs(settings)
+    coordinator = GroupCoordinator(settings, log_sink(store, offsets_partitions), now_ms,
+                                   group_configs=group_configs)
     coordinator.streams.partitions_of = _partition_count(store)
     if authorizer is not None:
         coordinator.consumer.describe_topic = _describe_topic(authorizer)
@@ -56,9 +64,6 @@ def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Pl
     shares.on_available.append(share_waker(store))
     shares.state_partitions = share_state_topic.partition_count(store)
     shares.state_sink = share_state_topic.log_sink(store)
-    if config.data_dir:
-        shares.group_configs = group_configs_file.load(config.data_dir)
-        shares.on_configs_changed = lambda configs: group_configs_file.save(config.data_dir, configs)
     if load:
         coordinator.load(read_entries(store), now_ms)
         shares.load(share_state_topic.read_records(store))
@@ -92,11 +97,10 @@ def build_transaction_coordinator(config: BrokerConfig, store: LogStore, placeme
     """A transaction coordinator writing to __transaction_state; ``load``: with the transactions
     its records hold (a previous run's, or a restored snapshot's), producer ids continuing above
     every id the logs know."""
-    from ..core.settings import TransactionSettings
     from ..core.transactions.coordinator import TransactionCoordinator
     txn_partitions = len(store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC).partitions)
     placement.txn_partitions = txn_partitions
-    settings = dataclasses.replace(TransactionSettings.from_config(config), state_log_num_partitions=txn_partitions)
+    settings = dataclasses.replace(config.transactions, state_log_num_partitions=txn_partitions)
     if transaction_version is not None:   # the finalized feature level now (--feature, UpdateFeatures)
         settings = dataclasses.replace(settings, transaction_version=transaction_version())
     coordinator = TransactionCoordinator(settings, transaction_state_topic.log_sink(store), write_markers,

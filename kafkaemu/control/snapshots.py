@@ -185,7 +185,7 @@ def load_groups(snapshot: Snapshot, broker, now_ms: int):
     back as they were. Share partitions are read back from the restored __share_group_state."""
     coordinator = broker.new_coordinator(now_ms, load=False)
     # group configs are the controller's, not the snapshot's: the current ones stay
-    coordinator.share_partitions.group_configs = broker.coordinator.share_partitions.group_configs
+    coordinator.group_configs.restore(broker.coordinator.group_configs)
     coordinator.load(list(snapshot.group_records.latest.items()), now_ms)
     coordinator.share_partitions.load(share_state_topic.read_records(broker.store))   # restored already
     store = coordinator.offsets.store

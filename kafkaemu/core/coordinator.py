@@ -41,7 +41,8 @@ from .offsets.manager import OffsetManager, PartitionExists
 from .offsets.requests import OffsetCommit, TxnOffsetCommit
 from .placement import partition_for
 from .record_format import EndTransactionMarker, UnknownRecordType, replay_or_skip, split
-from .settings import CoordinatorSettings
+from .coordinator_settings import CoordinatorSettings
+from .group_configs import GroupConfigs
 from .share import records as share_records
 from .share.manager import ShareGroupManager
 from .share.partitions import SharePartitionManager
@@ -69,8 +70,9 @@ def record_group_id(key: bytes) -> str | None:
 
 class GroupCoordinator:
     def __init__(self, settings: CoordinatorSettings | None = None, sink: Sink | None = None, now_ms: int = 0,
-                 transition_log_size: int = 100000) -> None:
-        self.ctx = CoordinatorContext(settings or CoordinatorSettings(), sink, now_ms, transition_log_size)
+                 transition_log_size: int = 100000, group_configs: GroupConfigs | None = None) -> None:
+        self.ctx = CoordinatorContext(settings or CoordinatorSettings(), sink, now_ms, transition_log_size,
+                                      group_configs)
         self._scope = _RequestScope(self.ctx)
         self._run = self.ctx.runtime.run
         self.classic = ClassicGroupManager(self.ctx)
@@ -80,15 +82,12 @@ class GroupCoordinator:
         self.share = ShareGroupManager(self.ctx)
         self.share_partitions = SharePartitionManager(self.ctx)
         self.share.on_assigned.append(self.share_partitions.initialize)
-        self.share.group_config = self.share_partitions.config
-        self.consumer.group_config = self.share_partitions.group_config_set
         self.share.on_member_removed.append(self.share_partitions.member_left)
         self.share.on_member_expired.append(self.share_partitions.sessions.drop_member)
         self.share.on_group_deleted.append(self.share_partitions.delete_group)
         self.share.on_offsets_deleted.append(self.share_partitions.delete_topic_state)
         self.share.on_offsets_altered.append(self.share_partitions.alter_start_offset)
         self.streams = StreamsGroupManager(self.ctx)
-        self.streams.group_config = self.share_partitions.group_config_set
         self._managers = {GroupType.CLASSIC: self.classic, GroupType.CONSUMER: self.consumer,
                           GroupType.SHARE: self.share, GroupType.STREAMS: self.streams}
         replayers = {offsets_records: self.offsets, classic_records: self.classic, consumer_records: self.consumer,
@@ -101,6 +100,10 @@ class GroupCoordinator:
     @property
     def settings(self) -> CoordinatorSettings:
         return self.ctx.settings
+
+    @property
+    def group_configs(self) -> GroupConfigs:
+        return self.ctx.group_configs
 
     @property
     def timers(self):
@@ -131,7 +134,7 @@ class GroupCoordinator:
 
     # ============================================================ which group, which manager
     def partition_for(self, group_id: str) -> int:
-        return partition_for(group_id, self.settings.offsets_topic_num_partitions)
+        return partition_for(group_id, self.settings.offsets.topic_num_partitions)
 
     def group(self, group_id: str) -> Group | None:
         return self.ctx.groups.get(group_id)
@@ -159,7 +162,7 @@ class GroupCoordinator:
         """As Kafka's classicGroupJoin: a non-empty consumer group serves the member itself; an
         empty one is replaced by a classic group (its offsets stay)."""
         group = self.group(req.group_id)
-        s = self.settings
+        s = self.settings.classic
         if group is not None and group.type is GroupType.CONSUMER \
                 and s.min_session_timeout_ms <= req.session_timeout_ms <= s.max_session_timeout_ms:
             if not group.is_empty():
@@ -340,7 +343,7 @@ class GroupCoordinator:
 
     # ============================================================ retention and deleted topics
     def _schedule_retention_check(self) -> None:
-        interval = self.settings.offsets_retention_check_interval_ms
+        interval = self.settings.offsets.retention_check_interval_ms
         self.ctx.timers.schedule(RETENTION_KEY, self.ctx.now_ms + interval, self._run_retention, every_ms=interval)
 
     def _run_retention(self) -> None:

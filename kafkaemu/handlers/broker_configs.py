@@ -101,7 +101,7 @@ def static_values(ctx, node_id: int) -> dict[str, str | None]:
     for name in BROKER_CONFIGS:
         s = KAFKA_NAMES.get(name)
         if s is not None:
-            out[name] = _text(getattr(ctx.config, s.name))
+            out[name] = _text(s.get(ctx.config))
     host, port = ctx.placement.listeners.get(node_id, (ctx.config.advertised, 0))
     listener = ctx.config.security_protocol
     controller = ctx.config.node_id

@@ -94,7 +94,7 @@ def batch(first, last, *types):
 def test_a_member_fetches_and_accepts():
     broker, topic, c = setup()
     join(c)
-    broker.coordinator.share_partitions.set_config("g", "share.auto.offset.reset", "earliest")
+    broker.coordinator.group_configs.set("g", "share.auto.offset.reset", "earliest")
     produce(topic, 5)
     r = c.call(FETCH, 1, fetch_body(topic, 0))
     assert r.error_code == 0 and r.acquisition_lock_timeout_ms == 30000
@@ -128,7 +128,7 @@ def test_release_redelivers_and_reject_archives():
 
 def test_lock_expiry_on_the_manual_clock_and_the_delivery_limit():
     broker, topic, c = setup()
-    broker.coordinator.share_partitions.set_config("g", "share.delivery.count.limit", "2")
+    broker.coordinator.group_configs.set("g", "share.delivery.count.limit", "2")
     join(c)
     produce(topic, 1)
     assert acquired(c.call(FETCH, 1, fetch_body(topic, 0), now=T0 + 1)) == [(0, 0, 1)]
@@ -260,7 +260,7 @@ def test_a_restart_with_a_data_dir_keeps_acknowledged_records_acknowledged(tmp_p
 
 def test_read_committed_archives_aborted_records_and_markers():
     broker, topic, c = setup()
-    broker.coordinator.share_partitions.set_config("g", "share.isolation.level", "read_committed")
+    broker.coordinator.group_configs.set("g", "share.isolation.level", "read_committed")
     join(c)
     plog = topic.partitions[0]
     plog.append(build_batch([(b"k", b"aborted", [], T0)] * 2, producer_id=7, producer_epoch=0, base_sequence=0,

@@ -119,7 +119,7 @@ class SnapshotOps(ControlBase):
         self.broker.quorum.reset()
         self.broker.placement.clear_moved_leaders()
         self.broker.broker_configs.reset()
-        self.broker.coordinator.share_partitions.clear_configs()
+        self.broker.coordinator.group_configs.clear()
         self.broker.faults.clear()
         self.broker.interceptor.version_caps.clear()
         self.broker.interceptor.log.clear()

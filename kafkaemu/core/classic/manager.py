@@ -82,7 +82,7 @@ class ClassicGroupManager(ClassicRebalance):
             self._store_empty_group(group)   # a new group is written even if the join wrote nothing
 
     def _accept_joining_member(self, group: ClassicGroup, member_id: str) -> bool:
-        limit = self.settings.max_group_size
+        limit = self.settings.max_size
         if group.is_in(S.EMPTY, S.DEAD):
             return True
         if group.is_in(S.PREPARING_REBALANCE):

@@ -32,7 +32,7 @@ def _timestamp_or_default(group: ClassicGroup) -> int:
 class ClassicRebalance:
     def __init__(self, ctx: CoordinatorContext) -> None:
         self.ctx = ctx
-        self.settings = ctx.settings
+        self.settings = ctx.settings.classic
 
     # ============================================================ groups
     def group(self, group_id: str) -> ClassicGroup | None:

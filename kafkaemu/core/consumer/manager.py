@@ -49,20 +49,16 @@ class ConsumerGroupManager(ClassicMembers):
         self.settings = ctx.settings.consumer
         self.topics: dict[str, TopicMeta] = {}
         self._assignors = available_assignors(self.settings.assignors)
-        # a group config set on the group (consumer.session.timeout.ms...) or None: the coordinator's
-        self.group_config: Callable[[str, str], str | None] = lambda group_id, name: None
         # the coordinator's online downgrade (group, leaving member id) -> whether it converted the group
         self.downgrade: Callable[[ConsumerGroup, str], bool] = lambda group, member_id: False
         # while authorization is on: whether a principal may DESCRIBE a topic (regex subscriptions)
         self.describe_topic: DescribeTopic | None = None
 
     def session_timeout_ms(self, group_id: str) -> int:
-        value = self.group_config(group_id, "consumer.session.timeout.ms")
-        return self.settings.session_timeout_ms if value is None else int(value)
+        return self.ctx.group_configs.value(group_id, "consumer.session.timeout.ms")
 
     def heartbeat_interval_ms(self, group_id: str) -> int:
-        value = self.group_config(group_id, "consumer.heartbeat.interval.ms")
-        return self.settings.heartbeat_interval_ms if value is None else int(value)
+        return self.ctx.group_configs.value(group_id, "consumer.heartbeat.interval.ms")
 
     def adopt(self, group: ConsumerGroup) -> None:
         """A group converted from a classic one (online upgrade): its members' sessions start now."""

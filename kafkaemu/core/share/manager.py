@@ -53,13 +53,6 @@ class ShareGroupManager:
         self.on_group_deleted: list[Callable[[str], None]] = []
         self.on_offsets_deleted: list[Callable[[str, bytes], None]] = []   # (group id, topic id): its share state goes
         self.on_offsets_altered: list[Callable[[str, bytes, int, int], None]] = []   # (group, topic id, partition, start)
-        # (group id, group config name) -> its value, e.g. share.session.timeout.ms (the group's own
-        # config or the broker default); the coordinator points it at the share partitions' configs
-        self.group_config: Callable[[str, str], str] = self._default_config
-
-    def _default_config(self, group_id: str, name: str) -> str:
-        return str(self.settings.session_timeout_ms if name == "share.session.timeout.ms"
-                   else self.settings.heartbeat_interval_ms)
 
     def group(self, group_id: str) -> ShareGroup | None:
         return self.ctx.group(group_id, GroupType.SHARE)
@@ -133,7 +126,7 @@ class ShareGroupManager:
         self._note_state(group, old_state)
         response = {"error_code": 0, "error_message": None, "member_id": updated.member_id,
                     "member_epoch": updated.member_epoch,
-                    "heartbeat_interval_ms": int(self.group_config(group.group_id, "share.heartbeat.interval.ms")),
+                    "heartbeat_interval_ms": self.ctx.group_configs.value(group.group_id, "share.heartbeat.interval.ms"),
                     "assignment": None}
         if joining or updated.assigned != member.assigned:
             response["assignment"] = wire_assignment(updated.assigned)
@@ -318,7 +311,7 @@ class ShareGroupManager:
 
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
         key = _session_key(group_id, member_id)
-        self.ctx.schedule(key, int(self.group_config(group_id, "share.session.timeout.ms")),
+        self.ctx.schedule(key, self.ctx.group_configs.value(group_id, "share.session.timeout.ms"),
                           lambda: self.ctx.runtime.timer(group_id, key, lambda: self._expire_session(group_id, member_id)))
 
     def _expire_session(self, group_id: str, member_id: str) -> None:

@@ -1,6 +1,6 @@
 """The share partitions of every share group (Kafka's SharePartitionManager, pure): where each
-starts, acquiring and acknowledging their records, the timers of their acquisition locks, the
-group configs that tune them, and the share sessions.
+starts, acquiring and acknowledging their records, the timers of their acquisition locks, and the
+share sessions; the group configs that tune them are the coordinator's (core/group_configs.py).
 
 A share partition starts where share.auto.offset.reset says (``latest``: the partition's end;
 ``earliest``: its log start; ``by_duration:<ISO-8601>``: the first record at most that old, else the
@@ -61,50 +61,29 @@ def validate_ack_batches(batches: list, renew_allowed: bool) -> ErrorCode:
 class SharePartitionManager:
     def __init__(self, ctx: CoordinatorContext, log_offsets: LogOffsets | None = None) -> None:
         self.ctx = ctx
-        self.settings = ctx.settings.share
         self.log_offsets: LogOffsets = log_offsets or (lambda tid, p, committed: None)
         self.offset_for_time: OffsetForTime = lambda tid, p, ts: None
         self.partitions: dict[Key, SharePartition] = {}
-        self.group_configs: dict[str, dict[str, str]] = {}
-        self.on_configs_changed: Callable[[dict[str, dict[str, str]]], None] | None = None   # the data dir's file
         self.sessions = ShareSessionCache()
         self.on_available: list[Callable[[Key], None]] = []
         self.state_sink: Callable[[int, list, int], None] | None = None
         self.state_partitions = 50     # Kafka's share.coordinator.state.topic.num.partitions
         self._snapshot_epochs: dict[Key, int] = {}
+        ctx.group_configs.listeners.append(self._configs_changed)
 
     # ------------------------------------------------------------ group configs
-    def config(self, group_id: str, name: str) -> str:
-        value = self.group_configs.get(group_id, {}).get(name)
-        if value is not None:
-            return value
-        defaults = {"share.auto.offset.reset": self.settings.auto_offset_reset,
-                    "share.record.lock.duration.ms": str(self.settings.record_lock_duration_ms),
-                    "share.delivery.count.limit": str(self.settings.delivery_count_limit),
-                    "share.isolation.level": self.settings.isolation_level,
-                    "share.heartbeat.interval.ms": str(self.settings.heartbeat_interval_ms),
-                    "share.session.timeout.ms": str(self.settings.session_timeout_ms)}
-        return defaults[name]
+    def config(self, group_id: str, name: str):
+        return self.ctx.group_configs.value(group_id, name)
 
-    def group_config_set(self, group_id: str, name: str) -> str | None:
-        """A group config set on the group (GROUP resources of any group kind), or None."""
-        return self.group_configs.get(group_id, {}).get(name)
-
-    def set_config(self, group_id: str, name: str, value: str | None) -> None:
-        configs = self.group_configs.setdefault(group_id, {})
-        if value is None:
-            configs.pop(name, None)
-        else:
-            configs[name] = value
-        self._configs_changed()
+    def _configs_changed(self, group_id: str) -> None:
         for key, sp in self.partitions.items():
             if key[0] == group_id:
                 sp.limits = self.limits(group_id)
 
     def limits(self, group_id: str) -> PartitionLimits:
-        return PartitionLimits(lock_duration_ms=int(self.config(group_id, "share.record.lock.duration.ms")),
-                               delivery_count_limit=int(self.config(group_id, "share.delivery.count.limit")),
-                               max_in_flight=self.settings.partition_max_record_locks)
+        return PartitionLimits(lock_duration_ms=self.config(group_id, "share.record.lock.duration.ms"),
+                               delivery_count_limit=self.config(group_id, "share.delivery.count.limit"),
+                               max_in_flight=self.config(group_id, "share.partition.max.record.locks"))
 
     def read_committed(self, group_id: str) -> bool:
         return self.config(group_id, "share.isolation.level") == "read_committed"
@@ -250,17 +229,7 @@ class SharePartitionManager:
 
     def delete_group(self, group_id: str) -> None:
         self._drop([k for k in self.partitions if k[0] == group_id])
-        if self.group_configs.pop(group_id, None):
-            self._configs_changed()
-
-    def clear_configs(self) -> None:
-        """Forget every group's configs (a control reset)."""
-        self.group_configs.clear()
-        self._configs_changed()
-
-    def _configs_changed(self) -> None:
-        if self.on_configs_changed is not None:
-            self.on_configs_changed(self.group_configs)
+        self.ctx.group_configs.delete_group(group_id)
 
     def on_topic_deleted(self, topic_id: bytes) -> None:
         self._drop([k for k in self.partitions if k[1] == topic_id])

@@ -48,8 +48,6 @@ class StreamsGroupManager:
     def __init__(self, ctx: CoordinatorContext) -> None:
         self.ctx = ctx
         self.settings = ctx.settings.streams
-        # (group id, group config name) -> the value set on the group, or None
-        self.group_config: Callable[[str, str], str | None] = lambda group_id, name: None
         self.partitions_of: PartitionsOf = lambda topic: None
 
     def group(self, group_id: str) -> StreamsGroup | None:
@@ -59,18 +57,14 @@ class StreamsGroupManager:
     def groups(self):
         return self.ctx.groups_of(GroupType.STREAMS)
 
-    def _config(self, group_id: str, name: str, default: int) -> int:
-        value = self.group_config(group_id, name)
-        return default if value is None else int(value)
-
     def session_timeout_ms(self, group_id: str) -> int:
-        return self._config(group_id, "streams.session.timeout.ms", self.settings.session_timeout_ms)
+        return self.ctx.group_configs.value(group_id, "streams.session.timeout.ms")
 
     def heartbeat_interval_ms(self, group_id: str) -> int:
-        return self._config(group_id, "streams.heartbeat.interval.ms", self.settings.heartbeat_interval_ms)
+        return self.ctx.group_configs.value(group_id, "streams.heartbeat.interval.ms")
 
     def num_standby_replicas(self, group_id: str) -> int:
-        return self._config(group_id, "streams.num.standby.replicas", self.settings.num_standby_replicas)
+        return self.ctx.group_configs.value(group_id, "streams.num.standby.replicas")
 
     # ============================================================ heartbeat
     def heartbeat(self, req: StreamsHeartbeat, partitions_of: PartitionsOf) -> dict:

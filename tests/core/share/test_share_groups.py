@@ -83,7 +83,7 @@ def test_subscription_change_bumps_the_epoch():
 def test_session_expiry_removes_the_member_and_releases_its_records():
     c = GroupCoordinator()
     c.share_partitions.log_offsets = lambda tid, p, committed: (0, 10)
-    c.share_partitions.group_configs["g"] = {"share.auto.offset.reset": "earliest"}
+    c.group_configs.set("g", "share.auto.offset.reset", "earliest")
     hb(c, 0, "m1", 0, ["a"])
     c.share_partitions.acquire("g", "m1", T1, 0, 100, [(0, 9)])
     c.tick(44999)
@@ -98,7 +98,7 @@ def test_start_offsets_follow_auto_offset_reset_at_assignment():
     c.share_partitions.log_offsets = lambda tid, p, committed: (3, 42)
     hb(c, 0, "m1", 0, ["a"])
     assert c.share_partitions.start_offsets("g") == {(T1, 0): 42, (T1, 1): 42}
-    c.share_partitions.set_config("h", "share.auto.offset.reset", "earliest")
+    c.group_configs.set("h", "share.auto.offset.reset", "earliest")
     hb(c, 0, "m1", 0, ["a"], group="h")
     assert c.share_partitions.start_offsets("h") == {(T1, 0): 3, (T1, 1): 3}
 
@@ -170,8 +170,8 @@ def test_a_leaving_member_keeps_its_sessions_to_close_them_an_expired_one_loses_
 
 def test_the_group_configs_set_the_heartbeat_interval_and_session_timeout():
     c = GroupCoordinator()
-    c.share_partitions.set_config("g", "share.heartbeat.interval.ms", "7000")
-    c.share_partitions.set_config("g", "share.session.timeout.ms", "50000")
+    c.group_configs.set("g", "share.heartbeat.interval.ms", "7000")
+    c.group_configs.set("g", "share.session.timeout.ms", "50000")
     assert hb(c, 0, "m1", 0, ["a"])["heartbeat_interval_ms"] == 7000
     c.tick(49999)
     assert "m1" in c.share.group("g").members
@@ -187,11 +187,11 @@ def test_by_duration_starts_at_the_first_record_that_young():
     spm.log_offsets = lambda tid, p, committed: (0, 100)
     asked = []
     spm.offset_for_time = lambda tid, p, ts: asked.append(ts) or (40 if ts <= 7_000_000 else None)
-    spm.set_config("g", "share.auto.offset.reset", "by_duration:PT1H")
+    c.group_configs.set("g", "share.auto.offset.reset", "by_duration:PT1H")
     hb(c, 10_000_000, "m1", 0, ["a"])
     assert asked[0] == 10_000_000 - 3_600_000
     assert spm.start_offsets("g") == {(T1, 0): 40, (T1, 1): 40}
-    spm.set_config("h", "share.auto.offset.reset", "by_duration:PT1S")
+    c.group_configs.set("h", "share.auto.offset.reset", "by_duration:PT1S")
     hb(c, 10_000_000, "m1", 0, ["a"], group="h")
     assert spm.start_offsets("h") == {(T1, 0): 100, (T1, 1): 100}   # nothing that young: the end
 

@@ -46,7 +46,7 @@ def test_replay_rebuilds_the_share_partitions():
     spm = c.share_partitions
     spm.log_offsets = lambda tid, p, committed: (0, 10)
     spm.state_sink = lambda partition, records, now: written.extend(records)
-    spm.set_config("g", "share.auto.offset.reset", "earliest")
+    c.group_configs.set("g", "share.auto.offset.reset", "earliest")
     spm.partition("g", T, 0)
     spm.acquire("g", "m", T, 0, 100, [(0, 9)])
     spm.acknowledge("g", "m", T, 0, [_batch(0, 4, AckType.ACCEPT)])
