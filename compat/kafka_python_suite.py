@@ -41,10 +41,10 @@ class Skip(Exception):
 
 
 def pinned_version(setup_cfg: Path = REPO / "setup.cfg") -> str:
-    """The exact kafka-python version setup.cfg's install_requires pins (``kafka-python==X``)."""
+    """The exact kafka-python version setup.cfg's test extras pin (``kafka-python==X``)."""
     parser = configparser.ConfigParser()
     parser.read(setup_cfg)
-    for line in parser["options"]["install_requires"].splitlines():
+    for line in parser["options.extras_require"].get("test", "").splitlines():
         if match := re.fullmatch(r"kafka-python\s*==\s*([0-9][0-9A-Za-z.]*)", line.split("#")[0].strip()):
             return match.group(1)
     raise SystemExit(f"compat: {setup_cfg} does not pin kafka-python exactly (kafka-python==VERSION)")

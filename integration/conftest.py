@@ -16,3 +16,8 @@ def java_classpath() -> str:
 def java_lib() -> str:
     """The kafka-clients jars, for the single-file programs of integration/java_security/."""
     return client_jars()
+
+
+from .differential.fixtures import differential, kafka44  # noqa: E402,F401  (the differential suite's brokers)
+from .differential.report import (  # noqa: E402,F401  (its options, marker and summary)
+    pytest_addoption, pytest_collection_modifyitems, pytest_configure, pytest_sessionfinish, pytest_terminal_summary)

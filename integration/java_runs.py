@@ -1,4 +1,5 @@
-"""Running the Java client programs with the kafka-clients jars (integration/java/fetch_jars.py):
+"""Running the Java client programs with the kafka-clients jars (integration/java/fetch_jars.py, from
+Maven Central):
 the case runners of integration/java/src (compiled into integration/java/classes/, recompiled only
 when a source changes; each case prints PASS or FAIL) and the single-file programs of
 integration/java_security/ (run from source). What is missing (a JDK, the jars) skips the test."""
@@ -43,7 +44,7 @@ def client_jars(*tools: str) -> str:
     try:
         with fetch_jars_module() as fetch_jars:
             fetch_jars.ensure_jars()
-    except Exception as exc:  # no registry, no pip: report, do not fail the run
+    except Exception as exc:  # no Maven, no registry: report, do not fail the run
         pytest.skip(f"the Java client tests need the kafka-clients jars (integration/java/fetch_jars.py): {exc}")
     return str(LIB_DIR / "*")
 

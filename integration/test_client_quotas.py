@@ -1,5 +1,5 @@
 """A produce quota of 1 MB/s with real clients: confluent-kafka (librdkafka) and the Java producer
-of kafka-clients 4.3.0 report throttling and settle at about that rate; once the quota is removed
+of kafka-clients 4.4.0 report throttling and settle at about that rate; once the quota is removed
 they run at full speed again. The emulator measures quotas over 2 windows of 1 s
 (``quota.window.num=2``) so the first burst the rate allows is short; rates are measured over
 seconds of sending, in generous bands (the machine is shared)."""

@@ -1,6 +1,6 @@
 """KIP-714 client telemetry with real clients: a CLIENT_METRICS subscription created over the wire
 (IncrementalAlterConfigs; the Java Admin client for the Java case), then librdkafka (confluent-kafka)
-and the Java consumer of kafka-clients 4.3.0 push their metrics; the control API and the web page
+and the Java consumer of kafka-clients 4.4.0 push their metrics; the control API and the web page
 show what each consumer reported about itself (its fetch latency; the Java consumer's lag)."""
 from __future__ import annotations
 

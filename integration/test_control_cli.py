@@ -97,3 +97,39 @@ def test_a_token_protected_api_from_ctl_and_the_subprocess_emulator():
         assert ctl(e, "--token", "tok", "clock").returncode == 0
         env = dict(os.environ, KAFKAEMU_CONTROL_TOKEN="tok")
         assert ctl(e, "clock", env=env).returncode == 0
+
+
+def test_listing_commands_print_tables_and_json_with_json():
+    """leader move, schemas, subjects, client-quotas, telemetry and state: tables by default, as the
+    docs say; the API's JSON with --json. The subjects agree with Confluent's GET /subjects."""
+    from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+    with KafkaEmulator(subprocess_mode=True, schema_registry=True, nodes=2) as e:
+        e.create_topic("listed", 1)
+        registry = SchemaRegistryClient({"url": e.get_schema_registry_url()})
+        for subject, kind in (("listed-value", "string"), ("gone-value", "int")):
+            registry.register_schema(subject, Schema(f'{{"type": "{kind}"}}', "AVRO"))
+        registry.delete_subject("gone-value")
+        e.set_client_quota("producer_byte_rate", 1024, client_id="loader")
+
+        moved = ctl(e, "leader", "move", "listed", "0", "1")
+        assert moved.stdout.strip() == "listed-0: leader 1, epoch 1", moved.stderr
+        schemas = ctl(e, "schemas").stdout.splitlines()
+        assert schemas[0] == "2 schema(s), max id 2, compatibility BACKWARD, mode READWRITE"
+        assert schemas[2].split() == ["SUBJECT", "VERSIONS", "IDS", "TYPE", "COMPATIBILITY", "MODE", "DELETED"]
+        assert [line.split()[0] for line in schemas[3:]] == ["gone-value", "listed-value"]
+        assert ctl(e, "subjects").stdout.split() == ["listed-value"]
+        quotas = ctl(e, "client-quotas").stdout.splitlines()
+        assert quotas[:2] == ["ENTITY            QUOTAS", "client-id=loader  producer_byte_rate=1024"]
+        telemetry = ctl(e, "telemetry").stdout.splitlines()
+        assert telemetry[0].split() == ["SUBSCRIPTION", "CONFIGS"]
+        state = ctl(e, "state").stdout
+        assert state.splitlines()[2].split()[:3] == ["NODE", "ADDRESS", "RUNNING"]
+        assert "listed    0          1       1" in state and "request log off" in state
+        for command in (["leader", "move", "listed", "0", "0"], ["schemas"], ["client-quotas"], ["telemetry"],
+                        ["state"]):
+            assert isinstance(json.loads(ctl(e, "--json", *command).stdout), dict), command
+
+        assert e.schema_subjects() == registry.get_subjects() == ["listed-value"]
+        assert sorted(e.schema_subjects(deleted=True)) == sorted(registry.get_subjects(deleted=True))
+        assert e._client.request("GET", "/api/schema-registry/subjects") == ["listed-value"]
+        assert [s["subject"] for s in e.schema_registry()["subjects"]] == ["gone-value", "listed-value"]

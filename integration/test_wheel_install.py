@@ -62,10 +62,15 @@ def workdir(tmp_path_factory):
     return root, src
 
 
-def test_the_installed_wheel_serves_real_clients(workdir):
+@pytest.fixture(scope="module")
+def wheel(workdir) -> Path:
     root, src = workdir
     run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", root / "dist", src, cwd=root)
-    wheel = next((root / "dist").glob("kafkaemu-*.whl"))
+    return next((root / "dist").glob("kafkaemu-*.whl"))
+
+
+def test_the_installed_wheel_serves_real_clients(workdir, wheel):
+    root, _ = workdir
     bin_dir = fresh_venv(root / "venv")
     run(bin_dir / "python", "-m", "pip", "install", "-q", wheel, cwd=root)
     here = root / "elsewhere"
@@ -129,6 +134,54 @@ def the_web_page_is_served(control_url: str) -> None:
     for name in ("page.js", "page.css", "icon.svg"):
         with urllib.request.urlopen(f"{control_url}/ui/{name}", timeout=10) as resp:
             assert resp.status == 200 and resp.read() == (REPO / "kafkaemu" / "control" / "ui" / name).read_bytes()
+
+
+def test_the_wheel_installs_beside_a_projects_own_kafka_python(workdir, wheel):
+    """kafkaemu requires no Kafka client: a project pinned to an older kafka-python keeps it, and
+    that client talks to the kafkaemu installed beside it. Without its extra the schema registry
+    says which extra to install, in one line."""
+    root, _ = workdir
+    bin_dir = fresh_venv(root / "pinned-venv")
+    run(bin_dir / "python", "-m", "pip", "install", "-q", "kafka-python==2.2.15", cwd=root)
+    run(bin_dir / "python", "-m", "pip", "install", "-q", wheel, cwd=root)
+    here = root / "elsewhere"
+    assert run(bin_dir / "python", "-c", "import kafka; print(kafka.__version__)", cwd=here).strip() == "2.2.15"
+    run(bin_dir / "python", "-m", "pip", "check", cwd=root)
+
+    proc = subprocess.Popen([bin_dir / "kafkaemu", "serve", "--port", "0"], cwd=here, env=clean_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("kafkaemu listening on "), (line, "" if line else proc.stderr.read())
+        sent = run(bin_dir / "python", "-c", PINNED_CLIENT_ROUND_TRIP, line.split()[-1], cwd=here)
+        assert sent.split() == ["2.2.15", "b'from-2.2.15'"], sent
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+
+    refused = subprocess.run([bin_dir / "kafkaemu", "serve", "--port", "0", "--schema-registry-port", "0"], cwd=here,
+                             env=clean_env(), capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2, refused
+    assert refused.stdout == ""
+    assert refused.stderr.splitlines() == [
+        "kafkaemu: the schema registry needs the schema-registry extra: pip install 'kafkaemu[schema-registry]' "
+        "(missing: avro, jsonschema, proto_schema_parser)"], refused.stderr
+
+
+# kafka-python 2.2.15, from the project's own virtual environment, against the kafkaemu beside it
+PINNED_CLIENT_ROUND_TRIP = """
+import sys, uuid
+import kafka
+from kafka import KafkaConsumer, KafkaProducer
+bootstrap, topic = sys.argv[1], "pinned-" + uuid.uuid4().hex[:8]
+producer = KafkaProducer(bootstrap_servers=bootstrap)
+producer.send(topic, b"from-2.2.15").get(timeout=30)
+producer.close()
+consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", consumer_timeout_ms=15000)
+print(kafka.__version__, next(iter(consumer)).value)
+consumer.close()
+"""
 
 
 def test_an_editable_install_finds_the_specs_in_the_checkout(workdir):

@@ -14,6 +14,7 @@ import signal
 import sys
 
 from .allocator import keep_large_buffers
+from .cli_help import COMMON, area_of, section_order
 from .config import SETTINGS, BrokerConfig, Setting, setting_named
 from .fd_limit import raise_open_files_limit
 from .logging import LEVELS, configure_logging
@@ -49,19 +50,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="kafkaemu", description="A Kafka-compatible broker emulator.")
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the broker",
+    serve = sub.add_parser("serve", help="run the broker", usage="kafkaemu serve [--host HOST] [--port PORT] [OPTION ...]",
                            description="Run the broker. Every setting is a flag, and those with a Kafka name "
                                        "can also be given as --override NAME=VALUE.")
     add_setting_flags(serve)
     serve.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",
                        help="a setting by its Kafka name, e.g. group.consumer.session.timeout.ms=10000 "
-                            "(repeatable; the names are listed with the flags above)")
+                            "(repeatable; the names are listed with the flags)")
     serve.add_argument("--log-format", choices=["console", "json"], default="console",
                        help="json: every log line is a JSON object (the 'listening' lines on stdout stay plain)")
     serve.add_argument("--log-level", type=str.lower, choices=list(LEVELS), default="info",
                        help=f"least severe log events shown: {', '.join(LEVELS)} (any case; default info)")
     serve.add_argument("--print-config", action="store_true",
                        help="check the settings, print them as JSON and exit without serving")
+    common_options_first(serve)
     sub.add_parser("apis", help="list the APIs and versions kafkaemu implements (what ApiVersions advertises)")
     sub.add_parser("errors", help="list Kafka's error codes and names (as inject_fault takes them)")
     ctl = sub.add_parser("ctl", help="drive a running emulator's control API (kafkaemu ctl --help)", add_help=False)
@@ -70,17 +72,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_setting_flags(parser: argparse.ArgumentParser) -> None:
-    """One flag per BrokerConfig field. Defaults stay out of the namespace, so a flag that is
-    absent leaves the field at BrokerConfig's default."""
+    """One flag per BrokerConfig field, in the --help section its name belongs to (cli_help.py).
+    Defaults stay out of the namespace, so a flag that is absent leaves the field at BrokerConfig's
+    default."""
+    sections = {title: parser.add_argument_group(title) for title in section_order()}
     for s in SETTINGS.values():
         if s.flag is None:   # a Kafka setting kafkaemu accepts but does not act on: --override only
             continue
+        area = area_of(s.flag, s.kafka)
+        target = parser if area is None else sections[area]
         kwargs = {"dest": s.name, "default": argparse.SUPPRESS, "help": _help(s)}
         if s.kind == "bool":
-            parser.add_argument(s.flag, action="store_const", const=not s.default, **kwargs)
+            target.add_argument(s.flag, action="store_const", const=not s.default, **kwargs)
         else:
-            parser.add_argument(s.flag, action="append" if s.kind == "pairs" else "store",
+            target.add_argument(s.flag, action="append" if s.kind == "pairs" else "store",
                                 metavar=s.metavar or s.name.rsplit("_", 1)[-1].upper(), **kwargs)
+
+
+def common_options_first(parser: argparse.ArgumentParser) -> None:
+    """The options added to the parser itself are the common ones: their section, argparse's first,
+    is titled so and lists them in cli_help.COMMON's order (-h first, any other after them)."""
+    group = parser._optionals
+    group.title = "common options"
+    rank = {flag: i for i, flag in enumerate(COMMON)}
+    group._group_actions.sort(key=lambda a: -1 if "-h" in a.option_strings else
+                              min((rank.get(o, len(rank)) for o in a.option_strings), default=len(rank)))
 
 
 def _help(s: Setting) -> str:
@@ -150,6 +166,8 @@ async def serve(server) -> int:
         print(f"kafkaemu control on {server.control_server.url}", flush=True)
     if server.schema_registry is not None:
         print(f"kafkaemu schema registry on {server.schema_registry.url}", flush=True)
+    if server.control_server is not None:   # last: readers of the lines above stop at theirs
+        print(f"kafkaemu web page on {server.control_server.url}/", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -198,12 +216,13 @@ def main(argv: list[str] | None = None) -> int:
     keep_large_buffers()
     raise_open_files_limit()   # a connection is a file descriptor: 1024 is soon reached
     import uvloop
+    from .extras import MissingExtra
     from .storage.offsets_topic import OffsetsTopicError
     from .server import KafkaServer
     try:
         server = KafkaServer(config)
-    except OffsetsTopicError as exc:   # a data directory the broker cannot use: say why in one line
-        print(f"kafkaemu: {exc}", file=sys.stderr)
+    except (OffsetsTopicError, MissingExtra) as exc:   # a data directory the broker cannot use, an extra
+        print(f"kafkaemu: {exc}", file=sys.stderr)     # not installed: say why in one line
         return 2
     return uvloop.run(serve(server))
 

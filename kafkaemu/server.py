@@ -12,6 +12,7 @@ from .broker import Broker
 from .clock import ManualClock, SystemClock
 from .config import BrokerConfig
 from .control.journal import GroupJournal
+from .extras import require as require_extra
 from .handlers import REGISTRY
 from .auth.principal import PrincipalMapper, tls_principal
 from .tls import server_ssl_context
@@ -30,6 +31,8 @@ LISTEN_BACKLOG = 1024
 
 class KafkaServer:
     def __init__(self, config: BrokerConfig, clock=None, registry=REGISTRY) -> None:
+        if config.schema_registry_port >= 0:
+            require_extra("schema-registry")
         self.config = config
         self.clock = clock or (ManualClock() if config.manual_clock else SystemClock())
         self.registry = registry
@@ -69,6 +72,10 @@ class KafkaServer:
         for node_id in list(listeners):
             await self.start_listener(node_id)
         self.port = listeners[self.broker.node_id][1]
+        from .protocol.codec_cache import refusal   # imported by the first codec anyway
+        refused = refusal()
+        if refused is not None:
+            log.warning("codec_cache_not_used", reason=refused)
         if self.config.control_port >= 0:
             from .control.http import ControlServer
             self.control_server = ControlServer(self.control, self.config)

@@ -1,6 +1,11 @@
+import os
+import subprocess
+import sys
+
 import pytest
 
 from kafkaemu.cli import build_parser, config_from_args, main
+from kafkaemu.config import SETTINGS
 
 
 def parse(*argv):
@@ -38,3 +43,40 @@ def test_every_serve_flag_has_help_including_log_level():
     serve = next(a for a in build_parser()._subparsers._group_actions[0].choices.items() if a[0] == "serve")[1]
     missing = [a.option_strings for a in serve._actions if a.option_strings and not a.help]
     assert missing == []
+
+
+def test_serve_help_lists_the_common_options_first_then_one_section_per_area():
+    from kafkaemu.cli_help import section_order
+    shown = subprocess.run([sys.executable, "-m", "kafkaemu", "serve", "--help"], capture_output=True, text=True,
+                           timeout=60, env={**os.environ, "COLUMNS": "100"}).stdout
+    assert shown.splitlines()[0] == "usage: kafkaemu serve [--host HOST] [--port PORT] [OPTION ...]"
+    headings = [line[:-1] for line in shown.splitlines() if line and not line.startswith(" ") and line.endswith(":")]
+    assert headings[0] == "common options"
+    assert headings[1:] == [t for t in section_order() if f"\n{t}:\n" in shown]   # in the areas' order
+    common = shown.split("common options:\n", 1)[1].split("\n\n", 1)[0]
+    flags = [line.split()[0].rstrip(",") for line in common.splitlines() if line.startswith("  -")]
+    assert flags[:5] == ["-h", "--host", "--port", "--override", "--data-dir"]
+    assert {"--control-port", "--manual-clock", "--log-level"} <= set(flags)
+    # every setting with a flag once, none left out of the sections (the rest: --override NAME=VALUE)
+    for s in SETTINGS.values():
+        if s.flag is None:
+            continue
+        assert shown.count(f"  {s.flag} ") + shown.count(f"  {s.flag}\n") == 1, s.flag
+    streams = shown.split("streams groups (KIP-1071):\n", 1)[1].split("\n\n", 1)[0]
+    assert "--group-streams-session-timeout-ms" in streams and "--host" not in streams
+
+
+def test_a_flags_area_comes_from_its_name_not_from_where_it_is_defined():
+    from kafkaemu.cli_help import OTHER, area_of
+    assert area_of("--host") is None and area_of("--data-dir", "log.dir") is None
+    assert area_of("--group-consumer-session-timeout-ms") == "consumer groups (KIP-848)"
+    assert area_of("--group-min-session-timeout-ms") == "classic groups and committed offsets"
+    assert area_of("--group-share-record-lock-duration-ms") == "share groups (KIP-932)"
+    assert area_of("--offsets-topic-replication-factor", "offsets.topic.replication.factor") == \
+        "classic groups and committed offsets"
+    assert area_of("--transaction-state-log-min-isr", "transaction.state.log.min.isr") == "transactions and features"
+    assert area_of("--num-io-threads", "num.io.threads") == "topics, the log and storage"
+    assert area_of("--advertised-listeners", "advertised.listeners") == "listeners, nodes and the cluster"
+    assert area_of("--x", "log.flush.interval.ms") == "topics, the log and storage"   # by its Kafka name
+    assert area_of("--connection-failed-authentication-delay-ms") == "security: SASL, TLS, ACLs, delegation tokens"
+    assert area_of("--something-new") == OTHER

@@ -50,10 +50,10 @@ def test_a_changed_properties_file_is_reported_both_ways():
         "num.io.threads: in compat/kafka_python_settings.py, no longer in the suite's kafka.properties"]
 
 
-def test_the_version_is_setup_cfg_exact_pin(tmp_path):
+def test_the_version_is_the_test_extras_exact_pin(tmp_path):
     assert "kafka-python==" + suite.pinned_version() in (REPO / "setup.cfg").read_text()
     loose = tmp_path / "setup.cfg"
-    loose.write_text("[options]\ninstall_requires =\n    uvloop>=0.19\n    kafka-python>=3.0,<4\n")
+    loose.write_text("[options.extras_require]\ntest =\n    pytest>=8\n    kafka-python>=3.0,<4\n")
     with pytest.raises(SystemExit, match="does not pin kafka-python exactly"):
         suite.pinned_version(loose)
 

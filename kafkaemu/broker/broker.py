@@ -24,8 +24,8 @@ from ..storage.log_store import OFFSETS_TOPIC, LogStore
 from ..storage.offsets_topic import prepare_offsets_topic
 from . import dispatch
 from .context import ANONYMOUS, BuiltOnFirstUse, RequestContext, built, services_for
-from .coordinators import (build_group_coordinator, build_transaction_coordinator, continue_producer_ids,
-                           holds_records)
+from .coordinators import (build_group_configs, build_group_coordinator, build_share_partitions,
+                           build_transaction_coordinator, continue_producer_ids, holds_records)
 from .intercept import Faults, RequestInterceptor
 from .placement import Placement
 from .topics import TopicAdmin
@@ -33,7 +33,9 @@ from .transactions import TransactionDataPath, TransactionHooks
 
 if TYPE_CHECKING:
     from ..core.coordinator import GroupCoordinator
+    from ..core.group_configs import GroupConfigs
     from ..core.quorum import MetadataQuorum
+    from ..core.share.partitions import SharePartitionManager
     from ..core.transactions.coordinator import TransactionCoordinator
     from .quotas import QuotaEnforcer
 
@@ -104,8 +106,9 @@ class Broker:
                               observer, placement.node_at)
 
     def _init_coordinators(self, config: BrokerConfig, now_ms: int) -> None:
-        """The group and transaction coordinators are built when first used (``ctx.groups``,
-        ``ctx.txns``, ``broker.coordinator``): a start that serves neither imports neither. A data
+        """The group and transaction coordinators and the share data plane are built when first used
+        (``ctx.groups``, ``ctx.txns``, ``ctx.shares``, ``broker.coordinator``): a start that serves
+        none imports none. A data
         directory whose internal topics hold their records has them loaded now, before any request
         (their timers run and transactions caught mid-commit complete from the start)."""
         load = bool(config.data_dir)
@@ -117,14 +120,18 @@ class Broker:
                 watch(coordinator)
             self._group_watchers.clear()
             return coordinator
+        BuiltOnFirstUse(self.services, "group_configs", self.new_group_configs)
+        BuiltOnFirstUse(self.services, "shares", lambda: self.new_share_partitions(self.now_ms, load))
         BuiltOnFirstUse(self.services, "groups", build_groups)
         BuiltOnFirstUse(self.services, "txns", lambda: self.new_transaction_coordinator(self.now_ms, load))
         if config.transactions.partition_verification_enable:
             self.txn_path.partition_verifier = self.txn_path.verify_partition
         if load:
             continue_producer_ids(self.store)   # idempotent producers' ids too, coordinator or not
-            if holds_records(self.store, OFFSETS_TOPIC, SHARE_STATE_TOPIC):
-                getattr(self.services, "groups")   # reading it builds (and loads) it
+            if holds_records(self.store, SHARE_STATE_TOPIC):
+                getattr(self.services, "shares")   # reading it builds (and loads) it
+            if holds_records(self.store, OFFSETS_TOPIC):
+                getattr(self.services, "groups")
             if holds_records(self.store, transaction_state_topic.TRANSACTION_STATE_TOPIC):
                 getattr(self.services, "txns")
 
@@ -211,10 +218,37 @@ class Broker:
     def txn_coordinator(self, coordinator: TransactionCoordinator) -> None:
         self.services.txns = coordinator
 
+    @property
+    def shares(self) -> SharePartitionManager:
+        return self.services.shares
+
+    @shares.setter
+    def shares(self, shares: SharePartitionManager) -> None:
+        self.services.shares = shares
+
     def new_coordinator(self, now_ms: int, load: bool = True) -> GroupCoordinator:
-        """A group coordinator writing to __consumer_offsets; ``load``: with the groups and offsets
-        its records hold (a previous run's, or a restored snapshot's)."""
-        return build_group_coordinator(self.config, self.store, self.placement, now_ms, load, self.authorizer)
+        """A group coordinator writing to __consumer_offsets, telling the share data plane
+        (``ctx.shares``) of its share groups; ``load``: with the groups and offsets its records hold
+        (a previous run's, or a restored snapshot's)."""
+        return build_group_coordinator(self.config, self.store, self.placement, now_ms, load, self.services.shares,
+                                       self.services.group_configs, self.authorizer)
+
+    def new_share_partitions(self, now_ms: int, load: bool = True) -> SharePartitionManager:
+        """The share data plane; ``load``: with the share partitions __share_group_state holds."""
+        return build_share_partitions(self.config, self.store, now_ms, load, self.services.group_configs)
+
+    def new_group_configs(self) -> GroupConfigs:
+        """The groups' configs (the data dir's, with one), shared by the group coordinator and the
+        share data plane (``ctx.group_configs``)."""
+        return build_group_configs(self.config)
+
+    @property
+    def group_configs(self) -> GroupConfigs:
+        return self.services.group_configs
+
+    @group_configs.setter
+    def group_configs(self, configs: GroupConfigs) -> None:
+        self.services.group_configs = configs
 
     def new_transaction_coordinator(self, now_ms: int, load: bool = True) -> TransactionCoordinator:
         """A transaction coordinator writing to __transaction_state; ``load``: with the transactions
@@ -259,9 +293,10 @@ class Broker:
         self.now_ms = now_ms
         # one subsystem's failure is logged and does not stop the others' timers; a coordinator not
         # built yet has no timers
-        groups, txns = built(self.services, "groups"), built(self.services, "txns")
+        groups, txns, shares = built(self.services, "groups"), built(self.services, "txns"), built(self.services, "shares")
         for subsystem, tick in (("storage", self.store.tick), ("groups", groups and groups.tick),
-                                ("transactions", txns and txns.tick), ("broker", self.timers.poll)):
+                                ("shares", shares and shares.tick), ("transactions", txns and txns.tick),
+                                ("broker", self.timers.poll)):
             if tick is None:
                 continue
             try:
@@ -271,9 +306,10 @@ class Broker:
 
     def next_deadline_ms(self) -> int | None:
         """The earliest time ``tick`` has work to do, or None."""
-        groups, txns = built(self.services, "groups"), built(self.services, "txns")
+        groups, txns, shares = built(self.services, "groups"), built(self.services, "txns"), built(self.services, "shares")
         deadlines = [d for d in (self.store.next_deadline_ms(), groups and groups.next_deadline_ms(),
-                                 txns and txns.next_deadline_ms(), self.timers.next_deadline())
+                                 shares and shares.next_deadline_ms(), txns and txns.next_deadline_ms(),
+                                 self.timers.next_deadline())
                      if d is not None]
         return min(deadlines, default=None)
 

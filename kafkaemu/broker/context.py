@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from ..config import BrokerConfig
     from ..core.coordinator import GroupCoordinator
     from ..core.features import FinalizedFeatures
+    from ..core.group_configs import GroupConfigs
     from ..core.quorum import MetadataQuorum
+    from ..core.share.partitions import SharePartitionManager
     from ..core.transactions.coordinator import TransactionCoordinator
     from ..storage.dynamic_broker_configs import DynamicBrokerConfigs
     from ..storage.log_store import LogStore
@@ -55,8 +57,8 @@ class RequestContext:
     ``correlation_id``, ``client_id``), its connection (``client_host``, ``connection_id``,
     ``principal``: ``User:<sasl user>`` or ``User:ANONYMOUS``), the node it reached (``node_id``),
     the broker's clock (``now_ms``), ``respond`` for a reply given later (the handler returns
-    DEFERRED), and the broker's services (``store``, ``groups``, ``txns``, ``placement``,
-    ``config``, ``cluster_id``, ``topics``, ``txn_path``, ``authorizer``: None while authorization
+    DEFERRED), and the broker's services (``store``, ``groups``, ``shares``: the share data plane,
+    ``txns``, ``placement``, ``config``, ``cluster_id``, ``topics``, ``txn_path``, ``authorizer``: None while authorization
     is off, ``credentials``, ``tokens``, ``broker_configs``, ``features``: the finalized feature
     levels, e.g. ``ctx.features.level("transaction.version")``, ``quorum``: the metadata quorum's
     voters and leader, ``quotas``, ``client_metrics``).
@@ -82,6 +84,8 @@ class RequestContext:
     # the broker's services: class attributes of the broker's subclass (``services_for``)
     store: "LogStore" = None  # type: ignore[assignment]
     groups: "GroupCoordinator" = None  # type: ignore[assignment]
+    shares: "SharePartitionManager" = None  # type: ignore[assignment]  # the share data plane (KIP-932)
+    group_configs: "GroupConfigs" = None  # type: ignore[assignment]  # every group kind's configs
     txns: "TransactionCoordinator" = None  # type: ignore[assignment]
     placement: "Placement" = None  # type: ignore[assignment]
     config: "BrokerConfig" = None  # type: ignore[assignment]

@@ -15,6 +15,8 @@ from .placement import Placement
 if TYPE_CHECKING:
     from ..config import BrokerConfig
     from ..core.coordinator import GroupCoordinator
+    from ..core.group_configs import GroupConfigs
+    from ..core.share.partitions import SharePartitionManager
     from ..core.transactions.context import WriteMarkers
     from ..core.transactions.coordinator import TransactionCoordinator
 
@@ -33,40 +35,60 @@ def continue_producer_ids(store: LogStore) -> None:
             ids.ensure_above(max(plog.producers.producers, default=-1))
 
 
-def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Placement, now_ms: int,
-                            load: bool, authorizer=None) -> GroupCoordinator:
-    """A group coordinator writing to __consumer_offsets; ``load``: with the groups and offsets
-    its records hold (a previous run's, or a restored snapshot's); ``authorizer``: the broker's,
-    when authorization is on (what KIP-848 regex subscriptions may resolve to)."""
-    from ..core.coordinator import GroupCoordinator
+def coordinator_settings(config: BrokerConfig, offsets_partitions: int | None = None):
+    """The group coordinator's settings: the kinds' and the offsets' of the configuration (with the
+    partition count __consumer_offsets has, when given)."""
     from ..core.coordinator_settings import CoordinatorSettings
+    offsets = config.offsets if offsets_partitions is None else \
+        dataclasses.replace(config.offsets, topic_num_partitions=offsets_partitions)
+    return CoordinatorSettings(offsets, config.classic, config.consumer, config.share, config.streams)
+
+
+def build_group_configs(config: BrokerConfig) -> GroupConfigs:
+    """The groups' configs, which the group coordinator and the share data plane share; with a data
+    dir, kept in its file (Kafka keeps them as the controller's config records)."""
     from ..core.group_configs import GroupConfigs
-    from ..storage import group_configs_file, share_state_topic
-    from ..storage.offsets_topic import log_sink, read_entries
+    from ..storage import group_configs_file
+    if not config.data_dir:
+        return GroupConfigs(coordinator_settings(config))
+    return GroupConfigs(coordinator_settings(config), group_configs_file.load(config.data_dir),
+                        lambda configs: group_configs_file.save(config.data_dir, configs))
+
+
+def build_share_partitions(config: BrokerConfig, store: LogStore, now_ms: int, load: bool,
+                           group_configs: GroupConfigs) -> SharePartitionManager:
+    """The share data plane (Kafka's SharePartitionManager) with its ports: the log's offsets,
+    waking parked ShareFetches, __share_group_state, the groups' configs; ``load``: with the share
+    partitions its records hold."""
+    from ..core.share.partitions import SharePartitionManager, SharePorts
+    from ..storage import share_state_topic
     from ..storage.share_log import log_offsets, offset_for_time, share_waker
+    ports = SharePorts(log_offsets(store), offset_for_time(store), share_waker(store),
+                       share_state_topic.log_sink(store), share_state_topic.partition_count(store))
+    shares = SharePartitionManager(group_configs, ports, now_ms)
+    if load:
+        shares.load(share_state_topic.read_records(store))
+    return shares
+
+
+def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Placement, now_ms: int,
+                            load: bool, shares: SharePartitionManager, group_configs: GroupConfigs,
+                            authorizer=None) -> GroupCoordinator:
+    """A group coordinator writing to __consumer_offsets, telling ``shares`` (the share data plane)
+    of its share groups, looking the groups' configs up in ``group_configs``; ``load``: with the
+    groups and offsets its records hold (a previous run's, or a restored snapshot's); ``authorizer``:
+    the broker's, when authorization is on (what KIP-848 regex subscriptions may resolve to)."""
+    from ..core.coordinator import GroupCoordinator
+    from ..storage.offsets_topic import log_sink, read_entries
     offsets_partitions = len(store.get(OFFSETS_TOPIC).partitions)
     placement.offsets_partitions = offsets_partitions
-    settings = CoordinatorSettings(dataclasses.replace(config.offsets, topic_num_partitions=offsets_partitions),
-                                   config.classic, config.consumer, config.share, config.streams)
-    if config.data_dir:   # Kafka keeps group configs as the controller's records: here, a file
-        group_configs = GroupConfigs(settings, group_configs_file.load(config.data_dir),
-                                     lambda configs: group_configs_file.save(config.data_dir, configs))
-    else:
-        group_configs = GroupConfigs(settings)
-    coordinator = GroupCoordinator(settings, log_sink(store, offsets_partitions), now_ms,
-                                   group_configs=group_configs)
+    coordinator = GroupCoordinator(coordinator_settings(config, offsets_partitions), log_sink(store, offsets_partitions),
+                                   now_ms, share_events=shares, group_configs=group_configs)
     coordinator.streams.partitions_of = _partition_count(store)
     if authorizer is not None:
         coordinator.consumer.describe_topic = _describe_topic(authorizer)
-    shares = coordinator.share_partitions
-    shares.log_offsets = log_offsets(store)
-    shares.offset_for_time = offset_for_time(store)
-    shares.on_available.append(share_waker(store))
-    shares.state_partitions = share_state_topic.partition_count(store)
-    shares.state_sink = share_state_topic.log_sink(store)
     if load:
         coordinator.load(read_entries(store), now_ms)
-        shares.load(share_state_topic.read_records(store))
     return coordinator
 
 

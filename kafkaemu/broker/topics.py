@@ -1,5 +1,5 @@
 """Creating and deleting topics with what follows from it: the log line, placement forgetting a
-deleted topic's moved leaders, the group coordinator dropping its committed offsets."""
+deleted topic's moved leaders, the group coordinator dropping its committed offsets, the share data plane its share state."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
@@ -30,5 +30,7 @@ class TopicAdmin:
         services.placement.forget_topic(name)
         if (groups := built(services, "groups")) is not None:   # not built yet: no group knows the topic
             groups.on_topic_deleted(self.clock(), name, topic.topic_id)
+        if (shares := built(services, "shares")) is not None:
+            shares.topic_deleted(self.clock(), topic.topic_id)
         log.info("topic_deleted", topic=name)
         return topic

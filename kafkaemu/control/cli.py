@@ -11,7 +11,7 @@ gives its words and positional parameters, every other parameter is an option, a
 is the operation's. ``kafkaemu ctl --help`` lists them.
 
 Exit status: 0 done, 1 refused by the emulator (an await that timed out too) or unreachable,
-2 bad usage.
+2 bad usage, 130 interrupted (Ctrl-C), 141 the reader of its output stopped early (``| head``).
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ import sys
 import time
 
 from . import operations  # noqa: F401 (fills OPS)
+from .cli_records import add_commands as add_record_commands
 from .client import ControlClient
 from .params import ControlError
 from .render import render
@@ -114,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
             summary = ", ".join(children[words])
             parser = subparsers[parent].add_parser(words[-1], help=summary)
         parsers[words] = parser
+    add_record_commands(subparsers[()])
     return p
 
 
@@ -159,12 +161,18 @@ def main(argv: list[str] | None = None) -> int:
               "prints the URL)", file=sys.stderr)
         return 2
     client = ControlClient(url, args.token)
-    op, params = call_for(args)
     try:
+        if hasattr(args, "_run"):   # produce, consume: control/cli_records.py
+            return args._run(client, args)
+        op, params = call_for(args)
         result = client.call(op, **params)
         print(json.dumps(result, indent=2) if args.json else render(op, result), flush=True)
         if getattr(args, "follow", False):
             follow(client, params, result, args.json)
+    except BrokenPipeError:   # the reader stopped early (ctl requests | head -1): quietly, as SIGPIPE ends a tool
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())   # the interpreter's own flush at exit must not fail again
+        return 141
     except ControlError as exc:
         if args.json:
             print(json.dumps(exc.body(), indent=2))
@@ -173,8 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ConnectionError, OSError) as exc:
         print(f"kafkaemu ctl: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return 0
+    except KeyboardInterrupt:   # Ctrl-C: 128 + SIGINT, as a shell reports it, so `ctl await ... && next` stops
+        return 130
     return 0
 
 

@@ -10,10 +10,11 @@ await holds only its own connection. Answers are JSON: the operation's result, o
 route/group/topic, 405 wrong method, 408 an await that timed out, 409 a conflict such as advancing
 the system clock, 413 a body over 1 MiB, 507 a snapshot that does not fit in memory).
 
-Before anything else, every request is checked (kafkaemu.control.guard): peers other than
-loopback get 403 unless ``control_allow_remote``; a Host that is not this machine (a DNS-rebinding
-page) or an Origin other than the control port's own (a page posting from a local browser) get 403
-always; with ``control_token`` every call needs ``Authorization: Bearer TOKEN`` (401 otherwise).
+Before anything else, every request is checked (kafkaemu.http_guard, the schema registry's checks
+too): peers other than loopback get 403 unless ``control_allow_remote``; a Host that is not this
+machine (a DNS-rebinding page) or an Origin other than the control port's own (a page posting from a
+local browser) get 403 always, a body declared as anything but ``application/json`` 415; with
+``control_token`` every call needs ``Authorization: Bearer TOKEN`` (401 otherwise).
 A connection with no request under way for ``control_idle_timeout_ms`` (idle, or a request head or
 body still arriving) is closed.
 
@@ -31,7 +32,7 @@ from ..logging import get_logger
 from aiohttp import http_exceptions, web
 
 from . import web as page
-from .guard import Guard, is_loopback  # noqa: F401 (is_loopback: part of this module's interface)
+from ..http_guard import Guard, Refused, is_loopback  # noqa: F401 (is_loopback: part of this module's interface)
 from .operations import OPS, Control
 from .params import BadRequest, ControlError
 
@@ -150,7 +151,14 @@ class ControlServer:
         self.token = config.control_token
         self.allow_remote = config.control_allow_remote
         self.idle_timeout_s = config.control_idle_timeout_ms / 1000
-        self.guard = Guard(config)
+        self.guard = Guard("the control API", allow_remote=config.control_allow_remote,
+                           names=(config.control_host, config.advertised_host), undeclared_body=True,
+                           token=config.control_token)
+        self.open_warning = None
+        if self.allow_remote and self.token is None:
+            self.open_warning = ("the control API accepts remote peers without a token: anyone who can reach "
+                                 "its port can reset the broker, inject faults and read every topic "
+                                 "(start with --control-token; docs/security.md)")
         self.port: int | None = None
         self._runner: web.ServerRunner | None = None
 
@@ -170,8 +178,8 @@ class ControlServer:
         await site.start()
         self.port = self._runner.addresses[0][1]
         log.info("control_listening", url=self.url, token=self.token is not None, allow_remote=self.allow_remote)
-        if self.guard.open_warning:
-            log.warning("control_open_to_remote_peers", url=self.url, warning=self.guard.open_warning)
+        if self.open_warning:
+            log.warning("control_open_to_remote_peers", url=self.url, warning=self.open_warning)
 
     async def stop(self) -> None:
         if self._runner is not None:
@@ -181,15 +189,15 @@ class ControlServer:
     # -- one request ------------------------------------------------------------------------
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
         peer = (request.transport.get_extra_info("peername") if request.transport else None) or ("?",)
-        if not self.allow_remote and not is_loopback(str(peer[0])):
-            log.warning("control_peer_refused", peer=peer[0])
-            return _error(403, f"the control API serves loopback peers only, not {peer[0]} "
-                               f"(start with --control-allow-remote to change that)", close=True)
         url = urlsplit(request.raw_path)
-        refused = self.guard.foreign(request.headers)
-        if refused is not None:
-            log.warning("control_request_refused", method=request.method, path=url.path, reason=refused)
-            return _error(403, refused)
+        try:
+            self.guard.check(request.method, request.headers, str(peer[0]))
+        except Refused as refused:
+            if refused.status == 403 and not self.allow_remote and not is_loopback(str(peer[0])):
+                log.warning("control_peer_refused", peer=peer[0])
+                return _error(403, f"{refused.reason} (start with --control-allow-remote to change that)", close=True)
+            log.warning("control_request_refused", method=request.method, path=url.path, reason=refused.reason)
+            return _error(refused.status, refused.reason)
         if request.method == "GET" and url.path in PAGES:
             content_type, data = PAGES[url.path]
             return web.Response(body=data, headers={"Content-Type": content_type, "Cache-Control": "no-store",
@@ -236,7 +244,7 @@ class ControlServer:
                                                  b"its token: open <code>/?token=TOKEN</code>.",
                                 headers={"Content-Type": "text/html; charset=utf-8", **page.HEADERS})
         try:
-            html = page.render_page(self.control, url.query, notice=self.guard.open_warning)
+            html = page.render_page(self.control, url.query, notice=self.open_warning)
         except Exception as exc:  # a bug; the broker goes on
             log.exception("web_page_failed")
             return _error(500, f"internal error: {type(exc).__name__}: {exc}")

@@ -115,4 +115,47 @@ def render(op: str, r) -> str:
                 + f", producer {r['producer_id']} epoch {r['producer_epoch']}, partitions {parts}"
                 + (", markers held" if r.get("held") else "")
                 + (f"; completed {r['completed']}" if "completed" in r else ""))
+    if op == "leader_move":
+        return f"{r['topic']}-{r['partition']}: leader {r['leader']}, epoch {r['leader_epoch']}"
+    if op == "schema_subjects":
+        head = (f"{r['schemas']} schema(s), max id {r['max_id']}, compatibility {r['compatibility']}, "
+                f"mode {r['mode']}")
+        rows = [[s["subject"], ",".join(str(v["version"]) for v in s["versions"]) or "-",
+                 ",".join(str(v["id"]) for v in s["versions"]) or "-",
+                 ",".join(sorted({v["schema_type"] for v in s["versions"]})) or "-",
+                 s["compatibility"], s["mode"], "yes" if s["deleted"] else "no"] for s in r["subjects"]]
+        return head + "\n\n" + table(rows, ["SUBJECT", "VERSIONS", "IDS", "TYPE", "COMPATIBILITY", "MODE", "DELETED"])
+    if op in ("client_quotas", "client_quota_set", "client_quota_remove"):
+        quotas = r["quotas"] if op == "client_quotas" else [r]
+        out = table([[" ".join(f"{k}={v}" for k, v in q["entity"].items()),
+                      " ".join(f"{k}={v:g}" for k, v in q["values"].items()) or "(removed)"] for q in quotas],
+                    ["ENTITY", "QUOTAS"])
+        if op == "client_quotas":
+            rows = [[kind, c["node"], c["user"], c["client_id"], f"{c['rate']:g}",
+                     "-" if c["bound"] is None else f"{c['bound']:g}", c["throttled_responses"]]
+                    for kind, clients in r["clients"].items() for c in clients]
+            out += "\n\n" + table(rows, ["KIND", "NODE", "USER", "CLIENT", "RATE", "BOUND", "THROTTLED"])
+        return out
+    if op == "telemetry":
+        subs = table([[s["name"], " ".join(f"{k}={v}" for k, v in s["configs"].items())] for s in r["subscriptions"]],
+                     ["SUBSCRIPTION", "CONFIGS"])
+        rows = [[c.get("client_id") or "-", c.get("client_instance_id"), c.get("client_software_name"),
+                 c.get("pushes"), m["name"] + ("{" + ",".join(f"{k}={v}" for k, v in sorted(m["attributes"].items()))
+                                                + "}" if m["attributes"] else ""), m["value"]]
+                for c in r["clients"] for m in c.get("metrics", [])]
+        return subs + "\n\n" + table(rows, ["CLIENT", "INSTANCE", "SOFTWARE", "PUSHES", "METRIC", "VALUE"])
+    if op == "state":
+        sections = [render("clock_get", r["clock"]), render("nodes", {"nodes": r["nodes"]}),
+                    render("topics", {"topics": r["topics"]}), render("groups", {"groups": r["groups"]})]
+        if r.get("faults"):
+            sections.append(render("faults", {"faults": r["faults"]}))
+        if r.get("api_version_caps"):
+            sections.append(table([[c["api"], c["api_key"], c["max_version"]] for c in r["api_version_caps"]],
+                                  ["CAPPED-API", "KEY", "MAX"]))
+        if r.get("snapshots"):
+            sections.append(render("snapshot_list", {"snapshots": r["snapshots"]}))
+        sections.append(render("request_log_config", r["request_log"]) + f"; journal next seq {r['journal_next_seq']}")
+        return "\n\n".join(sections)
+    if op == "schema_subject_names":
+        return "\n".join(r)
     return json.dumps(r, indent=2)

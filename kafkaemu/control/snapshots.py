@@ -20,7 +20,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ..auth import security_state
-from ..storage import share_state_topic
 from ..storage.log_store import OFFSETS_TOPIC
 from ..storage.partition_log import PartitionLog
 from ..storage.record_batch import iter_records, parse_header
@@ -178,16 +177,27 @@ def empty(broker) -> Snapshot:
                     security=security_state.initial(broker), clients={"quotas": {}, "client_metrics": {}})
 
 
+def current_group_configs(broker):
+    """Group configs for the restored coordinators: they are the controller's, not the snapshot's,
+    so the current ones stay (in a new holder, which the new coordinators listen to)."""
+    configs = broker.new_group_configs()
+    configs.restore(broker.group_configs)
+    return configs
+
+
+def load_share_partitions(broker, now_ms: int):
+    """A share data plane holding the share partitions of the restored __share_group_state."""
+    return broker.new_share_partitions(now_ms, load=True)   # __share_group_state is restored already
+
+
 def load_groups(snapshot: Snapshot, broker, now_ms: int):
     """A group coordinator holding the snapshot's groups and committed offsets, as loading its
     __consumer_offsets would build it: the group records are replayed, a group known only by its
     offsets becomes a simple group (as the offsets' replay makes one), and the offsets are put
-    back as they were. Share partitions are read back from the restored __share_group_state."""
+    back as they were. It tells the broker's share data plane (``load_share_partitions``, first)
+    of its share groups."""
     coordinator = broker.new_coordinator(now_ms, load=False)
-    # group configs are the controller's, not the snapshot's: the current ones stay
-    coordinator.group_configs.restore(broker.coordinator.group_configs)
     coordinator.load(list(snapshot.group_records.latest.items()), now_ms)
-    coordinator.share_partitions.load(share_state_topic.read_records(broker.store))   # restored already
     store = coordinator.offsets.store
     for group, topics in snapshot.offsets.items():
         if coordinator.group(group) is None:

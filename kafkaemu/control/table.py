@@ -15,7 +15,8 @@ everything else derived from it.
   parameters;
 - the ``kafkaemu ctl`` commands (``control/cli.py``): each ``Cli`` gives the command words and the
   positional parameters; every other parameter is an option; without a ``Cli`` the command is the
-  operation's name with dashes;
+  operation's name with dashes, and with ``cli=False`` there is none (``kafkaemu ctl`` writes its
+  own: control/cli_records.py);
 - the help text of all three: the method's docstring (its first paragraph on listings), each
   parameter's ``help``.
 """
@@ -99,7 +100,7 @@ def _tuple(value) -> tuple:
     return tuple(value) if isinstance(value, (list, tuple)) else (value,)
 
 
-def op(method: str, path: str, *, py: Py | list[Py] | None = None, cli: Cli | list[Cli] | None = None,
+def op(method: str, path: str, *, py: Py | list[Py] | None = None, cli: Cli | list[Cli] | bool | None = None,
        **params: Param):
     """Register a ``Control`` method as an operation (see the module's docstring)."""
     def register(fn: Callable) -> Callable:
@@ -108,7 +109,7 @@ def op(method: str, path: str, *, py: Py | list[Py] | None = None, cli: Cli | li
             raise ValueError(f"control operation {name!r} declared twice")
         full = inspect.cleandoc(fn.__doc__ or "")
         pys = _tuple(py) or (Py(name),)
-        clis = _tuple(cli) or (Cli(name.replace("_", "-"), *path_params(path)),)
+        clis = () if cli is False else _tuple(cli) or (Cli(name.replace("_", "-"), *path_params(path)),)
         for c in clis:
             unknown = (set(c.positional) | set(c.flags) | set(c.fixed) | set(c.defaults)
                        | {p for p, _ in c.switches.values()}) - set(params)

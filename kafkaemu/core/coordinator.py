@@ -44,8 +44,8 @@ from .record_format import EndTransactionMarker, UnknownRecordType, replay_or_sk
 from .coordinator_settings import CoordinatorSettings
 from .group_configs import GroupConfigs
 from .share import records as share_records
+from .share.events import ShareGroupEvents
 from .share.manager import ShareGroupManager
-from .share.partitions import SharePartitionManager
 from .share.requests import ShareHeartbeat
 from .streams import describe as streams_describe, records as streams_records
 from .streams.manager import INTERNAL_TOPICS, StreamsGroupManager
@@ -70,7 +70,12 @@ def record_group_id(key: bytes) -> str | None:
 
 class GroupCoordinator:
     def __init__(self, settings: CoordinatorSettings | None = None, sink: Sink | None = None, now_ms: int = 0,
-                 transition_log_size: int = 100000, group_configs: GroupConfigs | None = None) -> None:
+                 transition_log_size: int = 100000, share_events: ShareGroupEvents | None = None,
+                 group_configs: GroupConfigs | None = None) -> None:
+        """``share_events``: the share data plane (an owner of its own, Kafka's SharePartitionManager)
+        hearing of share groups (share/events.py); None: a coordinator without one. ``group_configs``:
+        the groups' configs, which every kind looks its own up in (the broker's, shared with the data
+        plane; None: a holder of this coordinator's own)."""
         self.ctx = CoordinatorContext(settings or CoordinatorSettings(), sink, now_ms, transition_log_size,
                                       group_configs)
         self._scope = _RequestScope(self.ctx)
@@ -79,14 +84,7 @@ class GroupCoordinator:
         self.consumer = ConsumerGroupManager(self.ctx)
         self.migration = OnlineMigration(self.ctx, self.classic, self.consumer)
         self.offsets = OffsetManager(self.ctx, self)
-        self.share = ShareGroupManager(self.ctx)
-        self.share_partitions = SharePartitionManager(self.ctx)
-        self.share.on_assigned.append(self.share_partitions.initialize)
-        self.share.on_member_removed.append(self.share_partitions.member_left)
-        self.share.on_member_expired.append(self.share_partitions.sessions.drop_member)
-        self.share.on_group_deleted.append(self.share_partitions.delete_group)
-        self.share.on_offsets_deleted.append(self.share_partitions.delete_topic_state)
-        self.share.on_offsets_altered.append(self.share_partitions.alter_start_offset)
+        self.share = ShareGroupManager(self.ctx, share_events)
         self.streams = StreamsGroupManager(self.ctx)
         self._managers = {GroupType.CLASSIC: self.classic, GroupType.CONSUMER: self.consumer,
                           GroupType.SHARE: self.share, GroupType.STREAMS: self.streams}
@@ -373,13 +371,12 @@ class GroupCoordinator:
     def on_topic_deleted(self, now_ms: int, topic: str, topic_id: bytes | None = None) -> int:
         """Kafka's onPartitionsDeleted: every group's committed offsets of the topic are dropped
         (one write per group; pending transactional ones of the topic go at once); with its id, the
-        share groups forget it (maybeCleanupShareGroupState, a write per group that had it) and its
-        share partitions' state goes."""
+        share groups forget it (maybeCleanupShareGroupState, a write per group that had it); the
+        share data plane hears of it from the broker."""
         self.ctx.advance(now_ms)
         if topic_id is not None:
             for gid in self.share.groups_with_topic(topic_id):
                 self._run(gid, self.share.topic_deleted, (gid, topic_id))
-            self.share_partitions.on_topic_deleted(topic_id)
         removed = sum(self._run(gid, self.offsets.topic_deleted, (gid, topic), _nothing, False)
                       for gid in self.offsets.store.groups())
         self.offsets.pending.remove_topic(topic)

@@ -4,26 +4,41 @@ NON_EMPTY_GROUP, an unknown group or one of another kind GROUP_ID_NOT_FOUND; an 
 partition UNKNOWN_TOPIC_OR_PARTITION; an offset beyond the high watermark or below the log start
 OFFSET_OUT_OF_RANGE. The coordinator records the valid partitions as initializing, sets their start
 offsets, then records them initialized (ShareGroupStatePartitionMetadata), as Kafka's
-completeAlterShareGroupOffsets and initializeShareGroupState."""
+completeAlterShareGroupOffsets and initializeShareGroupState.
+
+With authorization on, as KafkaApis.handleAlterShareGroupOffsetsRequest: READ on the group
+(GROUP_AUTHORIZATION_FAILED), and READ on each topic: the partitions of a topic the principal may
+not read answer TOPIC_AUTHORIZATION_FAILED and are not altered."""
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
+from .authorization import GROUP, READ, TOPIC, authorize, denied_names
 from .registry import registry
 from .share_common import share_group_error
 
 E = ErrorCode
+TOPIC_DENIED = "Topic authorization failed."   # Errors.TOPIC_AUTHORIZATION_FAILED.message
 
 
 @registry.register(ApiKey.ALTER_SHARE_GROUP_OFFSETS, 0, 0)
 def alter_share_group_offsets(ctx, req):
     ctx.groups.tick(ctx.now_ms)
+    if ctx.authorizer is not None and not authorize(ctx, READ, GROUP, req.group_id):
+        return {"throttle_time_ms": 0, "error_code": E.GROUP_AUTHORIZATION_FAILED, "error_message": None,
+                "responses": []}
     error, message = share_group_error(ctx, req.group_id, must_be_empty=True)
     if error != E.NONE:
         return {"throttle_time_ms": 0, "error_code": error, "error_message": message, "responses": []}
     responses, offsets, names = [], {}, {}
+    denied = denied_names(ctx, READ, TOPIC, [t.topic_name for t in req.topics])
     for t in req.topics:
         topic = ctx.store.get(t.topic_name)
         entry = {"topic_name": t.topic_name, "topic_id": topic.topic_id if topic is not None else bytes(16),
                  "partitions": []}
+        if t.topic_name in denied:
+            entry["partitions"] = [{"partition_index": p.partition_index, "error_code": E.TOPIC_AUTHORIZATION_FAILED,
+                                    "error_message": TOPIC_DENIED} for p in t.partitions]
+            responses.append(entry)
+            continue
         for p in t.partitions:
             code = E.NONE
             if topic is None or not 0 <= p.partition_index < len(topic.partitions):

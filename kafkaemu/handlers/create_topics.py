@@ -19,6 +19,7 @@ that would create more than MAX_PARTITIONS_PER_BATCH partitions in all is refuse
 anything is validated or allocated: every topic of it gets POLICY_VIOLATION.
 """
 from collections import Counter
+from dataclasses import dataclass
 
 from ..storage.offsets_topic import OFFSETS_TOPIC_CONFIGS
 from ..protocol.errors import ErrorCode
@@ -30,6 +31,24 @@ from .broker_configs import topic_entries
 from .registry import registry
 
 MAX_PARTITIONS_PER_BATCH = 10_000  # Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH
+TOO_MANY_PARTITIONS = "Excessively large number of partitions per request."
+
+
+@dataclass(frozen=True)
+class TopicConfig:
+    name: str
+    value: str | None
+
+
+@dataclass(frozen=True)
+class CreatableTopic:
+    """A topic the broker creates for itself as a CreateTopics request names one (Kafka's
+    AutoTopicCreationManager sends the controller such a request): -1 for the broker defaults."""
+    name: str
+    num_partitions: int = -1
+    replication_factor: int = -1
+    configs: tuple[TopicConfig, ...] = ()
+    assignments: tuple = ()
 
 
 @registry.register(ApiKey.CREATE_TOPICS, 0, 7)
@@ -37,45 +56,66 @@ def create_topics(ctx, req):
     counts = Counter(t.name for t in req.topics)
     if _requested_partitions(ctx, req.topics, counts) > MAX_PARTITIONS_PER_BATCH:
         return {"topics": [{"name": t.name, "error_code": ErrorCode.POLICY_VIOLATION,
-                            "error_message": "Excessively large number of partitions per request."}
-                           for t in req.topics]}
+                            "error_message": TOO_MANY_PARTITIONS} for t in req.topics]}
     results = []
     # CREATE on the cluster, or on each topic (ControllerApis.createTopics)
     denied = () if authorize(ctx, CREATE, CLUSTER, "kafka-cluster", log_denied=False) else \
         denied_names(ctx, CREATE, TOPIC, [t.name for t in req.topics if counts[t.name] == 1])
     hidden_configs = denied_names(ctx, DESCRIBE_CONFIGS, TOPIC, [t.name for t in req.topics], log_denied=False)
     for t in req.topics:
-        result = {"name": t.name, "error_code": ErrorCode.NONE, "error_message": None}
-        error = (ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.") \
-            if t.name in denied and counts[t.name] == 1 else _validate(ctx, t, counts)
-        if error is not None:
-            result["error_code"], result["error_message"] = error
-            results.append(result)
+        if t.name in denied and counts[t.name] == 1:
+            results.append({"name": t.name, "error_code": ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+                            "error_message": "Authorization failed."})
             continue
-        partitions = len(t.assignments) if t.assignments else (
-            ctx.config.num_partitions if t.num_partitions == -1 else t.num_partitions)
-        rf = ctx.config.default_replication_factor if t.replication_factor == -1 else t.replication_factor
-        configs = {c.name: c.value for c in t.configs if c.value is not None}
-        internal = t.name == OFFSETS_TOPIC
-        if internal:
-            configs = {**OFFSETS_TOPIC_CONFIGS, **configs}
-        topic_id = bytes(16)
-        if not req.validate_only:
-            try:
-                topic = (ctx.store.create_topic(t.name, partitions, configs, internal=True) if internal
-                         else ctx.topics.create(t.name, partitions, configs))
-            except TopicError as exc:
-                result["error_code"], result["error_message"] = exc.code, str(exc)
-                results.append(result)
-                continue
-            topic_id = topic.topic_id
-            _place_replicas(ctx, topic, t.assignments, rf)
-        result.update(topic_id=topic_id, num_partitions=partitions, replication_factor=rf,
-                      configs=_config_entries(ctx, configs))
-        if t.name in hidden_configs:
+        result = _create(ctx, t, counts, req.validate_only)
+        if result["error_code"] == ErrorCode.NONE and t.name in hidden_configs:
             result.update(configs=[], topic_config_error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
         results.append(result)
     return {"topics": results}
+
+
+def create_checked(ctx, topics: list[CreatableTopic]) -> dict[str, tuple[ErrorCode, str]]:
+    """Create ``topics`` through CreateTopics' checks (the partitions of the whole request, then
+    each topic's name, partitions, replication factor and configs), as the controller does for a
+    request the broker sends on a client's behalf; the authorization is the caller's. Answers the
+    topics that were not created: name -> (error, message)."""
+    counts = Counter(t.name for t in topics)
+    if _requested_partitions(ctx, topics, counts) > MAX_PARTITIONS_PER_BATCH:
+        return {t.name: (ErrorCode.POLICY_VIOLATION, TOO_MANY_PARTITIONS) for t in topics}
+    failed = {}
+    for t in topics:
+        result = _create(ctx, t, counts, validate_only=False)
+        if result["error_code"] != ErrorCode.NONE:
+            failed[t.name] = (result["error_code"], result["error_message"])
+    return failed
+
+
+def _create(ctx, t, counts, validate_only: bool) -> dict:
+    result = {"name": t.name, "error_code": ErrorCode.NONE, "error_message": None}
+    error = _validate(ctx, t, counts)
+    if error is not None:
+        result["error_code"], result["error_message"] = error
+        return result
+    partitions = len(t.assignments) if t.assignments else (
+        ctx.config.num_partitions if t.num_partitions == -1 else t.num_partitions)
+    rf = ctx.config.default_replication_factor if t.replication_factor == -1 else t.replication_factor
+    configs = {c.name: c.value for c in t.configs if c.value is not None}
+    internal = t.name == OFFSETS_TOPIC
+    if internal:
+        configs = {**OFFSETS_TOPIC_CONFIGS, **configs}
+    topic_id = bytes(16)
+    if not validate_only:
+        try:
+            topic = (ctx.store.create_topic(t.name, partitions, configs, internal=True) if internal
+                     else ctx.topics.create(t.name, partitions, configs))
+        except TopicError as exc:
+            result["error_code"], result["error_message"] = exc.code, str(exc)
+            return result
+        topic_id = topic.topic_id
+        _place_replicas(ctx, topic, t.assignments, rf)
+    result.update(topic_id=topic_id, num_partitions=partitions, replication_factor=rf,
+                  configs=_config_entries(ctx, configs))
+    return result
 
 
 def _requested_partitions(ctx, topics, counts) -> int:

@@ -2,13 +2,20 @@
 share-partition start offset, SPSO) and, from v1, its lag: the records from the start offset to
 the high watermark not yet acknowledged or archived. ``topics`` null means every partition with
 share state. A partition without state answers start offset -1; an unknown topic
-UNKNOWN_TOPIC_OR_PARTITION; an unknown group, or a group of another kind, GROUP_ID_NOT_FOUND."""
+UNKNOWN_TOPIC_OR_PARTITION; an unknown group, or a group of another kind, GROUP_ID_NOT_FOUND.
+
+With authorization on, as KafkaApis.handleDescribeShareGroupOffsetsRequest: a group the principal
+may not DESCRIBE is GROUP_AUTHORIZATION_FAILED; topics it may not DESCRIBE are left out of an
+all-topics answer, and a named one answers TOPIC_AUTHORIZATION_FAILED for each partition, after the
+others."""
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
+from .authorization import DESCRIBE, GROUP, TOPIC, authorize, denied_names
 from .registry import registry
 from .share_common import share_group_error
 
 E = ErrorCode
+TOPIC_DENIED = "Topic authorization failed."   # Errors.TOPIC_AUTHORIZATION_FAILED.message
 
 
 @registry.register(ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS, 0, 1)
@@ -19,10 +26,13 @@ def describe_share_group_offsets(ctx, req):
 
 def _group(ctx, req_group) -> dict:
     out = {"group_id": req_group.group_id, "topics": [], "error_code": E.NONE, "error_message": None}
+    if ctx.authorizer is not None and not authorize(ctx, DESCRIBE, GROUP, req_group.group_id):
+        out["error_code"] = E.GROUP_AUTHORIZATION_FAILED
+        return out
     out["error_code"], out["error_message"] = share_group_error(ctx, req_group.group_id, must_be_empty=False)
     if out["error_code"] != E.NONE:
         return out
-    spm = ctx.groups.share_partitions
+    spm = ctx.shares
     starts = spm.start_offsets(req_group.group_id)
     names = {t.topic_id: name for name, t in ctx.store.topics.items()}
     if req_group.topics is None:
@@ -31,8 +41,12 @@ def _group(ctx, req_group) -> dict:
             if tid in names:
                 wanted.setdefault(names[tid], []).append(p)
         asked = list(wanted.items())
+        hidden = denied_names(ctx, DESCRIBE, TOPIC, wanted, log_denied=False)
+        asked, refused = [(n, ps) for n, ps in asked if n not in hidden], []
     else:
         asked = [(t.topic_name, list(t.partitions)) for t in req_group.topics]
+        denied = denied_names(ctx, DESCRIBE, TOPIC, [name for name, _ in asked])
+        asked, refused = [(n, ps) for n, ps in asked if n not in denied], [(n, ps) for n, ps in asked if n in denied]
     for name, partitions in asked:
         topic = ctx.store.get(name)
         entry = {"topic_name": name, "topic_id": topic.topic_id if topic is not None else bytes(16), "partitions": []}
@@ -50,4 +64,8 @@ def _group(ctx, req_group) -> dict:
                     part["lag"] = max(plog.high_watermark - sp.start_offset - sp.done_count(), 0)
             entry["partitions"].append(part)
         out["topics"].append(entry)
+    for name, partitions in refused:
+        out["topics"].append({"topic_name": name, "topic_id": bytes(16), "partitions": [
+            {"partition_index": p, "start_offset": -1, "leader_epoch": -1, "lag": -1,
+             "error_code": E.TOPIC_AUTHORIZATION_FAILED, "error_message": TOPIC_DENIED} for p in partitions]})
     return out

@@ -21,7 +21,7 @@ def alter_group_configs(ctx, resource, changes, replace_all: bool, validate_only
     if not resource.resource_name:
         result["error_code"], result["error_message"] = ErrorCode.INVALID_REQUEST, "Group name must not be empty."
         return result
-    configs = ctx.groups.group_configs
+    configs = ctx.group_configs
     wanted = {} if replace_all else configs.overrides(resource.resource_name)
     for name, op, value in changes:
         if op == SET:
@@ -44,6 +44,6 @@ def alter_group_configs(ctx, resource, changes, replace_all: bool, validate_only
 def describe_group_configs(ctx, resource, keys) -> list[tuple[str, str, int, int]]:
     """(name, value, source, type) of every group config of the group."""
     return [(name, value, DYNAMIC_GROUP_CONFIG if set_here else DEFAULT_CONFIG, TYPES[typ])
-            for name, value, set_here, typ in ctx.groups.group_configs.describe(resource.resource_name)
+            for name, value, set_here, typ in ctx.group_configs.describe(resource.resource_name)
             if keys is None or name in keys]
 

@@ -7,6 +7,7 @@ acknowledgements and closes the session, releasing what the member still holds t
 partition answers INVALID_REQUEST for malformed batches (unordered, overlapping, a wrong number of
 types, unknown types, RENEW without ``is_renew_ack``), INVALID_RECORD_STATE for records the member
 does not hold, UNKNOWN_TOPIC_ID or NOT_LEADER_OR_FOLLOWER. v2 answers the acquisition lock time.
+Authorization (READ on the group and on each topic, 29 per partition): share_common.py.
 """
 from __future__ import annotations
 
@@ -14,22 +15,21 @@ from ..core.group_api import GroupError
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
 from .registry import registry
-from .share_common import acknowledge, add_partition, leader_of, member_key, node_endpoints, request_error, resolve
+from .share_common import (acknowledge, add_partition, data_path_error, leader_of, member_key, node_endpoints, resolve,
+                           unreadable_topics)
 
 E = ErrorCode
 
 
 @registry.register(ApiKey.SHARE_ACKNOWLEDGE, 1, 2)
 def share_acknowledge(ctx, req):
-    groups = ctx.groups
-    groups.tick(ctx.now_ms)
-    spm = groups.share_partitions
-    error = request_error(req)
+    spm = ctx.shares
+    error = data_path_error(ctx, req)
     message = None
     closed = None
     if error == E.NONE:
         try:
-            session = spm.sessions.for_acknowledge(member_key(ctx, req), req.share_session_epoch)
+            session = spm.acknowledge_session(ctx.now_ms, member_key(ctx, req), req.share_session_epoch)
             closed = session if req.share_session_epoch == -1 else None
         except GroupError as exc:
             error, message = exc.code, exc.message
@@ -37,14 +37,15 @@ def share_acknowledge(ctx, req):
         return {"throttle_time_ms": 0, "error_code": error, "error_message": message,
                 "acquisition_lock_timeout_ms": 0, "responses": [], "node_endpoints": []}
     topics: list = []
+    unreadable = unreadable_topics(ctx, [t.topic_id for t in req.topics])
     for t in req.topics:
         for p in t.partitions:
-            code = acknowledge(ctx, req, t.topic_id, p)
-            plog = resolve(ctx, t.topic_id, p.partition_index)[0]
+            code = acknowledge(ctx, req, t.topic_id, p, unreadable)
+            plog = resolve(ctx, t.topic_id, p.partition_index, unreadable)[0]
             add_partition(topics, t.topic_id, {"partition_index": p.partition_index, "error_code": code,
                                                "error_message": None, "current_leader": leader_of(ctx, plog, code)})
     if closed is not None:
-        spm.release_member(req.group_id, req.member_id, list(closed.partitions))
+        spm.release_member(ctx.now_ms, req.group_id, req.member_id, list(closed.partitions))
     return {"throttle_time_ms": 0, "error_code": E.NONE, "error_message": None,
             "acquisition_lock_timeout_ms": int(spm.config(req.group_id, "share.record.lock.duration.ms")),
             "responses": topics, "node_endpoints": node_endpoints(ctx, topics)}

@@ -8,8 +8,12 @@ malformed batches, INVALID_RECORD_STATE for records the member does not hold, UN
 NOT_LEADER_OR_FOLLOWER). Then every partition of the session acquires records (redeliveries first,
 then new whole batches up to the high watermark, or the last stable offset under
 share.isolation.level=read_committed) while ``max_records`` lasts; the answer carries the stored
-batches holding them and ``acquired_records`` (first, last offset, delivery count), with the
-acquisition lock time. A v2 request with ``is_renew_ack`` only renews locks and acquires nothing.
+batches holding them and ``acquired_records`` (first, last offset, delivery count; new records in
+runs broken at a batch's start once one holds ``batch_size``), with the acquisition lock time.
+As Kafka's DelayedShareFetch, only what a read of the log gives may be acquired: each partition
+reads from its first acquirable offset up to its even share of ``max_bytes`` (at most the broker's
+fetch.max.bytes), less what the partitions before it read, the first partition that reads anything
+getting at least one batch however large. A v2 request with ``is_renew_ack`` only renews locks and acquires nothing.
 
 Long poll: a request without acknowledgements that acquires nothing waits up to ``max_wait_ms``,
 woken by an append to a session partition or by records becoming available again (a lock lapsing
@@ -17,19 +21,22 @@ on the broker's clock, a release); it then acquires again and answers.
 Under share.isolation.level=read_committed records are acquired up to the last stable offset, and
 transaction markers and the records of aborted transactions are archived instead of delivered, as
 Kafka's SharePartition does.
+Authorization (READ on the group and on each topic, 29 per partition): share_common.py.
 Not implemented: the record-limit acquire mode (v2 ``share_acquire_mode`` 1 is treated as
 batch-optimized).
 """
 from __future__ import annotations
 
 from ..core.group_api import GroupError
+from ..core.share.partitions import ShareStateNotWritten
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
 from ..storage.record_batch import parse_header
 from ..broker.context import DEFERRED
 from .registry import registry
 from ..storage.share_log import ShareFetchWaiter
-from .share_common import acknowledge, add_partition, leader_of, member_key, node_endpoints, request_error, resolve
+from .share_common import (acknowledge, add_partition, data_path_error, leader_of, member_key, node_endpoints, resolve,
+                           unreadable_topics)
 
 E = ErrorCode
 DEFAULT_MAX_RECORDS = 500
@@ -37,66 +44,84 @@ DEFAULT_MAX_RECORDS = 500
 
 @registry.register(ApiKey.SHARE_FETCH, 1, 2)
 def share_fetch(ctx, req):
-    groups = ctx.groups
-    groups.tick(ctx.now_ms)
-    error = request_error(req)
+    error = data_path_error(ctx, req)
     if error != E.NONE:
         return _top_error(error)
-    spm = groups.share_partitions
+    spm = ctx.shares
     fetch = [(t.topic_id, p.partition_index) for t in req.topics for p in t.partitions
              if req.share_session_epoch != -1 or not p.acknowledgement_batches]
     forget = [(t.topic_id, p) for t in req.forgotten_topics_data for p in t.partitions]
     has_acks = any(p.acknowledgement_batches for t in req.topics for p in t.partitions)
     try:
-        session, ended = spm.sessions.for_fetch(member_key(ctx, req), req.share_session_epoch, fetch, forget, has_acks)
+        session, ended = spm.fetch_session(ctx.now_ms, member_key(ctx, req), req.share_session_epoch, fetch, forget,
+                                           has_acks)
     except GroupError as exc:
         return _top_error(exc.code, exc.message)
+    # READ on the topics of the request and of the session, asked once (KafkaApis.handleShareFetchRequest)
+    unreadable = unreadable_topics(ctx, [t.topic_id for t in req.topics] +
+                                   ([tid for tid, _ in session.partitions] if session is not None else []))
     acked: dict[tuple[bytes, int], ErrorCode] = {}
     for t in req.topics:
         for p in t.partitions:
             if p.acknowledgement_batches:
-                acked[(t.topic_id, p.partition_index)] = acknowledge(ctx, req, t.topic_id, p)
+                acked[(t.topic_id, p.partition_index)] = acknowledge(ctx, req, t.topic_id, p, unreadable)
     if ended is not None:
-        spm.release_member(req.group_id, req.member_id, list(ended.partitions))
+        spm.release_member(ctx.now_ms, req.group_id, req.member_id, list(ended.partitions))
     renew_only = ctx.api_version >= 2 and bool(req.is_renew_ack)
     partitions = list(session.partitions) if session is not None and not renew_only else []
     full = req.share_session_epoch == 0
-    response, acquired, watched = _acquire(ctx, req, partitions, acked, full)
+    response, acquired, watched = _acquire(ctx, req, partitions, acked, full, unreadable)
     if acquired or acked or not watched or req.max_wait_ms <= 0:
         return response
 
     def complete() -> None:   # called from an append or a timer: no ticking from here
-        ctx.respond(_acquire(ctx, req, partitions, acked, full)[0])
+        ctx.respond(_acquire(ctx, req, partitions, acked, full, unreadable)[0])
 
     ctx.store.fetches.park(ShareFetchWaiter(watched, 1, ctx.now_ms + req.max_wait_ms, 0, complete), req.max_wait_ms)
     return DEFERRED
 
 
-def _acquire(ctx, req, partitions, acked, full):
+def _acquire(ctx, req, partitions, acked, full, unreadable):
     """(response, records acquired, the logs a long poll would watch)."""
-    spm = ctx.groups.share_partitions
+    spm = ctx.shares
     group, member = req.group_id, req.member_id
     budget = req.max_records if req.max_records > 0 else DEFAULT_MAX_RECORDS
+    max_bytes = min(req.max_bytes, ctx.config.fetch_max_bytes) if req.max_bytes > 0 else ctx.config.fetch_max_bytes
+    partition_bytes = max(max_bytes // max(len(partitions), 1), 1)   # PartitionMaxBytesStrategy: uniform
+    min_one = True    # as ReplicaManager.readFromLog: the first partition read gives a batch however large
     topics: list = []
     watched = []
     total = 0
     for tid, index in partitions:
-        plog, error = resolve(ctx, tid, index)
+        plog, error = resolve(ctx, tid, index, unreadable)
         entry = {"partition_index": index, "error_code": error, "error_message": None,
                  "acknowledge_error_code": acked.get((tid, index), E.NONE), "acknowledge_error_message": None,
                  "current_leader": leader_of(ctx, plog, error), "records": b"", "acquired_records": []}
+        sp = None
         if error == E.NONE:
-            sp = spm.partition(group, tid, index)
+            try:
+                sp = spm.partition(ctx.now_ms, group, tid, index)
+            except ShareStateNotWritten as exc:   # its first state could not be written
+                entry["error_code"] = error = exc.error
+        if sp is not None:
             committed = spm.read_committed(group)
             end = plog.last_stable_offset if committed else plog.high_watermark
             sp.skip_to(plog.log_start_offset)
-            bounds = []
-            if budget > total and sp.can_acquire_new() and sp.end_offset < end:
-                bounds = [_bounds(b) for b in plog.read(sp.end_offset, ctx.config.fetch_max_bytes, True,
-                                                        max_offset=end)]
-            got = spm.acquire(group, member, tid, index, max(budget - total, 0), bounds) if budget > total else []
+            first = sp.first_available()
+            if first is None and sp.can_acquire_new() and sp.end_offset < end:
+                first = sp.end_offset
+            got = []
+            if budget > total and first is not None and max_bytes > 0:
+                read = plog.read(first, min(partition_bytes, max_bytes), min_one, max_offset=end)
+                if read:
+                    min_one = False
+                    max_bytes -= sum(len(b) for b in read)
+                    bounds = [_bounds(b) for b in read]
+                    got = spm.acquire(ctx.now_ms, group, member, tid, index, budget - total, bounds,
+                                      up_to=bounds[-1][1], batch_size=req.batch_size)
             if got and committed:
-                got = spm.archive_acquired(group, member, tid, index, _not_committed(plog, got, sp.end_offset), got)
+                got = spm.archive_acquired(ctx.now_ms, group, member, tid, index,
+                                           _not_committed(plog, got, sp.end_offset), got)
             if got:
                 total += sum(a.last_offset - a.first_offset + 1 for a in got)
                 entry["records"] = _batches_for(plog, got, sp.end_offset)

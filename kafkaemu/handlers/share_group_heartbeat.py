@@ -3,12 +3,15 @@ share group through kafkaemu/core/share/manager.py, with Kafka's "simple" server
 partition goes to several members when they outnumber the partitions). A member takes its new
 assignment at once (nothing is revoked first: share partitions are consumed together). Session
 timeout and heartbeat interval: Kafka's group.share.* defaults (45 s, 5 s).
-Not implemented: rack-aware assignment, authorization; share-group membership is not written to
+With authorization on, as KafkaApis.handleShareGroupHeartbeat: READ on the group
+(GROUP_AUTHORIZATION_FAILED), then DESCRIBE on every topic subscribed (TOPIC_AUTHORIZATION_FAILED).
+Not implemented: rack-aware assignment; share-group membership is not written to
 __consumer_offsets (after a restart members rejoin).
 """
 from ..core.share.requests import ShareHeartbeat
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
+from .authorization import DESCRIBE, GROUP, READ, TOPIC, authorize, denied_names
 from .consumer_group_topics import topic_metas
 from .group_common import client_host, is_coordinator
 from .registry import registry
@@ -16,6 +19,11 @@ from .registry import registry
 
 @registry.register(ApiKey.SHARE_GROUP_HEARTBEAT, 1, 1)
 def share_group_heartbeat(ctx, req):
+    if ctx.authorizer is not None:   # authorization off, the common case, asks nothing
+        if not authorize(ctx, READ, GROUP, req.group_id):
+            return {"error_code": ErrorCode.GROUP_AUTHORIZATION_FAILED, "member_epoch": 0, "heartbeat_interval_ms": 0}
+        if req.subscribed_topic_names and denied_names(ctx, DESCRIBE, TOPIC, req.subscribed_topic_names):
+            return {"error_code": ErrorCode.TOPIC_AUTHORIZATION_FAILED, "member_epoch": 0, "heartbeat_interval_ms": 0}
     if not is_coordinator(ctx, req.group_id):
         return {"error_code": ErrorCode.NOT_COORDINATOR, "member_epoch": 0, "heartbeat_interval_ms": 0}
     heartbeat = ShareHeartbeat(

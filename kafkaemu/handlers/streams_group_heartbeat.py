@@ -6,22 +6,31 @@ As Kafka's KafkaApis.handleStreamsGroupHeartbeat: UNSUPPORTED_VERSION while stre
 finalized below 1; READ on the group, DESCRIBE on every topic the topology names; a topology naming
 an internal topic (``__consumer_offsets``...) or an illegal topic name is STREAMS_INVALID_TOPOLOGY.
 The internal topics (changelog and repartition topics) the coordinator finds missing are created
-here with the partitions it decided and the configs the topology gives, when the principal may
-CREATE them; the members get tasks once the next heartbeat finds them.
+here with the partitions it decided and the replication factor and configs the topology gives,
+through CreateTopics' checks (Kafka's AutoTopicCreationManager sends the controller a CreateTopics
+request): more than 10,000 partitions in all, an invalid replication factor or config create none
+of them or not that one, and the MISSING_INTERNAL_TOPICS status says why ("; Creation failed:
+topic (message)", at most three named). The principal needs CREATE on the cluster or on every one
+of them; otherwise none is created and the status says "; Unauthorized to CREATE on topics ...".
+The members get tasks once the next heartbeat finds the topics. (Kafka creates them asynchronously
+and keeps a failure for two heartbeat intervals before it tries again; here creation is
+immediate and tried at each heartbeat that still finds them missing.)
 """
 from ..logging import get_logger
 from ..core.streams.requests import StreamsHeartbeat
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import validate_topic_name
-from ..storage.topic_config import validate_topic_configs
+from ..core.streams.topology import MISSING_INTERNAL_TOPICS
 from .authorization import CREATE, DESCRIBE, GROUP, READ, TOPIC, authorize, authorize_cluster, denied_names
+from .create_topics import CreatableTopic, TopicConfig, create_checked
 from .group_common import client_host, is_coordinator
 from .registry import registry
 
 log = get_logger("kafkaemu.streams_groups")
 E = ErrorCode
 INTERNAL_TOPICS = ("__consumer_offsets", "__transaction_state", "__share_group_state")
+MAX_ERRORS_NAMED = 3   # KafkaApis names at most three topics whose creation failed
 
 
 def _error(code: ErrorCode, message: str | None = None) -> dict:
@@ -78,8 +87,11 @@ def streams_group_heartbeat(ctx, req):
         shutdown_application=bool(req.shutdown_application),
         client_id=ctx.client_id or "", client_host=client_host(ctx))
     reply, to_create = ctx.groups.streams_group_heartbeat(ctx.now_ms, heartbeat, lambda t: _partitions(ctx, t))
+    to_create = {name: t for name, t in to_create.items() if ctx.store.topics.get(name) is None}
     if to_create:
-        _create_internal_topics(ctx, req.group_id, to_create)
+        detail = _create_internal_topics(ctx, req.group_id, to_create)
+        if detail:
+            _add_to_missing_topics_status(reply, detail)
     return reply
 
 
@@ -88,20 +100,35 @@ def _partitions(ctx, name: str) -> int | None:
     return None if topic is None else len(topic.partitions)
 
 
-def _create_internal_topics(ctx, group_id: str, to_create: dict) -> None:
-    """AutoTopicCreationManager.createStreamsInternalTopics: each topic with its partitions and
-    configs; one that cannot be created is logged (the members keep the MISSING_INTERNAL_TOPICS status)."""
-    cluster_create = ctx.authorizer is None or authorize_cluster(ctx, CREATE)
-    for name, topic in sorted(to_create.items()):
-        if not cluster_create and not authorize(ctx, CREATE, TOPIC, name):
-            log.info("streams_internal_topic_unauthorized", group=group_id, topic=name)
-            continue
-        if ctx.store.topics.get(name) is not None:
-            continue
-        configs = dict(topic.configs)
-        problem = validate_topic_configs(configs)
-        if problem:
-            log.warning("streams_internal_topic_not_created", group=group_id, topic=name, reason=problem)
-            continue
-        ctx.topics.create(name, topic.partitions, configs)
-        log.info("streams_internal_topic_created", group=group_id, topic=name, partitions=topic.partitions)
+def _create_internal_topics(ctx, group_id: str, to_create: dict) -> str | None:
+    """KafkaApis.handleStreamsGroupHeartbeat and AutoTopicCreationManager.createStreamsInternalTopics:
+    what the MISSING_INTERNAL_TOPICS status detail gains, if anything."""
+    if ctx.authorizer is not None and not authorize_cluster(ctx, CREATE):
+        unauthorized = sorted(n for n in to_create if not authorize(ctx, CREATE, TOPIC, n))
+        if unauthorized:
+            log.info("streams_internal_topics_unauthorized", group=group_id, topics=unauthorized)
+            return f"Unauthorized to CREATE on topics {', '.join(unauthorized)}."
+    topics = [CreatableTopic(name, t.partitions, t.replication_factor, tuple(TopicConfig(k, v) for k, v in t.configs))
+              for name, t in sorted(to_create.items())]
+    failed = create_checked(ctx, topics)
+    for t in topics:
+        if t.name in failed:
+            log.warning("streams_internal_topic_not_created", group=group_id, topic=t.name, partitions=t.num_partitions,
+                        error=failed[t.name][0].name, reason=failed[t.name][1])
+        else:
+            log.info("streams_internal_topic_created", group=group_id, topic=t.name, partitions=t.num_partitions)
+    if not failed:
+        return None
+    named = ", ".join(f"{name} ({message})" for name, (_, message) in list(failed.items())[:MAX_ERRORS_NAMED])
+    more = f" and {len(failed) - MAX_ERRORS_NAMED} more" if len(failed) > MAX_ERRORS_NAMED else ""
+    return f"Creation failed: {named}{more}."
+
+
+def _add_to_missing_topics_status(reply: dict, detail: str) -> None:
+    statuses = reply.get("status") or []
+    missing = next((s for s in statuses if s["status_code"] == MISSING_INTERNAL_TOPICS), None)
+    if missing is None:
+        statuses.append({"status_code": MISSING_INTERNAL_TOPICS, "status_detail": detail})
+    else:
+        missing["status_detail"] = f"{missing['status_detail'] or ''}; {detail}"
+    reply["status"] = statuses

@@ -10,6 +10,13 @@ LEVELS = ("NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSIT
 DEFAULT_LEVEL = "BACKWARD"
 
 
+def checked_versions(level: str, previous: list) -> list:
+    """Of the live versions (oldest first), those a new schema is checked against at ``level``."""
+    if level == "NONE":
+        return []
+    return previous if level.endswith("_TRANSITIVE") else previous[-1:]
+
+
 def errors(level: str, new, previous: list) -> list[str]:
     """Why ``new`` may not follow ``previous`` (parsed schemas with their versions, oldest first:
     a list of (version, parsed)) at ``level``; empty when it may."""

@@ -17,6 +17,9 @@ class RegistryError(Exception):
         self.error_code = error_code
         self.message = message
 
+    def __reduce__(self):   # raised in the worker process, answered by the server
+        return RegistryError, (self.status, self.error_code, self.message)
+
     def body(self) -> dict:
         return {"error_code": self.error_code, "message": self.message}
 
@@ -111,6 +114,24 @@ def bad_request(message: str) -> RegistryError:
 def unprocessable(message: str) -> RegistryError:
     """A JSON body of the wrong shape (rest-utils' JsonMappingExceptionMapper)."""
     return RegistryError(422, 422, message)
+
+
+def request_timed_out(reason: str) -> RegistryError:
+    """Work past its budget: answered as rest-utils' request timeout answers one that runs too long
+    (Confluent's RequestTimeoutHandler: HTTP 504 "Request timed out")."""
+    return RegistryError(504, 504, f"Request timed out: {reason}")
+
+
+def worker_stopped(reason: str) -> RegistryError:
+    """The worker process died under a job (killed, out of memory): a store error, as Confluent's 50001."""
+    return RegistryError(500, 50001, f"Error in the backend data store: the schema worker stopped ({reason})")
+
+
+def busy(waiting: int) -> RegistryError:
+    """More operations waiting for the schema worker than it queues: Confluent's answer when an
+    operation cannot take the registry's lock in time (50002)."""
+    return RegistryError(500, 50002, f"Register operation timed out: {waiting} operations are waiting for the "
+                                     f"registry")
 
 
 def not_found_route() -> RegistryError:

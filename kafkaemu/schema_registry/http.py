@@ -1,12 +1,18 @@
-"""Confluent Schema Registry's REST API over aiohttp, on the broker's loop and its own port.
+"""Confluent Schema Registry's REST API over aiohttp, on the broker's loop and its own port; the
+schema work (parsing, compatibility checks) on the registry's worker thread (worker.py).
+
+Every request first passes the checks the control API's pass (kafkaemu.http_guard): a foreign Host
+or Origin is a 403, a body not declared JSON (Confluent's types, or octet-stream, which a page
+cannot send elsewhere without a preflight) a 415.
 
 Paths are matched segment by segment on the raw path, each segment percent-decoded on its own, so
 a subject may hold ``/`` (sent as ``%2F``) or ``..`` and is still one subject. Answers are
 ``application/vnd.schemaregistry.v1+json``; errors ``{"error_code": N, "message": "..."}`` with
-Confluent's status and code. Handlers never await between reading and writing the registry's
-state, so concurrent requests are applied one at a time."""
+Confluent's status and code. Handlers that parse run the registry's steps through the worker,
+one operation at a time; the others never await between reading and writing the registry's state."""
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from urllib.parse import unquote
@@ -14,8 +20,10 @@ from urllib.parse import unquote
 from ..logging import get_logger
 from aiohttp import web
 
+from ..http_guard import Guard, Refused
 from . import errors as E
 from .registry import SchemaRegistry, parse_version
+from .worker import SchemaWorker
 from .schema_types import schema_types
 
 log = get_logger("kafkaemu.schema_registry.http")
@@ -52,8 +60,10 @@ def _page(items: list, request: web.Request) -> list:
 
 
 class RegistryApi:
-    def __init__(self, registry: SchemaRegistry) -> None:
+    def __init__(self, registry: SchemaRegistry, worker: SchemaWorker, guard: Guard) -> None:
         self.registry = registry
+        self.worker = worker
+        self.guard = guard
         r = self.routes = []
         add = lambda method, path, fn: r.append((method, [s for s in path.split("/") if s], fn))  # noqa: E731
         add("GET", "/", self.root)
@@ -85,8 +95,22 @@ class RegistryApi:
             add("DELETE", base, self.delete_mode)
         add("GET", "/contexts", self.contexts)
 
+    def application(self, client_max_size: int) -> web.Application:
+        """An aiohttp app sending every request to ``handle`` (any path: a segment may hold any
+        character, a newline too)."""
+        app = web.Application(client_max_size=client_max_size)
+        app.router.add_route("*", r"/{tail:[\s\S]*}", self.handle)
+        return app
+
     # -- dispatch ------------------------------------------------------------------------------
     async def handle(self, request: web.Request) -> web.StreamResponse:
+        try:
+            peer = request.transport.get_extra_info("peername") if request.transport else None
+            self.guard.check(request.method, request.headers, str(peer[0]) if peer else None)
+        except Refused as refused:
+            log.warning("schema_registry_request_refused", method=request.method, path=request.path,
+                        reason=refused.reason)
+            return _answer({"error_code": refused.status, "message": refused.reason}, refused.status)
         try:
             segments = [unquote(s) for s in request.rel_url.raw_path.split("/") if s]
             allowed = False
@@ -100,7 +124,10 @@ class RegistryApi:
                 body = await _body(request) if request.method in ("POST", "PUT") else None
                 if "subject" in params:
                     params["subject"] = _subject(params["subject"])
-                return _answer(fn(request, body, **params))
+                result = fn(request, body, **params)
+                if inspect.isawaitable(result):
+                    result = await result
+                return _answer(result)
             raise E.method_not_allowed() if allowed else E.not_found_route()
         except E.RegistryError as exc:
             return _answer(exc.body(), exc.status)
@@ -128,19 +155,22 @@ class RegistryApi:
         except ValueError:
             raise E.not_found_route() from None
 
-    def schema_by_id(self, request, body, id):
+    def _formatted(self, sv, request):
+        return self.worker.run(self.registry.formatted_steps(sv, request.query.get("format")))
+
+    async def schema_by_id(self, request, body, id):
         sv = self.registry.schema_by_id(self._id(id))
         subject = request.query.get("subject")
         if subject:
             holders = self.registry.id_versions(sv.id, subject, deleted=True)
             sv = holders[-1] if holders else sv
-        answer = sv.schema_fields(self.registry.formatted(sv, request.query.get("format")))
+        answer = sv.schema_fields(await self._formatted(sv, request))
         if _flag(request, "fetchMaxId"):
             answer["maxId"] = self.registry.state.max_id
         return answer
 
-    def raw_schema_by_id(self, request, body, id):
-        return _Raw(self.registry.formatted(self.registry.schema_by_id(self._id(id)), request.query.get("format")))
+    async def raw_schema_by_id(self, request, body, id):
+        return _Raw(await self._formatted(self.registry.schema_by_id(self._id(id)), request))
 
     def id_subjects(self, request, body, id):
         found = self.registry.id_versions(self._id(id), request.query.get("subject"), _flag(request, "deleted"))
@@ -162,8 +192,9 @@ class RegistryApi:
         return _page(self.registry.subjects(request.query.get("subjectPrefix", ""), _flag(request, "deleted"),
                                             _flag(request, "deletedOnly", "deleted_only")), request)
 
-    def lookup(self, request, body, subject):
-        sv = self.registry.lookup(subject, body, _flag(request, "normalize"), _flag(request, "deleted"))
+    async def lookup(self, request, body, subject):
+        sv = await self.worker.run(self.registry.lookup_steps(subject, body, _flag(request, "normalize"),
+                                                              _flag(request, "deleted")))
         return sv.answer()
 
     def delete_subject(self, request, body, subject):
@@ -174,20 +205,20 @@ class RegistryApi:
                                             _flag(request, "deletedOnly", "deleted_only")), request)
 
     def register(self, request, body, subject):
-        return self.registry.register(subject, body, _flag(request, "normalize"))
+        return self.worker.run(self.registry.register_steps(subject, body, _flag(request, "normalize")))
 
-    def get_version(self, request, body, subject, version):
+    async def get_version(self, request, body, subject, version):
         sv = self.registry.get_version(subject, version, _flag(request, "deleted"))
-        return sv.answer(self.registry.formatted(sv, request.query.get("format")))
+        return sv.answer(await self._formatted(sv, request))
 
-    def latest_with_metadata(self, request, body, subject):
+    async def latest_with_metadata(self, request, body, subject):
         wanted = dict(zip(request.query.getall("key", []), request.query.getall("value", [])))
         sv = self.registry.latest_with_metadata(subject, wanted, _flag(request, "deleted"))
-        return sv.answer(self.registry.formatted(sv, request.query.get("format")))
+        return sv.answer(await self._formatted(sv, request))
 
-    def raw_version(self, request, body, subject, version):
+    async def raw_version(self, request, body, subject, version):
         sv = self.registry.get_version(subject, version, _flag(request, "deleted"))
-        return _Raw(self.registry.formatted(sv, request.query.get("format")))
+        return _Raw(await self._formatted(sv, request))
 
     def referenced_by(self, request, body, subject, version):
         return self.registry.referenced_by(subject, version)
@@ -202,8 +233,9 @@ class RegistryApi:
         parse_version(version)
         return self._compatible(request, body, subject, version)
 
-    def _compatible(self, request, body, subject, version):
-        messages = self.registry.compatibility(subject, version, body, _flag(request, "normalize"))
+    async def _compatible(self, request, body, subject, version):
+        messages = await self.worker.run(self.registry.compatibility_steps(subject, version, body,
+                                                                           _flag(request, "normalize")))
         answer = {"is_compatible": not messages}
         if _flag(request, "verbose"):
             answer["messages"] = messages

@@ -5,7 +5,10 @@ provides these rules. ``differences(original, update)`` with original = the sche
 with and update = the reader, so BACKWARD compares (previous, new) as Confluent's
 JsonSchema.isBackwardCompatible does.
 
-Schemas are plain JSON (dicts / booleans) with ``$ref`` resolved by the ``resolve`` callable.
+Schemas are plain JSON (dicts / booleans); each side's ``$ref`` is followed by its own resolver,
+in its own documents. Pairs are memoised as Confluent's Context does (DGS-24489), so a schema whose
+``anyOf`` branches share definitions costs the number of distinct pairs, not the number of paths to
+them, and a check that would still need more than WORK_BUDGET steps stops with BudgetExceeded.
 Kept from Confluent's rules: types, string, number, enum/const, combined (allOf/anyOf/oneOf, the
 subschema matching greedy rather than a maximum matching), not, object (properties, required,
 additionalProperties, min/maxProperties, dependencies), array (items, tuple items, additionalItems,
@@ -36,46 +39,106 @@ _ARRAY = ("items", "additionalItems", "maxItems", "minItems", "uniqueItems", "co
 _TYPE_KEYWORDS = {"string": _STRING, "number": _NUMBER, "integer": _NUMBER, "object": _OBJECT, "array": _ARRAY}
 
 
+WORK_BUDGET = 200_000   # pairs visited plus differences carried, over every pass of one check
+
+
+class BudgetExceeded(Exception):
+    """The check needed more than its work budget: the schemas are too intricate to compare."""
+
+
+class _Check:
+    """What one comparison shares across its branches (Confluent's Context memo): the differences
+    of every pair compared, relative to the pair, so a pair reached by many paths is compared once;
+    the pairs on the stack (a pair met again there is a ``$ref`` cycle, taken as compatible unless
+    a previous pass found it incompatible: ``seed``); and the work spent."""
+
+    def __init__(self, seed: dict, budget: list) -> None:
+        self.memo: dict[tuple, tuple] = {}
+        self.in_progress: set[tuple] = set()
+        self.seed = seed
+        self.optimistic = False
+        self.budget = budget   # [units left], shared by the passes
+        self.expanded: dict[int, tuple] = {}   # id(schema) -> (schema, its _combined form)
+
+    def spend(self, units: int) -> None:
+        self.budget[0] -= units
+        if self.budget[0] < 0:
+            raise BudgetExceeded(f"the compatibility check needs more than {WORK_BUDGET} steps")
+
+    def incompatible(self) -> dict:
+        return {key: diffs for key, (_, _, diffs) in self.memo.items()
+                if any(kind not in COMPATIBLE for kind, _ in diffs)}
+
+
 class Context:
-    def __init__(self, resolve) -> None:
+    """One branch of a comparison: where it is (the path) and what it found. ``resolve`` follows a
+    ``$ref`` of the original schema in the original's documents, ``resolve_update`` one of the
+    update in the update's (the two swap under ``not``, which compares in reverse)."""
+
+    def __init__(self, check: _Check, resolve, resolve_update, flipped: bool = False) -> None:
+        self.check = check
         self.resolve = resolve
-        self.found: list[tuple[str, str]] = []
-        self.path = ["#"]
-        self._active: set = set()
+        self.resolve_update = resolve_update
+        self.flipped = flipped
+        self.found: list[tuple[str, tuple]] = []
+        self.path: list[str] = []
 
     def add(self, kind: str, *path: str) -> None:
-        self.found.append((kind, "/".join(self.path + list(path))))
+        self.found.append((kind, (*self.path, *path)))
 
-    def sub(self) -> "Context":
-        ctx = Context(self.resolve)
+    def sub(self, flip: bool = False) -> "Context":
+        if flip:
+            ctx = Context(self.check, self.resolve_update, self.resolve, not self.flipped)
+        else:
+            ctx = Context(self.check, self.resolve, self.resolve_update, self.flipped)
         ctx.path = list(self.path)
-        ctx._active = self._active
         return ctx
+
+    def rebased(self, diffs: tuple) -> None:
+        self.check.spend(len(diffs))
+        prefix = tuple(self.path)
+        self.found += [(kind, prefix + path) for kind, path in diffs]
 
     def compatible(self) -> bool:
         return all(kind in COMPATIBLE for kind, _ in self.found)
 
-    def at(self, *segments):
-        ctx = self
-
-        class _Scope:
-            def __enter__(self_):
-                ctx.path.extend(segments)
-
-            def __exit__(self_, *exc):
-                del ctx.path[-len(segments):]
-        return _Scope()
+    def at(self, *segments) -> "_Scope":
+        return _Scope(self.path, segments)
 
 
-def differences(original, update, resolve) -> list[tuple[str, str]]:
-    """(difference type, path) of every change from ``original`` to ``update``."""
-    ctx = Context(resolve)
-    compare(ctx, original, update)
-    return ctx.found
+class _Scope:
+    """``with ctx.at("properties", name):`` the path below a keyword, for what is added inside."""
+    __slots__ = ("path", "segments")
+
+    def __init__(self, path: list, segments: tuple) -> None:
+        self.path, self.segments = path, segments
+
+    def __enter__(self) -> None:
+        self.path.extend(self.segments)
+
+    def __exit__(self, *exc) -> None:
+        del self.path[-len(self.segments):]
 
 
-def incompatible(original, update, resolve) -> list[tuple[str, str]]:
-    return [d for d in differences(original, update, resolve) if d[0] not in COMPATIBLE]
+def differences(original, update, resolve_original, resolve_update) -> list[tuple[str, str]]:
+    """(difference type, path) of every change from ``original`` to ``update``, each schema's
+    ``$ref`` followed by its own resolver. As Confluent's SchemaDiff.compare: pairs memoised, and
+    passes repeated until the pairs found incompatible stop changing (a cycle assumed compatible in
+    one pass is seen with its real differences in the next). Raises BudgetExceeded past WORK_BUDGET."""
+    budget = [WORK_BUDGET]
+    seed: dict = {}
+    while True:
+        check = _Check(seed, budget)
+        ctx = Context(check, resolve_original, resolve_update)
+        compare(ctx, original, update)
+        found = check.incompatible()
+        if not check.optimistic or found.keys() == seed.keys():
+            return [(kind, "/".join(("#",) + path)) for kind, path in ctx.found]
+        seed = found
+
+
+def incompatible(original, update, resolve_original, resolve_update) -> list[tuple[str, str]]:
+    return [d for d in differences(original, update, resolve_original, resolve_update) if d[0] not in COMPATIBLE]
 
 
 def _kind(schema) -> str:
@@ -105,15 +168,22 @@ def _kind(schema) -> str:
     return "empty"
 
 
-def _combined(schema: dict) -> tuple[str, list]:
+def _combined(ctx: Context, schema: dict) -> tuple[str, list]:
+    """The criterion and subschemas of a combined schema; a ``type`` list is an anyOf of one schema
+    per type, made once per check so that its subschemas are the same objects (memo keys) each time."""
     for criterion in ("allOf", "anyOf", "oneOf"):
         if criterion in schema:
             return criterion, list(schema[criterion])
-    rest = {k: v for k, v in schema.items() if k != "type"}
-    return "anyOf", [{**rest, "type": t} for t in schema["type"]]
+    kept = ctx.check.expanded.get(id(schema))
+    if kept is None:
+        rest = {k: v for k, v in schema.items() if k != "type"}
+        kept = ctx.check.expanded[id(schema)] = (schema, ("anyOf", [{**rest, "type": t} for t in schema["type"]]))
+    return kept[1]
 
 
 def compare(ctx: Context, original, update) -> None:
+    check = ctx.check
+    check.spend(1)
     if original is None and update is None:
         return
     if original is None:
@@ -122,15 +192,28 @@ def compare(ctx: Context, original, update) -> None:
     if update is None:
         ctx.add("SCHEMA_REMOVED")
         return
-    original, update = ctx.resolve(original), ctx.resolve(update)
-    pair = (id(original), id(update))
-    if pair in ctx._active:   # a cycle through $ref: taken as compatible, as Confluent's memo does
+    original, update = ctx.resolve(original), ctx.resolve_update(update)
+    key = (id(original), id(update), ctx.flipped)
+    kept = check.memo.get(key)
+    if kept is not None:
+        ctx.rebased(kept[2])
         return
-    ctx._active.add(pair)
+    if key in check.in_progress:   # a $ref cycle
+        seeded = check.seed.get(key)
+        if seeded is None:
+            check.optimistic = True   # assumed compatible for now (the greatest fixed point)
+        else:
+            ctx.rebased(seeded)
+        return
+    check.in_progress.add(key)
     try:
-        _compare_types(ctx, original, update)
+        pair = Context(check, ctx.resolve, ctx.resolve_update, ctx.flipped)
+        _compare_types(pair, original, update)
     finally:
-        ctx._active.discard(pair)
+        check.in_progress.discard(key)
+    diffs = tuple(pair.found)
+    check.memo[key] = (original, update, diffs)   # the schemas kept alive: their ids are the key
+    ctx.rebased(diffs)
 
 
 def _one_compatible(ctx: Context, pairs: list[tuple], choice: str) -> bool:
@@ -150,12 +233,12 @@ def _one_compatible(ctx: Context, pairs: list[tuple], choice: str) -> bool:
 def _compare_types(ctx: Context, original, update) -> None:
     ok, uk = _kind(original), _kind(update)
     if ok != "combined" and uk == "combined":
-        criterion, subs = _combined(update)
+        criterion, subs = _combined(ctx, update)
         if (len(subs) == 1 or criterion in ("anyOf", "oneOf")) and \
                 _one_compatible(ctx, [(original, sub) for sub in subs], "SUM_TYPE_EXTENDED"):
             return
     elif ok == "combined" and uk != "combined":
-        criterion, subs = _combined(original)
+        criterion, subs = _combined(ctx, original)
         if (len(subs) == 1 or criterion == "allOf") and \
                 _one_compatible(ctx, [(sub, update) for sub in subs], "PRODUCT_TYPE_NARROWED"):
             return
@@ -253,14 +336,14 @@ def _const(ctx, original, update) -> None:
 
 
 def _not(ctx, original, update) -> None:
-    subctx = ctx.sub()
+    subctx = ctx.sub(flip=True)
     compare(subctx, update["not"], original["not"])   # reversed: a narrower "not" accepts more
     ctx.add("NOT_TYPE_NARROWED" if subctx.compatible() else "NOT_TYPE_EXTENDED", "not")
 
 
 def _combined_diff(ctx, original, update) -> None:
-    oc, osubs = _combined(original)
-    uc, usubs = _combined(update)
+    oc, osubs = _combined(ctx, original)
+    uc, usubs = _combined(ctx, update)
     if oc != uc:
         if uc == "anyOf" or (len(osubs) == 1 and len(usubs) == 1) or (len(osubs) == 1 and uc == "oneOf") \
                 or (len(usubs) == 1 and oc == "allOf"):

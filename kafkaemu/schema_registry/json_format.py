@@ -31,6 +31,7 @@ class JsonSchema:
     def __init__(self, document, referenced: dict) -> None:
         self.document = document
         self.referenced = referenced   # reference name or $id -> document
+        self._owner_map: dict[int, object] | None = None
 
     def canonical(self) -> str:
         return json.dumps(self.document, separators=_COMPACT)
@@ -38,41 +39,50 @@ class JsonSchema:
     def normalized(self) -> str:
         return json.dumps(self.document, separators=_COMPACT, sort_keys=True)
 
-    def _resolver(self, root):
-        def resolve(schema):
-            seen = 0
-            current_root = root
-            while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and seen < 64:
-                seen += 1
-                target, _, fragment = schema["$ref"].partition("#")
-                if target:
-                    current_root = self.referenced.get(target) or next(
-                        (doc for name, doc in self.referenced.items() if name.endswith("/" + target)), None)
-                    if current_root is None:
-                        return schema   # unresolved: compared as written
-                try:
-                    schema = _pointer(current_root, fragment)
-                except (KeyError, IndexError, ValueError, TypeError):
-                    return schema
+    def _owners(self) -> dict[int, object]:
+        """id(node) -> the document holding it, for every object and array of this schema's
+        document and of the documents it references."""
+        if self._owner_map is None:
+            owners: dict[int, object] = {}
+            for root in [self.document, *self.referenced.values()]:
+                if id(root) in owners:
+                    continue
+                stack = [root]
+                while stack:
+                    node = stack.pop()
+                    if isinstance(node, (dict, list)) and id(node) not in owners:
+                        owners[id(node)] = root
+                        stack.extend(node.values() if isinstance(node, dict) else node)
+            self._owner_map = owners
+        return self._owner_map
+
+    def resolve(self, schema):
+        """``schema`` with its ``$ref`` followed, within the document that holds it (a fragment)
+        or into a referenced schema (by reference name or ``$id``); as written when unresolved."""
+        if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
             return schema
-        return resolve
+        root = self._owners().get(id(schema), self.document)
+        for _ in range(64):
+            target, _, fragment = schema["$ref"].partition("#")
+            if target:
+                root = self.referenced.get(target) or next(
+                    (doc for name, doc in self.referenced.items() if name.endswith("/" + target)), None)
+                if root is None:
+                    return schema
+            try:
+                found = _pointer(root, fragment)
+            except (KeyError, IndexError, ValueError, TypeError):
+                return schema
+            if not (isinstance(found, dict) and isinstance(found.get("$ref"), str)):
+                return found
+            schema = found
+        return schema
 
     def read_errors(self, writer: "JsonSchema") -> list[str]:
-        # one document resolves $refs inside both schemas: each schema's own refs point into itself
-        found = json_diff.incompatible(writer.document, self.document, _two_roots(writer, self))
+        # each schema's $refs are followed in its own documents (the writer's in the writer's)
+        found = json_diff.incompatible(writer.document, self.document, writer.resolve, self.resolve)
         return [f"{{errorType:'{kind}', description:'The new schema has a change of type {kind} at "
                 f"path '{path}', which is incompatible'}}" for kind, path in found]
-
-
-def _two_roots(old: JsonSchema, new: JsonSchema):
-    old_resolve, new_resolve = old._resolver(old.document), new._resolver(new.document)
-
-    def resolve(schema):
-        resolved = new_resolve(schema)
-        if resolved is schema and isinstance(schema, dict) and "$ref" in schema:
-            return old_resolve(schema)
-        return resolved
-    return resolve
 
 
 def parse(text: str, references: list) -> JsonSchema:

@@ -3,24 +3,42 @@
 waits for its reader to reach the last offset), so a restored snapshot, a reset or a record a
 client wrote are seen; each write goes to the topic first and is applied from there.
 
-Operations are synchronous: on the broker's one loop, two registrations never interleave, so ids
-stay unique without locks."""
+An operation that parses schemas or checks compatibility is written as steps (``*_steps``, a
+generator): what reads or writes the state runs where the broker runs, and each piece of schema work
+(parsing, a compatibility check: jobs.py, pure functions of schema texts) is yielded as a job.
+``run_inline`` runs the jobs in place (the synchronous methods, tests); the HTTP server runs them in
+its worker process (worker.py), one operation at a time, so two registrations never interleave and
+ids stay unique without locks, and the broker's loop never waits for a schema."""
 from __future__ import annotations
+
+from functools import partial
 
 from ..logging import get_logger
 from . import errors as E
-from .compatibility import DEFAULT_LEVEL, LEVELS, errors as compatibility_errors
+from . import jobs
+from .compatibility import DEFAULT_LEVEL, LEVELS, checked_versions
 from .records import SchemasTopic, config_key, delete_subject_key, mode_key, schema_key, value
-from .schema_types import InvalidSchema, parse, schema_types
+from .schema_types import schema_types
 from .state import RegistryState, SchemaVersion, content_key
 
 log = get_logger("kafkaemu.schema_registry")
 
 MODES = ("READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT")
 MAX_VERSION = 2**31 - 1
-PARSED_CACHE = 1000   # parsed schemas kept (a transitive check parses every live version of a subject)
 CONFIG_FIELDS = ("alias", "normalize", "validateFields", "validateRules", "compatibilityGroup",
                  "defaultMetadata", "overrideMetadata", "defaultRuleSet", "overrideRuleSet")
+
+
+def run_inline(steps):
+    """The result of an operation's steps, each job it yields run here and now."""
+    try:
+        job = next(steps)
+        while True:
+            job = steps.send(job())
+    except StopIteration as done:
+        return done.value
+    finally:
+        steps.close()
 
 
 def parse_version(text) -> int | None:
@@ -45,7 +63,6 @@ class SchemaRegistry:
         self.state = RegistryState()
         self._plog = None
         self._offset = 0
-        self._parsed: dict[tuple, object] = {}   # (type, text, resolved references) -> parsed schema
 
     # -- the topic ---------------------------------------------------------------------------
     def sync(self) -> None:
@@ -85,32 +102,19 @@ class SchemaRegistry:
             resolved.append((ref["name"], sv.schema))
         return resolved
 
-    def _parse(self, schema_type: str, text: str, references: list):
-        resolved = self._resolve(references)
-        key = (schema_type, text, tuple(resolved))
-        found = self._parsed.get(key)
-        if found is not None:
-            return found
-        try:
-            parsed = parse(schema_type, text, resolved)
-        except InvalidSchema as exc:
-            raise E.invalid_schema(str(exc)) from None
-        except RecursionError:
-            raise E.invalid_schema("Invalid schema: nested too deeply") from None
-        if len(self._parsed) >= PARSED_CACHE:
-            self._parsed.pop(next(iter(self._parsed)))
-        self._parsed[key] = parsed
-        return parsed
+    def _source(self, sv: SchemaVersion) -> tuple[str, str, list]:
+        """What parsing a stored version needs, read from the state: (type, text, resolved references)."""
+        return sv.schema_type, sv.schema, self._resolve(sv.references)
 
     def formatted(self, sv: SchemaVersion, fmt: str | None) -> str:
+        return run_inline(self.formatted_steps(sv, fmt))
+
+    def formatted_steps(self, sv: SchemaVersion, fmt: str | None):
         """The version's schema text in the ``format`` a client asks for (Protobuf's
         ``serialized``: the base64 descriptor); the stored text otherwise."""
         if sv.schema_type == "PROTOBUF" and fmt == "serialized":
-            return self._parse(sv.schema_type, sv.schema, sv.references).serialized()
+            return (yield partial(jobs.serialized, self._source(sv)))
         return sv.schema
-
-    def _parsed_version(self, sv: SchemaVersion):
-        return self._parse(sv.schema_type, sv.schema, sv.references)
 
     @staticmethod
     def _request(body) -> tuple[str, str, list, dict | None, dict | None]:
@@ -211,14 +215,17 @@ class SchemaRegistry:
         return sorted({r.id for r in self.state.referenced_by(sv.subject, sv.version)})
 
     def lookup(self, subject: str, body, normalize: bool = False, deleted: bool = False) -> SchemaVersion:
+        return run_inline(self.lookup_steps(subject, body, normalize, deleted))
+
+    def lookup_steps(self, subject: str, body, normalize: bool = False, deleted: bool = False):
         self.sync()
         schema_type, text, references, metadata, rule_set = self._request(body)
-        versions = self.state.versions(subject, deleted=deleted)
-        if not versions:
+        if not self.state.versions(subject, deleted=deleted):
             raise E.subject_not_found(subject)
-        parsed = self._parse(schema_type, text, references)
-        wanted = {parsed.canonical(), parsed.normalized()} if normalize else {parsed.canonical()}
-        for sv in reversed(versions):
+        canonical, normalized = yield partial(jobs.new_forms, (schema_type, text, self._resolve(references)), False)
+        wanted = {canonical, normalized} if normalize else {canonical}
+        self.sync()
+        for sv in reversed(self.state.versions(subject, deleted=deleted)):
             if sv.schema_type == schema_type and sv.references == references and sv.schema in wanted:
                 return sv
         raise E.schema_not_found()
@@ -237,6 +244,9 @@ class SchemaRegistry:
         return self.state.modes.get(None, "READWRITE")
 
     def register(self, subject: str, body, normalize: bool = False) -> dict:
+        return run_inline(self.register_steps(subject, body, normalize))
+
+    def register_steps(self, subject: str, body, normalize: bool = False):
         self.sync()
         schema_type, text, references, metadata, rule_set = self._request(body)
         mode = self.mode_in_scope(subject)
@@ -248,32 +258,29 @@ class SchemaRegistry:
             raise E.unprocessable("id and version must be integers")
         if wanted_id >= 0 and mode != "IMPORT":
             raise E.not_permitted("Subject " + subject + " is not in import mode")
-        parsed = self._parse(schema_type, text, references)
-        if wanted_id < 0:   # a new schema, not an import: Confluent's validateAsNew checks
-            try:
-                getattr(parsed, "validate_new", lambda: None)()
-            except InvalidSchema as exc:
-                raise E.invalid_schema(str(exc)) from None
+        source = (schema_type, text, self._resolve(references))
+        # a new schema, not an import: Confluent's validateAsNew checks
+        canonical, normalized = yield partial(jobs.new_forms, source, wanted_id < 0)
+        self.sync()   # what changed while the schema was parsed
         config = self.config_in_scope(subject)
-        if normalize or config.get("normalize"):
-            text = parsed.normalized()
-        else:
-            text = parsed.canonical()
-        all_versions = self.state.versions(subject, deleted=True)
-        live = [sv for sv in all_versions if not sv.deleted]
+        text = normalized if normalize or config.get("normalize") else canonical
+        live = self.state.versions(subject)
         key = content_key(schema_type, text, references, metadata, rule_set)
-        schema_id = self.state.by_content.get(key, -1)
-        if schema_id >= 0 and wanted_id >= 0 and schema_id != wanted_id:
-            schema_id = -1
         if wanted_version <= 0:
             for sv in reversed(live):
                 if sv.content_key() == key and (wanted_id < 0 or sv.id == wanted_id):
                     return {"id": sv.id}
         if mode != "IMPORT":
-            previous = [(sv.version, self._parsed_version(sv)) for sv in live]
-            problems = compatibility_errors(config["compatibilityLevel"], parsed, previous)
+            level = config["compatibilityLevel"]
+            previous = [(sv.version, self._source(sv)) for sv in checked_versions(level, live)]
+            problems = yield partial(jobs.problems, level, source, previous)
             if problems:
                 raise E.incompatible(subject, problems)
+            self.sync()
+        all_versions = self.state.versions(subject, deleted=True)
+        schema_id = self.state.by_content.get(key, -1)
+        if schema_id >= 0 and wanted_id >= 0 and schema_id != wanted_id:
+            schema_id = -1
         new_version = max((sv.version for sv in all_versions), default=0) + 1
         if wanted_version > 0:
             if wanted_version != new_version and mode != "IMPORT":
@@ -296,22 +303,27 @@ class SchemaRegistry:
         return {"id": schema_id}
 
     def compatibility(self, subject: str, version: str | None, body, normalize: bool = False) -> list[str]:
+        return run_inline(self.compatibility_steps(subject, version, body, normalize))
+
+    def compatibility_steps(self, subject: str, version: str | None, body, normalize: bool = False):
         """Why the schema could not be registered after the version (None: after the live
         versions, at the subject's level); empty when it could."""
         self.sync()
         schema_type, text, references, _, _ = self._request(body)
-        parsed = self._parse(schema_type, text, references)
+        source = (schema_type, text, self._resolve(references))
         level = self.config_in_scope(subject)["compatibilityLevel"]
         if version is None:
-            previous = self.state.versions(subject)
+            previous = checked_versions(level, self.state.versions(subject))
         else:
             try:
                 previous = [self._version(subject, parse_version(version))]
             except E.RegistryError as exc:
                 if exc.error_code == 40401 and parse_version(version) is None:
-                    return []   # nothing registered yet: anything is compatible with nothing
-                raise
-        return compatibility_errors(level, parsed, [(sv.version, self._parsed_version(sv)) for sv in previous])
+                    previous = []   # nothing registered yet: anything is compatible with nothing
+                else:
+                    raise
+        previous = [(sv.version, self._source(sv)) for sv in previous]
+        return (yield partial(jobs.problems, level, source, previous))
 
     # -- deleting -----------------------------------------------------------------------------
     def _check_writable(self, subject: str) -> None:

@@ -1,11 +1,14 @@
-"""Serving the registry: an aiohttp server on the broker's loop, on its own port."""
+"""Serving the registry: an aiohttp server on the broker's loop, on its own port, its schema work
+on a thread of its own (worker.py), every request checked as the control API's are (http_guard)."""
 from __future__ import annotations
 
 from ..logging import get_logger
 from aiohttp import web
 
-from .http import RegistryApi
+from ..http_guard import Guard, listens_remotely
+from .http import BODY_TYPES, RegistryApi
 from .registry import SchemaRegistry
+from .worker import SchemaWorker
 
 log = get_logger("kafkaemu.schema_registry")
 
@@ -19,6 +22,9 @@ class SchemaRegistryServer:
         self.host = config.schema_registry_host
         self.requested_port = config.schema_registry_port
         self.max_body = config.message_max_bytes + EXTRA_BODY_BYTES
+        self.guard = Guard("the schema registry", allow_remote=listens_remotely(self.host),
+                           names=(self.host, config.advertised_host), body_types=BODY_TYPES)
+        self.worker: SchemaWorker | None = None
         self.port: int | None = None
         self._runner: web.AppRunner | None = None
 
@@ -28,10 +34,9 @@ class SchemaRegistryServer:
         return f"http://{host}:{self.port}"
 
     async def start(self) -> None:
-        api = RegistryApi(self.registry)
-        app = web.Application(client_max_size=self.max_body)
-        app.router.add_route("*", "/{tail:.*}", api.handle)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        self.worker = SchemaWorker()
+        api = RegistryApi(self.registry, self.worker, self.guard)
+        self._runner = web.AppRunner(api.application(self.max_body), access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.requested_port, reuse_address=True)
         await site.start()
@@ -43,3 +48,6 @@ class SchemaRegistryServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None

@@ -21,6 +21,7 @@ from pyspark.sql.types import (ArrayType, BooleanType, IntegerType, LongType, St
                                StructType, TimestampType)
 
 from .decoding import GROUP_METADATA, OFFSET_COMMIT, decode_record
+from .session import require_connector
 
 OFFSETS_TOPIC = "__consumer_offsets"
 DEFAULT_OFFSETS_PARTITIONS = 50
@@ -232,7 +233,12 @@ def jvm_end_offsets(spark: SparkSession, bootstrap: str, timeout_s: int = 30) ->
 
 def consumer_lag_batch(spark: SparkSession, bootstrap: str, *, kafka_options: dict[str, str] | None = None,
                        end_offsets: EndOffsets | None = None) -> DataFrame:
-    """Batch job: read all of ``__consumer_offsets`` now and return the consumer-lag table."""
+    """Batch job: read all of ``__consumer_offsets`` now and return the consumer-lag table.
+
+    ``spark`` needs Spark's Kafka connector (``kafkaemu.spark.session.local_session()`` makes such a
+    session); without it this raises ``ConnectorUnavailable`` naming the package to add.
+    """
+    require_connector(spark)
     with offsets_topic_readable(spark):
         options = kafka_source_options(bootstrap, kafka_options, offsets_topic_partitions(spark, bootstrap))
         raw = spark.read.format("kafka").options(**options).option("endingOffsets", "latest").load()
@@ -284,7 +290,9 @@ def consumer_lag_stream(spark: SparkSession, bootstrap: str, *, view_name: str =
     """Streaming query over ``__consumer_offsets`` through Spark's Kafka source.
 
     The query takes the session's conf when it starts, so only it uses the consumer-based reader.
+    ``spark`` needs Spark's Kafka connector, as for ``consumer_lag_batch``.
     """
+    require_connector(spark)
     with offsets_topic_readable(spark):
         options = kafka_source_options(bootstrap, kafka_options, offsets_topic_partitions(spark, bootstrap))
         raw = spark.readStream.format("kafka").options(**options).load()

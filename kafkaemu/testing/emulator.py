@@ -10,10 +10,10 @@ import os
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Callable
 
-from ..config import BrokerConfig
+from ..config import SETTINGS, BrokerConfig
 from ..logging import configure_default_logging
 
 
@@ -70,6 +70,18 @@ class _ControlMethods(type):
         return super().__dir__()
 
 
+def _check_setting_names(settings: dict) -> None:
+    """ValueError naming a keyword that is not a setting's name, a BrokerConfig field or ``extra``
+    (with the closest one), rather than BrokerConfig's TypeError."""
+    known = {*SETTINGS, *(f.name for f in fields(BrokerConfig)), "extra"}
+    for name in settings:
+        if name not in known:
+            import difflib
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else " (kafkaemu serve --help lists the settings)"
+            raise ValueError(f"KafkaEmulator: unknown setting {name!r}{hint}")
+
+
 class KafkaEmulator(metaclass=_ControlMethods):
     """Keyword settings are BrokerConfig fields (``extra={kafka name: value}`` for Kafka's names);
     without ``config``, ``port`` defaults to 0 (a free port) rather than 9092.
@@ -82,6 +94,7 @@ class KafkaEmulator(metaclass=_ControlMethods):
     def __init__(self, port: int | None = None, host: str | None = None, *, subprocess_mode: bool = False,
                  manual_clock: bool = False, schema_registry: bool = False, config: BrokerConfig | None = None,
                  **settings: Any) -> None:
+        _check_setting_names(settings)
         base = config or BrokerConfig(port=0)
         if manual_clock:
             settings["manual_clock"] = True

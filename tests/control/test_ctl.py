@@ -75,6 +75,10 @@ def test_ctl_reaches_every_operation_the_http_api_has():
             got, _ = call_for(parser.parse_args(argv))
             assert got == spec.name, argv
             reached.add(got)
+    # the record operations have ctl commands of their own (control/cli_records.py)
+    assert parser.parse_args(["produce", "t", "v"])._run.__name__ == "run_produce"
+    assert parser.parse_args(["consume", "t"])._run.__name__ == "run_consume"
+    reached |= {"records_produce", "records_read", "records_consume"}
     assert reached == {route.op.name for route in ROUTES}
 
 
@@ -99,3 +103,17 @@ def test_transactions_read_as_a_line():
     assert render("transaction", txn) == ("transaction tx: Ongoing, producer 1000 epoch 2, partitions t-0, "
                                           "markers held")
     assert render("transaction_release", {**txn, "completed": False}).endswith("; completed False")
+
+
+def test_telemetry_renders_each_pushed_metric_as_a_row():
+    answer = {"subscriptions": [{"name": "lag", "configs": {"metrics": "org.apache.kafka.consumer.",
+                                                             "interval.ms": "1000"}}],
+              "clients": [{"client_instance_id": "AAAAAAAAAAAAAAAAAAAAAQ", "client_id": "c1",
+                           "client_software_name": "confluent-kafka-python", "pushes": 2,
+                           "metrics": [{"name": "org.apache.kafka.consumer.fetch.manager.records.lag",
+                                        "kind": "gauge", "unit": "", "attributes": {"topic": "t", "partition": "0"},
+                                        "value": 5, "total": 5, "count": None, "time_ms": 1}]}]}
+    lines = render("telemetry", answer).splitlines()
+    assert lines[1].split() == ["lag", "metrics=org.apache.kafka.consumer.", "interval.ms=1000"]
+    assert lines[4].split() == ["c1", "AAAAAAAAAAAAAAAAAAAAAQ", "confluent-kafka-python", "2",
+                                "org.apache.kafka.consumer.fetch.manager.records.lag{partition=0,topic=t}", "5"]

@@ -35,8 +35,8 @@ def acquire(env, member="m1"):
     b = env.broker
     t = b.store.get("t")
     t.partitions[0].append(build_batch([(b"k", b"v", [], T0)] * 3), T0)
-    b.coordinator.share_partitions.alter_start_offset("sg", t.topic_id, 0, 0)   # as share.auto.offset.reset=earliest
-    return b.coordinator.share_partitions.acquire("sg", member, t.topic_id, 0, 10, [(0, 2)])
+    b.shares.offsets_altered(b.now_ms, "sg", t.topic_id, 0, 0)   # as share.auto.offset.reset=earliest
+    return b.shares.acquire(b.now_ms, "sg", member, t.topic_id, 0, 10, [(0, 2)])
 
 
 def test_view_records_and_release(env):
@@ -74,16 +74,14 @@ def test_awaits_answer_when_already_true(env):
 
 def test_a_snapshot_restore_brings_share_partitions_back(env):
     b = env.broker
-    from kafkaemu.storage import share_state_topic
-    b.coordinator.share_partitions.state_sink = share_state_topic.log_sink(b.store)   # as the broker wires it
     joined(env)
     acquire(env)
     t = b.store.get("t")
-    b.coordinator.share_partitions.acknowledge("sg", "m1", t.topic_id, 0, [_Ack(0, 0)])
+    b.shares.acknowledge(b.now_ms, "sg", "m1", t.topic_id, 0, [_Ack(0, 0)])
     env.op("snapshot_save", name="s")
-    b.coordinator.share_partitions.acknowledge("sg", "m1", t.topic_id, 0, [_Ack(1, 2)])
+    b.shares.acknowledge(b.now_ms, "sg", "m1", t.topic_id, 0, [_Ack(1, 2)])
     env.op("snapshot_restore", name="s", keep_members=False)
-    sp = b.coordinator.share_partitions.existing("sg", t.topic_id, 0)
+    sp = b.shares.existing("sg", t.topic_id, 0)
     assert sp.start_offset == 1 and [r["state"] for r in sp.in_flight()] == ["Available", "Available"]
 
 
@@ -98,7 +96,7 @@ def test_the_web_page_draws_share_groups_with_a_strip_of_record_states(env):
     joined(env)
     acquire(env)
     t = env.broker.store.get("t")
-    env.broker.coordinator.share_partitions.acknowledge("sg", "m1", t.topic_id, 0, [_Ack(1, 1)])
+    env.broker.shares.acknowledge(env.broker.now_ms, "sg", "m1", t.topic_id, 0, [_Ack(1, 1)])
     page = render_page(env.control, "").decode()
     assert 'class="group share-group" data-group="sg" data-state="Stable"' in page
     assert page.count('class="rec rec-acquired c0"') == 2 and page.count('class="rec rec-acknowledged"') == 1
@@ -108,7 +106,7 @@ def test_the_web_page_draws_share_groups_with_a_strip_of_record_states(env):
 def test_a_snapshot_restore_brings_the_share_group_back_members_removed_or_kept(env):
     joined(env)
     env.op("snapshot_save", name="s")
-    env.broker.coordinator.group_configs.set("sg", "share.delivery.count.limit", "3")
+    env.broker.shares.group_configs.set("sg", "share.delivery.count.limit", "3")
     env.broker.coordinator.share_group_heartbeat(env.broker.now_ms, ShareHeartbeat("sg", "m1", -1), {"t": _meta(env.broker)})
     assert env.broker.coordinator.share.group("sg").members == {}
     env.op("snapshot_restore", name="s", keep_members=True)
@@ -118,10 +116,10 @@ def test_a_snapshot_restore_brings_the_share_group_back_members_removed_or_kept(
     env.op("snapshot_restore", name="s")             # by default the members leave: their clients rejoin
     group = env.broker.coordinator.share.group("sg")
     assert group.members == {} and group.group_epoch == 2 and group.state.value == "Empty"
-    assert env.broker.coordinator.group_configs.value("sg", "share.delivery.count.limit") == 3   # configs stay
+    assert env.broker.shares.config("sg", "share.delivery.count.limit") == 3   # configs stay
 
 
 def test_reset_forgets_group_configs(env):
-    env.broker.coordinator.group_configs.set("sg", "share.delivery.count.limit", "3")
+    env.broker.shares.group_configs.set("sg", "share.delivery.count.limit", "3")
     env.op("reset")
-    assert env.broker.coordinator.group_configs.groups() == []
+    assert env.broker.group_configs.groups() == []

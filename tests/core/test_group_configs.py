@@ -9,40 +9,43 @@ from kafkaemu.core.share.requests import ShareHeartbeat
 from kafkaemu.core.share.settings import ShareSettings
 from kafkaemu.core.streams.settings import StreamsSettings
 
+from .share.plane import coordinator_with_plane
+
 T1 = b"\x01" * 16
 TOPICS = {"a": TopicMeta("a", T1, 1)}
 SHORT_LOCKS = ShareSettings(record_lock_duration_ms=1000, min_record_lock_duration_ms=1000)
 
 
-def share_member(c: GroupCoordinator, group: str = "g") -> dict:
-    c.share_partitions.log_offsets = lambda tid, p, committed: (0, 10)
+def share_member(settings: ShareSettings, group: str = "g"):
+    """A coordinator and its share data plane (sharing one GroupConfigs), a member of ``group`` on
+    topic a (10 records, read from the start), and that member's heartbeat answer."""
+    c, shares = coordinator_with_plane(log_offsets=lambda tid, p, committed: (0, 10),
+                                       settings=CoordinatorSettings(share=settings))
     c.group_configs.set(group, "share.auto.offset.reset", "earliest")
-    return c.share_group_heartbeat(0, ShareHeartbeat(group, "m1", 0, subscribed_topic_names=["a"]), TOPICS)
+    return c, shares, c.share_group_heartbeat(0, ShareHeartbeat(group, "m1", 0, subscribed_topic_names=["a"]), TOPICS)
 
 
 def test_the_brokers_group_share_settings_are_the_share_groups_defaults():
-    c = GroupCoordinator(CoordinatorSettings(share=ShareSettings(
+    c, shares, joined = share_member(ShareSettings(
         record_lock_duration_ms=1000, min_record_lock_duration_ms=1000, delivery_count_limit=2,
-        heartbeat_interval_ms=7000, partition_max_record_locks=150)))
-    assert share_member(c)["heartbeat_interval_ms"] == 7000
-    acquired = c.share_partitions.acquire("g", "m1", T1, 0, 1000, [(0, 9)])
+        heartbeat_interval_ms=7000, partition_max_record_locks=150))
+    assert joined["heartbeat_interval_ms"] == 7000
+    acquired = shares.acquire(0, "g", "m1", T1, 0, 1000, [(0, 9)])
     assert len(acquired) == 1 and acquired[0].delivery_count == 1
-    assert c.share_partitions.limits("g").max_in_flight == 150
-    c.tick(999)
-    assert c.share_partitions.acquire("g", "m1", T1, 0, 1000, []) == []   # still locked
-    c.tick(1000)                                                          # the 1 s lock lapsed
-    again = c.share_partitions.acquire("g", "m1", T1, 0, 1000, [])
+    assert shares.limits("g").max_in_flight == 150
+    assert shares.acquire(999, "g", "m1", T1, 0, 1000, [(0, 9)]) == []   # still locked
+    again = shares.acquire(1000, "g", "m1", T1, 0, 1000, [(0, 9)])       # the 1 s lock lapsed
     assert again and again[0].delivery_count == 2
 
 
 def test_a_groups_own_config_wins_over_the_broker_setting_and_reaches_its_share_partitions():
-    c = GroupCoordinator(CoordinatorSettings(share=SHORT_LOCKS))
-    share_member(c)
-    c.share_partitions.partition("g", T1, 0)
+    c, shares, _ = share_member(SHORT_LOCKS)
+    shares.partition(0, "g", T1, 0)
     c.group_configs.set("g", "share.record.lock.duration.ms", "20000")
     c.group_configs.set("g", "share.partition.max.record.locks", "300")
-    assert c.share_partitions.limits("g").lock_duration_ms == 20000
-    assert c.share_partitions.existing("g", T1, 0).limits.max_in_flight == 300
+    assert shares.limits("g").lock_duration_ms == 20000
+    assert shares.existing("g", T1, 0).limits.max_in_flight == 300
+    assert shares.group_configs is c.group_configs
     assert c.group_configs.value("other", "share.record.lock.duration.ms") == 1000
 
 

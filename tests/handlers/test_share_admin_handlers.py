@@ -24,7 +24,7 @@ def test_group_configs_set_checked_and_described():
     broker, topic, c = setup()
     r = alter(c, "g", ("share.auto.offset.reset", 0, "earliest"), ("share.delivery.count.limit", 0, "3"))
     assert r.responses[0].error_code == 0
-    spm = broker.coordinator.share_partitions
+    spm = broker.shares
     assert spm.config("g", "share.auto.offset.reset") == "earliest" and spm.limits("g").delivery_count_limit == 3
     for name, value in [("share.auto.offset.reset", "sometimes"), ("share.delivery.count.limit", "1"),
                         ("share.record.lock.duration.ms", "100"), ("no.such.config", "1")]:

@@ -94,14 +94,14 @@ def batch(first, last, *types):
 def test_a_member_fetches_and_accepts():
     broker, topic, c = setup()
     join(c)
-    broker.coordinator.group_configs.set("g", "share.auto.offset.reset", "earliest")
+    broker.shares.group_configs.set("g", "share.auto.offset.reset", "earliest")
     produce(topic, 5)
     r = c.call(FETCH, 1, fetch_body(topic, 0))
     assert r.error_code == 0 and r.acquisition_lock_timeout_ms == 30000
     assert acquired(r) == [(0, 4, 1)] and values(r) == [b"v0", b"v1", b"v2", b"v3", b"v4"]
     r = c.call(FETCH, 1, fetch_body(topic, 1, {0: [batch(0, 4, ACCEPT)]}))
     assert r.responses[0].partitions[0].acknowledge_error_code == 0 and acquired(r) == []
-    assert broker.coordinator.share_partitions.start_offsets("g") == {(topic.topic_id, 0): 5}
+    assert broker.shares.start_offsets("g") == {(topic.topic_id, 0): 5}
 
 
 def test_latest_starts_at_the_end_when_assigned():
@@ -128,7 +128,7 @@ def test_release_redelivers_and_reject_archives():
 
 def test_lock_expiry_on_the_manual_clock_and_the_delivery_limit():
     broker, topic, c = setup()
-    broker.coordinator.group_configs.set("g", "share.delivery.count.limit", "2")
+    broker.shares.group_configs.set("g", "share.delivery.count.limit", "2")
     join(c)
     produce(topic, 1)
     assert acquired(c.call(FETCH, 1, fetch_body(topic, 0), now=T0 + 1)) == [(0, 0, 1)]
@@ -137,7 +137,7 @@ def test_lock_expiry_on_the_manual_clock_and_the_delivery_limit():
     assert acquired(c.call(FETCH, 1, fetch_body(topic, 2), now=T0 + 30002)) == [(0, 0, 2)]
     broker.tick(T0 + 30002 + 30000)
     assert acquired(c.call(FETCH, 1, fetch_body(topic, 3), now=T0 + 60003)) == []
-    assert broker.coordinator.share_partitions.start_offsets("g") == {(topic.topic_id, 0): 1}
+    assert broker.shares.start_offsets("g") == {(topic.topic_id, 0): 1}
 
 
 def test_two_members_never_get_the_same_record_at_once():
@@ -196,7 +196,7 @@ def test_renew_v2_extends_the_lock_and_acquires_nothing():
     r = c.call(FETCH, 2, fetch_body(topic, 1, {0: [batch(0, 1, 4)]}, is_renew_ack=True), now=T0 + 20000)
     assert r.responses[0].partitions[0].acknowledge_error_code == 0
     broker.tick(T0 + 30000)
-    rec = broker.coordinator.share_partitions.existing("g", topic.topic_id, 0).in_flight()
+    rec = broker.shares.existing("g", topic.topic_id, 0).in_flight()
     assert {x["state"] for x in rec} == {"Acquired"} and {x["lock_deadline_ms"] for x in rec} == {T0 + 50000}
 
 
@@ -260,7 +260,7 @@ def test_a_restart_with_a_data_dir_keeps_acknowledged_records_acknowledged(tmp_p
 
 def test_read_committed_archives_aborted_records_and_markers():
     broker, topic, c = setup()
-    broker.coordinator.group_configs.set("g", "share.isolation.level", "read_committed")
+    broker.shares.group_configs.set("g", "share.isolation.level", "read_committed")
     join(c)
     plog = topic.partitions[0]
     plog.append(build_batch([(b"k", b"aborted", [], T0)] * 2, producer_id=7, producer_epoch=0, base_sequence=0,
@@ -271,5 +271,55 @@ def test_read_committed_archives_aborted_records_and_markers():
     plog.append(build_batch([(b"k", b"after", [], T0)]), T0)
     r = c.call(FETCH, 1, fetch_body(topic, 1))
     assert acquired(r) == [(2, 2, 1), (4, 4, 1)] and values(r) == [b"plain", b"after"]
-    states = {x["offset"]: x["state"] for x in broker.coordinator.share_partitions.existing("g", topic.topic_id, 0).in_flight()}
+    states = {x["offset"]: x["state"] for x in broker.shares.existing("g", topic.topic_id, 0).in_flight()}
     assert states == {2: "Acquired", 3: "Archived", 4: "Acquired"}
+
+
+def produce_one_by_one(topic, n, partition=0):
+    """``n`` records, each its own batch (as a producer with linger 0 sends them)."""
+    for i in range(n):
+        topic.partitions[partition].append(build_batch([(b"k", b"v%d" % i, [], T0)]), T0)
+
+
+def test_a_small_max_bytes_gives_one_batch_then_the_next_as_kafka_reads_the_log():
+    """librdkafka's 0171 asks with a small fetch.max.bytes and expects one record per fetch: Kafka
+    reads the log up to max_bytes (split evenly over the session's partitions), at least one batch."""
+    broker, topic, c = setup()
+    join(c)
+    broker.shares.group_configs.set("g", "share.auto.offset.reset", "earliest")
+    produce_one_by_one(topic, 10)
+    r = c.call(FETCH, 1, fetch_body(topic, 0, max_bytes=1))
+    assert acquired(r) == [(0, 0, 1)] and values(r) == [b"v0"]
+    r = c.call(FETCH, 1, fetch_body(topic, 1, {0: [batch(0, 0, RELEASE)]}, max_bytes=1))
+    assert acquired(r) == [(0, 0, 2)] and values(r) == [b"v0"]    # a redelivery is read from the log too
+    size = len(topic.partitions[0].read(0, 1 << 20)[0])
+    r = c.call(FETCH, 1, fetch_body(topic, 2, max_bytes=3 * size))
+    assert acquired(r) == [(1, 3, 1)] and values(r) == [b"v1", b"v2", b"v3"]
+    r = c.call(FETCH, 1, fetch_body(topic, 3))
+    assert acquired(r) == [(4, 9, 1)]
+
+
+def test_max_bytes_is_shared_by_the_partitions_and_only_the_first_read_may_exceed_it():
+    broker, topic, c = setup(partitions=2)
+    join(c)
+    broker.shares.group_configs.set("g", "share.auto.offset.reset", "earliest")
+    for p in (0, 1):
+        produce_one_by_one(topic, 4, partition=p)
+    size = len(topic.partitions[0].read(0, 1 << 20)[0])
+    r = c.call(FETCH, 1, fetch_body(topic, 0, partitions=(0, 1), max_bytes=size))
+    got = {p.partition_index: [(a.first_offset, a.last_offset) for a in p.acquired_records]
+           for t in r.responses for p in t.partitions}
+    assert got == {0: [(0, 0)], 1: []}     # half of max_bytes each: one batch by min-one, then nothing left
+    r = c.call(FETCH, 1, fetch_body(topic, 1, partitions=(0, 1), max_bytes=4 * size))
+    got = {p.partition_index: [(a.first_offset, a.last_offset) for a in p.acquired_records]
+           for t in r.responses for p in t.partitions}
+    assert got == {0: [(1, 2)], 1: [(0, 1)]}
+
+
+def test_batch_size_splits_the_acquired_records_at_batch_starts():
+    broker, topic, c = setup()
+    join(c)
+    broker.shares.group_configs.set("g", "share.auto.offset.reset", "earliest")
+    produce_one_by_one(topic, 7)
+    r = c.call(FETCH, 1, fetch_body(topic, 0, batch_size=3))
+    assert acquired(r) == [(0, 2, 1), (3, 5, 1), (6, 6, 1)] and len(values(r)) == 7

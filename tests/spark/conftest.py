@@ -4,10 +4,21 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
 pyspark = pytest.importorskip("pyspark", reason="kafkaemu.spark tests need pyspark (pip install kafkaemu[spark])")
+
+
+def _fetched_connector() -> Path | None:
+    java_dir = str(Path(__file__).resolve().parents[2] / "integration" / "java")
+    sys.path.insert(0, java_dir)
+    try:
+        import fetch_jars
+        return fetch_jars.fetched_spark_connector()
+    finally:
+        sys.path.remove(java_dir)
 
 
 @pytest.fixture(scope="session")
@@ -18,13 +29,12 @@ def spark(tmp_path_factory):
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    from kafkaemu.spark.session import ConnectorUnavailable, connector_config
-    try:
-        # The driver JVM is launched once per process: if the connector is configured, it must be
-        # on the classpath from the start so integration/spark can use it after these tests.
-        connector = connector_config()
-    except ConnectorUnavailable:
-        connector = {}
+    from kafkaemu.spark.session import connector_config
+    # The driver JVM is launched once per process: when Spark's Kafka connector has been fetched
+    # (make java-deps), it is on the classpath from the start, so integration/spark can use this
+    # session's JVM after these tests. Nothing is fetched here.
+    jars = _fetched_connector()
+    connector = connector_config(jars) if jars else {}
     builder = SparkSession.builder
     for key, value in connector.items():
         builder = builder.config(key, value)

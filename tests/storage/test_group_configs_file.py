@@ -11,14 +11,14 @@ from kafkaemu.storage import group_configs_file
 
 def test_configs_set_and_dropped_survive_a_new_broker_on_the_same_directory(tmp_path):
     first = Broker(BrokerConfig(port=0, data_dir=str(tmp_path)), 0)
-    first.coordinator.group_configs.set("g", "share.auto.offset.reset", "earliest")
-    first.coordinator.group_configs.set("h", "share.record.lock.duration.ms", "20000")
-    first.coordinator.group_configs.set("c", "consumer.session.timeout.ms", "50000")
-    first.coordinator.share_partitions.delete_group("h")
+    first.group_configs.set("g", "share.auto.offset.reset", "earliest")
+    first.group_configs.set("h", "share.record.lock.duration.ms", "20000")
+    first.group_configs.set("c", "consumer.session.timeout.ms", "50000")
+    first.shares.group_deleted(0, "h")
     second = Broker(BrokerConfig(port=0, data_dir=str(tmp_path)), 0)
-    configs = second.coordinator.group_configs
+    configs = second.group_configs
     assert (configs.groups(), configs.overrides("g")) == (["g", "c"], {"share.auto.offset.reset": "earliest"})
-    assert second.coordinator.share_partitions.config("g", "share.auto.offset.reset") == "earliest"
+    assert second.shares.config("g", "share.auto.offset.reset") == "earliest"
     assert second.coordinator.consumer.session_timeout_ms("c") == 50000
 
 

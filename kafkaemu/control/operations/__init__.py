@@ -14,6 +14,7 @@ from .faults import FaultOps
 from .groups import GroupOps
 from .nodes import NodeOps
 from .quotas import QuotaOps
+from .records import RecordOps
 from .overview import OverviewOps
 from .requests import RequestOps
 from .schemas import SchemaRegistryOps
@@ -25,9 +26,8 @@ from .topics import TopicOps
 from .transactions import TransactionOps
 
 
-class Control(OverviewOps, ClockOps, GroupOps, FaultOps, NodeOps, TopicOps, TransactionOps, RequestOps, AwaitOps,
-              SnapshotOps, SchemaRegistryOps, SecurityOps, ShareOps, QuotaOps,
-              TelemetryOps):
+class Control(OverviewOps, ClockOps, GroupOps, FaultOps, NodeOps, TopicOps, RecordOps, TransactionOps, RequestOps,
+              AwaitOps, SnapshotOps, SchemaRegistryOps, SecurityOps, ShareOps, QuotaOps, TelemetryOps):
     """The control plane of one broker: ``run(name, params)`` / ``await call(name, params)``."""
 
 

@@ -4,17 +4,24 @@ log store, so they answer whether or not the registry is served."""
 from __future__ import annotations
 
 from ...schema_registry.views import journal_view, subject_view, subjects_view
-from ..params import ControlError, integer, text
+from ..params import ControlError, boolean, integer, text
 from ..table import Cli, P, Py, op
 from .base import ControlBase
 
 
 class SchemaRegistryOps(ControlBase):
-    @op("GET", "/api/schema-registry/subjects", py=Py("schema_subjects", lambda: {}, result="subjects"),
-        cli=Cli("schemas"))
+    @op("GET", "/api/schema-registry", py=Py("schema_registry", lambda: {}), cli=Cli("schemas"))
     def schema_subjects(self) -> dict:
         """The schema registry's subjects with their versions and ids, its global compatibility and mode."""
         return subjects_view(self.broker.store)
+
+    @op("GET", "/api/schema-registry/subjects",
+        deleted=P(boolean, default=False, help="include soft-deleted subjects (Confluent's ?deleted=true)"),
+        py=Py("schema_subjects", lambda deleted=False: {"deleted": deleted or None}), cli=Cli("subjects"))
+    def schema_subject_names(self, deleted: bool) -> list[str]:
+        """The subjects' names, as Confluent's ``GET /subjects`` and ``SchemaRegistryClient.get_subjects()``
+        answer them."""
+        return [s["subject"] for s in subjects_view(self.broker.store)["subjects"] if deleted or not s["deleted"]]
 
     @op("GET", "/api/schema-registry/subjects/{subject}", subject=P(text, required=True, help="the subject"),
         py=Py("schema_subject", lambda subject: {"subject": subject}), cli=Cli("schema", "subject"))

@@ -21,7 +21,7 @@ class ShareOps(ControlBase):
         t = self.broker.store.get(topic)
         if t is None or partition >= len(t.partitions):
             raise ControlError(404, f"no partition {topic}-{partition}")
-        sp = self.broker.coordinator.share_partitions.existing(group, t.topic_id, partition)
+        sp = self.broker.shares.existing(group, t.topic_id, partition)
         if sp is None:
             raise ControlError(404, f"share group {group!r} has no state for {topic}-{partition}")
         return t, sp
@@ -31,9 +31,9 @@ class ShareOps(ControlBase):
         group = coordinator.share.group(group_id)
         names = self._names()
         partitions = []
-        for (tid, p), start in sorted(coordinator.share_partitions.start_offsets(group_id).items(),
+        for (tid, p), start in sorted(self.broker.shares.start_offsets(group_id).items(),
                                       key=lambda kv: (names.get(kv[0][0], ""), kv[0][1])):
-            sp = coordinator.share_partitions.existing(group_id, tid, p)
+            sp = self.broker.shares.existing(group_id, tid, p)
             counts: dict[str, int] = {}
             for r in sp.in_flight():
                 counts[r["state"]] = counts.get(r["state"], 0) + 1
@@ -51,7 +51,7 @@ class ShareOps(ControlBase):
 
     def _share_group_ids(self) -> list[str]:
         coordinator = self.broker.coordinator
-        ids = set(coordinator.share.groups) | {k[0] for k in coordinator.share_partitions.partitions}
+        ids = set(coordinator.share.groups) | {k[0] for k in self.broker.shares.partitions}
         return sorted(ids)
 
     @op("GET", "/api/share-groups", py=Py("share_groups", lambda: {}, result="groups"), cli=Cli("share groups"))
@@ -90,7 +90,7 @@ class ShareOps(ControlBase):
         """End an acquired record's lock now, as if it had lapsed: it is available again (archived at
         the delivery-count limit) and parked share fetches read again. 409 unless it is acquired."""
         t, _ = self._share_partition(group, topic, partition)
-        if not self.broker.coordinator.share_partitions.release_offset(group, t.topic_id, partition, offset):
+        if not self.broker.shares.release_offset(self.broker.now_ms, group, t.topic_id, partition, offset):
             raise ControlError(409, f"offset {offset} of {topic}-{partition} is not acquired in share group {group!r}")
         return {"released": offset}
 
@@ -122,7 +122,7 @@ class ShareOps(ControlBase):
         def check():
             t = self.broker.store.get(topic)
             sp = None if t is None or partition >= len(t.partitions) else \
-                self.broker.coordinator.share_partitions.existing(group, t.topic_id, partition)
+                self.broker.shares.existing(group, t.topic_id, partition)
             current = sp.start_offset if sp is not None else None
             return current is not None and current >= offset, {"group_id": group, "topic": topic,
                                                                "partition": partition, "start_offset": current}

@@ -11,9 +11,9 @@ The timer ``("share-session", group, member)`` removes a member that stops heart
 the last one seen is kept for timers. As Kafka's maybeCreateInitializeShareGroupStateRequest, each
 heartbeat records the partitions of the subscribed topics not yet initialized as initializing (in
 its own write, ShareGroupStatePartitionMetadata: state_metadata.py); once that is written
-``on_assigned(group_id, {(topic_id, partition)})`` initializes their share state (they start where
+the share data plane's ``assigned`` event (events.py) initializes their share state (they start where
 share.auto.offset.reset says) and a write of its own records them initialized, or no longer
-initializing if a listener failed. DeleteShareGroupOffsets and AlterShareGroupOffsets go the same
+initializing if that failed. DeleteShareGroupOffsets and AlterShareGroupOffsets go the same
 way (``delete_offsets``, ``alter_offsets``).
 
 Every change is written to __consumer_offsets as Kafka's ShareGroup* records (records.py), each
@@ -33,19 +33,22 @@ from ..group_api import GroupError, GroupType
 from ..modern import TopicMeta, error_response, wire_assignment
 from ..record_format import fits_record_key
 from . import assignor, records
+from .events import ShareGroupEvents
 from .group import Assignment, ShareGroup, ShareGroupState, ShareMember
 from .requests import LEAVE_GROUP_MEMBER_EPOCH, ShareHeartbeat, validate_heartbeat
 from .state_metadata import StateMetadata, TopicInit
 
 log = get_logger("kafkaemu.share_groups")
 E = ErrorCode
-Assigned = Callable[[str, set[tuple[bytes, int]]], None]
 
 
 class ShareGroupManager:
-    def __init__(self, ctx: CoordinatorContext) -> None:
+    def __init__(self, ctx: CoordinatorContext, events: ShareGroupEvents | None = None) -> None:
+        """``events``: the share data plane hearing of these groups (None: a coordinator without one,
+        whose share groups have no share partitions)."""
         self.ctx = ctx
         self.settings = ctx.settings.share
+        self.events = events
         self.topics: Mapping[str, TopicMeta] = {}
         self.on_assigned: list[Assigned] = []
         self.on_member_removed: list[Callable[[str, str], None]] = []   # (group id, member id)
@@ -169,25 +172,27 @@ class ShareGroupManager:
 
     def _once_written(self, fn: Callable, args: tuple) -> None:
         """``fn(*args)`` once the write under way is appended (never, if it fails); now without one.
-        What the listeners change (share partitions, sessions) is not undone with the group."""
+        What the data plane changes (share partitions, sessions) is not undone with the group."""
         write = self.ctx.write
         if write is None:
             fn(*args)
         else:
             write.effect(fn, args)
 
+    def _tell(self, event: Callable, *args) -> None:
+        """One event to the share data plane, with the time of the write that decided it."""
+        event(self.ctx.now_ms, *args)
+
     def _initialize(self, group_id: str, topics: dict[bytes, TopicInit], offsets: dict | None = None) -> None:
         """Initialize the share state of ``topics`` (at ``offsets[(topic id, partition)]`` when
         given: AlterShareGroupOffsets), then record the outcome as a write of its own."""
+        events = self.events
         try:
-            if offsets is None:
-                partitions = {(tid, p) for tid, t in topics.items() for p in t.partitions}
-                for listener in list(self.on_assigned):
-                    listener(group_id, partitions)
-            else:
+            if events is not None and offsets is None:
+                events.assigned(self.ctx.now_ms, group_id, {(tid, p) for tid, t in topics.items() for p in t.partitions})
+            elif events is not None:
                 for (tid, p), offset in offsets.items():
-                    for listener in list(self.on_offsets_altered):
-                        listener(group_id, tid, p, offset)
+                    events.offsets_altered(self.ctx.now_ms, group_id, tid, p, offset)
             done = True
         except Exception as exc:   # Kafka's persister failing: the partitions are retried later
             log.warning("share_state_initialize_failed", group=group_id, error=str(exc)[:200])
@@ -235,8 +240,8 @@ class ShareGroupManager:
     def _delete_state(self, group_id: str, topics: dict[bytes, str]) -> None:
         try:
             for tid in topics:
-                for listener in list(self.on_offsets_deleted):
-                    listener(group_id, tid)
+                if self.events is not None:
+                    self.events.offsets_deleted(self.ctx.now_ms, group_id, tid)
         except Exception as exc:   # they stay deleting: the next delete of the topic or group retries
             log.warning("share_state_delete_failed", group=group_id, error=str(exc)[:200])
             return
@@ -297,8 +302,8 @@ class ShareGroupManager:
             group.target = {}
             group.assignment_epoch = group.group_epoch
         self._note_state(group, old_state)
-        for listener in list(self.on_member_removed):
-            self._once_written(listener, (group.group_id, member_id))
+        if self.events is not None:
+            self._once_written(self._tell, (self.events.member_left, group.group_id, member_id))
 
     def remove_all_members(self, group_id: str) -> None:
         """Every member leaves (a control snapshot restore: their clients rejoin)."""
@@ -321,8 +326,8 @@ class ShareGroupManager:
         log.info("share_member_session_expired", group=group_id, member=member_id)
         self.remove_member(group, member_id)
         self._persist(group)
-        for listener in list(self.on_member_expired):
-            self._once_written(listener, (group_id, member_id))
+        if self.events is not None:
+            self._once_written(self._tell, (self.events.member_expired, group_id, member_id))
 
     def is_member(self, group_id: str, member_id: str) -> bool:
         group = self.group(group_id)
@@ -367,8 +372,8 @@ class ShareGroupManager:
         del self.ctx.groups[group.group_id]
         log.info("share_group_deleted", group=group.group_id)
         self._note_state(group, old_state)
-        for listener in list(self.on_group_deleted):
-            self._once_written(listener, (group.group_id,))
+        if self.events is not None:
+            self._once_written(self._tell, (self.events.group_deleted, group.group_id))
 
     # ============================================================ replay of __consumer_offsets
     def replay(self, key: bytes, value: bytes | None) -> None:

@@ -22,7 +22,7 @@ rolls back a failed acknowledgement.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Iterable
 
@@ -76,35 +76,62 @@ class SharePartition:
         self.limits = limits
         self.records: dict[int, InFlight] = {}
         self.delivered = 0   # records handed out, redeliveries included
+        self.state_epoch = -1   # the snapshot epoch of its last __share_group_state record
+
+    def snapshot(self) -> tuple:
+        """What ``restore`` puts back: a write to __share_group_state that fails reverts to it."""
+        return (self.start_offset, self.end_offset, self.limits, self.delivered, self.state_epoch,
+                {o: replace(r) for o, r in self.records.items()})
+
+    def restore(self, snapshot: tuple) -> None:
+        (self.start_offset, self.end_offset, self.limits, self.delivered, self.state_epoch, records) = snapshot
+        self.records = records
 
     # ------------------------------------------------------------ acquisition
-    def acquire(self, member_id: str, max_records: int, batches: Iterable[tuple[int, int]], now_ms: int) -> list[Acquired]:
+    def acquire(self, member_id: str, max_records: int, batches: Iterable[tuple[int, int]], now_ms: int,
+                up_to: int | None = None, batch_size: int = 0) -> list[Acquired]:
         """Acquire up to ``max_records`` records for ``member_id``: available in-flight ones first
-        (redeliveries, lowest offsets first), then new ones from ``batches`` (the log's batches as
-        (base offset, last offset) from ``end_offset`` on, up to what may be read). New records are
-        taken whole batch by whole batch, so the count may go past ``max_records`` to a batch's end
-        (Kafka's batch-optimized acquire mode)."""
+        (redeliveries, lowest offsets first; none above ``up_to``, the last offset the fetch read
+        from the log), then new ones from ``batches`` (the log's batches as (base offset, last
+        offset) from ``end_offset`` on, up to what may be read). New records are taken whole batch
+        by whole batch, so the count may go past ``max_records`` to a batch's end (Kafka's
+        batch-optimized acquire mode); with ``batch_size``, more new records than that are answered
+        in runs that break at a batch's start once a run holds ``batch_size`` (SharePartition's
+        createBatches)."""
         taken: list[tuple[int, int]] = []   # (offset, delivery count)
         deadline = now_ms + self.limits.lock_duration_ms
-        for offset in range(self.start_offset, self.end_offset):
+        last_redelivered = self.end_offset if up_to is None else min(self.end_offset, up_to + 1)
+        for offset in range(self.start_offset, last_redelivered):
             if len(taken) >= max_records:
                 break
             rec = self.records.get(offset)
             if rec is not None and rec.state is RecordState.AVAILABLE:
                 self._take(rec, member_id, deadline)
                 taken.append((offset, rec.delivery_count))
+        breaks: set[int] = set()
+        new_from = run_from = self.end_offset
         for base, last in batches:
             if len(taken) >= max_records or self.end_offset - self.start_offset >= self.limits.max_in_flight:
                 break
             if last < self.end_offset:
                 continue
+            if batch_size > 0 and base > new_from and base - run_from >= batch_size:
+                breaks.add(base)
+                run_from = base
             for offset in range(max(base, self.end_offset), last + 1):
                 rec = self.records[offset] = InFlight()
                 self._take(rec, member_id, deadline)
                 taken.append((offset, rec.delivery_count))
             self.end_offset = last + 1
+        if batch_size <= 0 or self.end_offset - new_from <= batch_size:
+            breaks = set()
         self.delivered += len(taken)
-        return _runs(taken)
+        return _runs(taken, breaks)
+
+    def first_available(self) -> int | None:
+        """The lowest in-flight offset that may be acquired again, or None (Kafka's nextFetchOffset
+        reads the log from there)."""
+        return min((o for o, r in self.records.items() if r.state is RecordState.AVAILABLE), default=None)
 
     @staticmethod
     def _take(rec: InFlight, member_id: str, deadline: int) -> None:
@@ -240,11 +267,12 @@ class SharePartition:
                 for o, r in sorted(self.records.items())]
 
 
-def _runs(taken: list[tuple[int, int]]) -> list[Acquired]:
-    """Contiguous offsets with the same delivery count, as AcquiredRecords entries."""
+def _runs(taken: list[tuple[int, int]], breaks: set[int] = frozenset()) -> list[Acquired]:  # type: ignore[assignment]
+    """Contiguous offsets with the same delivery count, as AcquiredRecords entries; a run also
+    starts at each offset of ``breaks``."""
     out: list[Acquired] = []
     for offset, count in taken:
-        if out and out[-1].last_offset == offset - 1 and out[-1].delivery_count == count:
+        if out and out[-1].last_offset == offset - 1 and out[-1].delivery_count == count and offset not in breaks:
             out[-1] = Acquired(out[-1].first_offset, offset, count)
         else:
             out.append(Acquired(offset, offset, count))

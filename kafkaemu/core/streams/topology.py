@@ -7,7 +7,9 @@ with every source topic present it decides the partition counts of the internal 
 (repartition topics from the subtopologies writing them, copartitioned topics alike, a changelog
 topic as many as its subtopology has tasks), the number of tasks of each subtopology, and which
 internal topics must still be created. A topology that cannot be configured (a source topic
-missing, topics not copartitioned) has no subtopologies and a status for the members.
+missing, topics not copartitioned) has no subtopologies and a status for the members. An internal
+topic given fewer than one partition (a negative count in the topology) fails the heartbeat with
+UNKNOWN_SERVER_ERROR, as Kafka's ConfiguredInternalTopic refuses it with an IllegalArgumentException.
 """
 from __future__ import annotations
 
@@ -207,6 +209,9 @@ def _configure(topology: StreamsTopology, partitions_of: Callable[[str], int | N
                                                            reps, bool(s.state_changelog_topics))
         to_create = {t.name: t for c in subs.values()
                      for t in c.repartition_source_topics + c.state_changelog_topics}
+        for t in to_create.values():   # Kafka's ConfiguredInternalTopic: an IllegalArgumentException
+            if t.partitions < 1:
+                raise GroupError(ErrorCode.UNKNOWN_SERVER_ERROR, "Number of partitions must be at least 1.")
         for name in sorted(topology.required_topics()):
             existing = partitions_of(name)
             expected = to_create.pop(name, None) if existing is not None else None

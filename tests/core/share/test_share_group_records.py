@@ -10,13 +10,14 @@ from kafkaemu.core.share import records as sr
 from kafkaemu.core.share.requests import ShareHeartbeat
 from kafkaemu.protocol.errors import ErrorCode as E
 from tests.core.harness import RecordingLog as Log
+from tests.core.share.plane import ScriptedEvents
 
 T1, T2 = b"\x01" * 16, b"\x02" * 16
 TOPICS = {"a": TopicMeta("a", T1, 2), "b": TopicMeta("b", T2, 3)}
 
 
 def coordinator(log: Log, now: int = 0) -> GroupCoordinator:
-    return GroupCoordinator(sink=log, now_ms=now)
+    return GroupCoordinator(sink=log, now_ms=now, share_events=ScriptedEvents())
 
 
 def hb(c, now, member, epoch, topics=None, group="g"):
@@ -135,7 +136,7 @@ def test_a_leave_whose_write_fails_keeps_the_member_and_its_share_partitions_unt
     c = coordinator(log)
     hb(c, 0, "m1", 0, ["a"])
     removed = []
-    c.share.on_member_removed.append(lambda g, m: removed.append(m))
+    c.share.events.listeners["member_left"].append(lambda g, m: removed.append(m))
     log.fail = AppendError(E.NOT_LEADER_OR_FOLLOWER)
     assert hb(c, 1, "m1", -1)["error_code"] == E.NOT_COORDINATOR
     assert "m1" in c.share.group("g").members and removed == []

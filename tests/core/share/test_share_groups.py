@@ -1,11 +1,13 @@
 """Share groups in the coordinator on a manual clock: heartbeats and epochs, the simple assignor
 (a partition shared when members outnumber partitions), subscription changes, session expiry, the
-share partitions' start offsets, lock timers through the coordinator's tick, and the group APIs."""
+share partitions' start offsets (the share data plane hearing of the group), lock timers on the data
+plane's own clock, and the group APIs."""
 from kafkaemu.core.coordinator import GroupCoordinator
 from kafkaemu.core.share import assignor
 from kafkaemu.core.modern import TopicMeta
 from kafkaemu.core.share.requests import ShareHeartbeat
 from kafkaemu.protocol.errors import ErrorCode as E
+from tests.core.share.plane import coordinator_with_plane
 
 T1, T2 = b"\x01" * 16, b"\x02" * 16
 TOPICS = {"a": TopicMeta("a", T1, 2), "b": TopicMeta("b", T2, 3)}
@@ -81,46 +83,41 @@ def test_subscription_change_bumps_the_epoch():
 
 
 def test_session_expiry_removes_the_member_and_releases_its_records():
-    c = GroupCoordinator()
-    c.share_partitions.log_offsets = lambda tid, p, committed: (0, 10)
-    c.group_configs.set("g", "share.auto.offset.reset", "earliest")
+    c, shares = coordinator_with_plane(log_offsets=lambda tid, p, committed: (0, 10))
+    shares.group_configs.set("g", "share.auto.offset.reset", "earliest")
     hb(c, 0, "m1", 0, ["a"])
-    c.share_partitions.acquire("g", "m1", T1, 0, 100, [(0, 9)])
+    shares.acquire(0, "g", "m1", T1, 0, 100, [(0, 9)])
     c.tick(44999)
     assert "m1" in c.share.group("g").members
     c.tick(45000)
     assert c.share.group("g").members == {}
-    assert {r["state"] for r in c.share_partitions.existing("g", T1, 0).in_flight()} == {"Available"}
+    assert {r["state"] for r in shares.existing("g", T1, 0).in_flight()} == {"Available"}
 
 
 def test_start_offsets_follow_auto_offset_reset_at_assignment():
-    c = GroupCoordinator()
-    c.share_partitions.log_offsets = lambda tid, p, committed: (3, 42)
+    c, shares = coordinator_with_plane(log_offsets=lambda tid, p, committed: (3, 42))
     hb(c, 0, "m1", 0, ["a"])
-    assert c.share_partitions.start_offsets("g") == {(T1, 0): 42, (T1, 1): 42}
-    c.group_configs.set("h", "share.auto.offset.reset", "earliest")
+    assert shares.start_offsets("g") == {(T1, 0): 42, (T1, 1): 42}
+    shares.group_configs.set("h", "share.auto.offset.reset", "earliest")
     hb(c, 0, "m1", 0, ["a"], group="h")
-    assert c.share_partitions.start_offsets("h") == {(T1, 0): 3, (T1, 1): 3}
+    assert shares.start_offsets("h") == {(T1, 0): 3, (T1, 1): 3}
 
 
-def test_lock_timers_fire_on_the_coordinator_tick():
-    c = GroupCoordinator()
-    c.share_partitions.log_offsets = lambda tid, p, committed: (0, 0)
+def test_lock_timers_fire_on_the_data_planes_tick():
+    c, shares = coordinator_with_plane(log_offsets=lambda tid, p, committed: (0, 0))
     hb(c, 0, "m1", 0, ["a"])
-    woken = []
-    c.share_partitions.on_available.append(woken.append)
-    c.ctx.advance(1000)
-    c.share_partitions.acquire("g", "m1", T1, 0, 100, [(0, 4)])
-    assert c.next_deadline_ms() <= 31000
-    c.tick(30999)
+    woken = shares.ports.wake
+    shares.acquire(1000, "g", "m1", T1, 0, 100, [(0, 4)])
+    assert shares.next_deadline_ms() == 31000
+    shares.tick(30999)
     assert woken == []
-    c.tick(31000)
+    shares.tick(31000)
     assert woken == [("g", T1, 0)]
-    assert c.share_partitions.acquire("g", "m1", T1, 0, 100, [])[0].delivery_count == 2
+    assert shares.acquire(31000, "g", "m1", T1, 0, 100, [])[0].delivery_count == 2
 
 
 def test_list_describe_and_delete():
-    c = GroupCoordinator()
+    c, shares = coordinator_with_plane(log_offsets=lambda tid, p, committed: (0, 0))
     hb(c, 0, "m1", 0, ["a"])
     listed = c.list_groups(1, types_filter=["share"])
     assert listed == [{"group_id": "g", "protocol_type": "share", "group_state": "Stable", "group_type": "share"}]
@@ -133,7 +130,7 @@ def test_list_describe_and_delete():
     assert c.delete_groups(1, ["g"])[0]["error_code"] == E.NON_EMPTY_GROUP
     hb(c, 2, "m1", -1)
     assert c.delete_groups(3, ["g"])[0]["error_code"] == E.NONE
-    assert c.share.group("g") is None and c.share_partitions.start_offsets("g") == {}
+    assert c.share.group("g") is None and shares.start_offsets("g") == {}
 
 
 def test_empty_share_groups_do_not_expire_with_offset_retention():
@@ -155,10 +152,10 @@ def test_consumer_group_ids_are_not_share_groups():
 
 
 def test_a_leaving_member_keeps_its_sessions_to_close_them_an_expired_one_loses_them():
-    c = GroupCoordinator()
+    c, shares = coordinator_with_plane()
     hb(c, 0, "m1", 0, ["a"])
     hb(c, 0, "m2", 0, ["a"])
-    sessions = c.share_partitions.sessions
+    sessions = shares.sessions
     sessions.for_fetch((0, "g", "m1"), 0, [(T1, 0)], [], False)
     sessions.for_fetch((0, "g", "m2"), 0, [(T1, 0)], [], False)
     hb(c, 1, "m1", -1)
@@ -169,9 +166,9 @@ def test_a_leaving_member_keeps_its_sessions_to_close_them_an_expired_one_loses_
 
 
 def test_the_group_configs_set_the_heartbeat_interval_and_session_timeout():
-    c = GroupCoordinator()
-    c.group_configs.set("g", "share.heartbeat.interval.ms", "7000")
-    c.group_configs.set("g", "share.session.timeout.ms", "50000")
+    c, shares = coordinator_with_plane()
+    shares.group_configs.set("g", "share.heartbeat.interval.ms", "7000")
+    shares.group_configs.set("g", "share.session.timeout.ms", "50000")
     assert hb(c, 0, "m1", 0, ["a"])["heartbeat_interval_ms"] == 7000
     c.tick(49999)
     assert "m1" in c.share.group("g").members
@@ -182,12 +179,10 @@ def test_the_group_configs_set_the_heartbeat_interval_and_session_timeout():
 def test_by_duration_starts_at_the_first_record_that_young():
     from kafkaemu.core.share.partitions import duration_ms
     assert duration_ms("PT1H") == 3_600_000 and duration_ms("P1DT0.5S") == 86_400_500 and duration_ms("1H") is None
-    c = GroupCoordinator()
-    spm = c.share_partitions
-    spm.log_offsets = lambda tid, p, committed: (0, 100)
     asked = []
-    spm.offset_for_time = lambda tid, p, ts: asked.append(ts) or (40 if ts <= 7_000_000 else None)
-    c.group_configs.set("g", "share.auto.offset.reset", "by_duration:PT1H")
+    c, spm = coordinator_with_plane(log_offsets=lambda tid, p, committed: (0, 100),
+                                    offset_for_time=lambda tid, p, ts: asked.append(ts) or (40 if ts <= 7_000_000 else None))
+    spm.group_configs.set("g", "share.auto.offset.reset", "by_duration:PT1H")
     hb(c, 10_000_000, "m1", 0, ["a"])
     assert asked[0] == 10_000_000 - 3_600_000
     assert spm.start_offsets("g") == {(T1, 0): 40, (T1, 1): 40}

@@ -12,6 +12,7 @@ from kafkaemu.core.share.requests import ShareHeartbeat
 from kafkaemu.core.share.state_metadata import INITIALIZE_RETRY_INTERVAL_MS
 from kafkaemu.protocol.errors import ErrorCode as E
 from tests.core.harness import RecordingLog
+from tests.core.share.plane import ScriptedEvents, coordinator_with_plane
 
 T1, T2 = b"\x01" * 16, b"\x02" * 16
 TOPICS = {"a": TopicMeta("a", T1, 2), "b": TopicMeta("b", T2, 3)}
@@ -36,9 +37,9 @@ def _plain(v) -> tuple:
 
 
 def coordinator(log: Log, now: int = 0) -> tuple[GroupCoordinator, list]:
-    c = GroupCoordinator(sink=log, now_ms=now)
+    c = GroupCoordinator(sink=log, now_ms=now, share_events=ScriptedEvents())
     calls: list = []
-    c.share.on_assigned.append(lambda g, parts: calls.append(sorted(parts)))
+    c.share.events.listeners["assigned"].append(lambda g, parts: calls.append(sorted(parts)))
     return c, calls
 
 
@@ -62,7 +63,7 @@ def test_a_join_records_the_partitions_initializing_then_initialized():
     log = Log()
     c, calls = coordinator(log)
     seen = []
-    c.share.on_assigned.insert(0, lambda g, parts: seen.append(c.share.group("g").state_metadata.value()))
+    c.share.events.listeners["assigned"].insert(0, lambda g, parts: seen.append(c.share.group("g").state_metadata.value()))
     hb(c, 0, "m1", 0, ["a"])
     assert calls == [[(T1, 0), (T1, 1)]]
     assert seen == [(((T1, "a", (0, 1)),), (), ())]               # initializing while initialized
@@ -92,7 +93,7 @@ def test_replay_knows_what_is_initialized_and_does_not_initialize_it_again():
 def test_partitions_left_initializing_by_a_restart_are_initialized_again_after_the_retry_interval():
     log = Log()
     c, _ = coordinator(log)
-    c.share.on_assigned.append(lambda g, parts: setattr(log, "fail", AppendError(E.NOT_LEADER_OR_FOLLOWER)))
+    c.share.events.listeners["assigned"].append(lambda g, parts: setattr(log, "fail", AppendError(E.NOT_LEADER_OR_FOLLOWER)))
     hb(c, 0, "m1", 0, ["a"])                  # the heartbeat's batch is written, the "initialized" one is not
     assert log.state_metadata() == [({(T1, "a"): [0, 1]}, {}, set())]
     assert c.share.group("g").state_metadata.initializing                # left as it was
@@ -114,7 +115,7 @@ def test_a_failed_initialization_leaves_initializing_and_the_next_heartbeat_retr
     def persister(group, parts):
         if failing[0]:
             raise RuntimeError("share state not written")
-    c.share.on_assigned.insert(0, persister)
+    c.share.events.listeners["assigned"].insert(0, persister)
     hb(c, 0, "m1", 0, ["a"])
     assert log.state_metadata() == [({(T1, "a"): [0, 1]}, {}, set()), ({}, {}, set())]
     failing[0] = False
@@ -140,7 +141,7 @@ def test_delete_offsets_records_the_topic_deleting_then_deleted_and_replay_finis
     log = Log()
     c, _ = coordinator(log)
     deleted = []
-    c.share.on_offsets_deleted.append(lambda g, tid: deleted.append(tid))
+    c.share.events.listeners["offsets_deleted"].append(lambda g, tid: deleted.append(tid))
     hb(c, 0, "m1", 0, ["a"])
     hb(c, 1, "m1", -1)
     answer = c.delete_share_group_offsets(2, "g", [("a", T1), ("b", T2), ("nope", None)])
@@ -153,7 +154,7 @@ def test_delete_offsets_records_the_topic_deleting_then_deleted_and_replay_finis
     assert deleted == [T1]
     assert log.state_metadata()[-2:] == [({}, {}, {(T1, "a")}), ({}, {}, set())]
     # a delete whose state deletion failed stays deleting, through a restart, until a delete finishes it
-    c.share.on_offsets_deleted.insert(0, lambda g, tid: (_ for _ in ()).throw(RuntimeError("no")))
+    c.share.events.listeners["offsets_deleted"].insert(0, lambda g, tid: (_ for _ in ()).throw(RuntimeError("no")))
     hb(c, 3, "m1", 0, ["a"])
     hb(c, 4, "m1", -1)
     c.delete_share_group_offsets(5, "g", [("a", T1)])
@@ -163,7 +164,7 @@ def test_delete_offsets_records_the_topic_deleting_then_deleted_and_replay_finis
     restarted.load(list(log.records), 10)
     assert restarted.share.group("g").state_metadata.deleting == {T1: "a"}
     redone = []
-    restarted.share.on_offsets_deleted.append(lambda g, tid: redone.append(tid))
+    restarted.share.events.listeners["offsets_deleted"].append(lambda g, tid: redone.append(tid))
     assert restarted.delete_share_group_offsets(11, "g", [("a", T1)])[0]["error_code"] == 0
     assert redone == [T1] and restarted_log.state_metadata() == [({}, {}, set())]
 
@@ -172,7 +173,7 @@ def test_alter_offsets_initializes_the_partitions_at_the_offsets():
     log = Log()
     c, _ = coordinator(log)
     altered = []
-    c.share.on_offsets_altered.append(lambda g, tid, p, offset: altered.append((tid, p, offset)))
+    c.share.events.listeners["offsets_altered"].append(lambda g, tid, p, offset: altered.append((tid, p, offset)))
     hb(c, 0, "m1", 0, ["a"])
     hb(c, 1, "m1", -1)
     assert c.alter_share_group_offsets(2, "g", {(T2, 1): 7}, {T2: "b"}) == E.NONE
@@ -197,13 +198,13 @@ def test_delete_group_records_its_partitions_deleting_then_the_tombstone():
 
 def test_a_deleted_topic_leaves_the_record_and_its_share_partitions_go():
     log = Log()
-    c, _ = coordinator(log)
-    c.share_partitions.log_offsets = lambda tid, p, committed: (0, 0)
+    c, shares = coordinator_with_plane(log, log_offsets=lambda tid, p, committed: (0, 0))
     hb(c, 0, "m1", 0, ["a", "b"])
-    assert c.share_partitions.existing("g", T1, 0) is not None
+    assert shares.existing("g", T1, 0) is not None
     c.on_topic_deleted(1, "a", T1)
+    shares.topic_deleted(1, T1)                    # the broker's topic admin tells both owners
     assert log.state_metadata()[-1] == ({}, {(T2, "b"): [0, 1, 2]}, set())
-    assert c.share_partitions.existing("g", T1, 0) is None and c.share_partitions.existing("g", T2, 0) is not None
+    assert shares.existing("g", T1, 0) is None and shares.existing("g", T2, 0) is not None
     n = len(log.records)
     c.on_topic_deleted(2, "a", T1)                 # no group has it any more: nothing written
     assert len(log.records) == n

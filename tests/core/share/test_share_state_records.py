@@ -1,9 +1,9 @@
 """Share-partition state as __share_group_state records (ShareSnapshotKey/Value v0): round trips,
 the placement of keys, replay (last record wins, tombstones) and what a restart brings back."""
-from kafkaemu.core.coordinator import GroupCoordinator
 from kafkaemu.core.share import state_records
 from kafkaemu.core.share.partition import AckType, PartitionLimits, SharePartition
 from kafkaemu.core.placement import partition_for
+from tests.core.share.plane import share_plane
 
 LIMITS = PartitionLimits(30000, 5, 100)
 T = b"\x07" * 16
@@ -42,23 +42,20 @@ def test_the_key_is_placed_as_kafkas_coordinator_key():
 
 def test_replay_rebuilds_the_share_partitions():
     written = []
-    c = GroupCoordinator()
-    spm = c.share_partitions
-    spm.log_offsets = lambda tid, p, committed: (0, 10)
-    spm.state_sink = lambda partition, records, now: written.extend(records)
-    c.group_configs.set("g", "share.auto.offset.reset", "earliest")
-    spm.partition("g", T, 0)
-    spm.acquire("g", "m", T, 0, 100, [(0, 9)])
-    spm.acknowledge("g", "m", T, 0, [_batch(0, 4, AckType.ACCEPT)])
-    spm.partition("g", T, 1)
-    spm.delete_topic_state("g", T)
-    spm.partition("g", T, 1)
-    again = GroupCoordinator().share_partitions
+    spm = share_plane(lambda tid, p, committed: (0, 10), sink=lambda partition, records, now: written.extend(records))
+    spm.group_configs.set("g", "share.auto.offset.reset", "earliest")
+    spm.partition(0, "g", T, 0)
+    spm.acquire(0, "g", "m", T, 0, 100, [(0, 9)])
+    spm.acknowledge(0, "g", "m", T, 0, [_batch(0, 4, AckType.ACCEPT)])
+    spm.partition(0, "g", T, 1)
+    spm.offsets_deleted(0, "g", T)
+    spm.partition(0, "g", T, 1)
+    again = share_plane()
     assert again.load(written) == 1
     assert again.existing("g", T, 0) is None
     sp = again.existing("g", T, 1)
     assert sp is not None and sp.start_offset == 0
-    fresh = GroupCoordinator().share_partitions
+    fresh = share_plane()
     assert fresh.load(written[:3]) == 1            # initialized, acquired, acknowledged
     sp0 = fresh.existing("g", T, 0)
     assert sp0.start_offset == 5 and {r["state"] for r in sp0.in_flight()} == {"Available"}

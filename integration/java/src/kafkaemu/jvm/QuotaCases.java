@@ -23,7 +23,7 @@ import org.apache.kafka.common.quota.ClientQuotaFilterComponent;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Client quotas with kafka-clients 4.3.0: the Admin client sets (and is refused an out-of-range)
+ * Client quotas with kafka-clients 4.4.0: the Admin client sets (and is refused an out-of-range)
  * producer_byte_rate for a client id, describes it, the producer runs under it and then without
  * it. Prints "RESULT throttled_rate=B/s free_rate=B/s throttle_max_ms=ms" for the Python test to
  * judge, then PASS.

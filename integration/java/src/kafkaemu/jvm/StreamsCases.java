@@ -33,7 +33,7 @@ import org.apache.kafka.common.message.StreamsGroupHeartbeatResponseData;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * Streams groups (KIP-1071) with Kafka Streams' own protocol client in kafka-clients 4.3.0: an
+ * Streams groups (KIP-1071) with Kafka Streams' own protocol client in kafka-clients 4.4.0: an
  * AsyncKafkaConsumer given StreamsRebalanceData and a StreamsRebalanceListener, as Kafka Streams'
  * StreamThread makes it, and the Admin client's streams-group calls.
  *
@@ -67,7 +67,8 @@ public final class StreamsCases {
             p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
             p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");   // as Kafka Streams sets it
             data = new StreamsRebalanceData(UUID.randomUUID(), Optional.of(new StreamsRebalanceData.HostInfo("localhost", port)),
-                                            Optional.empty(), subs, Map.of());
+                                            Optional.empty(), subs, Map.of(),
+                                            Map::of, Map::of);   // no task offset sums: nothing stored yet
             consumer = new AsyncKafkaConsumer<>(new ConsumerConfig(p), new StringDeserializer(), new StringDeserializer(),
                                                 Optional.of(data));
             // As Kafka Streams' DefaultStreamsRebalanceListener: the reconciled assignment is what the

@@ -24,7 +24,7 @@ import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * KIP-714 with kafka-clients 4.3.0: the Admin client creates a CLIENT_METRICS subscription (and is
+ * KIP-714 with kafka-clients 4.4.0: the Admin client creates a CLIENT_METRICS subscription (and is
  * refused a push interval out of range), reads it back; a consumer that lags behind its topic
  * pushes its metrics while it polls. Prints "INSTANCE <client instance id>" for the Python test,
  * which reads what the consumer pushed from the control API, then PASS.
