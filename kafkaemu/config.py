@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 
 from .core.classic.settings import ClassicSettings
 from .core.consumer.settings import ConsumerSettings
+from .broker_properties import beyond_nodes, check, derived_settings, kafka_defined, listener_problems
 from .core.features import parse_levels
 from .core.offsets.settings import OffsetsSettings
 from .core.settings import INT32_MAX, INT64_MAX, setting
@@ -170,15 +171,33 @@ class BrokerConfig:
     schema_registry_port: int = setting(-1, None, "serve Confluent Schema Registry's REST API on this port (0: a free "
                                             "port, printed at start; -1: off)", min=-1, max=65535)
     schema_registry_host: str = setting("127.0.0.1", None, "address the schema registry listens on")
+    # -- Kafka's other broker settings (num.network.threads, offsets.topic.replication.factor, ...): by
+    # their Kafka names as given, checked and reported as Kafka does (broker_properties.py)
+    kafka_settings: dict[str, str] = field(default_factory=dict, metadata={"kafka_settings": True})
 
     def __init__(self, *, extra: dict | None = None, **values) -> None:
         """``values``: settings by name; ``extra``: settings by their Kafka names, as ``--override``
-        takes them ({"num.partitions": 3}), applied last."""
+        takes them ({"num.partitions": 3}), applied last: a name kafkaemu acts on sets its setting,
+        another name Kafka defines goes to ``kafka_settings``, and ``listeners``,
+        ``advertised.listeners`` and the retention and roll synonyms set kafkaemu's own settings
+        that are not given by name."""
         named = dict(values)
+        kafka_only = {}
         for kafka_name, value in (extra or {}).items():
-            named[setting_named(kafka_name).name] = value
+            s = KAFKA_NAMES.get(kafka_name.strip())
+            if s is not None:
+                named[s.name] = value
+            elif kafka_defined(kafka_name.strip()):
+                kafka_only[kafka_name.strip()] = _kafka_text(value)
+            else:
+                setting_named(kafka_name)   # refused, with a suggestion
+        kafka_only = {**named.pop("kafka_settings", {}), **kafka_only}
+        for name, value in derived_settings(kafka_only).items():
+            named.setdefault(name, value)
         for f in fields(BrokerConfig):
-            if f.metadata.get("composed"):
+            if f.metadata.get("kafka_settings"):
+                setattr(self, f.name, kafka_only)
+            elif f.metadata.get("composed"):
                 base = named.pop(f.name, None) or f.default_factory()
                 own = {s.field: s.coerce(named.pop(s.name)) for s in COMPOSED[f.name] if s.name in named}
                 setattr(self, f.name, dataclasses.replace(base, **own) if own else base)
@@ -230,11 +249,12 @@ class BrokerConfig:
 
     def to_argv(self) -> list[str]:
         """``kafkaemu serve`` arguments for every setting that differs from its default."""
-        return [arg for s in SETTINGS.values() for arg in s.argv(s.get(self))]
+        return [arg for s in SETTINGS.values() for arg in s.argv(s.get(self))] + \
+            [f"--override={name}={value}" for name, value in self.kafka_settings.items()]
 
     def as_dict(self) -> dict[str, typing.Any]:
-        """Every setting's value by name (what ``--print-config`` prints)."""
-        return {s.name: s.get(self) for s in SETTINGS.values()}
+        """Every setting's value by name (what ``--print-config`` prints), Kafka's others by their names."""
+        return {**{s.name: s.get(self) for s in SETTINGS.values()}, "kafka_settings": dict(self.kafka_settings)}
 
     # -- validation ---------------------------------------------------------------------------
     def errors(self, label=lambda s: s.name) -> list[str]:
@@ -319,6 +339,10 @@ class BrokerConfig:
             except ValueError as exc:
                 problems.append(str(exc))
         problems += _authorizer_problems(self, name)
+        for kafka_name, text in self.kafka_settings.items():   # Kafka's own checks of the rest
+            if problem := check(kafka_name, text) or beyond_nodes(kafka_name, text, self.nodes):
+                problems.append(problem)
+        problems += listener_problems(self.kafka_settings, self.security_protocol)
         if self.data_dir is not None and (problem := _unusable_dir(self.data_dir)):
             problems.append(f"cannot use {name('data_dir')} {self.data_dir}: {problem}")
         return problems
@@ -473,6 +497,8 @@ def _setting(f, group: str | None = None) -> Setting:
 def _settings() -> tuple[dict[str, Setting], dict[str, list[Setting]]]:
     result, composed_settings = {}, {}
     for f in fields(BrokerConfig):
+        if f.metadata.get("kafka_settings"):
+            continue
         if f.metadata.get("composed"):
             composed_settings[f.name] = [_setting(g, f.name) for g in fields(f.default_factory)]
             result.update((s.name, s) for s in composed_settings[f.name])
@@ -486,12 +512,24 @@ KAFKA_NAMES: dict[str, Setting] = {s.kafka: s for s in SETTINGS.values() if s.ka
 DEFAULTS = BrokerConfig()
 
 
+def _kafka_text(value) -> str:
+    """A value given in Python as Kafka's properties write it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value).strip()
+
+
 def setting_named(kafka_name: str) -> Setting:
-    """The setting a Kafka name (an ``--override`` name) stands for; ValueError for one kafkaemu lacks."""
+    """The setting a Kafka name (an ``--override`` name) stands for; ValueError for one kafkaemu
+    does not act on (``kafka_defined`` tells whether Kafka defines it: then it is accepted all the
+    same, as ``extra``), naming the closest name Kafka or kafkaemu has."""
     s = KAFKA_NAMES.get(kafka_name.strip())
     if s is None:
         import difflib
-        close = difflib.get_close_matches(kafka_name, KAFKA_NAMES, n=1)
+        from .kafka_configs import KAFKA_BROKER_CONFIGS
+        close = difflib.get_close_matches(kafka_name, [*KAFKA_NAMES, *KAFKA_BROKER_CONFIGS], n=1)
         hint = f" (did you mean {close[0]}?)" if close else " (kafkaemu serve --help lists the settings)"
         raise ValueError(f"unknown setting {kafka_name!r}{hint}")
     return s

@@ -55,7 +55,7 @@ def test_serve_help_lists_the_common_options_first_then_one_section_per_area():
     assert headings[1:] == [t for t in section_order() if f"\n{t}:\n" in shown]   # in the areas' order
     common = shown.split("common options:\n", 1)[1].split("\n\n", 1)[0]
     flags = [line.split()[0].rstrip(",") for line in common.splitlines() if line.startswith("  -")]
-    assert flags[:5] == ["-h", "--host", "--port", "--override", "--data-dir"]
+    assert flags[:6] == ["-h", "--host", "--port", "--config", "--override", "--data-dir"]
     assert {"--control-port", "--manual-clock", "--log-level"} <= set(flags)
     # every setting with a flag once, none left out of the sections (the rest: --override NAME=VALUE)
     for s in SETTINGS.values():

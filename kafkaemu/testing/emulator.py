@@ -309,8 +309,11 @@ class KafkaEmulator(metaclass=_ControlMethods):
         return [sys.executable, "-m", "kafkaemu", "serve", *self.config.to_argv(), f"--log-level={level}"]
 
     def _start_subprocess(self) -> None:
+        # the configuration is all in the command line: KAFKA_* variables (which `kafkaemu serve` reads
+        # as Kafka's container image does) stay out, so both modes start alike
+        env = {key: value for key, value in os.environ.items() if not key.startswith("KAFKA_")}
         self._proc = subprocess.Popen(self.subprocess_command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True)
+                                      text=True, env=env)
         stderr = _StderrForwarder(self._proc.stderr)
         line = self._proc.stdout.readline()
         if not line.startswith("kafkaemu listening on "):
