@@ -145,11 +145,14 @@ def derived_settings(settings: Mapping[str, str]) -> dict[str, object]:
     client listener, ``advertised_host`` from advertised.listeners, the ms forms of the retention
     and roll synonyms (when the ms setting itself is not given)."""
     out: dict[str, object] = {}
-    listeners = client_listeners(settings, "listeners") if settings.get("listeners") else []
+    try:   # a malformed one is listener_problems' to report
+        listeners = client_listeners(settings, "listeners") if settings.get("listeners") else []
+        advertised = client_listeners(settings, "advertised.listeners") if settings.get("advertised.listeners") else []
+    except ValueError:
+        listeners = advertised = []
     if listeners:
         _, host, port = listeners[0]
         out["host"], out["port"] = host or "0.0.0.0", port
-    advertised = client_listeners(settings, "advertised.listeners") if settings.get("advertised.listeners") else []
     if advertised and advertised[0][1]:
         out["advertised_host"] = advertised[0][1]
     for ms_name, synonyms in SYNONYMS.items():
