@@ -6,7 +6,6 @@ once it has them; every share and streams API answers a principal without ACLs 2
 SASL connections too."""
 from __future__ import annotations
 
-import socket
 import time
 
 import pytest
@@ -16,7 +15,7 @@ from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.testing import KafkaEmulator, raw_client
 
 from .java_runs import assert_security_client_passed
-from .test_authorization import USERS, admin, allow, conf, create_topics, produce, unique
+from .test_authorization import _ADMINS, USERS, admin, allow, conf, create_topics, produce, unique
 
 ck = pytest.importorskip("confluent_kafka")
 pytestmark = pytest.mark.timeout(300)
@@ -26,6 +25,7 @@ pytestmark = pytest.mark.timeout(300)
 def emulator():
     with KafkaEmulator(sasl_users=USERS, authorizer=True, super_users="User:admin") as emulator:
         yield emulator
+        _ADMINS.pop(emulator.bootstrap_server, None)   # its admin client goes before the broker does
 
 
 def earliest(emulator, group):

@@ -160,3 +160,13 @@ def test_a_year_long_advance_answers_and_the_broker_keeps_serving(emulator):
     with connect(emulator) as sock:
         sock.sendall(api_versions_frame(correlation_id=7))
         assert read_reply(sock)[:4] == b"\x00\x00\x00\x07"
+
+
+@pytest.mark.parametrize("kind", ["text/plain", "application/x-www-form-urlencoded"])
+def test_a_body_declared_as_a_form_or_text_is_refused_without_an_origin_too(emulator, kind):
+    """What a page elsewhere sends without a preflight, from a browser that sends no Origin: the
+    guard the schema registry shares (kafkaemu/http_guard.py) refuses it by its Content-Type."""
+    before = call(emulator, "GET", "/api/clock")[1]["now_ms"]
+    status, got = call(emulator, "POST", "/api/clock/advance", body=b'{"ms": 60000}', headers={"Content-Type": kind})
+    assert status == 415 and "must be JSON" in got["error"]
+    assert call(emulator, "GET", "/api/clock")[1]["now_ms"] == before

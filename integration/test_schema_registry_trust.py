@@ -10,6 +10,7 @@ import http.client
 import json
 import select
 import socket
+import time
 
 import pytest
 
@@ -200,8 +201,31 @@ def test_registry_writes_survive_a_kill_9_of_the_server(tmp_path):
         assert call(second, "GET", f"/subjects/{subject}/versions/1")[1]["id"] == first_id
 
 
+def _workers() -> list[int]:
+    """The pids of this process's children that are schema registry workers."""
+    import os
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                command = f.read()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == os.getpid() and b"kafkaemu.schema_registry.worker" in command:
+            found.append(int(entry))
+    return found
+
+
+def _cpu_ticks(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])   # utime + stime
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc"), reason="finding the worker needs /proc")
 def test_a_worker_that_dies_under_a_check_is_answered_and_replaced():
-    import multiprocessing
     import os
     import signal
     import threading
@@ -209,14 +233,38 @@ def test_a_worker_that_dies_under_a_check_is_answered_and_replaced():
     with KafkaEmulator(schema_registry=True) as emulator:
         subject = unique("died")
         assert register(emulator, subject, wide(460, "string"))[0] == 200   # the worker process is up
-        [worker] = multiprocessing.active_children()
+        [worker] = _workers()
+        idle = _cpu_ticks(worker)
         answers = []
         check = threading.Thread(target=lambda: answers.append(register(emulator, subject, wide(460, "integer"))))
         check.start()
-        os.kill(worker.pid, signal.SIGKILL)
+        while _cpu_ticks(worker) < idle + 20 and check.is_alive():   # the check under way in the worker
+            time.sleep(0.01)
+        os.kill(worker, signal.SIGKILL)
         check.join(120)
         [(status, body)] = answers
         assert (status, body["error_code"]) == (500, 50001), body
         assert api_versions_answered(emulator)
         status, body = register(emulator, subject, probe(10, "integer", name="e"))   # a new worker judges it
         assert (status, body["error_code"]) == (409, 409), body
+        [replaced] = _workers()
+        assert replaced != worker
+    assert _workers() == []   # stopped with the registry
+
+
+def test_a_script_without_a_main_guard_starts_one_emulator(tmp_path):
+    """The worker runs nothing of the program that embeds the registry (multiprocessing's spawn
+    would run this script again in it, and start a second emulator there)."""
+    import subprocess
+    import sys
+    script = tmp_path / "no_guard.py"
+    script.write_text("import json, urllib.request\n"
+                      "from kafkaemu.testing import KafkaEmulator\n"
+                      "print('started', flush=True)\n"
+                      "with KafkaEmulator(schema_registry=True) as e:\n"
+                      "    r = urllib.request.Request(e.schema_registry_url + '/subjects/s/versions', method='POST',\n"
+                      "        data=json.dumps({'schema': '\"string\"'}).encode(), headers={'Content-Type': 'application/json'})\n"
+                      "    print(urllib.request.urlopen(r, timeout=60).read().decode(), flush=True)\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["started", '{"id": 1}'], out.stdout

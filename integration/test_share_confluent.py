@@ -172,3 +172,42 @@ def test_a_small_fetch_max_bytes_gives_one_record_per_batch(emulator):
         assert batches == [[b"v%d" % i] for i in range(6)]
     finally:
         c.close()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Three nodes: a consumer's group coordinator and its partition's leader on different
+    connections, so its leave heartbeat and its last acknowledgements race as against Kafka."""
+    from kafkaemu.testing import KafkaEmulator
+    with KafkaEmulator(nodes=3) as emu:
+        yield emu
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_close_commits_the_accepted_records_and_releases_the_rest(cluster, round_):
+    """confluent-kafka's test_explicit_accept_prevents_redelivery and
+    test_explicit_close_partial_acks_releases_remainder: records accepted just before close() are
+    never delivered again and their receipts carry no error; the rest go to the next consumer."""
+    topic, group = setup(cluster, 1, 4)
+    receipts = []
+    first = consumer(cluster, group, topic, explicit=True)
+    first.set_acknowledgement_commit_callback(lambda offsets, error: receipts.append((offsets, error)))
+    try:
+        got = poll_until(first, 4)
+        assert sorted(m.value() for m in got) == [b"v0", b"v1", b"v2", b"v3"]
+        accepted = sorted(got, key=lambda m: m.offset())[:2]
+        for m in accepted:
+            first.acknowledge(m, ck.AcknowledgeType.ACCEPT)
+    finally:
+        first.close()
+    assert receipts and all(error is None for _, error in receipts), receipts
+    assert {o for offsets, _ in receipts for found in offsets.values() for o in found} == {0, 1}
+    second = consumer(cluster, group, topic, explicit=True)
+    try:
+        again = poll_until(second, 2)
+        for m in again:
+            second.acknowledge(m, ck.AcknowledgeType.ACCEPT)
+        again += poll_until(second, 1, timeout=1.0)
+        assert sorted(m.value() for m in again) == [b"v2", b"v3"]
+    finally:
+        second.close()

@@ -277,6 +277,7 @@ def test_the_emulator_refuses_a_misspelt_setting_naming_it_with_a_suggestion():
         KafkaEmulator(num_partitionz=3)
     with pytest.raises(ValueError, match="unknown setting 'zzz' \\(kafkaemu serve --help lists the settings\\)"):
         KafkaEmulator(zzz=1)
+    assert KafkaEmulator(extra={"num.partitions": 3}, num_partitions=2).config.num_partitions == 3
 
 
 def test_the_emulator_refuses_a_bad_setting_before_starting():

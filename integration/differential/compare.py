@@ -5,17 +5,32 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-# Lists that are maps in the protocol (one entry per key): compared entry by entry, matched on the
-# key, so one missing API does not shift every later entry. The path then reads "api_keys[18].max_version".
+from .maps import map_keys
+
+# Lists matched on a key rather than on position: the ones Kafka's message definitions declare maps
+# (maps.py), and these, which Kafka answers in an order of its own making without declaring them maps.
+# (api key or None for any, list path pattern) -> (key fields, why). A path then reads
+# "configs[retention.ms].value".
 KEYED = {
-    r"(.*\.)?api_keys": "api_key",
-    r"(.*\.)?(supported_features|finalized_features)": "name",
-    r"(.*\.)?configs": "name",
+    (None, r"(.*\.)?configs"): (("name",), "a config resource's entries, one per config name, in the order of "
+                                           "Kafka's config map"),
+    (2, r"topics\.\d+\.partitions"): (("partition_index",), "ListOffsets: a topic's partitions in the order of the "
+                                                             "map Kafka's replica manager collects them in"),
+    (None, r"groups"): (("group_id",), "described groups in the order of their __consumer_offsets partitions (Kafka's "
+                                       "group coordinator answers shard by shard)"),
 }
 
 
-def _keyed(path: str) -> str | None:
-    return next((key for pattern, key in KEYED.items() if re.fullmatch(pattern, path)), None)
+def _keyed(api_key: int | None, path: str) -> tuple[str, ...] | None:
+    declared = map_keys().get(api_key, {}).get(re.sub(r"(\.\d+|\[[^]]*\])(?=\.|$)", "", path))
+    if declared:
+        return declared
+    return next((keys for (api, pattern), (keys, _) in KEYED.items()
+                 if api in (None, api_key) and re.fullmatch(pattern, path)), None)
+
+
+def _key(item: dict, keys: tuple[str, ...]) -> str:
+    return ",".join(str(item.get(k)) for k in keys)
 
 
 @dataclass(frozen=True)
@@ -41,9 +56,10 @@ def _short(value: Any) -> Any:
     return value
 
 
-def compare(kafka: Any, kafkaemu: Any, path: str = "", into: Comparison | None = None) -> Comparison:
+def compare(kafka: Any, kafkaemu: Any, api_key: int | None = None, path: str = "",
+            into: Comparison | None = None) -> Comparison:
     """Every leaf field of ``kafka`` compared with the same field of ``kafkaemu``; a list's length is a
-    field too, and items are compared pairwise up to the shorter length."""
+    field too, and items are compared pairwise up to the shorter length (or matched on their key)."""
     result = into if into is not None else Comparison()
     if isinstance(kafka, dict) and isinstance(kafkaemu, dict):
         for key in kafka.keys() | kafkaemu.keys():
@@ -53,25 +69,25 @@ def compare(kafka: Any, kafkaemu: Any, path: str = "", into: Comparison | None =
                 result.differences.append(Difference(sub, _short(kafka.get(key, "<absent>")),
                                                      _short(kafkaemu.get(key, "<absent>"))))
             else:
-                compare(kafka[key], kafkaemu[key], sub, result)
+                compare(kafka[key], kafkaemu[key], api_key, sub, result)
         return result
     if isinstance(kafka, list) and isinstance(kafkaemu, list):
-        key = _keyed(path)
-        if key and all(isinstance(i, dict) for i in kafka + kafkaemu):
-            by_key = [{f"{path}[{item[key]}]": item for item in side} for side in (kafka, kafkaemu)]
+        keys = _keyed(api_key, path)
+        if keys and all(isinstance(i, dict) for i in kafka + kafkaemu):
+            by_key = [{f"{path}[{_key(item, keys)}]": item for item in side} for side in (kafka, kafkaemu)]
             for name in sorted(by_key[0].keys() | by_key[1].keys()):
                 if name not in by_key[0] or name not in by_key[1]:
                     result.fields += 1
                     result.differences.append(Difference(name, "<absent>" if name not in by_key[0] else "<present>",
                                                          "<absent>" if name not in by_key[1] else "<present>"))
                 else:
-                    compare(by_key[0][name], by_key[1][name], name, result)
+                    compare(by_key[0][name], by_key[1][name], api_key, name, result)
             return result
         result.fields += 1
         if len(kafka) != len(kafkaemu):
             result.differences.append(Difference(f"{path}.length", len(kafka), len(kafkaemu)))
         for i, (a, b) in enumerate(zip(kafka, kafkaemu)):
-            compare(a, b, f"{path}.{i}", result)
+            compare(a, b, api_key, f"{path}.{i}", result)
         return result
     result.fields += 1
     if kafka != kafkaemu:

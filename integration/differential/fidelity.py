@@ -25,6 +25,10 @@ Only what Kafka itself varies from run to run is normalised, in one place
 
 {normalised}
 
+Lists that Kafka's message definitions declare maps (a `mapKey` field: `DeleteTopics`' `responses`, by
+name) and a config resource's `configs` are matched on their key, not their position, since Kafka
+builds them from hash maps; everything in them is still compared.
+
 ## API × version
 
 For each API either broker advertises: the versions both advertise, and of those, the versions whose

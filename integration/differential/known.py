@@ -25,22 +25,95 @@ class Known:
                 and re.fullmatch(self.scenario, scenario) is not None)
 
 
+REDESIGN = "redesign"       # the group managers (issue 27)
+SHAREPLANE = "shareplane"   # the share data plane (issue 27, then 29's share findings)
+SETTINGS = "settings"       # broker and group configs (issue 27, then 30)
+SURFACE = "surface44"       # answering as Kafka 4.4.0 (issue 29 item 4)
+
 KNOWN: list[Known] = [
-    Known("ApiVersions", r"api_keys\[\d+\].*", on_purpose=False, owner="surface44",
+    # -- on purpose -------------------------------------------------------------------------------
+    Known("Metadata", r"topics\[[^]]+\]\.(error_code|partitions\.length)", scenario="api-metadata", on_purpose=True,
+          reason="kafkaemu creates an unknown topic at once when a Metadata request may auto-create it, and "
+                 "answers it available (handlers/metadata.py); Kafka's KRaft broker answers "
+                 "UNKNOWN_TOPIC_OR_PARTITION and asks its controller to create it, visible to a later request"),
+    Known("Produce", r"responses\[[^]]+\]\.partition_responses\.0\.(error_code|base_offset|log_start_offset)",
+          scenario="api-produce", on_purpose=True,
+          reason="kafkaemu auto-creates an unknown topic on Produce too (handlers/produce.py); Kafka answers "
+                 "UNKNOWN_TOPIC_OR_PARTITION and creates it on the producer's next Metadata request: a client "
+                 "retries and sees the same outcome"),
+    Known("DescribeConfigs", r"results\.0\.configs\[group\.initial\.rebalance\.delay\.ms\]\.(value|config_source)",
+          on_purpose=True,
+          reason="kafkaemu's initial rebalance delay is 150 ms where Kafka's is 3000 ms, so that test groups "
+                 "form quickly (docs/groups.md); kafkaemu reports it as a static setting"),
+    Known("DescribeLogDirs", r"results\.\d+\.(total|usable)_bytes", on_purpose=True,
+          reason="kafkaemu keeps logs in memory (without --data-dir): there is no disk to measure, so -1 "
+                 "(unknown), as the protocol allows"),
+    # -- open: answering as Kafka 4.4.0 (surface44) -------------------------------------------------
+    Known("ApiVersions", r"api_keys\[\d+\].*", on_purpose=False, owner=SURFACE,
           reason="kafkaemu advertises Kafka 4.3's version ranges: 4.4 dropped old versions (Fetch below 4, "
-                 "OffsetCommit below 2, ...), raised some maxima (ApiVersions 5, DescribeProducers 6 ...), adds "
+                 "OffsetCommit below 2, ...), raised some maxima (ApiVersions 5, DescribeProducers 6, ...), adds "
                  "APIs 83-87, 93, 94, and advertises no client-telemetry APIs (71, 72) without a metrics plugin"),
-    Known("ApiVersions", r"(supported|finalized)_features\[[a-z.]+\].*", on_purpose=False, owner="surface44",
+    Known("ApiVersions", r"(supported|finalized)_features\[[a-z.]+\].*", on_purpose=False, owner=SURFACE,
           reason="Kafka 4.4 finalizes metadata.version 33 and share.version 2; below ApiVersions v4 it "
                  "lists only the supported features whose minimum is above 0 (metadata.version)"),
-    Known("CreateTopics", r"topics\.\d+\.configs\[.*", on_purpose=False, owner="kafka-ref",
-          reason="kafkaemu's topic configs are Kafka 3.x's: 4.4 dropped message.downconversion.enable, "
-                 "message.format.version and message.timestamp.difference.max.ms, added the compression levels, "
-                 "max.decompressed.message.bytes, errors.deadletterqueue.group.enable and the remote-copy ones"),
-    Known("DeleteTopics", r"responses\.\d+\.error_message", on_purpose=False, owner="kafka-ref",
-          reason="Kafka sets the error's default message where kafkaemu sends null"),
-    Known("FindCoordinator", r"coordinators\.\d+\.error_message", on_purpose=False, owner="kafka-ref",
-          reason="Kafka sets the error's default message where kafkaemu sends null"),
+    Known("Produce", r"", scenario="api-produce", on_purpose=False, owner=SURFACE,
+          reason="Kafka 4.4 advertises Produce from v0 (for old librdkafka clients) but closes the connection "
+                 "of a v0-v2 request (KIP-896); kafkaemu answers them"),
+    Known("GetTelemetrySubscriptions", r"", on_purpose=False, owner=SURFACE,
+          reason="Kafka without a client-metrics plugin does not advertise the telemetry APIs and closes the "
+                 "connection of a request for them; kafkaemu serves them"),
+    Known("PushTelemetry", r"", on_purpose=False, owner=SURFACE,
+          reason="Kafka without a client-metrics plugin does not advertise the telemetry APIs and closes the "
+                 "connection of a request for them; kafkaemu serves them"),
+    # -- open: configs (settings) -------------------------------------------------------------------
+    Known("DescribeConfigs", r"results\.0\.configs\[log\.retention\.hours\]", on_purpose=False, owner=SETTINGS,
+          reason="kafkaemu's broker configs lack Kafka 4.4's names it does not model (log.retention.hours)"),
+    Known("DescribeConfigs", r"results\.0\.configs\[[a-z.]+\]", scenario="api-describeconfigs",
+          on_purpose=False, owner=SETTINGS,
+          reason="a group resource's configs: Kafka 4.4 adds consumer/share/streams.assignment.interval.ms, "
+                 "share.partition.max.record.locks, share.renew.acknowledge.enable, streams.assignor.name, "
+                 "streams.initial.rebalance.delay.ms, streams.rack.aware.assignment.tags and the "
+                 "errors.deadletterqueue ones, which kafkaemu's group configs lack"),
+    Known("DescribeConfigs", r"results\.0\.configs\[[^]]+\]\.synonyms.*", on_purpose=False, owner=SETTINGS,
+          reason="a topic config's synonyms: Kafka lists the broker config it defaults to by the broker's name "
+                 "(log.segment.delete.delay.ms for file.delete.delay.ms, log.retention.bytes, ...), and none for "
+                 "configs without a broker default (flush.ms, segment.ms, retention.ms at its default: "
+                 "log.retention.hours is in other units); kafkaemu names the topic config itself where its broker "
+                 "configs lack the synonym (handlers/broker_configs.py)"),
+    # -- open: groups (redesign) and the share data plane (shareplane) -------------------------------
+    Known("ConsumerGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=False,
+          owner=REDESIGN,
+          reason="Kafka 4.4's first heartbeat answers member epoch 2 with an empty assignment (the group epoch "
+                 "moves twice: the member, then the subscribed topics' metadata; the assignment follows in a "
+                 "later heartbeat); kafkaemu answers epoch 1 with the assignment"),
+    Known("ConsumerGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=False,
+          owner=REDESIGN, reason="follows from the first heartbeat's epochs and assignment (ConsumerGroupHeartbeat); "
+                                 "Kafka also describes an unset regex as \"\" where kafkaemu sends null"),
+    Known("ShareGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=False,
+          owner=REDESIGN, reason="as ConsumerGroupHeartbeat: Kafka answers epoch 2 and assigns in a later heartbeat"),
+    Known("ShareGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=False,
+          owner=REDESIGN, reason="follows from the first heartbeat's epochs and assignment"),
+    Known("StreamsGroupHeartbeat", r"(status|task_offset_interval_ms|active_tasks\.length)", on_purpose=False,
+          owner=REDESIGN,
+          reason="Kafka 4.4 answers a status list (e.g. ASSIGNMENT_DELAYED) and task.offset.interval.ms "
+                 "(60000), and assigns tasks in a later heartbeat; kafkaemu sends null status, 0 and the tasks "
+                 "at once"),
+    Known("StreamsGroupDescribe", r"groups.*", on_purpose=False, owner=REDESIGN,
+          reason="follows from the first heartbeat (Kafka's group is still Assigning, epoch 2 / assignment 1); "
+                 "Kafka describes an unknown streams group with GROUP_ID_NOT_FOUND and a message"),
+    Known("DescribeGroups", r"groups\[[^]]+\]\.authorized_operations", on_purpose=False, owner=REDESIGN,
+          reason="Kafka sets a group's authorized operations only when it describes it without error; kafkaemu "
+                 "sets them on a v6 GROUP_ID_NOT_FOUND too (core/coordinator.py)"),
+    Known("ShareFetch", r"responses.*", on_purpose=False, owner=SHAREPLANE,
+          reason="Kafka answers a ShareFetch of an unknown member with a top-level error and no responses; "
+                 "kafkaemu answers per partition (with no current leader)"),
+    Known("DescribeShareGroupOffsets", r"groups.*", on_purpose=False, owner=SHAREPLANE,
+          reason="Kafka describes a share group that has no state yet (or does not exist) with NONE and the "
+                 "partitions asked, offset -1; kafkaemu answers GROUP_ID_NOT_FOUND"),
+    Known("AlterShareGroupOffsets", r"(error_code|error_message|responses.*)", on_purpose=False,
+          owner=SHAREPLANE,
+          reason="Kafka creates the share group on AlterShareGroupOffsets (issue 29's Go client finding); "
+                 "kafkaemu answers GROUP_ID_NOT_FOUND"),
 ]
 
 

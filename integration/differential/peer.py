@@ -54,13 +54,16 @@ class Peer:
             sock.close()
 
     def send(self, api_key: int, version: int, body: dict, sock: socket.socket | None = None) -> Any:
-        """The answer, unrecorded (setup, waiting); CLOSED when the broker closed the connection."""
+        """The answer, unrecorded (setup, waiting); CLOSED when the broker closed the connection (the
+        default connection is then opened again for the next request)."""
         sock = sock or self.default
         self._correlation += 1
         try:
             sock.sendall(encode_request(api_key, version, body, self._correlation, client_id="differential"))
             return decode_reply(api_key, version, read_reply(sock), self._correlation)
         except (ConnectionError, OSError):
+            if sock is self.default:
+                self.default = self.connect()
             return CLOSED
 
     def call(self, label: str, api_key: int, version: int, body: dict, sock: socket.socket | None = None) -> Any:

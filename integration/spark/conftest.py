@@ -1,7 +1,7 @@
 """Spark against kafkaemu: one local[2] SparkSession with Spark's Kafka connector for the module.
 
 The connector comes from Maven Central through integration/java/fetch_jars.py (``make java-deps``
-fetches it once into .cache/spark-kafka-<version>/); every test here skips, naming what is
+fetches it once into .cache/spark-kafka-<version>_<scala>/); every test here skips, naming what is
 missing, when it cannot be had (no Java, no Maven, no route to Maven Central)."""
 from __future__ import annotations
 

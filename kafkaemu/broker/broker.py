@@ -257,11 +257,6 @@ class Broker:
                                              now_ms, load, lambda: self.features.level("transaction.version"))
 
     # -- requests --------------------------------------------------------------------------
-    def observe_time(self, now_ms: int) -> None:
-        """A connection received bytes at ``now_ms``: the broker's clock never goes back."""
-        if now_ms > self.now_ms:
-            self.now_ms = now_ms
-
     def context(self, api_key: int, api_version: int, *, node_id: int | None = None, now_ms: int | None = None,
                 respond=None, client_id: str | None = "client", client_host: str = "127.0.0.1",
                 connection_id: int = 1, correlation_id: int = 1, principal: str = ANONYMOUS) -> RequestContext:

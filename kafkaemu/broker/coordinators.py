@@ -79,14 +79,14 @@ def build_group_coordinator(config: BrokerConfig, store: LogStore, placement: Pl
     groups and offsets its records hold (a previous run's, or a restored snapshot's); ``authorizer``:
     the broker's, when authorization is on (what KIP-848 regex subscriptions may resolve to)."""
     from ..core.coordinator import GroupCoordinator
+    from ..core.ports import GroupPorts
     from ..storage.offsets_topic import log_sink, read_entries
     offsets_partitions = len(store.get(OFFSETS_TOPIC).partitions)
     placement.offsets_partitions = offsets_partitions
+    ports = GroupPorts(partitions_of=_partition_count(store), group_configs=group_configs,
+                       may_describe=None if authorizer is None else _describe_topic(authorizer))
     coordinator = GroupCoordinator(coordinator_settings(config, offsets_partitions), log_sink(store, offsets_partitions),
-                                   now_ms, share_events=shares, group_configs=group_configs)
-    coordinator.streams.partitions_of = _partition_count(store)
-    if authorizer is not None:
-        coordinator.consumer.describe_topic = _describe_topic(authorizer)
+                                   now_ms, share_events=shares, ports=ports)
     if load:
         coordinator.load(read_entries(store), now_ms)
     return coordinator

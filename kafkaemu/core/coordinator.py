@@ -32,14 +32,16 @@ from .consumer import records as consumer_records
 from .consumer.group import TopicMeta
 from .consumer.manager import ConsumerGroupManager
 from .consumer.requests import ConsumerHeartbeat
-from .consumer.responses import error_response
 from .context import CoordinatorContext, Sink, Transition
 from .group_api import Group, GroupError, GroupType
+from .kind import KindFactory
 from .migration import OnlineMigration
+from .modern import error_response
 from .offsets import records as offsets_records
 from .offsets.manager import OffsetManager, PartitionExists
 from .offsets.requests import OffsetCommit, TxnOffsetCommit
 from .placement import partition_for
+from .ports import GroupPorts
 from .record_format import EndTransactionMarker, UnknownRecordType, replay_or_skip, split
 from .coordinator_settings import CoordinatorSettings
 from .group_configs import GroupConfigs
@@ -49,7 +51,6 @@ from .share.manager import ShareGroupManager
 from .share.requests import ShareHeartbeat
 from .streams import describe as streams_describe, records as streams_records
 from .streams.manager import INTERNAL_TOPICS, StreamsGroupManager
-from .streams.manager import error_response as streams_error_response
 from .streams.requests import StreamsHeartbeat
 
 log = get_logger("kafkaemu.coordinator")
@@ -69,29 +70,35 @@ def record_group_id(key: bytes) -> str | None:
 
 
 class GroupCoordinator:
+    """``ports``: what the core needs from outside (ports.py); ``kinds``: factories of further group
+    kinds (kind.py), each called with the shared context, beside the four built in."""
+
     def __init__(self, settings: CoordinatorSettings | None = None, sink: Sink | None = None, now_ms: int = 0,
                  transition_log_size: int = 100000, share_events: ShareGroupEvents | None = None,
-                 group_configs: GroupConfigs | None = None) -> None:
+                 ports: GroupPorts = GroupPorts(), kinds: Iterable[KindFactory] = ()) -> None:
         """``share_events``: the share data plane (an owner of its own, Kafka's SharePartitionManager)
-        hearing of share groups (share/events.py); None: a coordinator without one. ``group_configs``:
-        the groups' configs, which every kind looks its own up in (the broker's, shared with the data
-        plane; None: a holder of this coordinator's own)."""
-        self.ctx = CoordinatorContext(settings or CoordinatorSettings(), sink, now_ms, transition_log_size,
-                                      group_configs)
-        self._scope = _RequestScope(self.ctx)
-        self._run = self.ctx.runtime.run
-        self.classic = ClassicGroupManager(self.ctx)
-        self.consumer = ConsumerGroupManager(self.ctx)
-        self.migration = OnlineMigration(self.ctx, self.classic, self.consumer)
-        self.offsets = OffsetManager(self.ctx, self)
-        self.share = ShareGroupManager(self.ctx, share_events)
-        self.streams = StreamsGroupManager(self.ctx)
-        self._managers = {GroupType.CLASSIC: self.classic, GroupType.CONSUMER: self.consumer,
-                          GroupType.SHARE: self.share, GroupType.STREAMS: self.streams}
-        replayers = {offsets_records: self.offsets, classic_records: self.classic, consumer_records: self.consumer,
-                     share_records: self.share, streams_records: self.streams}
-        self._replayers = {version: replayers[records].replay
-                           for records in RECORD_MODULES for version in records.KEY_VERSIONS}
+        hearing of share groups (share/events.py); None: a coordinator without one. The groups' configs
+        (``ports.group_configs``, the broker's, shared with the data plane; None: this coordinator's
+        own) are where every kind looks its own up."""
+        settings = settings or CoordinatorSettings()
+        ctx = self.ctx = CoordinatorContext(settings, sink, now_ms, transition_log_size,
+                                            ports.group_configs or GroupConfigs(settings))
+        self._scope = _RequestScope(ctx)
+        self._run = ctx.runtime.run
+        group_configs = ctx.group_configs
+        self.classic = ClassicGroupManager(ctx)
+        # the online downgrade is the migration's, which needs the consumer manager: looked up when called
+        self.consumer = ConsumerGroupManager(ctx, group_configs, lambda group, member_id: self.migration.downgrade(
+            group, member_id), ports.may_describe)
+        self.migration = OnlineMigration(ctx, self.classic, self.consumer)
+        self.offsets = OffsetManager(ctx, self)
+        self.share = ShareGroupManager(ctx, group_configs, share_events)
+        self.streams = StreamsGroupManager(ctx, group_configs, ports.partitions_of)
+        self.kinds: dict = {kind.type: kind for kind in (self.classic, self.consumer, self.share, self.streams,
+                                                         *(make(ctx) for make in kinds))}
+        self._replayers = {version: self.offsets.replay for version in offsets_records.KEY_VERSIONS}
+        self._replayers.update((version, kind.replay) for kind in self.kinds.values()
+                               for version in kind.records.KEY_VERSIONS)
         self._offset_key_versions = frozenset(offsets_records.KEY_VERSIONS)
         self._schedule_retention_check()
 
@@ -138,7 +145,7 @@ class GroupCoordinator:
         return self.ctx.groups.get(group_id)
 
     def _manager(self, group: Group):
-        return self._managers[group.type]
+        return self.kinds[group.type]
 
     # GroupDirectory, for the offsets manager
     def create_simple_group(self, group_id: str) -> Group:
@@ -164,7 +171,7 @@ class GroupCoordinator:
         if group is not None and group.type is GroupType.CONSUMER \
                 and s.min_session_timeout_ms <= req.session_timeout_ms <= s.max_session_timeout_ms:
             if not group.is_empty():
-                return self.consumer.classic_join(group, req, respond, topics or self.consumer.topics)
+                return self.consumer.classic.join(group, req, respond, topics or self.consumer.topics)
             self.ctx.append(req.group_id, group.tombstone_records())
             self.consumer.forget(group)
             del self.ctx.groups[req.group_id]
@@ -176,7 +183,7 @@ class GroupCoordinator:
             deferred = self.ctx.runtime.deferred(respond)
             group = self.group(req.group_id)
             if group is not None and group.type is GroupType.CONSUMER:
-                return self.consumer.classic_sync(group, req, deferred)   # writes nothing
+                return self.consumer.classic.sync(group, req, deferred)   # writes nothing
             self._run(req.group_id, self.classic.sync_group, (req, deferred),
                       lambda error, *_: self._sync_failed(req, respond, error))
 
@@ -189,7 +196,7 @@ class GroupCoordinator:
         with self._request(now_ms):
             group = self.group(req.group_id)
             if group is not None and group.type is GroupType.CONSUMER:
-                return {"error_code": int(self.consumer.classic_heartbeat(group, req))}
+                return {"error_code": int(self.consumer.classic.heartbeat(group, req))}
             return {"error_code": int(self.classic.heartbeat(req))}
 
     def leave_group(self, now_ms: int, req: LeaveGroup) -> dict:
@@ -198,6 +205,14 @@ class GroupCoordinator:
             group = self.group(req.group_id)
             manager = self.classic if group is None else self._manager(group)
             return self._run(req.group_id, manager.leave_group, (req,), _leave_failed)
+
+    # ============================================================ a kind's heartbeat
+    def kind_heartbeat(self, now_ms: int, kind_type, req, *context) -> dict:
+        """A heartbeat of the kind ``kind_type`` (its table entry), as one write of its group."""
+        kind = self.kinds[kind_type]
+        with self._request(now_ms):
+            return self._run(req.group_id, kind.heartbeat, (req, *context),
+                             lambda error, *_: kind.error_answer(error))
 
     # ============================================================ consumer groups (KIP-848)
     def consumer_group_heartbeat(self, now_ms: int, req: ConsumerHeartbeat, topics: dict[str, TopicMeta]) -> dict:
@@ -216,8 +231,7 @@ class GroupCoordinator:
 
     # ============================================================ share groups (KIP-932)
     def share_group_heartbeat(self, now_ms: int, req: ShareHeartbeat, topics: dict[str, TopicMeta]) -> dict:
-        with self._request(now_ms):
-            return self._run(req.group_id, self.share.heartbeat, (req, topics), _heartbeat_failed)
+        return self.kind_heartbeat(now_ms, GroupType.SHARE, req, topics)
 
     def share_group_describe(self, now_ms: int, group_ids: list[str], topics_by_id: dict[bytes, str],
                              include_authorized_operations: bool = False) -> list[dict]:
@@ -247,9 +261,7 @@ class GroupCoordinator:
     def streams_group_heartbeat(self, now_ms: int, req: StreamsHeartbeat, partitions_of) -> tuple[dict, dict]:
         """The reply and the internal topics (name -> topology.InternalTopic) the broker should create;
         ``partitions_of(topic)``: the partition count of a topic that exists, else None."""
-        with self._request(now_ms):
-            reply = self._run(req.group_id, self.streams.heartbeat, (req, partitions_of),
-                              lambda error, *_: streams_error_response(error))
+        reply = self.kind_heartbeat(now_ms, GroupType.STREAMS, req, partitions_of)
         return reply, reply.pop(INTERNAL_TOPICS, {})
 
     def streams_group_describe(self, now_ms: int, group_ids: list[str],
@@ -261,10 +273,7 @@ class GroupCoordinator:
     def remove_streams_members(self, now_ms: int, group_id: str, member_ids: list[str] | None = None) -> None:
         """Members of a streams group (every one without ``member_ids``) leave, as one write."""
         with self._request(now_ms):
-            if member_ids is None:
-                self._run(group_id, self.streams.remove_all_members, (group_id,))
-            else:
-                self._run(group_id, self.streams.remove_members, (group_id, member_ids))
+            self._run(group_id, self.streams.remove_members, (group_id, member_ids))
 
     # ============================================================ offsets
     def commit_offsets(self, now_ms: int, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
@@ -418,10 +427,8 @@ class GroupCoordinator:
                 skipped += 1
         if skipped:
             log.warning("offsets_records_skipped", count=skipped)
-        self.classic.after_load()
-        self.consumer.after_load()
-        self.share.after_load()
-        self.streams.after_load()
+        for kind in self.kinds.values():
+            kind.after_load()
 
 
 # What a request whose write failed answers (``error`` and the operation's arguments).

@@ -42,7 +42,6 @@ class OnlineMigration:
         self.ctx = ctx
         self.classic = classic
         self.consumer = consumer
-        consumer.downgrade = self.downgrade
 
     def maybe_upgrade(self, req: ConsumerHeartbeat, topics: Mapping[str, TopicMeta]) -> None:
         """Before a ConsumerGroupHeartbeat: a member joining a classic group that may be upgraded

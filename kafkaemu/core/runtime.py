@@ -79,7 +79,8 @@ class Write:
     """What one operation decided so far and has not made visible: its records (one batch, to the
     partition of the group it names) and, in the order they happened, the effects that wait for
     them (``(callable, args)``: replies, transitions, offsets to apply); the timers it moved."""
-    __slots__ = ("group_id", "records", "producer_id", "producer_epoch", "effects", "timers")
+    __slots__ = ("group_id", "records", "producer_id", "producer_epoch", "effects", "timers", "snapshot", "before",
+                 "memento")
 
     def __init__(self, group_id: str) -> None:
         self.group_id = group_id
@@ -91,6 +92,9 @@ class Write:
         self.producer_epoch = -1
         self.effects: list | None = None    # made on the first effect: most writes have one at most
         self.timers: list | None = None     # (key, the timer's entry before), in the order changed
+        self.snapshot = False               # whether the group is reverted to ``memento`` on a failure
+        self.before = None                  # the group as the write found it (None: there was none)
+        self.memento = None                 # its snapshot
 
     def effect(self, fn: Callable, args: tuple) -> None:
         if self.effects is None:
@@ -144,20 +148,24 @@ class CoordinatorRuntime:
             if current.group_id != group_id:
                 raise RuntimeError(f"a write for {group_id[:256]!r} inside the write for {current.group_id[:256]!r}")
             return op(*args)   # part of the write under way (one group, one batch)
-        if snapshot:
-            before = ctx.groups.get(group_id)
-            memento = before.snapshot() if before is not None else None
         # One Write, reused: only this method fills it, and it is done with it before any effect
         # (which may start another write) runs.
         write = ctx.write = self._write
         write.group_id = group_id
+        write.snapshot = snapshot
+        if snapshot:
+            before = write.before = ctx.groups.get(group_id)
+            if before is not None:
+                write.memento = before.snapshot()
         try:
             response = op(*args)
             if write.records:
                 ctx.sink_write(write)
         except Exception as exc:
             ctx.write = None
-            self._undo(write, exc, before if snapshot else None, memento if snapshot else None, snapshot)
+            log.warning("coordinator_write_failed", group=write.group_id[:256], error=append_error_code(exc).name,
+                        cause=str(exc)[:200], records=len(write.records))
+            self._undo(write)
             write.clear()
             return None if on_error is None else on_error(append_error_code(exc), *args)
         ctx.write = None
@@ -168,6 +176,8 @@ class CoordinatorRuntime:
             write.records, write.producer_id = _NO_RECORDS, -1
         if write.timers is not None:
             write.timers = None
+        if snapshot:
+            write.before = write.memento = None
         if effects is not None:
             for fn, fn_args in effects:
                 try:
@@ -176,16 +186,29 @@ class CoordinatorRuntime:
                     log.exception("coordinator_effect_failed", group=group_id[:256])
         return response
 
-    def _undo(self, write: Write, exc: Exception, before, memento, snapshot: bool) -> None:
+    def revert(self) -> None:
+        """The operation under way failed (it raised a GroupError it answers itself): everything it
+        changed goes back, as Kafka's runtime leaves a shard at its last written snapshot when an
+        operation throws. Its group is restored, its timers go back, its records and effects go."""
+        write = self.ctx.write
+        if write is None:
+            return
+        self._undo(write)
+        write.records, write.producer_id, write.effects, write.timers = _NO_RECORDS, -1, None, None
+        if write.snapshot:   # the group as restored is the snapshot a later failure goes back to
+            before = self.ctx.groups.get(write.group_id)
+            write.before = before
+            write.memento = before.snapshot() if before is not None else None
+
+    def _undo(self, write: Write) -> None:
         ctx = self.ctx
-        log.warning("coordinator_write_failed", group=write.group_id[:256], error=append_error_code(exc).name,
-                    cause=str(exc)[:200], records=len(write.records))
-        if snapshot:
+        if write.snapshot:
+            before = write.before
             if before is None:
                 ctx.groups.pop(write.group_id, None)
             else:
                 ctx.groups[write.group_id] = before
-                before.restore(memento)
+                before.restore(write.memento)
         if write.timers is not None:
             for key, entry in reversed(write.timers):
                 ctx.timers.restore(key, entry)

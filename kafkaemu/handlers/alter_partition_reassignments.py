@@ -39,7 +39,7 @@ def _reassign(ctx, topic_name, index, replicas, allow_rf_change) -> tuple[int, s
     if not 0 <= index < len(topic.partitions):
         return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Unable to find partition {topic_name}:{index}."
     if replicas is None:
-        return ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, "No partition reassignment is in progress."
+        return ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, None   # Kafka's controller sets no message here
     if not replicas:
         return ErrorCode.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes an empty replica list."
     previous = None

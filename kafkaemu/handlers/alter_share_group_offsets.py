@@ -1,6 +1,8 @@
 """AlterShareGroupOffsets (key 91), v0 (KIP-932): set the start offset of share partitions of an
-empty share group (their in-flight records are forgotten). A group with members answers
-NON_EMPTY_GROUP, an unknown group or one of another kind GROUP_ID_NOT_FOUND; an unknown topic or
+empty share group (their in-flight records are forgotten). A group that does not exist yet is
+created (empty, epoch 0) once a partition's offset is set, as Kafka's alterShareGroupOffsets
+(getOrMaybeCreateShareGroup) creates it. A group with members answers NON_EMPTY_GROUP, one of
+another kind GROUP_ID_NOT_FOUND, an empty group id INVALID_GROUP_ID; an unknown topic or
 partition UNKNOWN_TOPIC_OR_PARTITION; an offset beyond the high watermark or below the log start
 OFFSET_OUT_OF_RANGE. The coordinator records the valid partitions as initializing, sets their start
 offsets, then records them initialized (ShareGroupStatePartitionMetadata), as Kafka's
@@ -17,15 +19,18 @@ from .share_common import share_group_error
 
 E = ErrorCode
 TOPIC_DENIED = "Topic authorization failed."   # Errors.TOPIC_AUTHORIZATION_FAILED.message
+GROUP_DENIED = "Group authorization failed."   # the top-level error carries Errors.message, as Kafka's
 
 
 @registry.register(ApiKey.ALTER_SHARE_GROUP_OFFSETS, 0, 0)
 def alter_share_group_offsets(ctx, req):
     ctx.groups.tick(ctx.now_ms)
     if ctx.authorizer is not None and not authorize(ctx, READ, GROUP, req.group_id):
-        return {"throttle_time_ms": 0, "error_code": E.GROUP_AUTHORIZATION_FAILED, "error_message": None,
+        return {"throttle_time_ms": 0, "error_code": E.GROUP_AUTHORIZATION_FAILED, "error_message": GROUP_DENIED,
                 "responses": []}
-    error, message = share_group_error(ctx, req.group_id, must_be_empty=True)
+    if not req.group_id:
+        return {"throttle_time_ms": 0, "error_code": E.INVALID_GROUP_ID, "error_message": None, "responses": []}
+    error, message = share_group_error(ctx, req.group_id, must_be_empty=True, may_be_new=True)
     if error != E.NONE:
         return {"throttle_time_ms": 0, "error_code": error, "error_message": message, "responses": []}
     responses, offsets, names = [], {}, {}

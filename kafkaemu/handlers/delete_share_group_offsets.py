@@ -17,13 +17,14 @@ from .share_common import share_group_error
 
 E = ErrorCode
 TOPIC_DENIED = "Topic authorization failed."   # Errors.TOPIC_AUTHORIZATION_FAILED.message
+GROUP_DENIED = "Group authorization failed."   # the top-level error carries Errors.message, as Kafka's
 
 
 @registry.register(ApiKey.DELETE_SHARE_GROUP_OFFSETS, 0, 0)
 def delete_share_group_offsets(ctx, req):
     ctx.groups.tick(ctx.now_ms)
     if ctx.authorizer is not None and not authorize(ctx, DELETE, GROUP, req.group_id):
-        return _top_error(E.GROUP_AUTHORIZATION_FAILED)
+        return _top_error(E.GROUP_AUTHORIZATION_FAILED, GROUP_DENIED)
     error, message = share_group_error(ctx, req.group_id, must_be_empty=True)
     if error != E.NONE:
         return _top_error(error, message)

@@ -43,8 +43,10 @@ def _delete(ctx, name, topic_id, duplicate: bool) -> dict:
         if (by_id and not authorize(ctx, DESCRIBE, TOPIC, target)) or not authorize(ctx, DELETE, TOPIC, target):
             entry["error_code"] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
             return entry
-    if topic is None:
-        entry["error_code"] = ErrorCode.UNKNOWN_TOPIC_ID if by_id else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    if topic is None:   # Kafka's controller answers with the error's message
+        entry.update(error_code=ErrorCode.UNKNOWN_TOPIC_ID, error_message="This server does not know this topic id.") \
+            if by_id else entry.update(error_code=ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                                       error_message=f"Topic {name} does not exist.")
     elif topic.internal:
         entry.update(error_code=ErrorCode.INVALID_TOPIC_EXCEPTION,
                      error_message=f"Cannot delete internal topic {topic.name}.")

@@ -21,7 +21,7 @@ def describe_client_quotas(ctx, req):
         found = ctx.quotas.describe(((c.entity_type, c.match_type, c.match) for c in req.components), req.strict)
     except QuotaError as exc:
         return _error(getattr(ErrorCode, exc.code), exc.message)
-    return {"error_code": ErrorCode.NONE, "error_message": None, "entries": [
+    return {"error_code": ErrorCode.NONE, "error_message": "", "entries": [
         {"entity": [{"entity_type": t, "entity_name": n} for t, n in sorted(entity, key=lambda p: p[0])],
          "values": [{"key": k, "value": v} for k, v in values.items()]}
         for entity, values in found.items()]}

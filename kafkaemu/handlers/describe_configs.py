@@ -34,7 +34,8 @@ def _entry(name, value, source, typ, synonyms):
 
 
 def _describe(ctx, res, synonyms):
-    out = {"error_code": ErrorCode.NONE, "error_message": None, "resource_type": res.resource_type,
+    # Kafka's ConfigHelper answers "" where it has no message
+    out = {"error_code": ErrorCode.NONE, "error_message": "", "resource_type": res.resource_type,
            "resource_name": res.resource_name, "configs": []}
     keys = None if res.configuration_keys is None else set(res.configuration_keys)
     if res.resource_type == TOPIC and not authorize(ctx, DESCRIBE_CONFIGS, TOPIC_RESOURCE, res.resource_name):
@@ -51,7 +52,6 @@ def _describe(ctx, res, synonyms):
         topic = ctx.store.get(res.resource_name)
         if topic is None:
             out["error_code"] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-            out["error_message"] = f"Topic {res.resource_name} does not exist."
             return out
         for name, value, source, typ, levels in topic_entries(ctx, topic.configs):
             if keys is None or name in keys:

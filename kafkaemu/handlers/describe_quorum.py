@@ -25,13 +25,12 @@ def describe_quorum(ctx, req):
     end = 1 + sum(1 + len(t.partitions) for t in ctx.store.topics.values())
     now = ctx.now_ms
     voters = sorted(quorum.voters.values(), key=lambda v: v.node_id)
-    current = [_replica(v.node_id, quorum.voter_directory(v), end, -1 if v.node_id == quorum.leader_id else now, now)
-               for v in voters]
+    current = [_replica(v.node_id, quorum.voter_directory(v), end, now, now) for v in voters]
     observers = [_replica(n, directory_id(ctx.cluster_id, n), end, now, now) for n in ctx.placement.node_ids
                  if n not in quorum.voters and n not in ctx.placement.stopped_nodes]
-    return {"error_code": ErrorCode.NONE, "error_message": None, "topics": [{
+    return {"error_code": ErrorCode.NONE, "error_message": "", "topics": [{
         "topic_name": METADATA_TOPIC, "partitions": [{
-            "partition_index": 0, "error_code": ErrorCode.NONE, "error_message": None, "leader_id": quorum.leader_id,
+            "partition_index": 0, "error_code": ErrorCode.NONE, "error_message": "", "leader_id": quorum.leader_id,
             "leader_epoch": quorum.leader_epoch, "high_watermark": end, "current_voters": current,
             "observers": observers}]}],
         "nodes": [{"node_id": v.node_id, "listeners": _listeners(ctx, v)} for v in voters]}

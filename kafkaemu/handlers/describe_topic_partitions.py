@@ -79,8 +79,10 @@ def describe(ctx, req, denied=frozenset()) -> dict:
         if topic is None:
             if not fetch_all:
                 code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if validate_topic_name(name) else ErrorCode.INVALID_TOPIC_EXCEPTION
+                # Kafka answers the operations of every topic its metadata cache answered, unknown ones too
                 topics.append({"error_code": code, "name": name, "topic_id": ZERO_UUID,
-                               "is_internal": name in INTERNAL_TOPICS, "partitions": []})
+                               "is_internal": name in INTERNAL_TOPICS, "partitions": [],
+                               "topic_authorized_operations": TOPIC_OPERATIONS})
             continue
         start = cursor.partition_index if cursor is not None and name == cursor_topic else 0
         upper = min(len(topic.partitions), start + remaining)

@@ -13,5 +13,5 @@ def describe_user_scram_credentials(ctx, req):
     if not authorize_cluster(ctx, DESCRIBE):
         return {"error_code": ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "error_message": None, "results": []}
     users = None if req.users is None else [u.name for u in req.users]
-    return {"error_code": ErrorCode.NONE, "error_message": None,
+    return {"error_code": ErrorCode.NONE, "error_message": "",
             "results": scram_admin.describe(ctx.credentials, users)}

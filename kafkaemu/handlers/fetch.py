@@ -9,8 +9,7 @@ default; v0-v2, which have no ``max_bytes``, get fetch.max.bytes), each partitio
 one batch even when it is larger (KIP-74), so consumers make progress; v0-v2 have no such
 exception, as in Kafka. ``min_bytes`` is capped at the response limit too. v0-v3 get legacy
 message sets (magic 0 for v0-1, magic 1 for v2-3), down-converted as Kafka 3.9 does (headers
-dropped; zstd topics answer UNSUPPORTED_COMPRESSION_TYPE before v10;
-message.downconversion.enable=false answers UNSUPPORTED_VERSION); down-conversion stops at the
+dropped; zstd topics answer UNSUPPORTED_COMPRESSION_TYPE before v10); down-conversion stops at the
 partition's limit (at least one message), so a batch that inflates far beyond its stored size is
 not converted whole.
 
@@ -252,12 +251,8 @@ def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit, commit
     offset = fp.fetch_offset
     hw = plog.high_watermark
     lso = plog.last_stable_offset
-    if legacy_magic is not None or v < 10:
-        configs = plog.configs
-        if v < 10 and topic_config.effective(configs, "compression.type") == "zstd":
-            return ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, None, 0
-        if legacy_magic is not None and topic_config.effective(configs, "message.downconversion.enable") == "false":
-            return ErrorCode.UNSUPPORTED_VERSION, None, 0
+    if v < 10 and topic_config.effective(plog.configs, "compression.type") == "zstd":
+        return ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, None, 0
     entry = {"partition_index": fp.partition, "error_code": ErrorCode.NONE, "high_watermark": hw,
              "last_stable_offset": lso, "log_start_offset": plog.log_start_offset,
              "aborted_transactions": [] if committed else None, "preferred_read_replica": -1, "records": b""}

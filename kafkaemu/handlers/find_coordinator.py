@@ -18,10 +18,13 @@ GROUP, TRANSACTION = 0, 1
 
 @registry.register(ApiKey.FIND_COORDINATOR, 0, 6)
 def find_coordinator(ctx, req):
-    if ctx.api_version >= 4:
-        return {"coordinators": [_lookup(ctx, key, req.key_type) for key in req.coordinator_keys]}
+    if ctx.api_version >= 4:   # Kafka sets no message on a batched answer: its default, ""
+        return {"coordinators": [dict(_lookup(ctx, key, req.key_type), error_message="")
+                                 for key in req.coordinator_keys]}
     found = _lookup(ctx, req.key, req.key_type if ctx.api_version >= 1 else GROUP)
-    return {"error_code": found["error_code"], "error_message": found["error_message"],
+    # v1-v3 carry Errors.message(): its exception's message, or the error's name for NONE
+    message = found["error_message"] or ErrorCode(found["error_code"]).name
+    return {"error_code": found["error_code"], "error_message": message,
             "node_id": found["node_id"], "host": found["host"], "port": found["port"]}
 
 

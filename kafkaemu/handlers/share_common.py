@@ -97,13 +97,16 @@ def node_endpoints(ctx, entries) -> list:
             for n in sorted(leaders) if n in listeners]
 
 
-def share_group_error(ctx, group_id: str, must_be_empty: bool) -> tuple[ErrorCode, str | None]:
+def share_group_error(ctx, group_id: str, must_be_empty: bool, may_be_new: bool = False
+                      ) -> tuple[ErrorCode, str | None]:
     """(error, message) of the share offsets APIs' group: NOT_COORDINATOR elsewhere, GROUP_ID_NOT_FOUND
-    for an unknown group or one of another kind, NON_EMPTY_GROUP for one with members when
-    ``must_be_empty``."""
+    for an unknown group (unless ``may_be_new``: the request creates it) or one of another kind,
+    NON_EMPTY_GROUP for one with members when ``must_be_empty``."""
     if not is_coordinator(ctx, group_id):
         return E.NOT_COORDINATOR, None
     group = ctx.groups.group(group_id)
+    if group is None and may_be_new:
+        return E.NONE, None
     if group is None or group.type is not GroupType.SHARE:
         return E.GROUP_ID_NOT_FOUND, f"Group {group_id} not found."
     if must_be_empty and not group.is_empty():

@@ -21,11 +21,11 @@ def unregister_broker(ctx, req):
         return _answer(ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     placement = ctx.placement
     if req.broker_id not in placement.listeners or req.broker_id in placement.unregistered:
-        return _answer(ErrorCode.BROKER_ID_NOT_REGISTERED)
+        return _answer(ErrorCode.BROKER_ID_NOT_REGISTERED, f"Broker ID {req.broker_id} is not currently registered")
     placement.unregister(req.broker_id)
     return _answer(ErrorCode.NONE)
 
 
-def _answer(code: int) -> dict:
-    # ControllerApis sets the error code alone, never a message
-    return {"throttle_time_ms": 0, "error_code": code, "error_message": None}
+def _answer(code: int, message: str | None = None) -> dict:
+    # the controller's answer: the error code, with the exception's message for an unknown id
+    return {"throttle_time_ms": 0, "error_code": code, "error_message": message}

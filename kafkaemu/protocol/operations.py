@@ -12,4 +12,4 @@ def _bits(*ops: int) -> int:
 
 TOPIC_OPERATIONS = _bits(3, 4, 5, 6, 7, 8, 10, 11)
 CLUSTER_OPERATIONS = _bits(5, 7, 8, 9, 10, 11, 12)
-GROUP_OPERATIONS = _bits(3, 6, 8)
+GROUP_OPERATIONS = _bits(3, 6, 8, 10, 11)   # AclEntry.supportedOperations(GROUP)

@@ -123,7 +123,7 @@ def request_timed_out(reason: str) -> RegistryError:
 
 
 def worker_stopped(reason: str) -> RegistryError:
-    """The worker process died under a job (killed, out of memory): a store error, as Confluent's 50001."""
+    """The worker process stopped under a job (killed, out of memory): a store error, Confluent's 50001."""
     return RegistryError(500, 50001, f"Error in the backend data store: the schema worker stopped ({reason})")
 
 

@@ -1,5 +1,5 @@
 """Confluent Schema Registry's REST API over aiohttp, on the broker's loop and its own port; the
-schema work (parsing, compatibility checks) on the registry's worker thread (worker.py).
+schema work (parsing, compatibility checks) in the registry's worker process (worker.py).
 
 Every request first passes the checks the control API's pass (kafkaemu.http_guard): a foreign Host
 or Origin is a 403, a body not declared JSON (Confluent's types, or octet-stream, which a page

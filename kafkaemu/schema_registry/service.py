@@ -1,5 +1,5 @@
 """Serving the registry: an aiohttp server on the broker's loop, on its own port, its schema work
-on a thread of its own (worker.py), every request checked as the control API's are (http_guard)."""
+in a process of its own (worker.py), every request checked as the control API's are (http_guard)."""
 from __future__ import annotations
 
 from ..logging import get_logger
@@ -49,5 +49,5 @@ class SchemaRegistryServer:
             await self._runner.cleanup()
             self._runner = None
         if self.worker is not None:
-            self.worker.close()
+            await self.worker.close()
             self.worker = None

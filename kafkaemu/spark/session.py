@@ -5,7 +5,7 @@ Spark's Kafka source and sink (``org.apache.spark:spark-sql-kafka-0-10_2.13``, w
 pyspark. A session gets them when it starts, from the first of:
 
 1. a folder of jars (``local_session(jars=...)`` or ``KAFKAEMU_SPARK_JARS``), as a source checkout's
-   ``make java-deps`` fills ``.cache/spark-kafka-<version>/`` from Maven Central;
+   ``make java-deps`` fills ``.cache/spark-kafka-<version>_<scala>/`` from Maven Central;
 2. ``KAFKAEMU_SPARK_PACKAGES``: a ``spark.jars.packages`` list of Maven coordinates;
 3. ``spark.jars.packages`` with :func:`connector_package`: Spark resolves it from Maven Central
    when the session starts.
@@ -128,6 +128,6 @@ def local_session(app_name: str = "kafkaemu", *, cores: int = 2, jars: str | os.
             spark.stop()
             raise ConnectorUnavailable(f"Spark's Kafka connector did not load from {conf}: the jars do not fit "
                                        f"pyspark {_pyspark_version()}")
-        raise ConnectorUnavailable(f"a SparkSession was already running in this process without Spark's Kafka "
-                                   f"connector, and a running session cannot take jars: stop it first")
+        raise ConnectorUnavailable("a SparkSession was already running in this process without Spark's Kafka "
+                                   "connector, and a running session cannot take jars: stop it first")
     return spark

@@ -99,7 +99,9 @@ def validate_records(plog, batch: bytearray, h, configs, now_ms: int, max_messag
         errors += [(i, "INVALID_TIMESTAMP", "Invalid timestamp type in message with offset "
                     f"{i}. Producer should not set timestamp type to LogAppendTime.")
                    for i in range(h.records_count) if i not in keyless]
-    elif ranged:
+    elif ranged and (before_ms != topic_config.LONG_MAX or check.max_timestamp > now_ms + after_ms):
+        # at the defaults (no lower bound, an hour ahead) the batch's largest timestamp tells; only a
+        # batch that breaks a bound is read record by record, for each record's error
         errors += timestamp_errors(plog, batch, now_ms, before_ms, after_ms, limit,
                                    set(check.null_keys) if compacted else set())
     if errors:
@@ -180,8 +182,8 @@ def _record_settings(configs) -> tuple:
 
 # What _record_settings reads; its answer is cached by their values (every produce asks, and every
 # topic carries the broker's defaults, so "no configs" no longer tells).
-_SETTINGS_KEYS = ("message.timestamp.type", "cleanup.policy", "message.timestamp.difference.max.ms",
-                  "message.timestamp.before.max.ms", "message.timestamp.after.max.ms")
+_SETTINGS_KEYS = ("message.timestamp.type", "cleanup.policy", "message.timestamp.before.max.ms",
+                  "message.timestamp.after.max.ms")
 
 
 @lru_cache(maxsize=256)

@@ -1,4 +1,10 @@
-"""Topic-level settings, with Apache Kafka 3.9's defaults and config types, and validation.
+"""Topic-level settings, with Apache Kafka 4.4's names, defaults and config types, and validation.
+
+Kafka 4.0 removed message.format.version, message.downconversion.enable and
+message.timestamp.difference.max.ms (Kafka answers "Unknown topic config name" for them), and
+message.timestamp.after.max.ms defaults to an hour since; 4.4 adds max.decompressed.message.bytes,
+the remote-copy lag limits and errors.deadletterqueue.group.enable (the integration/differential
+suite compares this catalogue with a Kafka 4.4 broker's).
 
 ``Topic.configs`` holds only what was set explicitly; ``effective``/``int_config`` answer the
 value the data path obeys (max.message.bytes, retention.ms, retention.bytes, cleanup.policy,
@@ -18,8 +24,12 @@ _CODECS = {"uncompressed": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}   # c
 # name -> (default value, DescribeConfigs config_type)
 TOPIC_CONFIG_DEFAULTS: dict[str, tuple[str, int]] = {
     "cleanup.policy": ("delete", LIST),
+    "compression.gzip.level": ("-1", INT),
+    "compression.lz4.level": ("9", INT),
     "compression.type": ("producer", STRING),
+    "compression.zstd.level": ("3", INT),
     "delete.retention.ms": ("86400000", LONG),
+    "errors.deadletterqueue.group.enable": ("false", BOOLEAN),
     "file.delete.delay.ms": ("60000", LONG),
     "flush.messages": (_LONG_MAX, LONG),
     "flush.ms": (_LONG_MAX, LONG),
@@ -29,17 +39,19 @@ TOPIC_CONFIG_DEFAULTS: dict[str, tuple[str, int]] = {
     "local.retention.bytes": ("-2", LONG),
     "local.retention.ms": ("-2", LONG),
     "max.compaction.lag.ms": (_LONG_MAX, LONG),
+    "max.decompressed.message.bytes": ("2147483639", INT),
     "max.message.bytes": ("1048588", INT),
-    "message.downconversion.enable": ("true", BOOLEAN),
-    "message.format.version": ("3.0-IV1", STRING),
-    "message.timestamp.after.max.ms": (_LONG_MAX, LONG),
+    "message.timestamp.after.max.ms": ("3600000", LONG),
     "message.timestamp.before.max.ms": (_LONG_MAX, LONG),
-    "message.timestamp.difference.max.ms": (_LONG_MAX, LONG),
     "message.timestamp.type": ("CreateTime", STRING),
     "min.cleanable.dirty.ratio": ("0.5", DOUBLE),
     "min.compaction.lag.ms": ("0", LONG),
     "min.insync.replicas": ("1", INT),
     "preallocate": ("false", BOOLEAN),
+    "remote.copy.lag.bytes": ("-1", LONG),
+    "remote.copy.lag.ms": ("0", LONG),
+    "remote.log.copy.disable": ("false", BOOLEAN),
+    "remote.log.delete.on.disable": ("false", BOOLEAN),
     "remote.storage.enable": ("false", BOOLEAN),
     "retention.bytes": ("-1", LONG),
     "retention.ms": ("604800000", LONG),
@@ -62,8 +74,10 @@ _MINIMUM = {"max.message.bytes": 0, "segment.bytes": 14, "min.insync.replicas": 
             "segment.index.bytes": 4, "segment.jitter.ms": 0, "flush.messages": 1, "flush.ms": 0,
             "file.delete.delay.ms": 0, "min.compaction.lag.ms": 0, "max.compaction.lag.ms": 1,
             "message.timestamp.after.max.ms": 0, "message.timestamp.before.max.ms": 0,
-            "message.timestamp.difference.max.ms": 0, "local.retention.bytes": -2, "local.retention.ms": -2}
+            "local.retention.bytes": -2, "local.retention.ms": -2, "remote.copy.lag.bytes": -1}
 _BETWEEN = {"min.cleanable.dirty.ratio": (0.0, 1.0)}
+_AT_MOST = {"compression.zstd.level": 22, "compression.lz4.level": 17}
+_LEVEL_MINIMUM = {"compression.lz4.level": 1}   # zstd's levels go far below 0
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")     # as Java parses them: no "1_000", no other digits
 _BITS = {SHORT: 2**15, INT: 2**31, LONG: 2**63}
 
@@ -85,6 +99,13 @@ def validate_topic_config(name: str, value: str | None) -> str | None:
                 raise ValueError
             if number < _MINIMUM.get(name, -2**63):
                 return f"Invalid value {value} for configuration {name}: Value must be at least {_MINIMUM[name]}"
+            if name == "compression.gzip.level" and not (1 <= number <= 9 or number == -1):
+                return f"Invalid value {value} for configuration {name}: Value must be between 1 and 9 or equal to -1"
+            if name in _AT_MOST and number < _LEVEL_MINIMUM.get(name, -2**31):
+                return (f"Invalid value {value} for configuration {name}: Value must be at least "
+                        f"{_LEVEL_MINIMUM[name]}")
+            if number > _AT_MOST.get(name, number):
+                return f"Invalid value {value} for configuration {name}: Value must be no more than {_AT_MOST[name]}"
         elif typ == DOUBLE:
             number = float(value)
             low, high = _BETWEEN.get(name, (float("-inf"), float("inf")))
@@ -160,12 +181,8 @@ def log_append_time(configs: dict[str, str]) -> bool:
 
 def timestamp_bounds(configs: dict[str, str]) -> tuple[int, int]:
     """(before, after) max ms a CreateTime record may lie from the append time, as Kafka's
-    LogConfig: message.timestamp.before/after.max.ms, or the deprecated
-    message.timestamp.difference.max.ms while they are at their default."""
-    difference = int_config(configs, "message.timestamp.difference.max.ms")
-    before = int_config(configs, "message.timestamp.before.max.ms")
-    after = int_config(configs, "message.timestamp.after.max.ms")
-    return (before if before != LONG_MAX else difference), (after if after != LONG_MAX else difference)
+    LogConfig: message.timestamp.before/after.max.ms."""
+    return int_config(configs, "message.timestamp.before.max.ms"), int_config(configs, "message.timestamp.after.max.ms")
 
 
 def target_codec(configs: dict[str, str], source: int) -> int:

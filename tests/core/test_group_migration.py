@@ -214,3 +214,18 @@ def test_a_classic_member_commits_offsets_with_its_generation():
     assert h.c.commit_offsets(h.now, commit)["topics"][0]["partitions"][0]["error_code"] == E.NONE
     stale = OffsetCommit("g", [("t", [CommitPartition(0, 6)])], a.generation - 1, a.member_id, api_version=8)
     assert h.c.commit_offsets(h.now, stale)["topics"][0]["partitions"][0]["error_code"] == E.ILLEGAL_GENERATION
+
+
+def test_a_heartbeat_failing_after_the_upgrade_leaves_the_classic_group_as_it_was():
+    """One revert policy, Kafka's: an operation that fails changes nothing (CoordinatorRuntime
+    applies only what a successful operation returns), so the upgrade it began is undone too."""
+    h = ConsumerHarness()
+    a, b = classic_group_of_two(h)
+    written = len(h.records)
+    # a's member id, as a consumer-protocol member joining: the upgraded group knows it at its generation
+    reply = h.heartbeat(member_id=a.member_id, epoch=0)
+    assert reply["error_code"] == E.FENCED_MEMBER_EPOCH
+    group = h.c.group("g")
+    assert group.type is GroupType.CLASSIC and set(group.members) == {a.member_id, b.member_id}
+    assert len(h.records) == written                  # neither the conversion nor the member was written
+    assert a.heartbeat() == E.NONE and b.heartbeat() == E.NONE

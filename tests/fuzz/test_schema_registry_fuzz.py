@@ -1,5 +1,5 @@
 """Fuzzing the schema registry's HTTP surface (issue 28): any method, path, query and body, with any
-Content-Type, over the registry's aiohttp app on loopback (its own guard, routing, worker thread and
+Content-Type, over the registry's aiohttp app on loopback (its own guard, routing, worker process and
 registry over a broker's store). Every request is answered with Confluent's error shape and a status
 below 500 (a 500 is "Error in the backend data store": an exception the registry did not expect),
 or 504 for a check past its work budget; the registry then still answers and its ids stay unique."""
@@ -114,7 +114,7 @@ class Served:
 
     def close(self) -> None:
         self.run(self.client.close())
-        self.worker.close()
+        self.run(self.worker.close())
         self.loop.close()
 
 

@@ -127,7 +127,7 @@ def test_describe_groups_versions(broker, version):
     if version >= 3:
         assert g.authorized_operations == -2147483648
         asked = call(broker, ApiKey.DESCRIBE_GROUPS, version, {"groups": ["g"], "include_authorized_operations": True})
-        assert asked.groups[0].authorized_operations == 328
+        assert asked.groups[0].authorized_operations == 3400
 
 
 @pytest.mark.parametrize("version", range(0, 6))

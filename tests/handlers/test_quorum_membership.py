@@ -148,7 +148,7 @@ def test_an_unregistered_running_broker_leaves_the_metadata_and_its_partitions_g
     for i in led:
         p = metadata(broker)[i]
         assert (p.error_code, p.leader_id, list(p.offline_replicas)) == (E.LEADER_NOT_AVAILABLE, -1, [1])
-    assert unregister(broker, 1) == (E.BROKER_ID_NOT_REGISTERED, None)
+    assert unregister(broker, 1) == (E.BROKER_ID_NOT_REGISTERED, "Broker ID 1 is not currently registered")
     assert [o.replica_id for o in quorum(broker)[0].observers] == [1, 2]   # it still runs and fetches
     # a restart registers it again: its partitions are led by it again, at a new epoch
     epochs = {i: metadata(broker)[i].leader_epoch for i in led}
@@ -179,8 +179,8 @@ def test_a_stopped_broker_unregistered_is_no_longer_listed_fenced(broker):
 
 def test_unknown_brokers_are_not_registered():
     broker = new_broker(topics={"t": 1})
-    assert unregister(broker, 1) == (E.BROKER_ID_NOT_REGISTERED, None)
-    assert unregister(broker, -1) == (E.BROKER_ID_NOT_REGISTERED, None)
+    assert unregister(broker, 1) == (E.BROKER_ID_NOT_REGISTERED, "Broker ID 1 is not currently registered")
+    assert unregister(broker, -1) == (E.BROKER_ID_NOT_REGISTERED, "Broker ID -1 is not currently registered")
     assert nodes_listed(broker) == [0]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode as E
 
-from .test_share_handlers import FETCH, batch, fetch_body, join, produce, setup
+from .test_share_handlers import FETCH, acquired, batch, fetch_body, join, produce, setup
 
 INCREMENTAL_ALTER, DESCRIBE_CONFIGS, LIST_GROUPS, DELETE_GROUPS = (
     ApiKey.INCREMENTAL_ALTER_CONFIGS, ApiKey.DESCRIBE_CONFIGS, ApiKey.LIST_GROUPS, ApiKey.DELETE_GROUPS)
@@ -68,7 +68,34 @@ def test_offsets_described_altered_and_deleted():
     assert [t.error_code for t in r.responses] == [0, E.UNKNOWN_TOPIC_OR_PARTITION]
     d = c.call(DESCRIBE_OFFSETS, 0, {"groups": [{"group_id": "g", "topics": None}, {"group_id": "x", "topics": None}]})
     assert d.groups[0].topics == [] and d.groups[1].error_code == E.GROUP_ID_NOT_FOUND
-    assert c.call(ALTER_OFFSETS, 0, {"group_id": "x", "topics": []}).error_code == E.GROUP_ID_NOT_FOUND
+    assert c.call(ALTER_OFFSETS, 0, {"group_id": "x", "topics": []}).error_code == 0   # as Kafka: nothing to set,
+    assert c.call(DESCRIBE_OFFSETS, 0, {"groups": [{"group_id": "x", "topics": None}]}).groups[0].error_code \
+        == E.GROUP_ID_NOT_FOUND                                                           # nothing created
+
+
+def test_altering_the_offsets_of_a_share_group_that_does_not_exist_creates_it():
+    """As Kafka's alterShareGroupOffsets (a Go client's test relies on it): the group is created,
+    empty at epoch 0, with its share partitions starting at the offsets given."""
+    broker, topic, c = setup()
+    produce(topic, 5)
+    r = c.call(ALTER_OFFSETS, 0, {"group_id": "new", "topics": [{"topic_name": "q", "partitions": [
+        {"partition_index": 0, "start_offset": 2}]}]})
+    assert r.error_code == 0 and [p.error_code for t in r.responses for p in t.partitions] == [0]
+    d = c.call(DESCRIBE_OFFSETS, 1, {"groups": [{"group_id": "new", "topics": None}]})
+    assert d.groups[0].error_code == 0 and d.groups[0].topics[0].partitions[0].start_offset == 2
+    described = c.call(ApiKey.SHARE_GROUP_DESCRIBE, 1, {"group_ids": ["new"], "include_authorized_operations": False})
+    assert (described.groups[0].error_code, described.groups[0].group_state, described.groups[0].group_epoch) == \
+        (0, "Empty", 0)
+    join(c, group="new")
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0, group_id="new"))) == [(2, 4, 1)]
+    c.call(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, {"group_id": "cg", "member_id": "m", "member_epoch": 0,
+                                                "rebalance_timeout_ms": 1000, "subscribed_topic_names": ["q"],
+                                                "topic_partitions": [], "server_assignor": None,
+                                                "instance_id": None, "rack_id": None})
+    r = c.call(ALTER_OFFSETS, 0, {"group_id": "cg", "topics": [{"topic_name": "q", "partitions": [
+        {"partition_index": 0, "start_offset": 0}]}]})
+    assert r.error_code == E.GROUP_ID_NOT_FOUND                  # a group of another kind
+    assert c.call(ALTER_OFFSETS, 0, {"group_id": "", "topics": []}).error_code == E.INVALID_GROUP_ID
 
 
 def test_list_and_delete_share_groups():

@@ -323,3 +323,52 @@ def test_batch_size_splits_the_acquired_records_at_batch_starts():
     produce_one_by_one(topic, 7)
     r = c.call(FETCH, 1, fetch_body(topic, 0, batch_size=3))
     assert acquired(r) == [(0, 2, 1), (3, 5, 1), (6, 6, 1)] and len(values(r)) == 7
+
+
+def leave(client, member="m1", group="g"):
+    r = client.call(HB, 1, {"group_id": group, "member_id": member, "member_epoch": -1, "rack_id": None,
+                            "subscribed_topic_names": None})
+    assert r.error_code == 0 and r.member_epoch == -1, r
+
+
+def test_a_closing_consumers_last_acknowledgements_apply_when_its_leave_came_first():
+    """A closing consumer sends its leave heartbeat (to the coordinator) and its last
+    acknowledgements (to the partition's leader) at once; as in Kafka, leaving the group does not
+    release what the member holds in its share sessions: the acknowledgements apply, closing the
+    session releases the rest."""
+    broker, topic, c = setup()
+    join(c, "m1")
+    join(c, "m2")
+    produce(topic, 4)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0, member="m1"))) == [(0, 3, 1)]
+    leave(c, "m1")
+    r = c.call(ACK, 1, {"group_id": "g", "member_id": "m1", "share_session_epoch": -1, "topics": [
+        {"topic_id": topic.topic_id, "partitions": [{"partition_index": 0,
+                                                     "acknowledgement_batches": [batch(0, 2, ACCEPT)]}]}]})
+    assert r.error_code == 0 and r.responses[0].partitions[0].error_code == 0
+    assert broker.shares.start_offsets("g") == {(topic.topic_id, 0): 3}
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0, member="m2"))) == [(3, 3, 2)]   # the rest, released
+
+
+def test_acknowledgements_in_a_final_share_fetch_apply_after_the_leave_too():
+    broker, topic, c = setup()
+    join(c, "m1")
+    join(c, "m2")
+    produce(topic, 2)
+    c.call(FETCH, 1, fetch_body(topic, 0, member="m1"))
+    leave(c, "m1")
+    r = c.call(FETCH, 1, fetch_body(topic, -1, {0: [batch(0, 1, ACCEPT)]}, member="m1"))
+    assert r.error_code == 0 and r.responses[0].partitions[0].acknowledge_error_code == 0
+    assert broker.shares.start_offsets("g") == {(topic.topic_id, 0): 2}
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0, member="m2"))) == []
+
+
+def test_a_member_whose_group_session_lapses_loses_its_share_sessions_and_records():
+    broker, topic, c = setup()
+    join(c, "m1")
+    produce(topic, 2)
+    c.call(FETCH, 1, fetch_body(topic, 0, member="m1"))
+    broker.tick(T0 + 45000)
+    assert broker.shares.sessions.partitions_of("g", "m1") == set()
+    states = {x["state"] for x in broker.shares.existing("g", topic.topic_id, 0).in_flight()}
+    assert states == {"Available"}

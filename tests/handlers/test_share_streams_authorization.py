@@ -69,9 +69,11 @@ def test_without_acls_every_share_and_streams_api_is_group_authorization_failed(
     assert [(d.group_id, d.error_code) for d in offsets] == [("g", E.GROUP_AUTHORIZATION_FAILED)]
     altered = c.call(ALTER_OFFSETS, 0, {"group_id": "g", "topics": [
         {"topic_name": "q", "partitions": [{"partition_index": 0, "start_offset": 0}]}]})
-    assert altered.error_code == E.GROUP_AUTHORIZATION_FAILED and altered.responses == []
+    assert (altered.error_code, altered.error_message, altered.responses) == \
+        (E.GROUP_AUTHORIZATION_FAILED, "Group authorization failed.", [])
     deleted = c.call(DELETE_OFFSETS, 0, {"group_id": "g", "topics": [{"topic_name": "q"}]})
-    assert deleted.error_code == E.GROUP_AUTHORIZATION_FAILED and deleted.responses == []
+    assert (deleted.error_code, deleted.error_message, deleted.responses) == \
+        (E.GROUP_AUTHORIZATION_FAILED, "Group authorization failed.", [])
     assert streams_hb(c).error_code == E.GROUP_AUTHORIZATION_FAILED
     described = c.call(S_DESCRIBE, 0, {"group_ids": ["app"], "include_authorized_operations": False}).groups
     assert [(d.group_id, d.error_code) for d in described] == [("app", E.GROUP_AUTHORIZATION_FAILED)]
@@ -123,6 +125,14 @@ def test_share_fetch_and_acknowledge_need_read_on_each_topic_per_partition():
 
 
 def test_share_fetch_checks_read_on_the_group_before_the_member_id():
+    broker, q, _, c = setup()
+    assert heartbeat(c, member="").error_code == E.GROUP_AUTHORIZATION_FAILED
+    allow(broker, RT.GROUP, "g", Op.READ)
+    allow(broker, RT.TOPIC, "q", Op.DESCRIBE)
+    for member in ("", "m" * 37):   # KafkaApis.isMemberIdValid, before the coordinator: no message
+        r = heartbeat(c, member=member)
+        assert (r.error_code, r.error_message) == (E.INVALID_REQUEST, None)
+    assert heartbeat(c, member="m" * 36).error_code == E.NONE
     broker, q, _, c = setup()
     assert c.call(FETCH, 1, fetch_body(q, 0, member="")).error_code == E.GROUP_AUTHORIZATION_FAILED
     assert c.call(FETCH, 1, fetch_body(q, 0, group_id=None)).error_code == E.INVALID_REQUEST

@@ -15,6 +15,7 @@ from kafka.record.legacy_records import LegacyRecordBatchBuilder
 
 from kafkaemu.storage import compression
 from kafkaemu.storage.log_store import LogStore
+from kafkaemu.storage.topic_config import validate_topic_config
 from kafkaemu.storage.record_batch import (HEADER_SIZE, build_batch, crc_ok, encode_records, iter_records,
                                            parse_header)
 
@@ -148,9 +149,19 @@ def test_timestamps_outside_the_topics_bounds_are_invalid_timestamp(store):
     assert r.error == "INVALID_TIMESTAMP" and [i for i, _ in r.record_errors] == [0, 2]
     assert "out of range" in r.record_errors[0][1] and plog.high_watermark == 0
     assert plog.append(build_batch([(b"a", b"1", [], NOW - 999)]), NOW).error == "NONE"
-    # the deprecated difference setting applies while before/after are at their default
-    old = store.create_topic("d", 1, {"message.timestamp.difference.max.ms": "10"}).partitions[0]
-    assert old.append(build_batch([(b"a", b"1", [], NOW + 11)]), NOW).error == "INVALID_TIMESTAMP"
+
+
+def test_records_more_than_an_hour_ahead_are_invalid_timestamp_by_default(store):
+    """Kafka 4's message.timestamp.after.max.ms defaults to an hour; the lower bound stays open."""
+    plog = store.create_topic("ahead", 1).partitions[0]
+    r = plog.append(build_batch([(b"a", b"1", [], NOW + 3_600_001), (b"b", b"2", [], NOW + 3_600_000)]), NOW)
+    assert r.error == "INVALID_TIMESTAMP" and [i for i, _ in r.record_errors] == [0]
+    assert plog.append(build_batch([(b"a", b"1", [], NOW + 3_600_000), (b"b", b"2", [], 0)]), NOW).error == "NONE"
+
+
+def test_configs_kafka_4_removed_are_unknown():
+    for name in ("message.timestamp.difference.max.ms", "message.format.version", "message.downconversion.enable"):
+        assert validate_topic_config(name, "1") == f"Unknown topic config name: {name}"
 
 
 # -- keys on compacted topics -------------------------------------------------------------------

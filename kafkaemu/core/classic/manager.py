@@ -12,22 +12,45 @@ from dataclasses import replace
 
 from ...logging import get_logger
 from ...protocol.errors import ErrorCode
-from ..group_api import GroupError
+from ..context import CoordinatorContext
+from ..group_api import GroupError, GroupType
 from ..record_format import fits_record_key
 from .group import ClassicGroup
 from .member import Member, Reply
+from . import records
 from .rebalance import ClassicRebalance
 from .records import StoredGroup, decode_group_value, decode_key
 from .requests import Heartbeat, JoinGroup, LeaveGroup, SyncGroup, distinct_protocols
 from .responses import current_join_answer, described_group, join_response, sync_response
-from .state import ClassicGroupState
+from .state import DEAD_ANSWER, HEARTBEAT, JOIN, SYNC, ClassicGroupState
 
 log = get_logger("kafkaemu.coordinator")
 S = ClassicGroupState
 E = ErrorCode
 
 
-class ClassicGroupManager(ClassicRebalance):
+class ClassicGroupManager:
+    """The classic protocol's requests on classic groups; the rebalance machinery they drive (member
+    sessions, the join and sync phases, the group's record) is ``rebalance``, a collaborator."""
+    type = GroupType.CLASSIC
+    records = records
+
+    def __init__(self, ctx: CoordinatorContext) -> None:
+        self.ctx = ctx
+        self.settings = ctx.settings.classic
+        self.rebalance = ClassicRebalance(ctx)
+
+    def group(self, group_id: str) -> ClassicGroup | None:
+        return self.ctx.group(group_id, GroupType.CLASSIC)
+
+    @property
+    def groups(self):
+        return self.ctx.groups_of(GroupType.CLASSIC)
+
+    def create_group(self, group_id: str) -> ClassicGroup:
+        """An Empty group (a first JoinGroup, or offsets committed without one)."""
+        return self.rebalance.create_group(group_id)
+
     # ============================================================ JoinGroup
     # ============================================================ online migration
     def forget(self, group: ClassicGroup) -> None:
@@ -37,20 +60,20 @@ class ClassicGroupManager(ClassicRebalance):
         for member in group.members.values():
             group.complete_join(member, join_response(E.REBALANCE_IN_PROGRESS, member.member_id))
             group.complete_sync(member, sync_response(E.REBALANCE_IN_PROGRESS))
-            self._cancel_heartbeat(group, member.member_id)
-        self.ctx.cancel(self._join_key(group.group_id))
-        self.ctx.cancel(self._sync_key(group.group_id))
+            self.rebalance.cancel_heartbeat(group, member.member_id)
+        self.ctx.cancel(self.rebalance.join_key(group.group_id))
+        self.ctx.cancel(self.rebalance.sync_key(group.group_id))
         del self.ctx.groups[group.group_id]
 
     def adopt_downgraded(self, group: ClassicGroup) -> None:
         """A group converted from a consumer group (online downgrade), its members holding their
         assignments: written, its members' sessions started, and a rebalance begun."""
-        self._store_group(group, group.assignments())
+        self.rebalance.store_group(group, group.assignments())
         for member in group.members.values():
-            self.reschedule_heartbeat(group, member)
+            self.rebalance.reschedule_heartbeat(group, member)
         log.info("consumer_group_downgraded", group=group.group_id, members=len(group.members),
                  generation=group.generation_id)
-        self._prepare_rebalance(group, f"Downgrade group {group.group_id} from consumer to classic.")
+        self.rebalance.prepare_rebalance(group, f"Downgrade group {group.group_id} from consumer to classic.")
 
     def join_group(self, req: JoinGroup, respond: Reply) -> None:
         req = replace(req, protocols=distinct_protocols(req.protocols))
@@ -70,16 +93,16 @@ class ClassicGroupManager(ClassicRebalance):
         if group is None:
             if not is_unknown:
                 return respond(join_response(E.UNKNOWN_MEMBER_ID, req.member_id))
-            group = self.create_group(req.group_id)
+            group = self.rebalance.create_group(req.group_id)
         if not self._accept_joining_member(group, req.member_id):
-            self._drop_member(group, req.member_id)
+            self.rebalance.drop_member(group, req.member_id)
             respond(join_response(E.GROUP_MAX_SIZE_REACHED, ""))
         elif is_unknown:
             self._join_new_member(group, req, respond)
         else:
             self._join_existing_member(group, req, respond)
         if new_group and not self.ctx.has_records():
-            self._store_empty_group(group)   # a new group is written even if the join wrote nothing
+            self.rebalance.store_empty_group(group)   # a new group is written even if the join wrote nothing
 
     def _accept_joining_member(self, group: ClassicGroup, member_id: str) -> bool:
         limit = self.settings.max_size
@@ -93,7 +116,7 @@ class ClassicGroupManager(ClassicRebalance):
     def _join_new_member(self, group: ClassicGroup, req: JoinGroup, respond: Reply) -> None:
         names = [name for name, _ in req.protocols]
         if group.is_in(S.DEAD):
-            return respond(join_response(E.COORDINATOR_NOT_AVAILABLE, ""))
+            return respond(join_response(DEAD_ANSWER, ""))
         if not group.supports_protocols(req.protocol_type, names):
             return respond(join_response(E.INCONSISTENT_GROUP_PROTOCOL, ""))
         new_id = group.generate_member_id(req.client_id, req.group_instance_id)
@@ -107,7 +130,7 @@ class ClassicGroupManager(ClassicRebalance):
         if req.api_version >= 4:
             # KIP-394: hand out the id and let the member rejoin with it; it stays pending until then.
             group.add_pending_member(new_id)
-            self._schedule_session(group.group_id, new_id, req.session_timeout_ms)
+            self.rebalance.schedule_session(group.group_id, new_id, req.session_timeout_ms)
             return respond(join_response(E.MEMBER_ID_REQUIRED, new_id))
         return self._add_member_then_rebalance(group, req, new_id, respond)
 
@@ -115,7 +138,7 @@ class ClassicGroupManager(ClassicRebalance):
         mid = req.member_id
         names = [name for name, _ in req.protocols]
         if group.is_in(S.DEAD):
-            return respond(join_response(E.COORDINATOR_NOT_AVAILABLE, mid))
+            return respond(join_response(DEAD_ANSWER, mid))
         if not group.supports_protocols(req.protocol_type, names):
             return respond(join_response(E.INCONSISTENT_GROUP_PROTOCOL, mid))
         if group.is_pending_member(mid):
@@ -126,27 +149,28 @@ class ClassicGroupManager(ClassicRebalance):
             group.validate_member(mid, req.group_instance_id)
         except GroupError as exc:
             return respond(join_response(exc.code, mid))
+        step = JOIN[group.state]
+        if step.__class__ is ErrorCode:
+            return respond(join_response(step, mid))
         member = group.member(mid)
-        if group.is_in(S.PREPARING_REBALANCE):
+        if step == "rejoin":
             return self._update_member_then_rebalance(group, member, req, respond, "member rejoining")
-        if group.is_in(S.COMPLETING_REBALANCE):
+        if step == "join_completing":
             if member.matches(req.protocols):
                 # Same metadata: the member probably lost the JoinGroup answer; repeat it.
                 return respond(current_join_answer(group, mid, with_members=group.is_leader(mid)))
             return self._update_member_then_rebalance(group, member, req, respond, "member metadata changed")
-        if group.is_in(S.STABLE):
-            if group.is_leader(mid):
-                # The leader rejoining forces a rebalance (it may have seen topic metadata change).
-                return self._update_member_then_rebalance(group, member, req, respond, "leader rejoined")
-            if not member.matches(req.protocols):
-                return self._update_member_then_rebalance(group, member, req, respond, "member metadata changed")
-            return respond(current_join_answer(group, mid, with_members=False))
-        return respond(join_response(E.UNKNOWN_MEMBER_ID, mid))
+        if group.is_leader(mid):   # join_stable
+            # The leader rejoining forces a rebalance (it may have seen topic metadata change).
+            return self._update_member_then_rebalance(group, member, req, respond, "leader rejoined")
+        if not member.matches(req.protocols):
+            return self._update_member_then_rebalance(group, member, req, respond, "member metadata changed")
+        return respond(current_join_answer(group, mid, with_members=False))
 
     def _update_member_then_rebalance(self, group: ClassicGroup, member: Member, req: JoinGroup,
                                       respond: Reply, reason: str) -> None:
         group.update_member(member, req.protocols, req.rebalance_timeout_ms, req.session_timeout_ms, respond)
-        self._maybe_prepare_rebalance_or_complete_join(group, reason)
+        self.rebalance.maybe_prepare_rebalance_or_complete_join(group, reason)
 
     def _add_member_then_rebalance(self, group: ClassicGroup, req: JoinGroup, member_id: str,
                                    respond: Reply) -> None:
@@ -157,21 +181,21 @@ class ClassicGroupManager(ClassicRebalance):
             group.new_member_added = True
         group.add(member, respond)
         # A parked new member cannot heartbeat; bound its wait so abandoned joins do not linger.
-        self.reschedule_heartbeat(group, member, self.settings.new_member_join_timeout_ms)
+        self.rebalance.reschedule_heartbeat(group, member, self.settings.new_member_join_timeout_ms)
         log.info("member_added", group=group.group_id, member=member_id, instance=req.group_instance_id)
-        self._maybe_prepare_rebalance_or_complete_join(group, f"adding member {member_id}")
+        self.rebalance.maybe_prepare_rebalance_or_complete_join(group, f"adding member {member_id}")
 
     def _update_static_member(self, group: ClassicGroup, req: JoinGroup, old_id: str, new_id: str,
                               respond: Reply) -> None:
         current_leader = group.leader_id
         member = group.replace_static_member(req.group_instance_id, old_id, new_id)
-        self._cancel_heartbeat(group, old_id)
-        self.reschedule_heartbeat(group, member)
+        self.rebalance.cancel_heartbeat(group, old_id)
+        self.rebalance.reschedule_heartbeat(group, member)
         group.update_member(member, req.protocols, req.rebalance_timeout_ms, req.session_timeout_ms, respond)
         if group.is_in(S.STABLE):
             if group.protocol_name == group.select_protocol():
                 # Same protocol: take the old slot and assignment without a rebalance (KIP-345).
-                self._store_group(group, group.assignments())
+                self.rebalance.store_group(group, group.assignments())
                 if req.api_version >= 9:
                     is_leader = group.is_leader(new_id)
                     group.complete_join(member, current_join_answer(
@@ -181,12 +205,12 @@ class ClassicGroupManager(ClassicRebalance):
                     group.complete_join(member, current_join_answer(
                         group, new_id, with_members=False, leader=current_leader or ""))
             else:
-                self._maybe_prepare_rebalance_or_complete_join(group, "static member changed protocol")
+                self.rebalance.maybe_prepare_rebalance_or_complete_join(group, "static member changed protocol")
         elif group.is_in(S.COMPLETING_REBALANCE):
             # The leader may already hold the old id in its assignment; redo the rebalance.
-            self._prepare_rebalance(group, "static member rejoined during CompletingRebalance")
+            self.rebalance.prepare_rebalance(group, "static member rejoined during CompletingRebalance")
         else:
-            self._maybe_complete_join_phase(group)
+            self.rebalance.maybe_complete_join_phase(group)
 
     # ============================================================ SyncGroup
     def sync_group(self, req: SyncGroup, respond: Reply) -> None:
@@ -196,7 +220,7 @@ class ClassicGroupManager(ClassicRebalance):
         if group is None or group.is_empty():
             return respond(sync_response(E.UNKNOWN_MEMBER_ID))
         if group.is_in(S.DEAD):
-            return respond(sync_response(E.COORDINATOR_NOT_AVAILABLE))
+            return respond(sync_response(DEAD_ANSWER))
         try:
             group.validate_member(req.member_id, req.group_instance_id)
         except GroupError as exc:
@@ -206,29 +230,30 @@ class ClassicGroupManager(ClassicRebalance):
         if ((req.protocol_type is not None and req.protocol_type != group.protocol_type)
                 or (req.protocol_name is not None and req.protocol_name != group.protocol_name)):
             return respond(sync_response(E.INCONSISTENT_GROUP_PROTOCOL))
-        if group.is_in(S.PREPARING_REBALANCE):
-            return respond(sync_response(E.REBALANCE_IN_PROGRESS))
+        step = SYNC[group.state]
+        if step.__class__ is ErrorCode:
+            return respond(sync_response(step))
         member = group.member(req.member_id)
-        if group.is_in(S.COMPLETING_REBALANCE):
+        if step == "await_assignment":
             if member.awaiting_sync is not None:      # a duplicate SyncGroup: release the superseded one
                 member.awaiting_sync(sync_response(E.REBALANCE_IN_PROGRESS))
             member.awaiting_sync = respond
-            self._remove_pending_sync(group, req.member_id)
+            self.rebalance.remove_pending_sync(group, req.member_id)
             if group.is_leader(req.member_id):
                 self._complete_sync(group, req)
             return
-        # Stable: a late SyncGroup gets the member's current assignment.
-        self._remove_pending_sync(group, req.member_id)
+        # current_assignment: a late SyncGroup gets the member's current assignment.
+        self.rebalance.remove_pending_sync(group, req.member_id)
         respond(sync_response(E.NONE, member.assignment, group.protocol_type, group.protocol_name))
 
     def _complete_sync(self, group: ClassicGroup, leader_req: SyncGroup) -> None:
         assignment = {mid: leader_req.assignments.get(mid, b"") for mid in group.members}
         log.info("assignment_received", group=group.group_id, leader=leader_req.member_id,
                  generation=group.generation_id, members=len(group.members))
-        self._store_group(group, assignment)
+        self.rebalance.store_group(group, assignment)
         for mid, m in group.members.items():
             m.assignment = assignment[mid]
-        self._propagate_assignment(group, E.NONE)
+        self.rebalance.propagate_assignment(group, E.NONE)
         group.transition_to(S.STABLE, self.ctx.now_ms)
 
     def assignment_not_written(self, group_id: str, generation_id: int, error: ErrorCode) -> None:
@@ -236,8 +261,8 @@ class ClassicGroupManager(ClassicRebalance):
         append callback, every member waiting in SyncGroup gets the error and the group rebalances."""
         group = self.group(group_id)
         if group is not None and group.is_in(S.COMPLETING_REBALANCE) and group.generation_id == generation_id:
-            self._reset_and_propagate_assignment_error(group, error)
-            self._maybe_prepare_rebalance_or_complete_join(
+            self.rebalance.reset_and_propagate_assignment_error(group, error)
+            self.rebalance.maybe_prepare_rebalance_or_complete_join(
                 group, f"error {error.name} when storing group assignment during SyncGroup")
 
     # ============================================================ Heartbeat
@@ -248,24 +273,22 @@ class ClassicGroupManager(ClassicRebalance):
         if group is None:
             return E.UNKNOWN_MEMBER_ID
         if group.is_in(S.DEAD):
-            return E.COORDINATOR_NOT_AVAILABLE
+            return DEAD_ANSWER
         try:
             group.validate_member(req.member_id, req.group_instance_id)
         except GroupError as exc:
             return exc.code
         if req.generation_id != group.generation_id:
             return E.ILLEGAL_GENERATION
-        if group.is_in(S.EMPTY):
-            return E.UNKNOWN_MEMBER_ID
-        self.reschedule_heartbeat(group, group.member(req.member_id))
-        if group.is_in(S.PREPARING_REBALANCE):
-            return E.REBALANCE_IN_PROGRESS
-        return E.NONE
+        answer, keeps_session = HEARTBEAT[group.state]
+        if keeps_session:
+            self.rebalance.reschedule_heartbeat(group, group.member(req.member_id))
+        return answer
 
     def offset_committed(self, group: ClassicGroup, member_id: str) -> None:
         """Offset commits keep a classic member's session alive (Kafka: Stable or PreparingRebalance)."""
         if group.is_in(S.STABLE, S.PREPARING_REBALANCE):
-            self.reschedule_heartbeat(group, group.member(member_id))
+            self.rebalance.reschedule_heartbeat(group, group.member(member_id))
 
     # ============================================================ LeaveGroup
     def leave_group(self, req: LeaveGroup) -> dict:
@@ -276,7 +299,7 @@ class ClassicGroupManager(ClassicRebalance):
         if group is None:
             return {"error_code": int(E.UNKNOWN_MEMBER_ID), "members": []}
         if group.is_in(S.DEAD):
-            return {"error_code": int(E.COORDINATOR_NOT_AVAILABLE), "members": []}
+            return {"error_code": int(DEAD_ANSWER), "members": []}
         results = []
         left = []
         for who in req.members:
@@ -291,7 +314,7 @@ class ClassicGroupManager(ClassicRebalance):
                     code = E.UNKNOWN_MEMBER_ID
             elif group.is_pending_member(who.member_id):
                 group.remove(who.member_id)
-                self._cancel_heartbeat(group, who.member_id)
+                self.rebalance.cancel_heartbeat(group, who.member_id)
                 left.append(who.member_id)
             else:
                 try:
@@ -304,14 +327,14 @@ class ClassicGroupManager(ClassicRebalance):
                             "error_code": int(code)})
         if left:
             if group.is_in(S.STABLE, S.COMPLETING_REBALANCE):
-                self._maybe_prepare_rebalance_or_complete_join(group, f"members left: {left}")
+                self.rebalance.maybe_prepare_rebalance_or_complete_join(group, f"members left: {left}")
             elif group.is_in(S.PREPARING_REBALANCE):
-                self._maybe_complete_join_phase(group)
+                self.rebalance.maybe_complete_join_phase(group)
         return {"error_code": 0, "members": results}
 
     def _remove_current_member(self, group: ClassicGroup, member_id: str, reason: str | None) -> None:
         log.info("member_left", group=group.group_id, member=member_id, reason=reason)
-        self._drop_member(group, member_id)
+        self.rebalance.drop_member(group, member_id)
 
     # ============================================================ admin
     def describe(self, group_id: str, authorized_operations: int) -> dict:
@@ -331,7 +354,7 @@ class ClassicGroupManager(ClassicRebalance):
         old = self.group(group_id)
         if old is not None:
             for mid in list(old.members):
-                self._cancel_heartbeat(old, mid)
+                self.rebalance.cancel_heartbeat(old, mid)
         if value is None:
             if old is not None:
                 del self.ctx.groups[group_id]
@@ -342,7 +365,7 @@ class ClassicGroupManager(ClassicRebalance):
 
     def _loaded_group(self, group_id: str, stored: StoredGroup) -> ClassicGroup:
         group = ClassicGroup(group_id, self.ctx.now_ms, S.STABLE if stored.members else S.EMPTY,
-                             on_transition=self._record_transition)
+                             on_transition=self.rebalance.record_transition)
         group.generation_id = stored.generation
         group.protocol_type = stored.protocol_type or None
         group.protocol_name = stored.protocol
@@ -360,4 +383,4 @@ class ClassicGroupManager(ClassicRebalance):
         """Once every record is replayed: every member's session restarts now."""
         for group in self.groups.values():
             for member in group.members.values():
-                self.reschedule_heartbeat(group, member)
+                self.rebalance.reschedule_heartbeat(group, member)

@@ -30,6 +30,9 @@ def _timestamp_or_default(group: ClassicGroup) -> int:
 
 
 class ClassicRebalance:
+    """What a classic group's requests set going, and its timers finish: used by the classic group
+    manager (``ClassicGroupManager.rebalance``)."""
+
     def __init__(self, ctx: CoordinatorContext) -> None:
         self.ctx = ctx
         self.settings = ctx.settings.classic
@@ -43,17 +46,17 @@ class ClassicRebalance:
         return self.ctx.groups_of(GroupType.CLASSIC)
 
     def create_group(self, group_id: str) -> ClassicGroup:
-        group = ClassicGroup(group_id, self.ctx.now_ms, on_transition=self._record_transition)
+        group = ClassicGroup(group_id, self.ctx.now_ms, on_transition=self.record_transition)
         self.ctx.groups[group_id] = group
         return group
 
-    def _record_transition(self, group: ClassicGroup, old: ClassicGroupState, new: ClassicGroupState) -> None:
+    def record_transition(self, group: ClassicGroup, old: ClassicGroupState, new: ClassicGroupState) -> None:
         log.info("group_transition", group=group.group_id, from_state=old.value, to_state=new.value,
                  generation=group.generation_id)
         self.ctx.record_transition(group.group_id, old, new, group.generation_id)
 
     # ============================================================ records
-    def _store_group(self, group: ClassicGroup, assignment: dict[str, bytes]) -> None:
+    def store_group(self, group: ClassicGroup, assignment: dict[str, bytes]) -> None:
         members = tuple(StoredMember(
             member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
             client_host=m.client_host, rebalance_timeout_ms=m.rebalance_timeout_ms,
@@ -64,7 +67,7 @@ class ClassicRebalance:
             protocol=group.protocol_name, leader=group.leader_id,
             current_state_timestamp_ms=_timestamp_or_default(group), members=members))
 
-    def _store_empty_group(self, group: ClassicGroup) -> None:
+    def store_empty_group(self, group: ClassicGroup) -> None:
         self._write(group, StoredGroup("", 0, None, None, _timestamp_or_default(group), ()))
 
     def _write(self, group: ClassicGroup, value: StoredGroup) -> None:
@@ -75,15 +78,15 @@ class ClassicRebalance:
     def _heartbeat_key(group_id: str, member_id: str) -> tuple:
         return ("heartbeat", group_id, member_id)
 
-    def _schedule_session(self, group_id: str, member_id: str, timeout_ms: int) -> None:
+    def schedule_session(self, group_id: str, member_id: str, timeout_ms: int) -> None:
         self.ctx.schedule(self._heartbeat_key(group_id, member_id), timeout_ms,
                           lambda: self._expire_heartbeat(group_id, member_id))
 
     def reschedule_heartbeat(self, group: ClassicGroup, member: Member, timeout_ms: int | None = None) -> None:
-        self._schedule_session(group.group_id, member.member_id,
+        self.schedule_session(group.group_id, member.member_id,
                                member.session_timeout_ms if timeout_ms is None else timeout_ms)
 
-    def _cancel_heartbeat(self, group: ClassicGroup, member_id: str) -> None:
+    def cancel_heartbeat(self, group: ClassicGroup, member_id: str) -> None:
         self.ctx.cancel(self._heartbeat_key(group.group_id, member_id))
 
     def _expire_heartbeat(self, group_id: str, member_id: str) -> None:
@@ -108,37 +111,37 @@ class ClassicRebalance:
 
     def _remove_member_and_update(self, group: ClassicGroup, member: Member) -> None:
         group.complete_join(member, join_response(E.UNKNOWN_MEMBER_ID))
-        self._drop_member(group, member.member_id)
+        self.drop_member(group, member.member_id)
         if group.is_in(S.STABLE, S.COMPLETING_REBALANCE):
-            self._maybe_prepare_rebalance_or_complete_join(group, f"removing member {member.member_id}")
+            self.maybe_prepare_rebalance_or_complete_join(group, f"removing member {member.member_id}")
         elif group.is_in(S.PREPARING_REBALANCE) and group.has_all_members_joined():
             self._complete_join(group)
 
-    def _drop_member(self, group: ClassicGroup, member_id: str) -> None:
+    def drop_member(self, group: ClassicGroup, member_id: str) -> None:
         """Remove a member; any reply it still has parked is answered so its connection never stalls."""
         member = group.members.get(member_id)
         if member is not None:
             group.complete_join(member, join_response(E.UNKNOWN_MEMBER_ID))
             group.complete_sync(member, sync_response(E.UNKNOWN_MEMBER_ID))
         group.remove(member_id)
-        self._cancel_heartbeat(group, member_id)
+        self.cancel_heartbeat(group, member_id)
 
     # ============================================================ the join phase
     @staticmethod
-    def _join_key(group_id: str) -> tuple:
+    def join_key(group_id: str) -> tuple:
         return ("join", group_id)
 
     @staticmethod
-    def _sync_key(group_id: str) -> tuple:
+    def sync_key(group_id: str) -> tuple:
         return ("sync", group_id)
 
-    def _maybe_prepare_rebalance_or_complete_join(self, group: ClassicGroup, reason: str) -> None:
+    def maybe_prepare_rebalance_or_complete_join(self, group: ClassicGroup, reason: str) -> None:
         if group.can_rebalance():
-            self._prepare_rebalance(group, reason)
+            self.prepare_rebalance(group, reason)
         else:
-            self._maybe_complete_join_phase(group)
+            self.maybe_complete_join_phase(group)
 
-    def _maybe_complete_join_phase(self, group: ClassicGroup) -> None:
+    def maybe_complete_join_phase(self, group: ClassicGroup) -> None:
         if not group.is_in(S.PREPARING_REBALANCE):
             return
         if group.previous_state is S.EMPTY:
@@ -147,11 +150,11 @@ class ClassicRebalance:
             return
         self._complete_join(group)
 
-    def _prepare_rebalance(self, group: ClassicGroup, reason: str) -> None:
+    def prepare_rebalance(self, group: ClassicGroup, reason: str) -> None:
         if group.is_in(S.COMPLETING_REBALANCE):
-            self._reset_and_propagate_assignment_error(group, E.REBALANCE_IN_PROGRESS)
+            self.reset_and_propagate_assignment_error(group, E.REBALANCE_IN_PROGRESS)
         group.pending_sync_members.clear()
-        self.ctx.cancel(self._sync_key(group.group_id))
+        self.ctx.cancel(self.sync_key(group.group_id))
         initial = group.is_in(S.EMPTY)
         if initial:
             delay = self.settings.initial_rebalance_delay_ms
@@ -164,8 +167,8 @@ class ClassicRebalance:
             self._maybe_complete_join_else_schedule(group)
 
     def _schedule_initial_join(self, group_id: str, delay_ms: int, remaining_ms: int) -> None:
-        self.ctx.schedule(self._join_key(group_id), delay_ms, lambda: self.ctx.runtime.timer(
-            group_id, self._join_key(group_id),
+        self.ctx.schedule(self.join_key(group_id), delay_ms, lambda: self.ctx.runtime.timer(
+            group_id, self.join_key(group_id),
             lambda: self._try_complete_initial_rebalance(group_id, delay_ms, remaining_ms)))
 
     def _try_complete_initial_rebalance(self, group_id: str, delay_ms: int, remaining_ms: int) -> None:
@@ -188,8 +191,8 @@ class ClassicRebalance:
 
     def _schedule_join_deadline(self, group: ClassicGroup) -> None:
         gid = group.group_id
-        self.ctx.schedule(self._join_key(gid), group.rebalance_timeout_ms(), lambda: self.ctx.runtime.timer(
-            gid, self._join_key(gid), lambda: self._complete_join_by_id(gid)))
+        self.ctx.schedule(self.join_key(gid), group.rebalance_timeout_ms(), lambda: self.ctx.runtime.timer(
+            gid, self.join_key(gid), lambda: self._complete_join_by_id(gid)))
 
     def _complete_join_by_id(self, group_id: str) -> None:
         group = self.group(group_id)
@@ -198,10 +201,10 @@ class ClassicRebalance:
 
     def _complete_join(self, group: ClassicGroup) -> None:
         gid = group.group_id
-        self.ctx.cancel(self._join_key(gid))
+        self.ctx.cancel(self.join_key(gid))
         missing = [m for m in group.not_yet_rejoined() if not m.is_static]
         for m in missing:
-            self._drop_member(group, m.member_id)
+            self.drop_member(group, m.member_id)
         if missing:
             log.info("removed_members_not_rejoined", group=gid, members=[m.member_id for m in missing])
         if group.is_in(S.DEAD):
@@ -213,7 +216,7 @@ class ClassicRebalance:
         group.init_next_generation(self.ctx.now_ms)
         if group.is_in(S.EMPTY):
             log.info("group_empty", group=gid, generation=group.generation_id)
-            self._store_group(group, {})
+            self.store_group(group, {})
             return
         log.info("group_join_completed", group=gid, generation=group.generation_id,
                  members=len(group.members), protocol=group.protocol_name, leader=group.leader_id)
@@ -227,8 +230,8 @@ class ClassicRebalance:
             member.is_new = False
             group.pending_sync_members.add(member.member_id)
         generation = group.generation_id
-        self.ctx.schedule(self._sync_key(gid), group.rebalance_timeout_ms(), lambda: self.ctx.runtime.timer(
-            gid, self._sync_key(gid), lambda: self._expire_pending_sync(gid, generation)))
+        self.ctx.schedule(self.sync_key(gid), group.rebalance_timeout_ms(), lambda: self.ctx.runtime.timer(
+            gid, self.sync_key(gid), lambda: self._expire_pending_sync(gid, generation)))
 
     # ============================================================ the sync phase
     def _expire_pending_sync(self, group_id: str, generation_id: int) -> None:
@@ -238,23 +241,23 @@ class ClassicRebalance:
         if group.is_in(S.COMPLETING_REBALANCE, S.STABLE) and group.pending_sync_members:
             laggards = sorted(group.pending_sync_members)
             for mid in laggards:
-                self._drop_member(group, mid)
+                self.drop_member(group, mid)
             log.info("removed_members_not_synced", group=group_id, members=laggards)
-            self._prepare_rebalance(group, "pending sync expired")
+            self.prepare_rebalance(group, "pending sync expired")
 
-    def _reset_and_propagate_assignment_error(self, group: ClassicGroup, error: ErrorCode) -> None:
+    def reset_and_propagate_assignment_error(self, group: ClassicGroup, error: ErrorCode) -> None:
         for m in group.members.values():
             m.assignment = b""
-        self._propagate_assignment(group, error)
+        self.propagate_assignment(group, error)
 
-    def _propagate_assignment(self, group: ClassicGroup, error: ErrorCode) -> None:
+    def propagate_assignment(self, group: ClassicGroup, error: ErrorCode) -> None:
         ptype = group.protocol_type if error == E.NONE else None
         pname = group.protocol_name if error == E.NONE else None
         for m in list(group.members.values()):
             if group.complete_sync(m, sync_response(error, m.assignment, ptype, pname)):
                 self.reschedule_heartbeat(group, m)
 
-    def _remove_pending_sync(self, group: ClassicGroup, member_id: str) -> None:
+    def remove_pending_sync(self, group: ClassicGroup, member_id: str) -> None:
         group.pending_sync_members.discard(member_id)
         if not group.is_in(S.COMPLETING_REBALANCE, S.STABLE) or not group.pending_sync_members:
-            self.ctx.cancel(self._sync_key(group.group_id))
+            self.ctx.cancel(self.sync_key(group.group_id))

@@ -1,7 +1,13 @@
-"""The classic group states, with their valid predecessors as data (as Kafka's ClassicGroupState)."""
+"""The classic group states as data, as h11's ``_state.py`` holds its transitions: each state's valid
+predecessors (Kafka's ClassicGroupState) and the answer each state gives a known member's JoinGroup,
+SyncGroup and Heartbeat once the member (and its generation) are checked. An answer is an error
+code, or the name of the manager's step that decides it (classic/manager.py)."""
 from __future__ import annotations
 
+from ...protocol.errors import ErrorCode
 from ..group_api import GroupStateEnum
+
+E = ErrorCode
 
 
 class IllegalStateTransition(Exception):
@@ -62,6 +68,37 @@ _VALID_PREVIOUS: dict[ClassicGroupState, frozenset[ClassicGroupState]] = {
     _S.COMPLETING_REBALANCE: frozenset({_S.PREPARING_REBALANCE}),
     _S.STABLE: frozenset({_S.COMPLETING_REBALANCE}),
     _S.DEAD: frozenset({_S.STABLE, _S.PREPARING_REBALANCE, _S.COMPLETING_REBALANCE, _S.EMPTY, _S.DEAD}),
+}
+
+
+# A Dead group answers every member request as a group being unloaded.
+DEAD_ANSWER = E.COORDINATOR_NOT_AVAILABLE
+
+# JoinGroup of a known member: ``rejoin`` updates it and the rebalance goes on; ``join_completing``
+# repeats the generation's answer when its metadata is unchanged, else rebalances; ``join_stable``
+# does the same for a follower, and rebalances when the leader rejoins.
+JOIN: dict[ClassicGroupState, "ErrorCode | str"] = {
+    _S.EMPTY: E.UNKNOWN_MEMBER_ID,
+    _S.PREPARING_REBALANCE: "rejoin",
+    _S.COMPLETING_REBALANCE: "join_completing",
+    _S.STABLE: "join_stable",
+}
+
+# SyncGroup at the group's generation: ``await_assignment`` parks it until the leader's SyncGroup
+# (the leader's completes the phase); ``current_assignment`` answers with the member's assignment.
+SYNC: dict[ClassicGroupState, "ErrorCode | str"] = {
+    _S.EMPTY: E.UNKNOWN_MEMBER_ID,
+    _S.PREPARING_REBALANCE: E.REBALANCE_IN_PROGRESS,
+    _S.COMPLETING_REBALANCE: "await_assignment",
+    _S.STABLE: "current_assignment",
+}
+
+# Heartbeat at the group's generation: the answer, and whether it keeps the member's session alive.
+HEARTBEAT: dict[ClassicGroupState, tuple[ErrorCode, bool]] = {
+    _S.EMPTY: (E.UNKNOWN_MEMBER_ID, False),
+    _S.PREPARING_REBALANCE: (E.REBALANCE_IN_PROGRESS, True),
+    _S.COMPLETING_REBALANCE: (E.NONE, True),
+    _S.STABLE: (E.NONE, True),
 }
 
 

@@ -16,6 +16,7 @@ is fenced (Kafka's consumer group join and sync timeouts).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ...logging import get_logger
 from ...protocol.errors import ErrorCode
@@ -23,7 +24,9 @@ from ..consumer_protocol import decode_subscription, encode_assignment, owned_pa
 from ..group_api import GroupError
 from .group import ConsumerGroup
 from .member import ClassicMeta, ConsumerMember, MemberState, kafka_uuid_string
-from .target_assignment import subscription_metadata, update_target_assignment
+
+if TYPE_CHECKING:
+    from .manager import ConsumerGroupManager
 
 log = get_logger("kafkaemu.coordinator")
 E = ErrorCode
@@ -31,14 +34,20 @@ CONSUMER_PROTOCOL_TYPE = "consumer"
 
 
 class ClassicMembers:
-    """Mixed into ConsumerGroupManager (its ``ctx``, ``settings``, ``topics``, timers, persistence)."""
+    """The classic-protocol members of the consumer groups ``groups`` manages: their JoinGroup,
+    SyncGroup and Heartbeat, and their join and sync timers; everything else about them (storing,
+    reconciling, sessions, fencing, persisting) is the consumer group lifecycle's."""
+
+    def __init__(self, groups: "ConsumerGroupManager") -> None:
+        self.groups = groups
+        self.ctx = groups.ctx
 
     # ------------------------------------------------------------------ JoinGroup
-    def classic_join(self, group: ConsumerGroup, req, respond, topics) -> None:
-        self.topics = topics
+    def join(self, group: ConsumerGroup, req, respond, topics) -> None:
+        self.groups.topics = topics
         member_id = req.member_id or kafka_uuid_string()
         try:
-            if member_id not in group.members and len(group.members) >= self.settings.max_size:
+            if member_id not in group.members and len(group.members) >= self.groups.settings.max_size:
                 raise GroupError(E.GROUP_MAX_SIZE_REACHED)
             names = [name for name, _ in req.protocols]
             if not _supports(group, req.protocol_type, names):
@@ -60,13 +69,12 @@ class ClassicMembers:
                           classic=ClassicMeta(req.session_timeout_ms, tuple(req.protocols)))
         bump = updated.member_id not in group.members or \
             updated.subscribed_topic_names != member.subscribed_topic_names
-        reconciled = self._update_and_reconcile(group, updated, bump, owned_partitions(subscription, self.topics),
-                                                classic=True)
+        reconciled = self._update_and_reconcile(group, updated, bump, owned_partitions(subscription, self.groups.topics))
         self.ctx.cancel(_join_key(group.group_id, reconciled.member_id))
         self._schedule_classic_timeout(_sync_key(group.group_id, reconciled.member_id), group.group_id,
                                        reconciled.member_id, reconciled.rebalance_timeout_ms)
-        self._note_state(group, old_state)
-        self._persist(group)
+        self.groups.note_state(group, old_state)
+        self.groups.persist(group)
         respond({"error_code": 0, "generation_id": reconciled.member_epoch, "protocol_type": CONSUMER_PROTOCOL_TYPE,
                  "protocol_name": req.protocols[0][0], "leader": "", "skip_assignment": False,
                  "member_id": reconciled.member_id, "members": []})
@@ -83,14 +91,14 @@ class ClassicMembers:
         if req.member_id and existing.member_id != req.member_id:
             raise GroupError(E.FENCED_INSTANCE_ID)
         if existing.member_id != member_id:   # a static member rejoining under a new id takes the old one's place
-            self._cancel_timers(group.group_id, existing.member_id)
+            self.groups.cancel_timers(group.group_id, existing.member_id)
             replaced = replace(existing, member_id=member_id)
             group.replace_member(existing.member_id, replaced)
             return replaced
         return existing
 
     # ------------------------------------------------------------------ SyncGroup
-    def classic_sync(self, group: ConsumerGroup, req, respond) -> None:
+    def sync(self, group: ConsumerGroup, req, respond) -> None:
         try:
             member = self._validate_classic_member(group, req.member_id, req.group_instance_id, req.generation_id)
             first = member.classic.protocols[0]
@@ -101,7 +109,7 @@ class ClassicMembers:
                 raise GroupError(E.REBALANCE_IN_PROGRESS)
         except GroupError as exc:
             return respond(sync_response(exc.code))
-        self._schedule_session_timeout(group.group_id, member.member_id)
+        self.groups.schedule_session_timeout(group.group_id, member.member_id)
         self.ctx.cancel(_sync_key(group.group_id, member.member_id))
         names = {meta.topic_id: name for name, meta in group.subscription_metadata.items()}
         version = protocol_version(first[1])
@@ -109,12 +117,12 @@ class ClassicMembers:
                  "assignment": encode_assignment(member.assigned, names, version)})
 
     # ------------------------------------------------------------------ Heartbeat
-    def classic_heartbeat(self, group: ConsumerGroup, req) -> ErrorCode:
+    def heartbeat(self, group: ConsumerGroup, req) -> ErrorCode:
         try:
             member = self._validate_classic_member(group, req.member_id, req.group_instance_id, req.generation_id)
         except GroupError as exc:
             return exc.code
-        self._schedule_session_timeout(group.group_id, member.member_id)
+        self.groups.schedule_session_timeout(group.group_id, member.member_id)
         if member.member_epoch < group.group_epoch or member.state is MemberState.UNREVOKED_PARTITIONS or \
                 (member.state is MemberState.UNRELEASED_PARTITIONS and not _waiting_on_unreleased(group, member)):
             key = _join_key(group.group_id, member.member_id)
@@ -128,12 +136,12 @@ class ClassicMembers:
             group_id, key, lambda: self._classic_timed_out(group_id, member_id, key[0])))
 
     def _classic_timed_out(self, group_id: str, member_id: str, what: str) -> None:
-        group = self.group(group_id)
+        group = self.groups.group(group_id)
         if group is not None and member_id in group.members:
             log.info("consumer_classic_member_timed_out", group=group_id, member=member_id, waiting_for=what)
-            self.fence(group, member_id)
+            self.groups.fence(group, member_id)
 
-    def _cancel_classic_timers(self, group_id: str, member_id: str) -> None:
+    def cancel_timers(self, group_id: str, member_id: str) -> None:
         self.ctx.cancel(_join_key(group_id, member_id))
         self.ctx.cancel(_sync_key(group_id, member_id))
 
@@ -151,23 +159,16 @@ class ClassicMembers:
             raise GroupError(E.ILLEGAL_GENERATION)
         return member
 
-    def _put_member(self, group: ConsumerGroup, updated: ConsumerMember, bump: bool, **log_fields) -> None:
-        """Store the member; bump the group epoch when its subscription (``bump``) or the group's
-        subscribed topics' metadata changed, and compute a new target assignment when the epoch
-        moved past it (Kafka's consumerGroupHeartbeat, for either protocol's member)."""
-        group.put_member(updated)
-        resolved = self.resolved(group)
-        metadata = subscription_metadata(group, self.topics, resolved)
-        if metadata != group.subscription_metadata:
-            group.subscription_metadata = metadata
-            bump = True
-        if bump:
-            group.group_epoch += 1
-            log.info("consumer_group_epoch_bumped", group=group.group_id, epoch=group.group_epoch,
-                     member=updated.member_id, **log_fields)
-        if group.group_epoch > group.assignment_epoch:
-            update_target_assignment(group, self.topics, self._assignors, resolved)
-
+    def _update_and_reconcile(self, group: ConsumerGroup, updated: ConsumerMember, bump: bool,
+                              owned) -> ConsumerMember:
+        """A classic member's join as a heartbeat: stored, the epoch bumped and the target
+        assignment recomputed if need be, reconciled given what it owns, its session restarted."""
+        groups = self.groups
+        bump = groups.store_member(group, updated, bump)
+        groups.bump_and_assign(group, updated.member_id, bump, classic=True)
+        reconciled = groups.reconcile_owned(group, updated, owned)
+        groups.schedule_session_timeout(group.group_id, reconciled.member_id)
+        return reconciled
 
 
 def _join_key(group_id: str, member_id: str) -> tuple:

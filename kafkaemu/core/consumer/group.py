@@ -8,8 +8,8 @@ from __future__ import annotations
 
 
 from ...protocol.errors import ErrorCode
-from ..group_api import ExpirationBase, Group, GroupError, GroupStateEnum, GroupType, Record, by_commit_timestamp
-from ..modern import Assignment, TopicMeta
+from ..group_api import GroupError, GroupStateEnum, GroupType
+from ..modern import ModernGroup, TopicMeta
 from . import records
 from .member import ConsumerMember
 
@@ -39,23 +39,19 @@ class ConsumerGroupState(GroupStateEnum):
     DEAD = "Dead"
 
 
-class ConsumerGroup(Group):
-    type = GroupType.CONSUMER
-    protocol_type = "consumer"
+class ConsumerGroup(ModernGroup, group_type=GroupType.CONSUMER, records=records, member=ConsumerMember):
+    """``members``: ConsumerMember by id (static ones also by instance id); ``target``: an Assignment
+    by member id; the subscribed topics' metadata, and what regexes resolve to."""
 
     def __init__(self, group_id: str, now_ms: int) -> None:
-        self.group_id = group_id
-        self.group_epoch = 0
-        self.assignment_epoch = 0
-        self.members: dict[str, ConsumerMember] = {}
+        super().__init__(group_id, now_ms)
         self.static_members: dict[str, str] = {}          # instance id -> member id
-        self.target: dict[str, Assignment] = {}           # member id -> target assignment
         self.subscription_metadata: dict[str, TopicMeta] = {}
         self.regexes = None   # RegexResolutions while authorization is on (regex_resolution.py)
-        self.created_ms = now_ms
         self.state_timestamp_ms = now_ms
-        self.dead = False
-        self.written: dict = {}   # what its records in __consumer_offsets say (records.RecordDiff)
+
+    def state_changed(self, now_ms: int) -> None:
+        self.state_timestamp_ms = now_ms
 
     # --- derived state ----------------------------------------------------------------
     @property
@@ -124,9 +120,6 @@ class ConsumerGroup(Group):
         return topic in self.subscription_metadata
 
     # --- the Group interface: offsets and deletion --------------------------------------------
-    def is_empty(self) -> bool:
-        return self.state is ConsumerGroupState.EMPTY
-
     def validate_offset_commit(self, member_id: str, instance_id: str | None, member_epoch: int,
                                api_version: int, is_transactional: bool = False) -> None:
         if member_epoch < 0 and not self.members:
@@ -145,21 +138,6 @@ class ConsumerGroup(Group):
         if member is None:
             raise GroupError(E.UNKNOWN_MEMBER_ID)
         _validate_member_epoch(member_epoch, member)
-
-    def validate_offset_delete(self) -> None:
-        if self.dead:
-            raise GroupError(E.GROUP_ID_NOT_FOUND)
-
-    def validate_delete_group(self) -> None:
-        self.validate_offset_delete()
-        if self.members:
-            raise GroupError(E.NON_EMPTY_GROUP)
-
-    def offset_expiration_base(self) -> ExpirationBase | None:
-        return by_commit_timestamp
-
-    def tombstone_records(self) -> list[Record]:
-        return records.tombstones(self)
 
     # Read and set one by one (as ClassicGroup: touching ``__dict__`` slows every later read), in
     # straight lines: every KIP-848 heartbeat takes a snapshot (issue 16's cost, BENCHMARKS.md).

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ...protocol.errors import ErrorCode
 from ..group_api import GroupError
+from ..modern.requests import check_ids, invalid
 from .member import LEAVE_GROUP_STATIC_MEMBER_EPOCH
 
 E = ErrorCode
@@ -36,17 +37,7 @@ class ConsumerHeartbeat:
 
 def validate_heartbeat(req: ConsumerHeartbeat, assignors: list[str]) -> None:
     """Raise GroupError for a malformed request; ``assignors``: the server assignors offered."""
-    def invalid(msg: str):
-        raise GroupError(E.INVALID_REQUEST, msg)
-    if req.api_version >= 1 or req.member_epoch != 0:
-        if not req.member_id:
-            invalid("MemberId can't be empty.")
-    if not req.group_id:
-        invalid("GroupId can't be empty.")
-    if req.instance_id == "":
-        invalid("InstanceId can't be empty.")
-    if req.rack_id == "":
-        invalid("RackId can't be empty.")
+    check_ids(req, member_id_required=req.api_version >= 1 or req.member_epoch != 0)
     if req.member_epoch == 0:
         if req.rebalance_timeout_ms == -1:
             invalid("RebalanceTimeoutMs must be provided in first request.")

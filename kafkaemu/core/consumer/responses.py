@@ -1,10 +1,9 @@
-"""The consumer group API answers the manager builds: ConsumerGroupHeartbeat errors and
-assignments, ConsumerGroupDescribe entries (newest shapes)."""
+"""ConsumerGroupDescribe entries (newest shape); the heartbeat's answers are modern/wire.py's."""
 from __future__ import annotations
 
 from ...protocol.errors import ErrorCode
 from ...protocol.operations import NOT_REQUESTED
-from ..modern import Assignment, error_response, wire_assignment  # noqa: F401 (the manager answers with them)
+from ..modern import Assignment
 from .group import ConsumerGroup
 
 

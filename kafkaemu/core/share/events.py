@@ -23,10 +23,11 @@ class ShareGroupEvents(Protocol):
         """DeleteShareGroupOffsets: the group's share state of the topic goes (deleteShareGroupState)."""
 
     def member_left(self, now_ms: int, group_id: str, member_id: str) -> None:
-        """A member left or was removed: the records it holds are released."""
+        """A member left or was removed: the records it holds outside its share sessions are released."""
 
     def member_expired(self, now_ms: int, group_id: str, member_id: str) -> None:
-        """A member's group session lapsed: its share sessions go too (it will not close them)."""
+        """A member's group session lapsed: its share sessions go too (it will not close them), and
+        what it holds is released."""
 
     def group_deleted(self, now_ms: int, group_id: str) -> None:
         """The group was deleted: its share state goes."""

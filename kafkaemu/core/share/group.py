@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...protocol.errors import ErrorCode
-from ..group_api import ExpirationBase, Group, GroupError, GroupStateEnum, GroupType, Record
-from ..modern import Assignment, TopicMeta
+from ..group_api import ExpirationBase, GroupError, GroupStateEnum, GroupType
+from ..modern import Assignment, ModernGroup, TopicMeta
 from . import records
 from .state_metadata import StateMetadata
 
@@ -38,20 +38,13 @@ class ShareMember:
     assigned: Assignment = field(default_factory=dict)
 
 
-class ShareGroup(Group):
-    type = GroupType.SHARE
-    protocol_type = "share"
+class ShareGroup(ModernGroup, group_type=GroupType.SHARE, records=records, member=ShareMember):
+    """``members``: ShareMember by id; ``target``: an Assignment by member id; ``state_metadata``:
+    which share partitions are initialized (ShareGroupStatePartitionMetadata)."""
 
     def __init__(self, group_id: str, now_ms: int) -> None:
-        self.group_id = group_id
-        self.group_epoch = 0
-        self.assignment_epoch = 0
-        self.members: dict[str, ShareMember] = {}
-        self.target: dict[str, Assignment] = {}
+        super().__init__(group_id, now_ms)
         self.subscription_metadata: dict[str, TopicMeta] = {}
-        self.created_ms = now_ms
-        self.dead = False
-        self.written: dict = {}   # the records last written for it (records.RecordDiff)
         # its ShareGroupStatePartitionMetadata; None until it has one
         self.state_metadata: StateMetadata | None = None
 
@@ -68,9 +61,6 @@ class ShareGroup(Group):
         return topic in self.subscribed_topics()
 
     # --- the Group interface: share groups keep no offsets in __consumer_offsets (only their own records) ---
-    def is_empty(self) -> bool:
-        return not self.members
-
     def should_expire(self) -> bool:
         return False
 
@@ -87,17 +77,8 @@ class ShareGroup(Group):
     def validate_offset_delete(self) -> None:
         raise self._not_a_consumer_group()
 
-    def validate_delete_group(self) -> None:
-        if self.dead:
-            raise GroupError(E.GROUP_ID_NOT_FOUND)
-        if self.members:
-            raise GroupError(E.NON_EMPTY_GROUP)
-
     def offset_expiration_base(self) -> ExpirationBase | None:
         return None
-
-    def tombstone_records(self) -> list[Record]:
-        return records.tombstones(self)
 
     def snapshot(self) -> tuple:
         """Members are immutable: copying the containers that change in place is enough."""

@@ -307,13 +307,20 @@ class SharePartitionManager:
         self._drop([k for k in self.partitions if k[0] == group_id and k[1] == topic_id], _not_written)
 
     def member_left(self, now_ms: int, group_id: str, member_id: str) -> None:
-        """A member left its group or was removed: what it holds is released. Its share sessions
-        stay until it closes them (a closing consumer may acknowledge after its leave heartbeat)."""
-        self.release_member(now_ms, group_id, member_id)
+        """A member left its group or was removed: what it holds outside its share sessions is
+        released. What it holds in their partitions stays acquired, as Kafka leaves it, until it
+        closes them (a closing consumer's last acknowledgements may reach this broker after its
+        leave heartbeat reached the coordinator: they apply, then the rest is released) or the
+        locks lapse."""
+        in_sessions = self.sessions.partitions_of(group_id, member_id)
+        self.release_member(now_ms, group_id, member_id,
+                            [key[1:] for key in self.partitions if key[0] == group_id and key[1:] not in in_sessions])
 
     def member_expired(self, now_ms: int, group_id: str, member_id: str) -> None:
+        """A member's group session lapsed: its share sessions go, and what it holds is released."""
         self.tick(now_ms)
         self.sessions.drop_member(group_id, member_id)
+        self.release_member(now_ms, group_id, member_id)
 
     def group_deleted(self, now_ms: int, group_id: str) -> None:
         self.tick(now_ms)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...protocol.errors import ErrorCode
-from ..group_api import GroupError
+from ..modern.requests import check_ids, invalid
 
 E = ErrorCode
 LEAVE_GROUP_MEMBER_EPOCH = -1
@@ -23,14 +23,7 @@ class ShareHeartbeat:
 
 
 def validate_heartbeat(req: ShareHeartbeat) -> None:
-    def invalid(msg: str):
-        raise GroupError(E.INVALID_REQUEST, msg)
-    if not req.member_id:
-        invalid("MemberId can't be empty.")
-    if not req.group_id:
-        invalid("GroupId can't be empty.")
-    if req.rack_id == "":
-        invalid("RackId can't be empty.")
+    check_ids(req)
     if req.member_epoch == 0:
         if not req.subscribed_topic_names:
             invalid("SubscribedTopicNames must be set in first request.")

@@ -83,6 +83,11 @@ class ShareSessionCache:
             raise GroupError(E.INVALID_SHARE_SESSION_EPOCH)
         return session
 
+    def partitions_of(self, group_id: str, member_id: str) -> set[TopicPartition]:
+        """The partitions of every open share session of the member (on any node)."""
+        return {tp for key, session in self.sessions.items() if key[1] == group_id and key[2] == member_id
+                for tp in session.partitions}
+
     def drop_member(self, group_id: str, member_id: str) -> None:
         """Forget every session of a member whose group session timed out (it will not close them)."""
         for key in [k for k in self.sessions if k[1] == group_id and k[2] == member_id]:

@@ -13,8 +13,8 @@ from enum import Enum
 from typing import Mapping
 
 from ...protocol.errors import ErrorCode
-from ..group_api import (ExpirationBase, Group, GroupError, GroupStateEnum, GroupType, PartitionCheck, Record,
-                         by_commit_timestamp)
+from ..group_api import GroupError, GroupStateEnum, GroupType, PartitionCheck
+from ..modern import ModernGroup
 from . import records
 from .topology import ConfiguredTopology, StreamsTopology
 
@@ -142,17 +142,13 @@ class StreamsGroupState(GroupStateEnum):
     DEAD = "Dead"
 
 
-class StreamsGroup(Group):
-    type = GroupType.STREAMS
-    protocol_type = "streams"
+class StreamsGroup(ModernGroup, group_type=GroupType.STREAMS, records=records, member=StreamsMember):
+    """``members``: StreamsMember by id; ``target``: a TasksTuple by member id; the topology as
+    the first member gave it, and as configured against the topics that exist."""
 
     def __init__(self, group_id: str, now_ms: int) -> None:
-        self.group_id = group_id
-        self.group_epoch = 0
-        self.assignment_epoch = 0
-        self.members: dict[str, StreamsMember] = {}
+        super().__init__(group_id, now_ms)
         self.static_members: dict[str, str] = {}   # instance id -> member id
-        self.target: dict[str, TasksTuple] = {}
         self.topology: StreamsTopology | None = None
         self.configured: ConfiguredTopology | None = None
         self.metadata_hash = 0
@@ -160,9 +156,6 @@ class StreamsGroup(Group):
         self.assignment_configs: tuple[tuple[str, str], ...] = ()
         self.endpoint_information_epoch = 0
         self.shutdown_request_member_id: str | None = None
-        self.created_ms = now_ms
-        self.dead = False
-        self.written: dict = {}   # the records last written for it (records.RecordDiff)
 
     @property
     def state(self) -> StreamsGroupState:
@@ -204,9 +197,6 @@ class StreamsGroup(Group):
         return topic in self.source_topics()
 
     # --- the Group interface ---------------------------------------------------------------
-    def is_empty(self) -> bool:
-        return not self.members
-
     def validate_offset_commit(self, member_id: str, instance_id: str | None, generation_or_epoch: int,
                                api_version: int, is_transactional: bool = False) -> PartitionCheck | None:
         """StreamsGroup.validateOffsetCommit: the member's own epoch commits anything; an older one
@@ -253,22 +243,6 @@ class StreamsGroup(Group):
         if member_epoch != member.member_epoch:
             raise GroupError(E.STALE_MEMBER_EPOCH, f"The received member epoch {member_epoch} does not match the "
                                                    f"expected member epoch {member.member_epoch}.")
-
-    def validate_offset_delete(self) -> None:
-        if self.dead:
-            raise GroupError(E.GROUP_ID_NOT_FOUND)
-
-    def validate_delete_group(self) -> None:
-        if self.dead:
-            raise GroupError(E.GROUP_ID_NOT_FOUND)
-        if self.members:
-            raise GroupError(E.NON_EMPTY_GROUP)
-
-    def offset_expiration_base(self) -> ExpirationBase | None:
-        return by_commit_timestamp
-
-    def tombstone_records(self) -> list[Record]:
-        return records.tombstones(self)
 
     def snapshot(self) -> tuple:
         """Members and topologies are immutable: copying the containers that change is enough."""

@@ -1,14 +1,12 @@
 """Replay of the StreamsGroup* records of __consumer_offsets (Kafka's GroupMetadataManager.replay for
-streams groups): each record sets its part of the group; tombstones remove members, the topology
-or the group."""
+streams groups): each record sets its part of the group; what every modern kind does alike (the
+group's, a member's and a target's tombstones, the target epoch) is modern/replay.py's."""
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ..group_api import GroupType
-from .group import Endpoint, MemberState, StreamsGroup, StreamsMember, TasksTuple, tasks_of
-from .records import (GROUP_METADATA, MEMBER_METADATA, TARGET_MEMBER, TARGET_METADATA, TOPOLOGY, decode_key,
-                      decode_value)
+from .group import Endpoint, MemberState, StreamsMember, TasksTuple, tasks_of
+from .records import GROUP_METADATA, MEMBER_METADATA, TARGET_MEMBER, TOPOLOGY
 from .topology import StreamsTopology, Subtopology, TopicInfo
 
 
@@ -44,41 +42,11 @@ def _topology(v) -> StreamsTopology:
          for s in v.subtopologies), key=lambda s: s.subtopology_id)))
 
 
-def _group(ctx, group_id: str) -> StreamsGroup:
-    existing = ctx.groups.get(group_id)
-    if existing is not None and existing.type is GroupType.STREAMS:
-        return existing
-    if existing is not None and not existing.is_empty():
-        raise ValueError(f"group {group_id} is not a streams group")
-    # An Empty classic group here only held offsets replayed before the streams group's records.
-    group = ctx.groups[group_id] = StreamsGroup(group_id, ctx.now_ms)
-    return group
-
-
-def replay(ctx, key: bytes, value: bytes | None) -> None:
-    """Apply one StreamsGroup* record (Kafka's GroupMetadataManager.replay for streams groups)."""
-    k = decode_key(key)
-    if value is None:
-        group = ctx.group(k.group_id, GroupType.STREAMS)
-        if group is None:
-            return
-        if k.version == MEMBER_METADATA:
-            group.members.pop(k.member_id, None)
-        elif k.version == TARGET_MEMBER:
-            group.target.pop(k.member_id, None)
-        elif k.version == GROUP_METADATA:
-            del ctx.groups[k.group_id]
-        elif k.version == TOPOLOGY:
-            group.topology = None
-        return
-    v = decode_value(k, value)
-    group = _group(ctx, k.group_id)
+def apply(group, k, v, now_ms: int) -> None:
     if k.version == GROUP_METADATA:
         group.group_epoch, group.metadata_hash = v.epoch, v.metadata_hash
         group.validated_topology_epoch = v.validated_topology_epoch
         group.assignment_configs = tuple((c.key, c.value) for c in v.assignment_configs or ())
-    elif k.version == TARGET_METADATA:
-        group.assignment_epoch = v.assignment_epoch
     elif k.version == TARGET_MEMBER:
         group.target[k.member_id] = _tasks(v)
     elif k.version == TOPOLOGY:
@@ -99,3 +67,6 @@ def replay(ctx, key: bytes, value: bytes | None) -> None:
         group.members[k.member_id] = member
 
 
+def remove(group, k) -> None:
+    if k.version == TOPOLOGY:
+        group.topology = None

@@ -8,6 +8,7 @@ from typing import Any
 
 from ...protocol.errors import ErrorCode
 from ..group_api import GroupError
+from ..modern.requests import check_ids, invalid
 from .group import TasksTuple, tasks_of
 
 E = ErrorCode
@@ -45,20 +46,11 @@ class StreamsHeartbeat:
 
 
 def validate_heartbeat(req: StreamsHeartbeat) -> None:
-    def invalid(msg: str):
-        raise GroupError(E.INVALID_REQUEST, msg)
     if req.topology is not None:
         for s in req.topology.subtopologies or ():
             if s.source_topic_regex:
                 invalid("Regular expressions for source topics are not supported yet.")
-    if not req.member_id:
-        invalid("MemberId can't be empty.")
-    if not req.group_id:
-        invalid("GroupId can't be empty.")
-    if req.instance_id == "":
-        invalid("InstanceId can't be empty.")
-    if req.rack_id == "":
-        invalid("RackId can't be empty.")
+    check_ids(req)
     if req.member_epoch == 0:
         if req.rebalance_timeout_ms == -1:
             invalid("RebalanceTimeoutMs must be provided in first request.")

@@ -305,9 +305,10 @@ class TransactionCoordinator:
     # ============================================================ admin
     def describe(self, now_ms: int, transactional_id: str) -> dict:
         with self._request(now_ms):
+            # an error sets the code alone; the other fields keep the message's defaults (0), as Kafka's
             out = {"transactional_id": transactional_id, "error_code": int(E.NONE), "transaction_state": "",
-                   "transaction_timeout_ms": 0, "transaction_start_time_ms": -1, "producer_id": -1,
-                   "producer_epoch": -1, "topics": []}
+                   "transaction_timeout_ms": 0, "transaction_start_time_ms": 0, "producer_id": 0,
+                   "producer_epoch": 0, "topics": []}
             if not transactional_id:
                 return dict(out, error_code=int(E.INVALID_REQUEST))
             md = self.txns.get(transactional_id)

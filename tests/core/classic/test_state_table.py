@@ -180,7 +180,7 @@ def test_unknown_group_answers():
     assert h.fetch("nope", None) == {}
     assert h.c.delete_groups(h.now, ["nope"])[0]["error_code"] == E.GROUP_ID_NOT_FOUND
     [d] = h.c.describe_groups(h.now, ["nope"], include_authorized_operations=True)
-    assert d["group_state"] == "Dead" and d["error_code"] == 0 and d["authorized_operations"] == 328
+    assert d["group_state"] == "Dead" and d["error_code"] == 0 and d["authorized_operations"] == 3400
     assert h.c.delete_offsets(h.now, "nope", [("t", [0])])["error_code"] == E.GROUP_ID_NOT_FOUND
 
 

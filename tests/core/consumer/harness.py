@@ -6,6 +6,7 @@ from kafkaemu.core.classic.settings import ClassicSettings
 from kafkaemu.core.consumer.settings import ConsumerSettings
 from kafkaemu.core.modern import TopicMeta
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
+from kafkaemu.core.ports import GroupPorts
 from kafkaemu.protocol.errors import ErrorCode as E
 
 
@@ -14,12 +15,13 @@ def tid(name: str) -> bytes:
 
 
 class ConsumerHarness:
-    def __init__(self, topics: dict[str, int] | None = None, **consumer_settings) -> None:
+    def __init__(self, topics: dict[str, int] | None = None, may_describe=None, **consumer_settings) -> None:
         self.now = 1_000_000
         self.records: list = []
         self.c = GroupCoordinator(CoordinatorSettings(classic=ClassicSettings(initial_rebalance_delay_ms=0),
                                                       consumer=ConsumerSettings(**consumer_settings)),
-                                  sink=lambda p, recs, now: self.records.extend(recs), now_ms=self.now)
+                                  sink=lambda p, recs, now: self.records.extend(recs), now_ms=self.now,
+                                  ports=GroupPorts(may_describe=may_describe))
         self.topics: dict[str, TopicMeta] = {}
         for name, n in (topics or {"t": 6}).items():
             self.set_topic(name, n)

@@ -23,8 +23,8 @@ class Acls:
 
 
 def harness(acls: Acls, topics=None) -> ConsumerHarness:
-    h = ConsumerHarness(topics or {"orders-eu": 2, "orders-us": 1, "other": 1}, regex_refresh_interval_ms=REFRESH_MS)
-    h.c.consumer.describe_topic = acls.describe
+    h = ConsumerHarness(topics or {"orders-eu": 2, "orders-us": 1, "other": 1}, may_describe=acls.describe,
+                        regex_refresh_interval_ms=REFRESH_MS)
     return h
 
 

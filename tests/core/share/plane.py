@@ -5,6 +5,7 @@ from __future__ import annotations
 from kafkaemu.core.coordinator import GroupCoordinator
 from kafkaemu.core.coordinator_settings import CoordinatorSettings
 from kafkaemu.core.group_configs import GroupConfigs
+from kafkaemu.core.ports import GroupPorts
 from kafkaemu.core.share.settings import ShareSettings
 from kafkaemu.core.share.partitions import SharePartitionManager, SharePorts
 
@@ -32,7 +33,7 @@ def coordinator_with_plane(sink=None, now_ms: int = 0, settings: CoordinatorSett
     settings = settings or CoordinatorSettings()
     configs = GroupConfigs(settings)
     shares = share_plane(now_ms=now_ms, group_configs=configs, **plane)
-    return GroupCoordinator(settings, sink, now_ms, share_events=shares, group_configs=configs), shares
+    return GroupCoordinator(settings, sink, now_ms, share_events=shares, ports=GroupPorts(group_configs=configs)), shares
 
 
 class ScriptedEvents:
