@@ -42,6 +42,10 @@ STREAMS_SESSION_TIMEOUT_MS = 45000
 STREAMS_HEARTBEAT_INTERVAL_MS = 5000
 STREAMS_NUM_STANDBY_REPLICAS = 0
 STREAMS_MAX_SIZE = INT32_MAX
+# Kafka 4.4's internal group.streams.task.offset.interval.ms and group.streams.acceptable.recovery.lag,
+# answered in every heartbeat (the lag from v1, as an int64)
+STREAMS_TASK_OFFSET_INTERVAL_MS = 60000
+STREAMS_ACCEPTABLE_RECOVERY_LAG = 10000
 # the bounds of the group configs streams.session.timeout.ms, streams.heartbeat.interval.ms and
 # streams.num.standby.replicas (group.streams.min.* / max.*)
 STREAMS_MIN_SESSION_TIMEOUT_MS = 45000
