@@ -147,8 +147,10 @@ def produce(ctx, req):
                               max_uncompressed_bytes=inflatable)
             inflatable = max(0, inflatable - res.uncompressed_bytes)
             if res.error != "NONE":
-                out = _error(index, ErrorCode[res.error], res.message)
-                out["log_start_offset"] = -1
+                # as Kafka's replica manager answers an error of the producer's state: no message, and the
+                # log start offset
+                out = _error(index, ErrorCode[res.error], None if res.error in _BARE_ERRORS else res.message)
+                out["log_start_offset"] = plog.log_start_offset if res.error in _PRODUCER_STATE_ERRORS else -1
                 if res.record_errors:
                     out["record_errors"] = [{"batch_index": i, "batch_index_error_message": m}
                                             for i, m in res.record_errors]
@@ -209,6 +211,10 @@ def _verify(verifier, transactional_id, plog, index, records, version: int):
         return _error(index, ErrorCode.NOT_ENOUGH_REPLICAS, "Unable to verify the partition has been added to "
                       f"the transaction. Underlying error: {code.name}")
     return _error(index, code)
+
+
+_PRODUCER_STATE_ERRORS = ("OUT_OF_ORDER_SEQUENCE_NUMBER", "INVALID_PRODUCER_EPOCH")
+_BARE_ERRORS = _PRODUCER_STATE_ERRORS
 
 
 def _error(index, code, message=None):

@@ -423,7 +423,7 @@ def test_describe():
     [d] = h.c.consumer_group_describe(h.now, ["g"], {T: "t"}, include_authorized_operations=True)
     assert d["error_code"] == 0 and d["group_state"] == "Stable"
     assert d["group_epoch"] == 1 and d["assignment_epoch"] == 1 and d["assignor_name"] == "uniform"
-    assert d["authorized_operations"] == (1 << 3) | (1 << 6) | (1 << 8)
+    assert d["authorized_operations"] == (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11)   # AclEntry.supportedOperations(GROUP)
     [m] = d["members"]
     assert m["member_id"] == "a" and m["member_epoch"] == 1 and m["client_id"] == "C1"
     assert m["subscribed_topic_names"] == ["t"]
