@@ -59,10 +59,6 @@ KNOWN: list[Known] = [
           reason="Kafka's broker listener advertises the share coordinator's state RPCs (83-87) and "
                  "UnregisterController (94), which no client sends: kafkaemu keeps share-group state inside its "
                  "coordinator and emulates no controller quorum to unregister from"),
-    Known("ApiVersions", r"api_keys\[(88|89|93)\](\.max_version)?", on_purpose=False, owner=SURFACE,
-          reason="Kafka 4.4 answers StreamsGroupHeartbeat and StreamsGroupDescribe v1 (topology descriptions, warm-up "
-                 "tasks' int64 acceptable lag, the assignor's name) and StreamsGroupTopologyDescriptionUpdate (93); "
-                 "kafkaemu answers the streams APIs at v0 and not 93 yet"),
     Known("ApiVersions", r"(supported|finalized)_features\[kraft\.version\].*", on_purpose=True,
           reason="the reference broker runs a static controller quorum (kraft.version 0, left out of the finalized "
                  "features; below v4 its zero minimum leaves it out of the supported ones too); kafkaemu answers as "
