@@ -60,10 +60,6 @@ KNOWN: list[Known] = [
           reason="Kafka's broker listener advertises the share coordinator's state RPCs (83-87) and "
                  "UnregisterController (94), which no client sends: kafkaemu keeps share-group state inside its "
                  "coordinator and emulates no controller quorum to unregister from"),
-    Known("ApiVersions", r"api_keys\[(88|89|93)\](\.max_version)?", on_purpose=False, owner=SURFACE,
-          reason="Kafka 4.4 answers StreamsGroupHeartbeat and StreamsGroupDescribe v1 (topology descriptions, warm-up "
-                 "tasks' int64 acceptable lag, the assignor's name) and StreamsGroupTopologyDescriptionUpdate (93); "
-                 "kafkaemu answers the streams APIs at v0 and not 93 yet"),
     # -- open: configs (settings) -------------------------------------------------------------------
     Known("DescribeConfigs", r"results\.0\.configs\[log\.retention\.hours\]", on_purpose=False, owner=SETTINGS,
           reason="kafkaemu's broker configs lack Kafka 4.4's names it does not model (log.retention.hours)"),
