@@ -35,7 +35,8 @@ KNOWN: list[Known] = [
     Known("Metadata", r"topics\[[^]]+\]\.(error_code|partitions\.length)", scenario="api-metadata", on_purpose=True,
           reason="kafkaemu creates an unknown topic at once when a Metadata request may auto-create it, and "
                  "answers it available (handlers/metadata.py); Kafka's KRaft broker answers "
-                 "UNKNOWN_TOPIC_OR_PARTITION and asks its controller to create it, visible to a later request"),
+                 "UNKNOWN_TOPIC_OR_PARTITION and asks its controller to create it, visible to a later request (so "
+                 "the scenario's next requests, v4 and v5, still find it missing on Kafka)"),
     Known("Produce", r"responses\[[^]]+\]\.partition_responses\.0\.(error_code|base_offset|log_start_offset)",
           scenario="api-produce", on_purpose=True,
           reason="kafkaemu auto-creates an unknown topic on Produce too (handlers/produce.py); Kafka answers "
