@@ -124,8 +124,8 @@ def test_list_and_delete_share_groups():
 def test_share_version_is_finalized_in_api_versions():
     broker, topic, c = setup()
     r = c.call(ApiKey.API_VERSIONS, 4, {"client_software_name": "t", "client_software_version": "1"})
-    assert ("share.version", 1, 1) in [(f.name, f.min_version_level, f.max_version_level) for f in r.finalized_features]
-    assert ("share.version", 0, 1) in [(f.name, f.min_version, f.max_version) for f in r.supported_features]
+    assert ("share.version", 2, 2) in [(f.name, f.min_version_level, f.max_version_level) for f in r.finalized_features]
+    assert ("share.version", 0, 2) in [(f.name, f.min_version, f.max_version) for f in r.supported_features]
     assert {k.api_key for k in r.api_keys} >= {76, 77, 78, 79, 90, 91, 92}
 
 
@@ -150,7 +150,7 @@ def test_the_offsets_apis_see_the_share_state_at_the_requests_time():
     start offset has moved, though the broker's timer loop has not run."""
     from .test_share_handlers import T0
     broker, topic, c = setup()
-    broker.shares.set_config("g", "share.delivery.count.limit", "2")
+    broker.shares.group_configs.set("g", "share.delivery.count.limit", "2")
     join(c)
     produce(topic, 1)
     assert acquired(c.call(FETCH, 1, fetch_body(topic, 0))) == [(0, 0, 1)]
