@@ -100,11 +100,12 @@ KNOWN: list[Known] = [
           owner=REDESIGN, reason="as ConsumerGroupHeartbeat: Kafka assigns in a later heartbeat"),
     Known("ShareGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=False,
           owner=REDESIGN, reason="follows from the first heartbeat's epochs and assignment"),
-    Known("StreamsGroupHeartbeat", r"(status|task_offset_interval_ms|active_tasks\.length)", on_purpose=False,
-          owner=REDESIGN,
+    Known("StreamsGroupHeartbeat", r"(status|task_offset_interval_ms|active_tasks\.length|member_epoch)",
+          on_purpose=False, owner=REDESIGN,
           reason="Kafka 4.4 answers a status list (e.g. ASSIGNMENT_DELAYED) and task.offset.interval.ms "
-                 "(60000), and assigns tasks in a later heartbeat; kafkaemu sends null status, 0 and the tasks "
-                 "at once"),
+                 "(60000), and assigns tasks in a later heartbeat: its joining member stays at the target "
+                 "assignment's epoch 1 until then, while the group moves to 2; kafkaemu sends null status, 0 and "
+                 "the tasks at once, so its member is at the group's epoch 2 (both start a group at epoch 1)"),
     Known("StreamsGroupDescribe", r"groups.*", on_purpose=False, owner=REDESIGN,
           reason="follows from the first heartbeat (Kafka's group is still Assigning, epoch 2 / assignment 1); "
                  "Kafka describes an unknown streams group with GROUP_ID_NOT_FOUND and a message"),
