@@ -108,9 +108,6 @@ KNOWN: list[Known] = [
     Known("StreamsGroupDescribe", r"groups.*", on_purpose=False, owner=REDESIGN,
           reason="follows from the first heartbeat (Kafka's group is still Assigning, epoch 2 / assignment 1); "
                  "Kafka describes an unknown streams group with GROUP_ID_NOT_FOUND and a message"),
-    Known("DescribeGroups", r"groups\[[^]]+\]\.authorized_operations", on_purpose=False, owner=REDESIGN,
-          reason="Kafka sets a group's authorized operations only when it describes it without error; kafkaemu "
-                 "sets them on a v6 GROUP_ID_NOT_FOUND too (core/coordinator.py)"),
 ]
 
 
