@@ -82,11 +82,6 @@ KNOWN: list[Known] = [
           reason="a read_committed Fetch from offset 0 over a committed and an aborted transaction: Kafka 4.4 "
                  "answers the first batch alone (and so no aborted transaction); kafkaemu answers every batch up "
                  "to the last stable offset with the aborted transaction. A consumer sees the same records"),
-    Known("Produce", r"responses\[[^]]+\]\.partition_responses\.0\.error_message", scenario="data-path-bad-input",
-          on_purpose=False, owner="kafka-ref (not fixed: which append errors carry a message)",
-          reason="Kafka answers a CRC mismatch (CORRUPT_MESSAGE) and a truncated batch (INVALID_RECORD) without "
-                 "an error message and a batch of magic 3 (CORRUPT_MESSAGE) with one; kafkaemu the other way "
-                 "round for the last two. The error codes are the same"),
     # -- open: groups (redesign) and the share data plane (shareplane) -------------------------------
     Known("ConsumerGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=False,
           owner=REDESIGN,
