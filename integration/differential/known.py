@@ -70,12 +70,6 @@ KNOWN: list[Known] = [
                  "share.partition.max.record.locks, share.renew.acknowledge.enable, streams.assignor.name, "
                  "streams.initial.rebalance.delay.ms, streams.rack.aware.assignment.tags and the "
                  "errors.deadletterqueue ones, which kafkaemu's group configs lack"),
-    Known("DescribeConfigs", r"results\.0\.configs\[[^]]+\]\.synonyms.*", on_purpose=False, owner=SETTINGS,
-          reason="a topic config's synonyms: Kafka lists the broker config it defaults to by the broker's name "
-                 "(log.segment.delete.delay.ms for file.delete.delay.ms, log.retention.bytes, ...), and none for "
-                 "configs without a broker default (flush.ms, segment.ms, retention.ms at its default: "
-                 "log.retention.hours is in other units); kafkaemu names the topic config itself where its broker "
-                 "configs lack the synonym (handlers/broker_configs.py)"),
     # -- open: not fixed here ----------------------------------------------------------------------
     Known("Fetch", r"responses\.0\.partitions\.0\.(records|aborted_transactions\.length)", scenario="transaction",
           on_purpose=False, owner="kafka-ref (not fixed: the data path's read chunking)",

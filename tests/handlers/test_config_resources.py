@@ -64,8 +64,9 @@ def test_a_dynamic_default_becomes_every_topics_default_and_a_node_config_overri
     assert alter(broker, BROKER, "", [("log.retention.ms", SET, "3600000")]).error_code == E.NONE
     retention = configs(describe(broker, TOPIC, "t"))["retention.ms"]
     assert retention.value == "3600000" and retention.config_source == DYNAMIC_DEFAULT
+    # ConfigHelper.configSynonyms: by source, log.retention.ms and the configs standing in for it
     assert [(s.name, s.source) for s in retention.synonyms] == [("log.retention.ms", DYNAMIC_DEFAULT),
-                                                                ("log.retention.ms", DEFAULT)]
+                                                                ("log.retention.hours", DEFAULT)]
     assert broker.store.get("t").partitions[0].configs["retention.ms"] == "3600000"   # what retention obeys
     assert alter(broker, BROKER, "0", [("log.retention.ms", SET, "7200000")]).error_code == E.NONE
     node = configs(describe(broker, BROKER, "0"))["log.retention.ms"]
@@ -75,6 +76,22 @@ def test_a_dynamic_default_becomes_every_topics_default_and_a_node_config_overri
     alter(broker, BROKER, "0", [("log.retention.ms", DELETE, None)])
     alter(broker, BROKER, "", [("log.retention.ms", DELETE, None)])
     assert configs(describe(broker, TOPIC, "t"))["retention.ms"].config_source == DEFAULT
+
+
+def test_topic_config_synonyms_are_named_after_the_broker_config():
+    """ConfigHelper.createTopicConfigEntry: the broker synonym of ServerTopicConfigSynonyms by its
+    own name; none where Kafka has no synonym or it is unset (log.retention.ms has no ConfigDef
+    default, and log.retention.hours, at its default, is dropped)."""
+    broker = new_broker(topics={"t": 1})
+    described = configs(describe(broker, TOPIC, "t"))
+
+    def synonyms(name):
+        return [(s.name, s.value, s.source) for s in described[name].synonyms]
+    assert synonyms("file.delete.delay.ms") == [("log.segment.delete.delay.ms", "60000", DEFAULT)]
+    assert synonyms("min.cleanable.dirty.ratio") == [("log.cleaner.min.cleanable.ratio", "0.5", DEFAULT)]
+    for name in ("retention.ms", "flush.ms", "segment.ms", "leader.replication.throttled.replicas"):
+        assert synonyms(name) == [] and described[name].config_source == DEFAULT, name
+    assert described["retention.ms"].value == "604800000"
 
 
 def test_topic_config_sources_as_a_4_3_cluster():
