@@ -61,9 +61,6 @@ KNOWN: list[Known] = [
                  "UnregisterController (94), which no client sends: kafkaemu keeps share-group state inside its "
                  "coordinator and emulates no controller quorum to unregister from"),
     # -- open: configs (settings) -------------------------------------------------------------------
-    Known("DescribeConfigs", r"results\.0\.configs\[streams\.assignor\.name\]\.value", on_purpose=False,
-          owner=SETTINGS, reason="a group's streams.assignor.name: Kafka 4.4 describes its default, sticky; "
-                                 "kafkaemu describes it with no value"),
     Known("DescribeConfigs", r"results\.0\.configs\[[a-z.]+\]", scenario="api-describeconfigs",
           on_purpose=False, owner=SETTINGS,
           reason="a group resource's configs: Kafka 4.4 adds consumer/share/streams.assignment.interval.ms, "

@@ -147,7 +147,9 @@ def _defs() -> dict[str, GroupConfigDef]:
         GroupConfigDef("streams.acceptable.recovery.lag", "LONG", default(st, "acceptable_recovery_lag"), 0),
         GroupConfigDef("streams.assignment.interval.ms", "INT", default(st, "assignment_interval_ms"), 0,
                        ranged(st, "assignment_interval_ms")),
-        GroupConfigDef("streams.assignor.name", "STRING", lambda s: None, check=_streams_assignor),
+        # unset, the group uses the first of the broker's group.streams.assignors, which Kafka 4.4
+        # describes as its value
+        GroupConfigDef("streams.assignor.name", "STRING", lambda s: s.streams.assignors[0], check=_streams_assignor),
         GroupConfigDef("streams.assignor.offload.enable", "BOOLEAN", default(st, "assignor_offload_enable")),
         GroupConfigDef("streams.heartbeat.interval.ms", "INT", default(st, "heartbeat_interval_ms"), 1,
                        ranged(st, "heartbeat_interval_ms")),

@@ -180,3 +180,11 @@ def test_a_groups_streams_configs_are_bounded_by_the_brokers_group_streams_min_a
         assert result.error_code == code, (name, value)
     assert "streams.session.timeout.ms must be in the range 10000 to 60000 inclusive." in \
         alter(broker, GROUP, "app", [("streams.session.timeout.ms", SET, "1")]).error_message
+
+
+def test_an_unset_streams_assignor_name_is_described_as_the_first_registered_assignor():
+    """GroupConfig: unset, a streams group uses the first of group.streams.assignors; Kafka 4.4
+    describes that as the config's value."""
+    broker = new_broker()
+    assignor = configs(describe(broker, GROUP, "app"))["streams.assignor.name"]
+    assert (assignor.value, assignor.config_source) == ("sticky", DEFAULT)
