@@ -67,12 +67,15 @@ KNOWN: list[Known] = [
                  "share.partition.max.record.locks, share.renew.acknowledge.enable, streams.assignor.name, "
                  "streams.initial.rebalance.delay.ms, streams.rack.aware.assignment.tags and the "
                  "errors.deadletterqueue ones, which kafkaemu's group configs lack"),
-    # -- open: not fixed here ----------------------------------------------------------------------
     Known("Fetch", r"responses\.0\.partitions\.0\.(records|aborted_transactions\.length)", scenario="transaction",
-          on_purpose=False, owner="kafka-ref (not fixed: the data path's read chunking)",
-          reason="a read_committed Fetch from offset 0 over a committed and an aborted transaction: Kafka 4.4 "
-                 "answers the first batch alone (and so no aborted transaction); kafkaemu answers every batch up "
-                 "to the last stable offset with the aborted transaction. A consumer sees the same records"),
+          on_purpose=True,
+          reason="a read_committed Fetch from offset 0 over a committed and an aborted transaction: Kafka reads "
+                 "one log segment per fetch (LocalLog.read), and rolled a segment at the commit marker because "
+                 "the scenario's records carry fixed 2023 timestamps and the marker is stamped now, more than "
+                 "segment.ms apart (LogSegment.shouldRoll measures from the segment's first batch timestamp), "
+                 "so it answered the first batch alone. kafkaemu's in-memory log has no segments and answers "
+                 "every batch up to the last stable offset, with the aborted transaction, in one fetch "
+                 "(docs/data_path.md); a consumer sees the same records"),
     # -- on purpose: the first modern-group heartbeat assigns at once (docs/groups.md, docs/share_groups.md)
     Known("ConsumerGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=True,
           reason="kafkaemu's first heartbeat answers the member's epoch with its assignment at once, so test "
