@@ -93,15 +93,15 @@ KNOWN: list[Known] = [
                  "(Kafka answered the scenario's at epoch 2 and assigned in a later heartbeat)"),
     Known("ShareGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=True,
           reason="follows from the first heartbeat's epochs and assignment (ShareGroupHeartbeat, on purpose)"),
-    # -- open: streams groups -----------------------------------------------------------------------
-    Known("StreamsGroupHeartbeat", r"(status|task_offset_interval_ms|active_tasks\.length)", on_purpose=False,
-          owner=REDESIGN,
-          reason="Kafka 4.4 answers a status list (e.g. ASSIGNMENT_DELAYED) and task.offset.interval.ms "
-                 "(60000), and assigns tasks in a later heartbeat; kafkaemu sends null status, 0 and the tasks "
-                 "at once"),
-    Known("StreamsGroupDescribe", r"groups.*", on_purpose=False, owner=REDESIGN,
-          reason="follows from the first heartbeat (Kafka's group is still Assigning, epoch 2 / assignment 1); "
-                 "Kafka describes an unknown streams group with GROUP_ID_NOT_FOUND and a message"),
+    Known("StreamsGroupHeartbeat", r"(status|active_tasks\.length)", scenario="api-streamsgroupheartbeat",
+          on_purpose=True,
+          reason="as ConsumerGroupHeartbeat: kafkaemu assigns the tasks in the first heartbeat; Kafka 4.4 answered "
+                 "the join without tasks and with the status ASSIGNMENT_DELAYED, assigning in a later heartbeat "
+                 "(kafkaemu's status list is empty there, as Kafka's is when it has none)"),
+    Known("StreamsGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|group_state|members\.0\.(assignment|"
+          r"target_assignment)\.active_tasks\.length)", on_purpose=True,
+          reason="follows from the first heartbeat (StreamsGroupHeartbeat, on purpose): Kafka's group is still "
+                 "Assigning (epoch 2, assignment 1), kafkaemu's is Stable with the tasks assigned"),
 ]
 
 

@@ -160,7 +160,7 @@ def _check(name: str, op: int, value: str | None) -> str | None:
     return None
 
 
-# topic config -> the broker config describing names as its default: the first of Kafka's
+# topic config -> the broker config describing names as its default: the first of Kafka 4.4's
 # ServerTopicConfigSynonyms.ALL_TOPIC_CONFIG_SYNONYMS (TOPIC_CONFIG_SYNONYMS); a topic config
 # missing here has no broker synonym
 TOPIC_CONFIG_SYNONYMS = {
@@ -168,6 +168,7 @@ TOPIC_CONFIG_SYNONYMS = {
     "segment.index.bytes": "log.index.size.max.bytes", "flush.messages": "log.flush.interval.messages",
     "flush.ms": "log.flush.interval.ms", "retention.bytes": "log.retention.bytes",
     "retention.ms": "log.retention.ms", "max.message.bytes": "message.max.bytes",
+    "max.decompressed.message.bytes": "max.decompressed.message.bytes",
     "index.interval.bytes": "log.index.interval.bytes",
     "delete.retention.ms": "log.cleaner.delete.retention.ms",
     "min.compaction.lag.ms": "log.cleaner.min.compaction.lag.ms",
@@ -182,6 +183,7 @@ TOPIC_CONFIG_SYNONYMS = {
     "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
     "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms",
     "local.retention.ms": "log.local.retention.ms", "local.retention.bytes": "log.local.retention.bytes",
+    "remote.copy.lag.ms": "log.remote.copy.lag.ms", "remote.copy.lag.bytes": "log.remote.copy.lag.bytes",
 }
 
 
