@@ -25,11 +25,6 @@ class Known:
                 and re.fullmatch(self.scenario, scenario) is not None)
 
 
-REDESIGN = "redesign"       # the group managers (issue 27)
-SHAREPLANE = "shareplane"   # the share data plane (issue 27, then 29's share findings)
-SETTINGS = "settings"       # broker and group configs (issue 27, then 30)
-SURFACE = "surface44"       # answering as Kafka 4.4.0 (issue 29 item 4)
-
 KNOWN: list[Known] = [
     # -- on purpose -------------------------------------------------------------------------------
     Known("Metadata", r"topics\[[^]]+\]\.(error_code|partitions\.length)", scenario="api-metadata", on_purpose=True,
@@ -60,13 +55,7 @@ KNOWN: list[Known] = [
           reason="Kafka's broker listener advertises the share coordinator's state RPCs (83-87) and "
                  "UnregisterController (94), which no client sends: kafkaemu keeps share-group state inside its "
                  "coordinator and emulates no controller quorum to unregister from"),
-    # -- open: configs (settings) -------------------------------------------------------------------
-    Known("DescribeConfigs", r"results\.0\.configs\[[a-z.]+\]", scenario="api-describeconfigs",
-          on_purpose=False, owner=SETTINGS,
-          reason="a group resource's configs: Kafka 4.4 adds consumer/share/streams.assignment.interval.ms, "
-                 "share.partition.max.record.locks, share.renew.acknowledge.enable, streams.assignor.name, "
-                 "streams.initial.rebalance.delay.ms, streams.rack.aware.assignment.tags and the "
-                 "errors.deadletterqueue ones, which kafkaemu's group configs lack"),
+    # -- on purpose: the data path -----------------------------------------------------------------
     Known("Fetch", r"responses\.0\.partitions\.0\.(records|aborted_transactions\.length)", scenario="transaction",
           on_purpose=True,
           reason="a read_committed Fetch from offset 0 over a committed and an aborted transaction: Kafka reads "

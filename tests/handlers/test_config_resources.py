@@ -188,3 +188,17 @@ def test_an_unset_streams_assignor_name_is_described_as_the_first_registered_ass
     broker = new_broker()
     assignor = configs(describe(broker, GROUP, "app"))["streams.assignor.name"]
     assert (assignor.value, assignor.config_source) == ("sticky", DEFAULT)
+
+
+def test_internal_group_configs_are_described_only_where_set_on_the_group():
+    """Kafka 4.4's GroupConfig defines the assignor offload switches, streams.acceptable.recovery.lag,
+    streams.num.warmup.replicas and streams.task.offset.interval.ms as internal: DescribeConfigs
+    lists them only among the group's own configs."""
+    broker = new_broker()
+    internal = {"consumer.assignor.offload.enable", "share.assignor.offload.enable", "streams.assignor.offload.enable",
+                "streams.acceptable.recovery.lag", "streams.num.warmup.replicas", "streams.task.offset.interval.ms"}
+    described = configs(describe(broker, GROUP, "app"))
+    assert internal.isdisjoint(described) and "streams.num.standby.replicas" in described
+    assert alter(broker, GROUP, "app", [("streams.num.warmup.replicas", SET, "1")]).error_code == E.NONE
+    warmup = configs(describe(broker, GROUP, "app"))["streams.num.warmup.replicas"]
+    assert warmup.value == "1" and warmup.config_source == 8   # DYNAMIC_GROUP_CONFIG
