@@ -82,7 +82,7 @@ KNOWN: list[Known] = [
                  "(Kafka answered the scenario's at epoch 2 and assigned in a later heartbeat)"),
     Known("ShareGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=True,
           reason="follows from the first heartbeat's epochs and assignment (ShareGroupHeartbeat, on purpose)"),
-    Known("StreamsGroupHeartbeat", r"(status|active_tasks\.length)", scenario="api-streamsgroupheartbeat",
+    Known("StreamsGroupHeartbeat", r"(status(\..*)?|active_tasks\.length)", scenario="api-streamsgroupheartbeat",
           on_purpose=True,
           reason="as ConsumerGroupHeartbeat: kafkaemu assigns the tasks in the first heartbeat; Kafka 4.4 answered "
                  "the join without tasks and with the status ASSIGNMENT_DELAYED, assigning in a later heartbeat "
