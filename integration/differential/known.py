@@ -69,8 +69,8 @@ KNOWN: list[Known] = [
     Known("ConsumerGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=True,
           reason="kafkaemu's first heartbeat answers the member's epoch with its assignment at once, so test "
                  "consumers start fetching one heartbeat sooner (as its 150 ms initial rebalance delay serves "
-                 "tests); Kafka 4.4 answered the scenario's first heartbeat at epoch 2 and assigned in a later "
-                 "one. Kafka's GroupMetadataManager bumps the group epoch once per heartbeat (the member's "
+                 "tests); Kafka 4.4 answered the scenario's first heartbeat at epoch 2 (with its assignment, or "
+                 "in earlier runs without it, assigning in a later heartbeat). Kafka's GroupMetadataManager bumps the group epoch once per heartbeat (the member's "
                  "subscription), so its second bump is the scenario's timing (a topic created just before, "
                  "reaching the coordinator's metadata image after the join), not a numbering to copy. A "
                  "KIP-848 client takes whatever epoch and assignment it is given"),
