@@ -67,13 +67,12 @@ KNOWN: list[Known] = [
                  "(docs/data_path.md); a consumer sees the same records"),
     # -- on purpose: the first modern-group heartbeat assigns at once (docs/groups.md, docs/share_groups.md)
     Known("ConsumerGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=True,
-          reason="kafkaemu's first heartbeat answers the member's epoch with its assignment at once, so test "
-                 "consumers start fetching one heartbeat sooner (as its 150 ms initial rebalance delay serves "
-                 "tests); Kafka 4.4 answered the scenario's first heartbeat at epoch 2 (with its assignment, or "
-                 "in earlier runs without it, assigning in a later heartbeat). Kafka's GroupMetadataManager bumps the group epoch once per heartbeat (the member's "
-                 "subscription), so its second bump is the scenario's timing (a topic created just before, "
-                 "reaching the coordinator's metadata image after the join), not a numbering to copy. A "
-                 "KIP-848 client takes whatever epoch and assignment it is given"),
+          reason="kafkaemu's first heartbeat answers the member with its assignment at once, so test consumers "
+                 "start fetching one heartbeat sooner (as its 150 ms initial rebalance delay serves tests); Kafka "
+                 "4.4 computes target assignments at most every consumer.assignment.interval.ms and may answer "
+                 "the join with an empty assignment, assigning in a later heartbeat. Both start a new group at "
+                 "epoch 1 (ModernGroup), so the joining member's epoch is 2 in each. A KIP-848 client takes "
+                 "whatever assignment it is given"),
     Known("ConsumerGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\.(member_epoch|"
           r"assignment\..*|target_assignment\..*))", on_purpose=True,
           reason="follows from the first heartbeat's epochs and assignment (ConsumerGroupHeartbeat, on purpose)"),
@@ -82,11 +81,12 @@ KNOWN: list[Known] = [
                  "(Kafka answered the scenario's at epoch 2 and assigned in a later heartbeat)"),
     Known("ShareGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=True,
           reason="follows from the first heartbeat's epochs and assignment (ShareGroupHeartbeat, on purpose)"),
-    Known("StreamsGroupHeartbeat", r"(status(\..*)?|active_tasks\.length)", scenario="api-streamsgroupheartbeat",
-          on_purpose=True,
-          reason="as ConsumerGroupHeartbeat: kafkaemu assigns the tasks in the first heartbeat; Kafka 4.4 answered "
-                 "the join without tasks and with the status ASSIGNMENT_DELAYED, assigning in a later heartbeat "
-                 "(kafkaemu's status list is empty there, as Kafka's is when it has none)"),
+    Known("StreamsGroupHeartbeat", r"(status(\..*)?|active_tasks\.length|member_epoch)",
+          scenario="api-streamsgroupheartbeat", on_purpose=True,
+          reason="as ConsumerGroupHeartbeat: kafkaemu assigns the tasks in the first heartbeat, so its joining "
+                 "member is at the group's epoch 2; Kafka 4.4 answered the join without tasks and with the status "
+                 "ASSIGNMENT_DELAYED, its member staying at the target assignment's epoch 1 until a later "
+                 "heartbeat assigns (kafkaemu's status list is empty there, as Kafka's is when it has none)"),
     Known("StreamsGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|group_state|members\.0\.(assignment|"
           r"target_assignment)\.active_tasks\.length)", on_purpose=True,
           reason="follows from the first heartbeat (StreamsGroupHeartbeat, on purpose): Kafka's group is still "
