@@ -25,11 +25,6 @@ class Known:
                 and re.fullmatch(self.scenario, scenario) is not None)
 
 
-REDESIGN = "redesign"       # the group managers (issue 27)
-SHAREPLANE = "shareplane"   # the share data plane (issue 27, then 29's share findings)
-SETTINGS = "settings"       # broker and group configs (issue 27, then 30)
-SURFACE = "surface44"       # answering as Kafka 4.4.0 (issue 29 item 4)
-
 KNOWN: list[Known] = [
     # -- on purpose -------------------------------------------------------------------------------
     Known("Metadata", r"topics\[[^]]+\]\.(error_code|partitions\.length)", scenario="api-metadata", on_purpose=True,
@@ -60,58 +55,42 @@ KNOWN: list[Known] = [
           reason="Kafka's broker listener advertises the share coordinator's state RPCs (83-87) and "
                  "UnregisterController (94), which no client sends: kafkaemu keeps share-group state inside its "
                  "coordinator and emulates no controller quorum to unregister from"),
-    # -- open: configs (settings) -------------------------------------------------------------------
-    Known("DescribeConfigs", r"results\.0\.configs\[streams\.assignor\.name\]\.value", on_purpose=False,
-          owner=SETTINGS, reason="a group's streams.assignor.name: Kafka 4.4 describes its default, sticky; "
-                                 "kafkaemu describes it with no value"),
-    Known("DescribeConfigs", r"results\.0\.configs\[[a-z.]+\]", scenario="api-describeconfigs",
-          on_purpose=False, owner=SETTINGS,
-          reason="a group resource's configs: Kafka 4.4 adds consumer/share/streams.assignment.interval.ms, "
-                 "share.partition.max.record.locks, share.renew.acknowledge.enable, streams.assignor.name, "
-                 "streams.initial.rebalance.delay.ms, streams.rack.aware.assignment.tags and the "
-                 "errors.deadletterqueue ones, which kafkaemu's group configs lack"),
-    Known("DescribeConfigs", r"results\.0\.configs\[[^]]+\]\.synonyms.*", on_purpose=False, owner=SETTINGS,
-          reason="a topic config's synonyms: Kafka lists the broker config it defaults to by the broker's name "
-                 "(log.segment.delete.delay.ms for file.delete.delay.ms, log.retention.bytes, ...), and none for "
-                 "configs without a broker default (flush.ms, segment.ms, retention.ms at its default: "
-                 "log.retention.hours is in other units); kafkaemu names the topic config itself where its broker "
-                 "configs lack the synonym (handlers/broker_configs.py)"),
-    # -- open: not fixed here ----------------------------------------------------------------------
+    # -- on purpose: the data path -----------------------------------------------------------------
     Known("Fetch", r"responses\.0\.partitions\.0\.(records|aborted_transactions\.length)", scenario="transaction",
-          on_purpose=False, owner="kafka-ref (not fixed: the data path's read chunking)",
-          reason="a read_committed Fetch from offset 0 over a committed and an aborted transaction: Kafka 4.4 "
-                 "answers the first batch alone (and so no aborted transaction); kafkaemu answers every batch up "
-                 "to the last stable offset with the aborted transaction. A consumer sees the same records"),
-    Known("Produce", r"responses\[[^]]+\]\.partition_responses\.0\.error_message", scenario="data-path-bad-input",
-          on_purpose=False, owner="kafka-ref (not fixed: which append errors carry a message)",
-          reason="Kafka answers a CRC mismatch (CORRUPT_MESSAGE) and a truncated batch (INVALID_RECORD) without "
-                 "an error message and a batch of magic 3 (CORRUPT_MESSAGE) with one; kafkaemu the other way "
-                 "round for the last two. The error codes are the same"),
-    # -- open: groups (redesign) and the share data plane (shareplane) -------------------------------
-    Known("ConsumerGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=False,
-          owner=REDESIGN,
-          reason="Kafka 4.4's first heartbeat answers an empty assignment (the assignment follows in a later "
-                 "heartbeat, and the member's epoch with it); kafkaemu answers the assignment at once. Both start a "
-                 "new group at epoch 1 (ModernGroup), so the joining member's epoch is 2 in each"),
-    Known("ConsumerGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=False,
-          owner=REDESIGN, reason="follows from the first heartbeat's epochs and assignment (ConsumerGroupHeartbeat); "
-                                 "Kafka also describes an unset regex as \"\" where kafkaemu sends null"),
-    Known("ShareGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=False,
-          owner=REDESIGN, reason="as ConsumerGroupHeartbeat: Kafka assigns in a later heartbeat"),
-    Known("ShareGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=False,
-          owner=REDESIGN, reason="follows from the first heartbeat's epochs and assignment"),
-    Known("StreamsGroupHeartbeat", r"(status|task_offset_interval_ms|active_tasks\.length|member_epoch)",
-          on_purpose=False, owner=REDESIGN,
-          reason="Kafka 4.4 answers a status list (e.g. ASSIGNMENT_DELAYED) and task.offset.interval.ms "
-                 "(60000), and assigns tasks in a later heartbeat: its joining member stays at the target "
-                 "assignment's epoch 1 until then, while the group moves to 2; kafkaemu sends null status, 0 and "
-                 "the tasks at once, so its member is at the group's epoch 2 (both start a group at epoch 1)"),
-    Known("StreamsGroupDescribe", r"groups.*", on_purpose=False, owner=REDESIGN,
-          reason="follows from the first heartbeat (Kafka's group is still Assigning, epoch 2 / assignment 1); "
-                 "Kafka describes an unknown streams group with GROUP_ID_NOT_FOUND and a message"),
-    Known("DescribeGroups", r"groups\[[^]]+\]\.authorized_operations", on_purpose=False, owner=REDESIGN,
-          reason="Kafka sets a group's authorized operations only when it describes it without error; kafkaemu "
-                 "sets them on a v6 GROUP_ID_NOT_FOUND too (core/coordinator.py)"),
+          on_purpose=True,
+          reason="a read_committed Fetch from offset 0 over a committed and an aborted transaction: Kafka reads "
+                 "one log segment per fetch (LocalLog.read), and rolled a segment at the commit marker because "
+                 "the scenario's records carry fixed 2023 timestamps and the marker is stamped now, more than "
+                 "segment.ms apart (LogSegment.shouldRoll measures from the segment's first batch timestamp), "
+                 "so it answered the first batch alone. kafkaemu's in-memory log has no segments and answers "
+                 "every batch up to the last stable offset, with the aborted transaction, in one fetch "
+                 "(docs/data_path.md); a consumer sees the same records"),
+    # -- on purpose: the first modern-group heartbeat assigns at once (docs/groups.md, docs/share_groups.md)
+    Known("ConsumerGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=True,
+          reason="kafkaemu's first heartbeat answers the member with its assignment at once, so test consumers "
+                 "start fetching one heartbeat sooner (as its 150 ms initial rebalance delay serves tests); Kafka "
+                 "4.4 computes target assignments at most every consumer.assignment.interval.ms and may answer "
+                 "the join with an empty assignment, assigning in a later heartbeat. Both start a new group at "
+                 "epoch 1 (ModernGroup), so the joining member's epoch is 2 in each. A KIP-848 client takes "
+                 "whatever assignment it is given"),
+    Known("ConsumerGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\.(member_epoch|"
+          r"assignment\..*|target_assignment\..*))", on_purpose=True,
+          reason="follows from the first heartbeat's epochs and assignment (ConsumerGroupHeartbeat, on purpose)"),
+    Known("ShareGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=True,
+          reason="as ConsumerGroupHeartbeat: kafkaemu assigns in the first heartbeat, at the epoch of the join "
+                 "(Kafka answered the scenario's at epoch 2 and assigned in a later heartbeat)"),
+    Known("ShareGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=True,
+          reason="follows from the first heartbeat's epochs and assignment (ShareGroupHeartbeat, on purpose)"),
+    Known("StreamsGroupHeartbeat", r"(status(\..*)?|active_tasks\.length|member_epoch)",
+          scenario="api-streamsgroupheartbeat", on_purpose=True,
+          reason="as ConsumerGroupHeartbeat: kafkaemu assigns the tasks in the first heartbeat, so its joining "
+                 "member is at the group's epoch 2; Kafka 4.4 answered the join without tasks and with the status "
+                 "ASSIGNMENT_DELAYED, its member staying at the target assignment's epoch 1 until a later "
+                 "heartbeat assigns (kafkaemu's status list is empty there, as Kafka's is when it has none)"),
+    Known("StreamsGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|group_state|members\.0\.(assignment|"
+          r"target_assignment)\.active_tasks\.length)", on_purpose=True,
+          reason="follows from the first heartbeat (StreamsGroupHeartbeat, on purpose): Kafka's group is still "
+                 "Assigning (epoch 2, assignment 1), kafkaemu's is Stable with the tasks assigned"),
 ]
 
 

@@ -33,6 +33,7 @@ class GroupConfigDef:
     low: int | None = None
     bounds: Callable[[CoordinatorSettings], tuple[int | None, int | None]] | None = None
     check: Callable[[CoordinatorSettings, str], str | None] | None = None   # a string's own check
+    internal: bool = False   # ConfigDef.defineInternal: described only where set on the group
 
     def parse(self, text: str) -> Any:
         """The typed value of ``text``; ValueError with Kafka's message for one of the wrong type."""
@@ -125,12 +126,14 @@ def _defs() -> dict[str, GroupConfigDef]:
                        ranged(c, "heartbeat_interval_ms")),
         GroupConfigDef("consumer.assignment.interval.ms", "INT", default(c, "assignment_interval_ms"), 0,
                        ranged(c, "assignment_interval_ms")),
-        GroupConfigDef("consumer.assignor.offload.enable", "BOOLEAN", default(c, "assignor_offload_enable")),
+        GroupConfigDef("consumer.assignor.offload.enable", "BOOLEAN", default(c, "assignor_offload_enable"),
+                       internal=True),
         GroupConfigDef("errors.deadletterqueue.copy.record.enable", "BOOLEAN", lambda s: False),
         GroupConfigDef("errors.deadletterqueue.topic.name", "STRING", lambda s: ""),
         GroupConfigDef("share.assignment.interval.ms", "INT", default(sh, "assignment_interval_ms"), 0,
                        ranged(sh, "assignment_interval_ms")),
-        GroupConfigDef("share.assignor.offload.enable", "BOOLEAN", default(sh, "assignor_offload_enable")),
+        GroupConfigDef("share.assignor.offload.enable", "BOOLEAN", default(sh, "assignor_offload_enable"),
+                       internal=True),
         GroupConfigDef("share.auto.offset.reset", "STRING", lambda s: "latest", check=_reset),
         GroupConfigDef("share.delivery.count.limit", "INT", default(sh, "delivery_count_limit"), 2,
                        ranged(sh, "delivery_count_limit")),
@@ -144,23 +147,27 @@ def _defs() -> dict[str, GroupConfigDef]:
         GroupConfigDef("share.renew.acknowledge.enable", "BOOLEAN", lambda s: True),
         GroupConfigDef("share.session.timeout.ms", "INT", default(sh, "session_timeout_ms"), 1,
                        ranged(sh, "session_timeout_ms")),
-        GroupConfigDef("streams.acceptable.recovery.lag", "LONG", default(st, "acceptable_recovery_lag"), 0),
+        GroupConfigDef("streams.acceptable.recovery.lag", "LONG", default(st, "acceptable_recovery_lag"), 0,
+                       internal=True),
         GroupConfigDef("streams.assignment.interval.ms", "INT", default(st, "assignment_interval_ms"), 0,
                        ranged(st, "assignment_interval_ms")),
-        GroupConfigDef("streams.assignor.name", "STRING", lambda s: None, check=_streams_assignor),
-        GroupConfigDef("streams.assignor.offload.enable", "BOOLEAN", default(st, "assignor_offload_enable")),
+        # unset, the group uses the first of the broker's group.streams.assignors, which Kafka 4.4
+        # describes as its value
+        GroupConfigDef("streams.assignor.name", "STRING", lambda s: s.streams.assignors[0], check=_streams_assignor),
+        GroupConfigDef("streams.assignor.offload.enable", "BOOLEAN", default(st, "assignor_offload_enable"),
+                       internal=True),
         GroupConfigDef("streams.heartbeat.interval.ms", "INT", default(st, "heartbeat_interval_ms"), 1,
                        ranged(st, "heartbeat_interval_ms")),
         GroupConfigDef("streams.initial.rebalance.delay.ms", "INT", default(st, "initial_rebalance_delay_ms"), 0),
         GroupConfigDef("streams.num.standby.replicas", "INT", default(st, "num_standby_replicas"), 0,
                        lambda s: (None, s.streams.max_standby_replicas)),
         GroupConfigDef("streams.num.warmup.replicas", "INT", default(st, "num_warmup_replicas"), 0,
-                       lambda s: (None, s.streams.max_warmup_replicas)),
+                       lambda s: (None, s.streams.max_warmup_replicas), internal=True),
         GroupConfigDef("streams.rack.aware.assignment.tags", "LIST", default(st, "rack_aware_assignment_tags")),
         GroupConfigDef("streams.session.timeout.ms", "INT", default(st, "session_timeout_ms"), 1,
                        ranged(st, "session_timeout_ms")),
         GroupConfigDef("streams.task.offset.interval.ms", "INT", default(st, "task_offset_interval_ms"), 1,
-                       lambda s: (s.streams.min_task_offset_interval_ms, None)),
+                       lambda s: (s.streams.min_task_offset_interval_ms, None), internal=True),
     ]
     return {d.name: d for d in defs}
 
@@ -244,10 +251,12 @@ class GroupConfigs:
         self._overrides = {group: dict(configs) for group, configs in other._overrides.items()}
 
     def describe(self, group_id: str) -> list[tuple[str, str | None, bool, str]]:
-        """(name, value text, set on the group, Kafka type) of every group config, by name."""
+        """(name, value text, set on the group, Kafka type) of every group config, by name; an
+        internal one only where set on the group (ConfigHelperUtils.createResponseConfig: the
+        originals and the non-internal values)."""
         set_here = self._overrides.get(group_id, {})
         return [(name, set_here[name] if name in set_here else d.text(d.default(self.settings)), name in set_here,
-                 d.type) for name, d in sorted(GROUP_CONFIGS.items())]
+                 d.type) for name, d in sorted(GROUP_CONFIGS.items()) if not d.internal or name in set_here]
 
     def _changed(self, group_id: str) -> None:
         if self._persist is not None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from ..config import KAFKA_NAMES
 from ..kafka_configs import KAFKA_BROKER_CONFIGS
 from ..protocol.errors import ErrorCode
-from ..storage.dynamic_broker_configs import BROKER_SYNONYMS as BROKER_SYNONYMS_OF_TOPICS
 from ..storage.topic_config import (BOOLEAN, DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG, INT, LIST, LONG, SHORT,
                                     STATIC_BROKER_CONFIG, STRING, TOPIC_CONFIG_DEFAULTS)
 from .describe_log_dirs import log_dir
@@ -161,22 +160,74 @@ def _check(name: str, op: int, value: str | None) -> str | None:
     return None
 
 
-# topic config -> the broker config that is its default, for describing (max.message.bytes's
-# broker default is read by Produce itself)
-_TOPIC_DEFAULT_FROM = {**BROKER_SYNONYMS_OF_TOPICS, "max.message.bytes": "message.max.bytes"}
+# topic config -> the broker config describing names as its default: the first of Kafka 4.4's
+# ServerTopicConfigSynonyms.ALL_TOPIC_CONFIG_SYNONYMS (TOPIC_CONFIG_SYNONYMS); a topic config
+# missing here has no broker synonym
+TOPIC_CONFIG_SYNONYMS = {
+    "segment.bytes": "log.segment.bytes", "segment.ms": "log.roll.ms", "segment.jitter.ms": "log.roll.jitter.ms",
+    "segment.index.bytes": "log.index.size.max.bytes", "flush.messages": "log.flush.interval.messages",
+    "flush.ms": "log.flush.interval.ms", "retention.bytes": "log.retention.bytes",
+    "retention.ms": "log.retention.ms", "max.message.bytes": "message.max.bytes",
+    "max.decompressed.message.bytes": "max.decompressed.message.bytes",
+    "index.interval.bytes": "log.index.interval.bytes",
+    "delete.retention.ms": "log.cleaner.delete.retention.ms",
+    "min.compaction.lag.ms": "log.cleaner.min.compaction.lag.ms",
+    "max.compaction.lag.ms": "log.cleaner.max.compaction.lag.ms",
+    "file.delete.delay.ms": "log.segment.delete.delay.ms",
+    "min.cleanable.dirty.ratio": "log.cleaner.min.cleanable.ratio", "cleanup.policy": "log.cleanup.policy",
+    "unclean.leader.election.enable": "unclean.leader.election.enable",
+    "min.insync.replicas": "min.insync.replicas", "compression.type": "compression.type",
+    "compression.gzip.level": "compression.gzip.level", "compression.lz4.level": "compression.lz4.level",
+    "compression.zstd.level": "compression.zstd.level", "preallocate": "log.preallocate",
+    "message.timestamp.type": "log.message.timestamp.type",
+    "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
+    "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms",
+    "local.retention.ms": "log.local.retention.ms", "local.retention.bytes": "log.local.retention.bytes",
+    "remote.copy.lag.ms": "log.remote.copy.lag.ms", "remote.copy.lag.bytes": "log.remote.copy.lag.bytes",
+}
+
+
+# DynamicBrokerConfig.brokerConfigSynonyms: the broker configs standing in for one another
+_BROKER_CONFIG_SYNONYMS = {names[0]: names for names in (
+    ("log.roll.ms", "log.roll.hours"), ("log.roll.jitter.ms", "log.roll.jitter.hours"),
+    ("log.retention.ms", "log.retention.minutes", "log.retention.hours"),
+    ("log.flush.interval.ms", "log.flush.scheduler.interval.ms"))}
+
+
+def _broker_synonyms(ctx, broker_name: str) -> list[tuple[str, str | None, int]]:
+    """(name, value, source) of a topic config's broker synonym and the broker configs standing in
+    for it, as ConfigHelper.configSynonyms: by source (dynamic node, dynamic cluster, static,
+    ConfigDef default), each name set there in turn, dropping those before the synonym's own name
+    (log.retention.ms has no ConfigDef default: at its default, log.retention.hours alone is set
+    and dropped, so retention.ms has no synonyms)."""
+    names = _BROKER_CONFIG_SYNONYMS.get(broker_name, (broker_name,))
+    dynamic, static = ctx.broker_configs, static_values(ctx, ctx.node_id)
+    out = []
+    for n in names:
+        if n in dynamic.of_node(ctx.node_id):
+            out.append((n, dynamic.of_node(ctx.node_id)[n], DYNAMIC_BROKER_CONFIG))
+    for n in names:
+        if n in dynamic.cluster:
+            out.append((n, dynamic.cluster[n], DYNAMIC_DEFAULT_BROKER_CONFIG))
+    defaults = {n: _text(KAFKA_BROKER_CONFIGS[n][1]) if n in KAFKA_BROKER_CONFIGS else None for n in names}
+    for n in names:   # set at start-up to other than the default describing shows
+        if static.get(n) is not None and static[n] != BROKER_CONFIGS.get(n, (defaults[n],))[0]:
+            out.append((n, static[n], STATIC_BROKER_CONFIG))
+    out += [(n, defaults[n], DEFAULT_CONFIG) for n in names if defaults[n] is not None]
+    while out and out[0][0] != broker_name:
+        out.pop(0)
+    return out
 
 
 def topic_entries(ctx, configs: dict[str, str]):
     """(name, value, source, type, synonyms) of every topic config of a topic with ``configs`` set
-    on it: its own value (DYNAMIC_TOPIC_CONFIG), else the broker config it defaults to at that
-    config's source (a 4.x cluster's ``min.insync.replicas`` is a dynamic default), else Kafka's
-    default. Synonyms: every level, highest first, broker levels by the broker config's name."""
+    on it, as ConfigHelper.createTopicConfigEntry: its own value (DYNAMIC_TOPIC_CONFIG), then every
+    level its broker synonym is set at (by the broker config's name); the source is the first
+    synonym's, else DEFAULT_CONFIG with no synonyms."""
     for name, (default, typ) in sorted(TOPIC_CONFIG_DEFAULTS.items()):
         levels = [(name, configs[name], DYNAMIC_TOPIC_CONFIG)] if name in configs else []
-        broker_name = _TOPIC_DEFAULT_FROM.get(name)
-        if broker_name in BROKER_CONFIGS:
-            levels += [(broker_name, v, s) for v, s in layers(ctx, ctx.node_id, broker_name)]
-        else:
-            levels.append((name, default, DEFAULT_CONFIG))
-        _, value, source = levels[0]
+        broker_name = TOPIC_CONFIG_SYNONYMS.get(name)
+        if broker_name is not None:
+            levels += _broker_synonyms(ctx, broker_name)
+        _, value, source = levels[0] if levels else (name, default, DEFAULT_CONFIG)
         yield name, value, source, typ, [{"name": n, "value": v, "source": s} for n, v, s in levels]

@@ -6,9 +6,10 @@ ConsumerGroupDescribe), are described as Dead with no error before v6; v6 (KIP-1
 GROUP_ID_NOT_FOUND to them, with Kafka's messages ("Group <id> not found.", "Group <id> is not a
 classic group."), as GroupMetadataManager.describeGroups.
 authorized_operations is INT32_MIN unless asked for (v3+), then READ|DELETE|DESCRIBE (no
-authorizer). Not implemented: ACLs.
+authorizer), and only on a group described without error (KafkaApis.handleDescribeGroupsRequest). Not implemented: ACLs.
 """
 from ..protocol.errors import ErrorCode
+from ..protocol.operations import NOT_REQUESTED
 from .group_common import is_coordinator
 from ..protocol.api_keys import ApiKey
 from .authorization import DESCRIBE, GROUP, authorized_operations, denied_names
@@ -34,6 +35,9 @@ def describe_groups(ctx, req):
                 missing = _not_found(ctx, gid)
                 if missing is not None:
                     group = dict(group, error_code=ErrorCode.GROUP_ID_NOT_FOUND, error_message=missing)
+            if group.get("error_code", ErrorCode.NONE) != ErrorCode.NONE:
+                # KafkaApis sets authorized operations only on a group described without error
+                group = dict(group, authorized_operations=NOT_REQUESTED)
             groups.append(group)
         else:
             groups.append({"error_code": ErrorCode.NOT_COORDINATOR, "group_id": gid, "group_state": "",

@@ -147,9 +147,12 @@ def produce(ctx, req):
                               max_uncompressed_bytes=inflatable)
             inflatable = max(0, inflatable - res.uncompressed_bytes)
             if res.error != "NONE":
-                # as Kafka's replica manager answers an error of the producer's state: no message, and the
+                # Kafka's answer carries a message only for record errors (ReplicaManager's
+                # RecordValidationException) and for an error met reading the request's batches
+                # (the request fails with ApiError's message); an error of the producer's state has the
                 # log start offset
-                out = _error(index, ErrorCode[res.error], None if res.error in _BARE_ERRORS else res.message)
+                shown = res.record_errors or res.request_wide
+                out = _error(index, ErrorCode[res.error], res.message if shown else None)
                 out["log_start_offset"] = plog.log_start_offset if res.error in _PRODUCER_STATE_ERRORS else -1
                 if res.record_errors:
                     out["record_errors"] = [{"batch_index": i, "batch_index_error_message": m}
@@ -214,7 +217,6 @@ def _verify(verifier, transactional_id, plog, index, records, version: int):
 
 
 _PRODUCER_STATE_ERRORS = ("OUT_OF_ORDER_SEQUENCE_NUMBER", "INVALID_PRODUCER_EPOCH")
-_BARE_ERRORS = _PRODUCER_STATE_ERRORS
 
 
 def _error(index, code, message=None):

@@ -40,7 +40,7 @@ MAX_ERRORS_NAMED = 3   # KafkaApis names at most three topics whose creation fai
 
 def _error(code: ErrorCode, message: str | None = None) -> dict:
     return {"error_code": code, "error_message": message, "member_id": "", "member_epoch": 0,
-            "heartbeat_interval_ms": 0, "status": None}
+            "heartbeat_interval_ms": 0, "status": []}
 
 
 def _topology_topics(topology) -> tuple[set[str], set[str]]:

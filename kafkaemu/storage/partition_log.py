@@ -43,6 +43,7 @@ class AppendResult:
     record_errors: list = field(default_factory=list)   # [(batch_index, message)]
     appended_bytes: int = 0
     uncompressed_bytes: int = 0         # bytes inflated to validate (counted against a request's budget)
+    request_wide: bool = False          # the error is one Kafka meets reading the request (InvalidBatch)
 
 
 class PartitionLog:
@@ -113,7 +114,7 @@ class PartitionLog:
             log.info("produce_rejected", topic=self.topic.name, partition=self.index, error=exc.code_name,
                      reason=str(exc))
             res = AppendResult(exc.code_name, log_start_offset=self.log_start_offset, message=str(exc),
-                               uncompressed_bytes=inflated[0])
+                               uncompressed_bytes=inflated[0], request_wide=exc.request_wide)
             if getattr(exc, "record_errors", None):
                 res.record_errors = exc.record_errors
             return res

@@ -63,11 +63,14 @@ _Q = struct.Struct(">q")
 
 
 class InvalidBatch(Exception):
-    """Input that Kafka rejects; ``code_name`` names the ErrorCode member it answers with."""
+    """Input that Kafka rejects; ``code_name`` names the ErrorCode member it answers with.
+    ``request_wide``: Kafka meets it while reading the request's batches (ByteBufferLogInputStream),
+    before any partition's append, and fails the request with the exception's message."""
 
-    def __init__(self, code_name: str, message: str):
+    def __init__(self, code_name: str, message: str, request_wide: bool = False):
         super().__init__(message)
         self.code_name = code_name
+        self.request_wide = request_wide
 
 
 @dataclass(slots=True)
@@ -162,12 +165,14 @@ def split_batches(data) -> Iterator[tuple[int, int, int]]:
     while end - pos >= LOG_OVERHEAD:
         (length,) = struct.unpack_from(">i", data, pos + 8)
         if length < MIN_BATCH_LENGTH:
-            raise InvalidBatch("CORRUPT_MESSAGE", f"record size {length} is less than the minimum record overhead")
+            raise InvalidBatch("CORRUPT_MESSAGE", f"Record size {length} is less than the minimum record overhead "
+                               f"({MIN_BATCH_LENGTH})", request_wide=True)
         if end - pos < MAGIC_OFFSET + 1:
             return
         magic = data[pos + MAGIC_OFFSET]
         if magic > 2:
-            raise InvalidBatch("CORRUPT_MESSAGE", f"invalid magic {magic}")
+            raise InvalidBatch("CORRUPT_MESSAGE", f"Invalid magic found in record: {magic - 256 if magic > 127 else magic}",
+                               request_wide=True)
         size = length + LOG_OVERHEAD
         if end - pos < size:
             return

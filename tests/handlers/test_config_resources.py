@@ -64,8 +64,9 @@ def test_a_dynamic_default_becomes_every_topics_default_and_a_node_config_overri
     assert alter(broker, BROKER, "", [("log.retention.ms", SET, "3600000")]).error_code == E.NONE
     retention = configs(describe(broker, TOPIC, "t"))["retention.ms"]
     assert retention.value == "3600000" and retention.config_source == DYNAMIC_DEFAULT
+    # ConfigHelper.configSynonyms: by source, log.retention.ms and the configs standing in for it
     assert [(s.name, s.source) for s in retention.synonyms] == [("log.retention.ms", DYNAMIC_DEFAULT),
-                                                                ("log.retention.ms", DEFAULT)]
+                                                                ("log.retention.hours", DEFAULT)]
     assert broker.store.get("t").partitions[0].configs["retention.ms"] == "3600000"   # what retention obeys
     assert alter(broker, BROKER, "0", [("log.retention.ms", SET, "7200000")]).error_code == E.NONE
     node = configs(describe(broker, BROKER, "0"))["log.retention.ms"]
@@ -75,6 +76,22 @@ def test_a_dynamic_default_becomes_every_topics_default_and_a_node_config_overri
     alter(broker, BROKER, "0", [("log.retention.ms", DELETE, None)])
     alter(broker, BROKER, "", [("log.retention.ms", DELETE, None)])
     assert configs(describe(broker, TOPIC, "t"))["retention.ms"].config_source == DEFAULT
+
+
+def test_topic_config_synonyms_are_named_after_the_broker_config():
+    """ConfigHelper.createTopicConfigEntry: the broker synonym of ServerTopicConfigSynonyms by its
+    own name; none where Kafka has no synonym or it is unset (log.retention.ms has no ConfigDef
+    default, and log.retention.hours, at its default, is dropped)."""
+    broker = new_broker(topics={"t": 1})
+    described = configs(describe(broker, TOPIC, "t"))
+
+    def synonyms(name):
+        return [(s.name, s.value, s.source) for s in described[name].synonyms]
+    assert synonyms("file.delete.delay.ms") == [("log.segment.delete.delay.ms", "60000", DEFAULT)]
+    assert synonyms("min.cleanable.dirty.ratio") == [("log.cleaner.min.cleanable.ratio", "0.5", DEFAULT)]
+    for name in ("retention.ms", "flush.ms", "segment.ms", "leader.replication.throttled.replicas"):
+        assert synonyms(name) == [] and described[name].config_source == DEFAULT, name
+    assert described["retention.ms"].value == "604800000"
 
 
 def test_topic_config_sources_as_a_4_3_cluster():
@@ -163,3 +180,25 @@ def test_a_groups_streams_configs_are_bounded_by_the_brokers_group_streams_min_a
         assert result.error_code == code, (name, value)
     assert "streams.session.timeout.ms must be in the range 10000 to 60000 inclusive." in \
         alter(broker, GROUP, "app", [("streams.session.timeout.ms", SET, "1")]).error_message
+
+
+def test_an_unset_streams_assignor_name_is_described_as_the_first_registered_assignor():
+    """GroupConfig: unset, a streams group uses the first of group.streams.assignors; Kafka 4.4
+    describes that as the config's value."""
+    broker = new_broker()
+    assignor = configs(describe(broker, GROUP, "app"))["streams.assignor.name"]
+    assert (assignor.value, assignor.config_source) == ("sticky", DEFAULT)
+
+
+def test_internal_group_configs_are_described_only_where_set_on_the_group():
+    """Kafka 4.4's GroupConfig defines the assignor offload switches, streams.acceptable.recovery.lag,
+    streams.num.warmup.replicas and streams.task.offset.interval.ms as internal: DescribeConfigs
+    lists them only among the group's own configs."""
+    broker = new_broker()
+    internal = {"consumer.assignor.offload.enable", "share.assignor.offload.enable", "streams.assignor.offload.enable",
+                "streams.acceptable.recovery.lag", "streams.num.warmup.replicas", "streams.task.offset.interval.ms"}
+    described = configs(describe(broker, GROUP, "app"))
+    assert internal.isdisjoint(described) and "streams.num.standby.replicas" in described
+    assert alter(broker, GROUP, "app", [("streams.num.warmup.replicas", SET, "1")]).error_code == E.NONE
+    warmup = configs(describe(broker, GROUP, "app"))["streams.num.warmup.replicas"]
+    assert warmup.value == "1" and warmup.config_source == 8   # DYNAMIC_GROUP_CONFIG

@@ -144,6 +144,15 @@ def test_describe_groups_v6_answers_group_id_not_found(broker):
                                                     "include_authorized_operations": False}).groups[0].error_code == 0
 
 
+def test_describe_groups_sets_authorized_operations_only_without_error(broker):
+    """KafkaApis.handleDescribeGroupsRequest: v6's GROUP_ID_NOT_FOUND leaves them unset (INT32_MIN);
+    v5 describes the same unknown group as Dead with no error, so with its operations."""
+    v6 = call(broker, ApiKey.DESCRIBE_GROUPS, 6, {"groups": ["nope"], "include_authorized_operations": True})
+    assert (v6.groups[0].error_code, v6.groups[0].authorized_operations) == (E.GROUP_ID_NOT_FOUND, -2**31)
+    v5 = call(broker, ApiKey.DESCRIBE_GROUPS, 5, {"groups": ["nope"], "include_authorized_operations": True})
+    assert v5.groups[0].error_code == 0 and v5.groups[0].authorized_operations != -2**31
+
+
 # ------------------------------------------------------------------ DescribeCluster v2
 def test_describe_cluster_v2_lists_fenced_brokers_when_asked():
     broker = new_broker(nodes=3)

@@ -23,7 +23,7 @@ def described_group(group: ConsumerGroup, topics_by_id: dict[bytes, str], assign
         "member_id": m.member_id, "instance_id": m.instance_id, "rack_id": m.rack_id,
         "member_epoch": m.member_epoch, "client_id": m.client_id, "client_host": m.client_host,
         "subscribed_topic_names": list(m.subscribed_topic_names),
-        "subscribed_topic_regex": m.subscribed_topic_regex,
+        "subscribed_topic_regex": "" if m.subscribed_topic_regex is None else m.subscribed_topic_regex,  # Kafka: ""
         "assignment": named(m.assigned), "target_assignment": named(group.target.get(m.member_id, {})),
         "member_type": CONSUMER_MEMBER,
     } for m in group.members.values()]

@@ -42,8 +42,9 @@ INTERNAL_TOPICS = "_internal_topics_to_create"   # the reply's key the coordinat
 
 
 def error_response(code: ErrorCode, message: str | None = None) -> dict:
+    # Status defaults to an empty list in StreamsGroupHeartbeatResponse.json (no "default": "null")
     return {"error_code": int(code), "error_message": message, "member_id": "", "member_epoch": 0,
-            "heartbeat_interval_ms": 0, "status": None}
+            "heartbeat_interval_ms": 0, "status": []}
 
 
 class StreamsGroupManager(ModernGroupManager, name="streams", group_class=StreamsGroup, replayer=replay):
@@ -72,7 +73,7 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
 
     def left_answer(self, req: StreamsHeartbeat) -> dict:
         return {"error_code": 0, "error_message": None, "member_id": req.member_id, "member_epoch": req.member_epoch,
-                "heartbeat_interval_ms": 0, "status": None}
+                "heartbeat_interval_ms": 0, "status": []}
 
     def check_size(self, group: StreamsGroup, req: StreamsHeartbeat, joining: bool) -> None:
         if joining:
@@ -163,7 +164,7 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
                     "task_offset_interval_ms": self.config(group.group_id, "streams.task.offset.interval.ms"),
                     "acceptable_recovery_lag": self.config(group.group_id, "streams.acceptable.recovery.lag"),
                     "topology_description_required": False,
-                    "status": None,
+                    "status": statuses,   # Kafka's Status has no null default: [] when there is none
                     "active_tasks": None, "standby_tasks": None, "warmup_tasks": None,
                     "endpoint_information_epoch": 0, "partitions_by_user_endpoint": None}
         if joining or member.assigned != before.assigned:
@@ -183,8 +184,6 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
             statuses.append({"status_code": SHUTDOWN_APPLICATION, "status_detail":
                              f"Streams group member {group.shutdown_request_member_id} encountered a fatal error "
                              f"and requested a shutdown for the entire application."})
-        if statuses:
-            response["status"] = statuses
         return response
 
     def _maybe_init_topology(self, group: StreamsGroup, req: StreamsHeartbeat) -> None:

@@ -428,6 +428,7 @@ def test_describe():
     [m] = d["members"]
     assert m["member_id"] == "a" and m["member_epoch"] == 2 and m["client_id"] == "C1"
     assert m["subscribed_topic_names"] == ["t"]
+    assert m["subscribed_topic_regex"] == ""     # unset: ConsumerGroupMember.Builder's default
     assert m["assignment"] == m["target_assignment"] == {
         "topic_partitions": [{"topic_id": T, "topic_name": "t", "partitions": [0, 1, 2, 3, 4, 5]}]}
     [unknown] = h.c.consumer_group_describe(h.now, ["nope"], {})
