@@ -19,5 +19,5 @@ def java_lib() -> str:
 
 
 from .differential.fixtures import differential, kafka44  # noqa: E402,F401  (the differential suite's brokers)
-from .differential.report import (  # noqa: E402,F401  (its options, marker and summary)
-    pytest_addoption, pytest_collection_modifyitems, pytest_configure, pytest_sessionfinish, pytest_terminal_summary)
+from .differential.report import (  # noqa: E402,F401  (its option and summary)
+    pytest_addoption, pytest_sessionfinish, pytest_terminal_summary)

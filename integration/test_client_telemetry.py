@@ -1,6 +1,8 @@
 """KIP-714 client telemetry with real clients: a CLIENT_METRICS subscription created over the wire
 (IncrementalAlterConfigs; the Java Admin client for the Java case), then librdkafka (confluent-kafka)
-and the Java consumer of kafka-clients 4.4.0 push their metrics; the control API and the web page
+and the Java consumer of kafka-clients 4.4.0 push their metrics to an emulator started with
+``metric.reporters=kafkaemu.telemetry.ClientTelemetryReceiver`` (without it, as Kafka without a
+telemetry reporter, the telemetry APIs are not advertised and clients push nothing); the control API and the web page
 show what each consumer reported about itself (its fetch latency; the Java consumer's lag)."""
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import time
 
 import pytest
 
+from kafkaemu.config import CLIENT_TELEMETRY_REPORTER
 from kafkaemu.protocol import envelope
 from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.testing import KafkaEmulator
@@ -22,7 +25,8 @@ confluent_kafka = pytest.importorskip("confluent_kafka", reason="needs confluent
 
 @pytest.fixture(scope="module")
 def emulator():
-    with KafkaEmulator(control_port=0) as e:
+    # telemetry on, as a Kafka broker with a metrics reporter implementing ClientTelemetry
+    with KafkaEmulator(control_port=0, metric_reporters=(CLIENT_TELEMETRY_REPORTER,)) as e:
         yield e
 
 

@@ -138,10 +138,20 @@ def config_from_args(args) -> BrokerConfig:
 
 
 def print_apis() -> None:
+    """What ApiVersions advertises, as a Kafka 4.4.0 broker: with the notes where a client sees more."""
+    from .config import CLIENT_TELEMETRY_REPORTER
     from .handlers import REGISTRY
+    from .handlers.api_versions import advertised_api_keys
     from .protocol.catalog import catalog
-    for key, lo, hi in REGISTRY.versions():
-        print(f"{key:>3}  {catalog().api_name(key):<28} v{lo}-v{hi}")
+    default = {api["api_key"] for api in advertised_api_keys(client_telemetry=False)}
+    for api in advertised_api_keys(client_telemetry=True):
+        key, lo, hi = api["api_key"], api["min_version"], api["max_version"]
+        note = ""
+        if key not in default:
+            note = f"  (only with metric.reporters={CLIENT_TELEMETRY_REPORTER})"
+        elif REGISTRY.get(key).min_version != lo:
+            note = f"  (v{REGISTRY.get(key).min_version}+ accepted, as Kafka 4)"
+        print(f"{key:>3}  {catalog().api_name(key):<28} v{lo}-v{hi}{note}")
 
 
 def print_errors() -> None:

@@ -25,6 +25,12 @@ TOPIC_DEFAULTS = {"log_retention_ms": "retention.ms", "log_retention_bytes": "re
                   "log_cleanup_policy": "cleanup.policy", "log_cleaner_delete_retention_ms": "delete.retention.ms",
                   "log_index_interval_bytes": "index.interval.bytes"}
 INT64_MAX = 2**63 - 1
+# metric.reporters: Kafka's default reporter (nothing to emulate), and kafkaemu's client telemetry
+# receiver, which plays a Kafka reporter implementing ClientTelemetry (KIP-714): with it the broker
+# advertises GetTelemetrySubscriptions and PushTelemetry, as Kafka's DefaultApiVersionManager does
+JMX_REPORTER = "org.apache.kafka.common.metrics.JmxReporter"
+CLIENT_TELEMETRY_REPORTER = "kafkaemu.telemetry.ClientTelemetryReceiver"
+METRIC_REPORTERS = (JMX_REPORTER, CLIENT_TELEMETRY_REPORTER)
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
 
@@ -183,6 +189,11 @@ class BrokerConfig(StreamsGroupConfig):
                                     kafka="quota.window.num", min=1, max=2 ** 31 - 1)
     quota_window_size_seconds: int = setting(1, "time span of each client quota sample",
                                              kafka="quota.window.size.seconds", min=1, max=2 ** 31 - 1)
+    metric_reporters: tuple[str, ...] = setting(
+        (JMX_REPORTER,), "metrics reporter classes, as Kafka's: naming "
+        f"{CLIENT_TELEMETRY_REPORTER} (kafkaemu's client telemetry receiver, like a Kafka reporter implementing "
+        "ClientTelemetry) turns client telemetry on and advertises GetTelemetrySubscriptions and PushTelemetry",
+        kafka="metric.reporters", metavar="LIST")
     telemetry_max_bytes: int = setting(1048576, "the largest client telemetry push accepted (KIP-714)",
                                        kafka="telemetry.max.bytes", min=1, max=2 ** 31 - 1)
     connection_failed_authentication_delay_ms: int = setting(
@@ -233,6 +244,11 @@ class BrokerConfig(StreamsGroupConfig):
         self.sasl_mechanisms = tuple(m.upper() for m in self.sasl_mechanisms)
 
     # -- derived ------------------------------------------------------------------------------
+    @property
+    def client_telemetry(self) -> bool:
+        """Whether client telemetry is on (Kafka's ClientMetricsManager.isTelemetryExporterConfigured)."""
+        return CLIENT_TELEMETRY_REPORTER in self.metric_reporters
+
     @property
     def advertised(self) -> str:
         """What clients are told to connect to. A wildcard address is no address to connect to, so
@@ -324,6 +340,9 @@ class BrokerConfig(StreamsGroupConfig):
             problem = validate_topic_config(topic_name, ",".join(value) if isinstance(value, tuple) else str(value))
             if problem:
                 problems.append(f"{name(field_name)}: {problem}")
+        if unknown := [r for r in self.metric_reporters if r not in METRIC_REPORTERS]:
+            problems.append(f"{name('metric_reporters')}: no metrics reporter {', '.join(unknown)} in kafkaemu; "
+                            f"it has {', '.join(METRIC_REPORTERS)}")
         if self.sasl_mechanisms:
             from .auth.credentials import SUPPORTED_MECHANISMS
             if unknown := [m for m in self.sasl_mechanisms if m not in SUPPORTED_MECHANISMS]:

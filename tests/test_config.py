@@ -40,6 +40,7 @@ SAMPLES = {
     "sasl_users": {"alice": "s3:cret", "bob": "-pw"}, "sasl_mechanisms": ("SCRAM-SHA-512", "PLAIN"),
     "tls_cert": "/tmp/cert.pem", "tls_key": "/tmp/key.pem", "tls_key_password": "--secret",
     "connection_failed_authentication_delay_ms": 0, "quota_window_num": 3, "quota_window_size_seconds": 2,
+    "metric_reporters": ("org.apache.kafka.common.metrics.JmxReporter", "kafkaemu.telemetry.ClientTelemetryReceiver"),
     "telemetry_max_bytes": 65536,
     "manual_clock": True, "control_port": 9644, "control_host": "127.0.0.3", "control_token": "t0ken",
     "schema_registry_port": 8081, "schema_registry_host": "127.0.0.4",

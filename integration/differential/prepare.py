@@ -41,10 +41,18 @@ def wait_for_leaders(peer: Peer, name: str, partitions: int, timeout_s: float = 
         answer = peer.send(ApiKey.METADATA, 12, {"topics": [{"name": name}], "allow_auto_topic_creation": False})
         topic = answer.topics[0]
         if topic.error_code == E.NONE and len(topic.partitions) == partitions and \
-                all(p.leader_id >= 0 for p in topic.partitions):
+                all(p.leader_id >= 0 for p in topic.partitions) and _led(peer, name, partitions):
             return
         assert time.monotonic() < deadline, f"{peer.broker}: {name} has no leaders: {answer}"
         time.sleep(0.05)
+
+
+def _led(peer: Peer, name: str, partitions: int) -> bool:
+    """Whether every partition answers its leader's requests yet (Kafka's metadata may show a leader
+    before that broker has become it)."""
+    answer = peer.send(ApiKey.LIST_OFFSETS, 7, {"replica_id": -1, "topics": [{"name": name, "partitions": [
+        {"partition_index": i, "timestamp": -1} for i in range(partitions)]}]})
+    return all(p.error_code == E.NONE for p in answer.topics[0].partitions)
 
 
 def topic_id(peer: Peer, name: str) -> uuid.UUID:
@@ -93,6 +101,15 @@ def commit(peer: Peer, group: str, topic: str, offset: int = 1, partition: int =
                                                     "committed_metadata": ""}]}]},
         lambda a: a.topics[0].partitions[0].error_code not in LOADING)
     assert answer.topics[0].partitions[0].error_code == E.NONE, answer
+
+
+def idempotent_producer(peer: Peer) -> tuple[int, int]:
+    """A producer id for idempotent batches (Kafka's first InitProducerId may find its producer id
+    manager still loading)."""
+    answer = peer.until(ApiKey.INIT_PRODUCER_ID, 4, {"transactional_id": None, "transaction_timeout_ms": 60000},
+                        lambda a: a.error_code not in LOADING)
+    assert answer.error_code == E.NONE, answer
+    return answer.producer_id, answer.producer_epoch
 
 
 def transactional_producer(peer: Peer, transactional_id: str) -> tuple[int, int]:

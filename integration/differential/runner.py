@@ -92,6 +92,18 @@ class Differential:
         self.ledger.normalised.update(norm_emu.applied)
         return outcome
 
+    def check_observed(self, observe: Callable[[str], dict], name: str, client: str) -> Outcome:
+        """What a client library saw running ``observe(bootstrap)`` against each broker, compared as an
+        answer is (recorded as ``client`` in docs/fidelity.md); fails as ``check`` does."""
+        seen = {broker: observe(bootstrap) for broker, bootstrap in self.bootstrap.items()}
+        result = compare(Normaliser()(client, seen["kafka"]), Normaliser()(client, seen["kafkaemu"]))
+        found = [Found(name, "what the client saw", d, explain(client, name, d.path)) for d in result.differences]
+        self.ledger.record(client, 0, name, "what the client saw", result.fields, found)
+        outcome = Outcome(result.fields, found)
+        assert not outcome.unexplained, f"{name}: {client} saw differently:\n{outcome.report()}"
+        assert outcome.fields > 0, f"{name}: nothing was compared"
+        return outcome
+
     def check(self, scenario: Scenario, name: str) -> Outcome:
         """Run, and fail on any difference known.py does not explain."""
         outcome = self.run(scenario, name)

@@ -272,7 +272,7 @@ class Broker:
         self.now_ms = now_ms
         # one subsystem's failure is logged and does not stop the others' timers; a coordinator not
         # built yet has no timers
-        groups, txns, shares = built(self.services, "groups"), built(self.services, "txns"), built(self.services, "shares")
+        groups, txns, shares = (built(self.services, name) for name in ("groups", "txns", "shares"))
         for subsystem, tick in (("storage", self.store.tick), ("groups", groups and groups.tick),
                                 ("shares", shares and shares.tick), ("transactions", txns and txns.tick),
                                 ("broker", self.timers.poll)):
@@ -285,7 +285,7 @@ class Broker:
 
     def next_deadline_ms(self) -> int | None:
         """The earliest time ``tick`` has work to do, or None."""
-        groups, txns, shares = built(self.services, "groups"), built(self.services, "txns"), built(self.services, "shares")
+        groups, txns, shares = (built(self.services, name) for name in ("groups", "txns", "shares"))
         deadlines = [d for d in (self.store.next_deadline_ms(), groups and groups.next_deadline_ms(),
                                  shares and shares.next_deadline_ms(), txns and txns.next_deadline_ms(),
                                  self.timers.next_deadline())

@@ -57,10 +57,10 @@ class RequestContext:
     ``principal``: ``User:<sasl user>`` or ``User:ANONYMOUS``), the node it reached (``node_id``),
     the broker's clock (``now_ms``), ``respond`` for a reply given later (the handler returns
     DEFERRED), and the broker's services (``store``, ``groups``, ``shares``: the share data plane,
-    ``txns``, ``placement``, ``config``, ``cluster_id``, ``topics``, ``txn_path``, ``authorizer``: None while authorization
-    is off, ``credentials``, ``tokens``, ``broker_configs``, ``features``: the finalized feature
-    levels, e.g. ``ctx.features.level("transaction.version")``, ``quorum``: the metadata quorum's
-    voters and leader, ``quotas``, ``client_metrics``).
+    ``txns``, ``placement``, ``config``, ``cluster_id``, ``topics``, ``txn_path``, ``authorizer``:
+    None while authorization is off, ``credentials``, ``tokens``, ``broker_configs``, ``features``:
+    the finalized feature levels, e.g. ``ctx.features.level("transaction.version")``, ``quorum``: the
+    metadata quorum's voters and leader, ``quotas``, ``client_metrics``).
     Built by a broker's subclass (``services_for``), never by this class itself."""
 
     __slots__ = ("api_key", "api_version", "correlation_id", "client_id", "client_host", "connection_id", "node_id",

@@ -1,5 +1,6 @@
 """Creating and deleting topics with what follows from it: the log line, placement forgetting a
-deleted topic's moved leaders, the group coordinator dropping its committed offsets, the share data plane its share state."""
+deleted topic's moved leaders, the group coordinator dropping its committed offsets, the share data
+plane its share state."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable

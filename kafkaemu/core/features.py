@@ -1,10 +1,9 @@
-"""The cluster's feature flags (KIP-584) as a Kafka 4.3 cluster finalizes them, and their updates.
+"""The cluster's feature flags (KIP-584) as a Kafka 4.4 cluster finalizes them, and their updates.
 
-A new 4.3 cluster (``kafka-storage format --standalone``) finalizes metadata.version 4.3-IV0
-(level 30), kraft.version 1, transaction.version 2, group.version 1,
-eligible.leader.replicas.version 1, share.version 1 and streams.version 1 (StreamsVersion SV_1, the
-latest production level since 4.2, bootstrapped from metadata.version 4.2-IV1): streams groups
-(KIP-1071) are on; a test finalizing streams.version 0 turns them off.
+A new 4.4 cluster (``kafka-storage format --standalone``) finalizes metadata.version 4.4-IV2
+(level 33), kraft.version 1, transaction.version 2, group.version 1,
+eligible.leader.replicas.version 1, share.version 2 and streams.version 1 (StreamsVersion SV_1):
+streams groups (KIP-1071) are on; a test finalizing streams.version 0 turns them off.
 
 ``FinalizedFeatures.update`` validates as Kafka's FeatureControlManager.updateFeature and applies
 the whole request or nothing (QuorumController.updateFeatures); each applied request moves the
@@ -22,14 +21,14 @@ ELR_VERSION = "eligible.leader.replicas.version"
 SHARE_VERSION = "share.version"
 STREAMS_VERSION = "streams.version"
 
-# name -> (supported min, supported max, a new 4.3 cluster's finalized level)
-KAFKA_4_3 = {
-    METADATA_VERSION: (7, 30, 30),     # 3.3-IV3 .. 4.3-IV0 (MetadataVersion.LATEST_PRODUCTION)
+# name -> (supported min, supported max, a new 4.4 cluster's finalized level), as a Kafka 4.4.0 broker answers
+KAFKA_4_4 = {
+    METADATA_VERSION: (7, 33, 33),     # 3.3-IV3 .. 4.4-IV2 (MetadataVersion.LATEST_PRODUCTION)
     KRAFT_VERSION: (0, 1, 1),
     TRANSACTION_VERSION: (0, 2, 2),
     GROUP_VERSION: (0, 1, 1),
     ELR_VERSION: (0, 1, 1),
-    SHARE_VERSION: (0, 1, 1),
+    SHARE_VERSION: (0, 2, 2),
     STREAMS_VERSION: (0, 1, 1),
 }
 # FeatureUpdate.UpgradeType
@@ -52,13 +51,13 @@ def parse_levels(items) -> dict[str, int]:
         name = name.strip()
         if not sep or not name:
             raise ValueError(f"takes NAME=LEVEL, got {item!r}")
-        if name not in KAFKA_4_3:
-            raise ValueError(f"unknown feature {name!r}; kafkaemu has {', '.join(sorted(KAFKA_4_3))}")
+        if name not in KAFKA_4_4:
+            raise ValueError(f"unknown feature {name!r}; kafkaemu has {', '.join(sorted(KAFKA_4_4))}")
         try:
             level = int(text)
         except ValueError:
             raise ValueError(f"{name} takes an integer level, got {text.strip()!r}") from None
-        low, high, _ = KAFKA_4_3[name]
+        low, high, _ = KAFKA_4_4[name]
         if not low <= level <= high:
             raise ValueError(f"{name} supports levels {low}-{high}, got {level}")
         levels[name] = level
@@ -67,10 +66,10 @@ def parse_levels(items) -> dict[str, int]:
 
 class FinalizedFeatures:
     """The finalized level of each feature, its epoch, and the update rules. ``supported`` may
-    narrow Kafka 4.3's ranges to what the broker answers (``supported_ranges``)."""
+    narrow Kafka 4.4's ranges to what the broker answers (``supported_ranges``)."""
 
     def __init__(self, levels: dict[str, int] | None = None, controller_id: int = 0) -> None:
-        self.levels = {name: default for name, (_, _, default) in KAFKA_4_3.items()}
+        self.levels = {name: default for name, (_, _, default) in KAFKA_4_4.items()}
         self.levels.update(levels or {})
         self.controller_id = controller_id
         self.epoch = 1

@@ -28,7 +28,11 @@ def create_partitions(ctx, req):
                             for t in req.topics]}
     results = []
     denied = denied_names(ctx, ALTER, TOPIC, [t.name for t in req.topics if counts[t.name] == 1])
+    answered = set()
     for t in req.topics:
+        if t.name in answered:   # a name given twice is answered once, as Kafka's controller does
+            continue
+        answered.add(t.name)
         code, message = (ErrorCode.TOPIC_AUTHORIZATION_FAILED, "The topic authorization is failed.") \
             if t.name in denied else _validate(ctx, t, counts)
         if code == ErrorCode.NONE and not req.validate_only:

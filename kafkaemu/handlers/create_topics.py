@@ -1,4 +1,4 @@
-"""CreateTopics (key 19), v0-v7.
+"""CreateTopics (key 19), v2-v7 (Kafka 4 removed the older versions, KIP-896: they close the connection).
 
 A partition gets ``replication_factor`` replicas, its placed leader and the nodes after it, or the
 replicas an assignment names (the first leading); Metadata reports them (``placement``).
@@ -51,7 +51,7 @@ class CreatableTopic:
     assignments: tuple = ()
 
 
-@registry.register(ApiKey.CREATE_TOPICS, 0, 7)
+@registry.register(ApiKey.CREATE_TOPICS, 2, 7)
 def create_topics(ctx, req):
     counts = Counter(t.name for t in req.topics)
     if _requested_partitions(ctx, req.topics, counts) > MAX_PARTITIONS_PER_BATCH:

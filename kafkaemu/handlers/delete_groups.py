@@ -1,7 +1,9 @@
-"""DeleteGroups (key 42), v0-v2.
+"""DeleteGroups (key 42), v0-v3.
 
 Deletes Empty groups with their offsets (tombstones in __consumer_offsets); NON_EMPTY_GROUP for a
-group with members, GROUP_ID_NOT_FOUND for an unknown one. Not implemented: authorization.
+group with members, GROUP_ID_NOT_FOUND for an unknown one; GROUP_AUTHORIZATION_FAILED without DELETE on
+the group. v3 (Kafka 4.4) adds a per-group error message, which Kafka's coordinator leaves null for
+these errors (GroupCoordinatorShard.deleteGroups sets only the code), as kafkaemu does.
 """
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator
@@ -10,7 +12,7 @@ from .authorization import DELETE, GROUP, denied_names
 from .registry import registry
 
 
-@registry.register(ApiKey.DELETE_GROUPS, 0, 2)
+@registry.register(ApiKey.DELETE_GROUPS, 0, 3)
 def delete_groups(ctx, req):
     denied = denied_names(ctx, DELETE, GROUP, req.groups_names)
     mine = [g for g in req.groups_names if g not in denied and is_coordinator(ctx, g)]

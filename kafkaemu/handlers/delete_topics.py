@@ -1,4 +1,4 @@
-"""DeleteTopics (key 20), v0-v6 (v6 names topics by name or by id).
+"""DeleteTopics (key 20), v1-v6 (Kafka 4 removed the older versions, KIP-896: they close the connection) (v6 names topics by name or by id).
 
 As Kafka's ControllerApis: a topic named twice, an entry with both a name and an id, or with
 neither gets INVALID_REQUEST; unknown names UNKNOWN_TOPIC_OR_PARTITION, unknown ids
@@ -14,7 +14,7 @@ from .authorization import DELETE, DESCRIBE, TOPIC, authorize
 from .registry import registry
 
 
-@registry.register(ApiKey.DELETE_TOPICS, 0, 6)
+@registry.register(ApiKey.DELETE_TOPICS, 1, 6)
 def delete_topics(ctx, req):
     wanted = [(t.name, t.topic_id) for t in req.topics] if ctx.api_version >= 6 \
         else [(name, ZERO_UUID) for name in req.topic_names]

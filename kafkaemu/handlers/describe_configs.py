@@ -1,4 +1,4 @@
-"""DescribeConfigs (key 32), v0-v4, as a Kafka 4.3 broker answers.
+"""DescribeConfigs (key 32), v1-v4 (Kafka 4 removed the older versions, KIP-896: they close the connection), as a Kafka 4.4 broker answers.
 
 Topics (resource type 2) report every topic config with its effective value and source: set on
 the topic (DYNAMIC_TOPIC_CONFIG), else the broker config it defaults to at that config's source
@@ -22,7 +22,7 @@ TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
 DEFAULT_CONFIG = 5
 
 
-@registry.register(ApiKey.DESCRIBE_CONFIGS, 0, 4)
+@registry.register(ApiKey.DESCRIBE_CONFIGS, 1, 4)
 def describe_configs(ctx, req):
     return {"results": [_describe(ctx, r, req.include_synonyms) for r in req.resources]}
 

@@ -1,8 +1,11 @@
 """DescribeShareGroupOffsets (key 90), v0-v1 (KIP-932): each share partition's start offset (the
 share-partition start offset, SPSO) and, from v1, its lag: the records from the start offset to
 the high watermark not yet acknowledged or archived. ``topics`` null means every partition with
-share state. A partition without state answers start offset -1; an unknown topic
-UNKNOWN_TOPIC_OR_PARTITION; an unknown group, or a group of another kind, GROUP_ID_NOT_FOUND.
+share state. As Kafka's GroupCoordinatorService.describeShareGroupOffsets, which reads the share
+state summary without looking the group up: a group with no share state (one that does not exist,
+or of another kind) answers NONE, with no topics when all are asked for; a partition without share
+state, of an unknown topic (its id zero) or beyond the topic's partitions, start offset -1, leader
+epoch 0 and lag -1.
 
 With authorization on, as KafkaApis.handleDescribeShareGroupOffsetsRequest: a group the principal
 may not DESCRIBE is GROUP_AUTHORIZATION_FAILED; topics it may not DESCRIBE are left out of an
@@ -12,7 +15,7 @@ from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
 from .authorization import DESCRIBE, GROUP, TOPIC, authorize, denied_names
 from .registry import registry
-from .share_common import share_group_error
+from .group_common import is_coordinator
 
 E = ErrorCode
 TOPIC_DENIED = "Topic authorization failed."   # Errors.TOPIC_AUTHORIZATION_FAILED.message
@@ -29,8 +32,8 @@ def _group(ctx, req_group) -> dict:
     if ctx.authorizer is not None and not authorize(ctx, DESCRIBE, GROUP, req_group.group_id):
         out["error_code"] = E.GROUP_AUTHORIZATION_FAILED
         return out
-    out["error_code"], out["error_message"] = share_group_error(ctx, req_group.group_id, must_be_empty=False)
-    if out["error_code"] != E.NONE:
+    if not is_coordinator(ctx, req_group.group_id):
+        out["error_code"] = E.NOT_COORDINATOR
         return out
     spm = ctx.shares
     starts = spm.start_offsets(req_group.group_id)
@@ -51,11 +54,9 @@ def _group(ctx, req_group) -> dict:
         topic = ctx.store.get(name)
         entry = {"topic_name": name, "topic_id": topic.topic_id if topic is not None else bytes(16), "partitions": []}
         for p in partitions:
-            part = {"partition_index": p, "start_offset": -1, "leader_epoch": -1, "lag": -1, "error_code": E.NONE,
+            part = {"partition_index": p, "start_offset": -1, "leader_epoch": 0, "lag": -1, "error_code": E.NONE,
                     "error_message": None}
-            if topic is None or not 0 <= p < len(topic.partitions):
-                part["error_code"] = E.UNKNOWN_TOPIC_OR_PARTITION
-            else:
+            if topic is not None and 0 <= p < len(topic.partitions):
                 sp = spm.existing(req_group.group_id, topic.topic_id, p)
                 if sp is not None:
                     plog = topic.partitions[p]

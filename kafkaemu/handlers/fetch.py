@@ -1,4 +1,4 @@
-"""Fetch (key 1), v0-v18.
+"""Fetch (key 1), v4-v18 (Kafka 4 removed the older versions, KIP-896: they close the connection).
 
 Returns whole stored batches from the one holding the fetch offset (clients skip records below
 their position), concatenated as stored: a partition's ``records`` is the list of stored batches,
@@ -60,7 +60,7 @@ READ_COMMITTED = 1
 FINAL_EPOCH, INITIAL_EPOCH = -1, 0
 
 
-@registry.register(ApiKey.FETCH, 0, 18)
+@registry.register(ApiKey.FETCH, 4, 18)
 def fetch(ctx, req):
     v = ctx.api_version
     store = ctx.store
@@ -205,6 +205,11 @@ def _read(ctx, req, plan, session=None, incremental=False):
     has_error = False
     topics = []
     for t, plog, error in plan:
+        # an error found before reading (an unknown partition, a denied topic) is KafkaApis' answer, built
+        # from the message's defaults (aborted_transactions empty); one found reading is the replica
+        # manager's, whose answer has none (null)
+        before_reading = error in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_ID,
+                                   ErrorCode.TOPIC_AUTHORIZATION_FAILED)
         if error == ErrorCode.NONE:
             error, entry, size = _read_partition(t, plog, remaining, min_one and total == 0, legacy_magic, v,
                                                  limit, committed)
@@ -214,7 +219,7 @@ def _read(ctx, req, plan, session=None, incremental=False):
             has_error = True
             entry = {"partition_index": t.partition, "error_code": error, "high_watermark": -1,
                      "last_stable_offset": -1, "log_start_offset": -1, "records": b"",
-                     "aborted_transactions": None, "preferred_read_replica": -1}
+                     "aborted_transactions": [] if before_reading else None, "preferred_read_replica": -1}
             if error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH):
                 entry["current_leader"] = current_leader(ctx, plog)
                 leaders.add(entry["current_leader"]["leader_id"])

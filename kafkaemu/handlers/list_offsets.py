@@ -1,4 +1,4 @@
-"""ListOffsets (key 2), v0-v11.
+"""ListOffsets (key 2), v1-v11 (Kafka 4 removed the older versions, KIP-896: they close the connection).
 
 Timestamps: -1 latest (the high watermark, or for read_committed, v2+, the last stable offset:
 the first offset of the earliest open transaction), -2 earliest (log start), -3 max timestamp (v7+: the first
@@ -33,7 +33,7 @@ _SENTINEL_SINCE = {LATEST: 0, EARLIEST: 0, MAX_TIMESTAMP: 7, EARLIEST_LOCAL: 8, 
 READ_COMMITTED = 1
 
 
-@registry.register(ApiKey.LIST_OFFSETS, 0, 11)
+@registry.register(ApiKey.LIST_OFFSETS, 1, 11)
 def list_offsets(ctx, req):
     store = ctx.store
     v = ctx.api_version

@@ -1,4 +1,4 @@
-"""OffsetCommit (key 8), v0-v10.
+"""OffsetCommit (key 8), v2-v10 (Kafka 4 removed the older versions, KIP-896: they close the connection).
 
 Generation/member checks as Kafka's classic groups (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID,
 FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS in CompletingRebalance, commits in PreparingRebalance
@@ -26,7 +26,7 @@ from .authorization import GROUP, READ, TOPIC, authorize, denied_names
 from .registry import registry
 
 
-@registry.register(ApiKey.OFFSET_COMMIT, 0, 10)
+@registry.register(ApiKey.OFFSET_COMMIT, 2, 10)
 def offset_commit(ctx, req):
     if ctx.api_version >= 10:
         if not authorize(ctx, READ, GROUP, req.group_id):

@@ -1,4 +1,4 @@
-"""OffsetFetch (key 9), v0-v10.
+"""OffsetFetch (key 9), v1-v10 (Kafka 4 removed the older versions, KIP-896: they close the connection).
 
 Committed offsets of one group (v0-7) or several (v8+); -1 with empty metadata for partitions
 without a commit; a null topic list (v2+) returns every committed partition. Works in every group
@@ -21,7 +21,7 @@ from .authorization import DESCRIBE, GROUP, TOPIC, authorize, denied_names
 from .registry import registry
 
 
-@registry.register(ApiKey.OFFSET_FETCH, 0, 10)
+@registry.register(ApiKey.OFFSET_FETCH, 1, 10)
 def offset_fetch(ctx, req):
     version = ctx.api_version
     if version >= 10:

@@ -1,4 +1,4 @@
-"""OffsetForLeaderEpoch (key 23), v0-v4.
+"""OffsetForLeaderEpoch (key 23), v2-v4 (Kafka 4 removed the older versions, KIP-896: they close the connection).
 
 For each partition: the end offset of the requested leader epoch from the leader-epoch cache,
 answered as Kafka's LeaderEpochFileCache.endOffsetFor (the current epoch ends at the log end;
@@ -14,7 +14,7 @@ from .authorization import CLUSTER_ACTION, DESCRIBE, TOPIC, authorize_cluster, d
 from .registry import registry
 
 
-@registry.register(ApiKey.OFFSET_FOR_LEADER_EPOCH, 0, 4)
+@registry.register(ApiKey.OFFSET_FOR_LEADER_EPOCH, 2, 4)
 def offset_for_leader_epoch(ctx, req):
     store = ctx.store
     topics = []

@@ -1,4 +1,5 @@
-"""Produce (key 0), v0-v13.
+"""Produce (key 0), v3-v13: Kafka 4 removed v0-v2 (KIP-896), which close the connection, yet still
+advertises v0 in ApiVersions (``api_versions.py``).
 
 Appends each partition's records to its log (see ``storage/partition_log.py`` for the
 validation: CRC -> CORRUPT_MESSAGE, batch over max.message.bytes -> MESSAGE_TOO_LARGE, v3+ needs
@@ -61,7 +62,7 @@ _ADMIN_CLIENT_ID = "__admin_client"
 _INDEX_AND_RECORDS = itemgetter("index", "records")
 
 
-@registry.register(ApiKey.PRODUCE, 0, 13)
+@registry.register(ApiKey.PRODUCE, 3, 13)
 def produce(ctx, req):
     store = ctx.store
     version = ctx.api_version
@@ -146,8 +147,10 @@ def produce(ctx, req):
                               max_uncompressed_bytes=inflatable)
             inflatable = max(0, inflatable - res.uncompressed_bytes)
             if res.error != "NONE":
-                out = _error(index, ErrorCode[res.error], res.message)
-                out["log_start_offset"] = -1
+                # as Kafka's replica manager answers an error of the producer's state: no message, and the
+                # log start offset
+                out = _error(index, ErrorCode[res.error], None if res.error in _BARE_ERRORS else res.message)
+                out["log_start_offset"] = plog.log_start_offset if res.error in _PRODUCER_STATE_ERRORS else -1
                 if res.record_errors:
                     out["record_errors"] = [{"batch_index": i, "batch_index_error_message": m}
                                             for i, m in res.record_errors]
@@ -208,6 +211,10 @@ def _verify(verifier, transactional_id, plog, index, records, version: int):
         return _error(index, ErrorCode.NOT_ENOUGH_REPLICAS, "Unable to verify the partition has been added to "
                       f"the transaction. Underlying error: {code.name}")
     return _error(index, code)
+
+
+_PRODUCER_STATE_ERRORS = ("OUT_OF_ORDER_SEQUENCE_NUMBER", "INVALID_PRODUCER_EPOCH")
+_BARE_ERRORS = _PRODUCER_STATE_ERRORS
 
 
 def _error(index, code, message=None):

@@ -1,4 +1,4 @@
-"""TxnOffsetCommit (key 28), v0-v5.
+"""TxnOffsetCommit (key 28), v0-v6.
 
 Offsets committed inside a transaction: written to the group's __consumer_offsets partition as a
 transactional batch of the producer and kept pending until the transaction's marker — visible to
@@ -15,9 +15,14 @@ ILLEGAL_GENERATION), an unknown group with a generation ILLEGAL_GENERATION, olde
 member at all; OFFSET_METADATA_TOO_LARGE per partition. v0-1 get COORDINATOR_NOT_AVAILABLE for
 COORDINATOR_LOAD_IN_PROGRESS. v5 (KIP-890 part 2, transactions V2 producers, which send no
 AddOffsetsToTxn): the group's partition is added to the transaction instead of verified.
+v6 (Kafka 4.4) names topics by id, as KafkaApis.handleTxnOffsetCommitRequest: each id is resolved to
+its name (offsets are kept by name), an unknown id (the zero id too) answers UNKNOWN_TOPIC_ID for its
+partitions after the transactional id's and the group's authorization, and the response names
+topics by the request's ids.
 """
 from ..core.offsets.requests import CommitPartition, TxnOffsetCommit
 from ..core.transactions.verification import for_client
+from ..protocol.defaults import ZERO_UUID
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC
 from .group_common import is_coordinator, partition_exists
@@ -28,8 +33,27 @@ from .registry import registry
 E = ErrorCode
 
 
-@registry.register(ApiKey.TXN_OFFSET_COMMIT, 0, 5)
+@registry.register(ApiKey.TXN_OFFSET_COMMIT, 0, 6)
 def txn_offset_commit(ctx, req):
+    if ctx.api_version < 6:
+        return _commit(ctx, req, req.topics, [])
+    known, unknown, ids = [], [], {}
+    for t in req.topics:
+        topic = None if t.topic_id == ZERO_UUID else ctx.store.by_id(t.topic_id)
+        if topic is None:
+            unknown.append(t)
+        else:
+            t["name"] = topic.name
+            ids[topic.name] = t.topic_id
+            known.append(t)
+    response = _commit(ctx, req, known, unknown)
+    for t in response["topics"]:
+        t.setdefault("topic_id", ids.get(t["name"], ZERO_UUID))
+    return response
+
+
+def _commit(ctx, req, topics, unknown_ids):
+    """``topics`` by name; ``unknown_ids``: v6 topics whose id names no topic."""
     version = ctx.api_version
     exists = partition_exists(ctx)
     error = None
@@ -44,15 +68,15 @@ def txn_offset_commit(ctx, req):
         error = E.NOT_COORDINATOR
     else:
         error = _verification_error(ctx, req)
-        denied = denied_names(ctx, READ, TOPIC, [t.name for t in req.topics])
+        denied = denied_names(ctx, READ, TOPIC, [t.name for t in topics])
     if error in (E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, E.GROUP_AUTHORIZATION_FAILED):
-        response = {"topics": [{"name": t.name, "partitions": [
-            {"partition_index": p.partition_index, "error_code": error} for p in t.partitions]} for t in req.topics]}
-    elif error is not None:
-        response = {"topics": [{"name": t.name, "partitions": [
+        return dict(_all(topics + unknown_ids, error), throttle_time_ms=0)
+    unknown = _all(unknown_ids, E.UNKNOWN_TOPIC_ID)["topics"]
+    if error is not None:
+        response = {"topics": unknown + [{"name": t.name, "partitions": [
             {"partition_index": p.partition_index,
              "error_code": error if exists(t.name, p.partition_index) else E.UNKNOWN_TOPIC_OR_PARTITION}
-            for p in t.partitions]} for t in req.topics]}
+            for p in t.partitions]} for t in topics]}
     else:
         commit = TxnOffsetCommit(
             transactional_id=req.transactional_id, group_id=req.group_id, producer_id=req.producer_id,
@@ -60,8 +84,8 @@ def txn_offset_commit(ctx, req):
             topics=[(t.name, [CommitPartition(p.partition_index, p.committed_offset,
                                               p.committed_leader_epoch if version >= 2 else -1,
                                               p.committed_metadata) for p in t.partitions])
-                    for t in req.topics if t.name not in denied],
-            generation_id=req.generation_id if version >= 3 else -1,
+                    for t in topics if t.name not in denied],
+            generation_id=req.generation_id_or_member_epoch if version >= 3 else -1,
             member_id=req.member_id if version >= 3 else "",
             group_instance_id=req.group_instance_id if version >= 3 else None,
             api_version=version)
@@ -69,13 +93,20 @@ def txn_offset_commit(ctx, req):
         if denied:
             response = dict(response, topics=response["topics"] + [{"name": t.name, "partitions": [
                 {"partition_index": p.partition_index, "error_code": E.TOPIC_AUTHORIZATION_FAILED}
-                for p in t.partitions]} for t in req.topics if t.name in denied])
+                for p in t.partitions]} for t in topics if t.name in denied])
+        if unknown:
+            response = dict(response, topics=unknown + response["topics"])
     if version < 2:
         for t in response["topics"]:
             for p in t["partitions"]:
                 if p["error_code"] == E.COORDINATOR_LOAD_IN_PROGRESS:
                     p["error_code"] = E.COORDINATOR_NOT_AVAILABLE
     return dict(response, throttle_time_ms=0)
+
+
+def _all(topics, code) -> dict:
+    return {"topics": [{"name": t.name, "topic_id": t.topic_id, "partitions": [
+        {"partition_index": p.partition_index, "error_code": code} for p in t.partitions]} for t in topics]}
 
 
 def _verification_error(ctx, req):

@@ -1,4 +1,4 @@
-"""WriteTxnMarkers (key 27), v0-v2.
+"""WriteTxnMarkers (key 27), v1-v2 (Kafka 4 removed the older versions, KIP-896: they close the connection).
 
 Writes a commit (transaction_result true) or abort marker for each producer to the listed
 partitions, as Kafka's KafkaApis: an unknown topic or partition UNKNOWN_TOPIC_OR_PARTITION, a
@@ -21,7 +21,7 @@ from .registry import registry
 E = ErrorCode
 
 
-@registry.register(ApiKey.WRITE_TXN_MARKERS, 0, 2)
+@registry.register(ApiKey.WRITE_TXN_MARKERS, 1, 2)
 def write_txn_markers(ctx, req):
     if ctx.authorizer is not None and not authorize_cluster(ctx, ALTER) and not authorize_cluster(ctx, CLUSTER_ACTION):
         return {"markers": [{"producer_id": m.producer_id, "topics": [

@@ -118,7 +118,8 @@ def validate_topic_config(name: str, value: str | None) -> str | None:
         return f"Invalid value {value} for configuration {name}: Expected value to be a {kind}"
     choices = _CHOICES.get(name)
     if choices:
-        items = [v.strip() for v in value.split(",")] if typ == LIST else [value]
+        # an empty list is legal: Kafka 4's cleanup.policy="" keeps a topic's records (neither deleted nor compacted)
+        items = ([] if not value.strip() else [v.strip() for v in value.split(",")]) if typ == LIST else [value]
         bad = [v for v in items if v not in choices]
         if bad:
             return f"Invalid value {value} for configuration {name}: String must be one of: {', '.join(sorted(choices))}"

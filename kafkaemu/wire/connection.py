@@ -215,7 +215,9 @@ class Connection:
         api = self.registry.get(api_key)
         if api is None or not api.supports(api_version):
             if api_key == ApiKey.API_VERSIONS and api is not None and api_version > api.max_version:
-                self._send(envelope.unsupported_api_versions(correlation_id, self.registry.api_keys()))
+                # Kafka's ApiVersionsRequest.getErrorResponse: only ApiVersions' own range (KIP-511)
+                self._send(envelope.unsupported_api_versions(correlation_id, [
+                    {"api_key": api_key, "min_version": api.min_version, "max_version": api.max_version}]))
                 return
             raise ProtocolViolation(f"unsupported api key {api_key} version {api_version}")
         route = _routes.get((api_key, api_version))

@@ -9,6 +9,7 @@ from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode
 from kafkaemu.storage import compression
 from kafkaemu.storage.record_batch import build_batch, parse_header
+from kafkaemu.wire.connection import ProtocolViolation
 from kafkaemu.wire.framing import FrameDecoder
 from tests.conftest import T0, WireClient, new_broker
 
@@ -52,11 +53,13 @@ def test_list_offsets_after_delete_records_and_errors(broker, client):
     assert _list(client, 7, -1, current_leader_epoch=1).error_code == ErrorCode.UNKNOWN_LEADER_EPOCH
 
 
-def test_list_offsets_v0_legacy_lists(broker, client):
-    _fill(broker)
-    assert list(_list(client, 0, -1).old_style_offsets) == [10, 0]
-    assert list(_list(client, 0, -2).old_style_offsets) == [0]
-    assert list(_list(client, 0, -1, max_num_offsets=1).old_style_offsets) == [10]
+@pytest.mark.parametrize(("api", "version"), [(ApiKey.LIST_OFFSETS, 0), (ApiKey.FETCH, 3), (ApiKey.PRODUCE, 2),
+                                                (ApiKey.OFFSET_FOR_LEADER_EPOCH, 1), (ApiKey.CREATE_TOPICS, 1)])
+def test_versions_kafka_4_removed_close_the_connection(broker, client, api, version):
+    """KIP-896: Kafka 4 parses no request below an API's oldest version (SocketServer closes the
+    connection with UnsupportedVersionException); Produce v0-v2 too, although ApiVersions advertises v0."""
+    with pytest.raises(ProtocolViolation, match=f"unsupported api key {int(api)} version {version}"):
+        client.call(api, version, {})
 
 
 def test_offset_for_leader_epoch(broker, client):
@@ -71,7 +74,7 @@ def test_offset_for_leader_epoch(broker, client):
     assert (p.error_code, p.leader_epoch, p.end_offset) == (0, 0, 10)
     assert (ask(3).leader_epoch, ask(3).end_offset) == (-1, -1)
     assert ask(0, current=2).error_code == ErrorCode.UNKNOWN_LEADER_EPOCH
-    assert ask(0, version=0).end_offset == 10
+    assert ask(0, version=2).end_offset == 10
 
 
 def test_delete_records(broker, client):
@@ -149,9 +152,6 @@ def test_fetch_limits_across_partitions(broker, client):
     parts = _fetch(client, topic, [(0, 1), (1, 0)], max_bytes=10, partition_max_bytes=10)
     assert [len(p.records) // size for p in parts] == [1, 0]
     assert parse_header(parts[0].records).base_offset == 1
-    # v2 has no such exception
-    parts = _fetch(client, topic, [(0, 0)], max_bytes=10, partition_max_bytes=10, version=2)
-    assert parts[0].records == b"" and parts[0].high_watermark == 4
 
 
 def test_topic_max_message_bytes_defaults_to_the_broker_setting(broker, client):
@@ -288,21 +288,6 @@ def test_fetch_responses_are_capped_at_fetch_max_bytes(broker, client):
     broker.config.fetch_max_bytes = 10
     parts = _fetch(client, topic, offsets, max_bytes=0x7FFFFFFF, partition_max_bytes=0x7FFFFFFF)
     assert [len(p.records) // size for p in parts] == [1, 0, 0]
-
-
-def test_fetch_v0_to_v2_without_max_bytes_get_fetch_max_bytes(broker, client):
-    from kafka.record.memory_records import MemoryRecords
-    topic, size = _fill_partitions(broker, "cap-old")
-    broker.config.fetch_max_bytes = 5 * size
-    parts = _fetch(client, topic, [(0, 0), (1, 0), (2, 0)], max_bytes=0, partition_max_bytes=0x7FFFFFFF,
-                   version=2)
-
-    def messages(data):
-        records, n = MemoryRecords(data), 0
-        while (b := records.next_batch()) is not None:
-            n += len(list(b))
-        return n
-    assert [messages(p.records) for p in parts] == [4, 1, 0]
 
 
 def test_fetch_min_bytes_is_capped_at_the_response_limit(broker, client):

@@ -29,25 +29,24 @@ def update(broker, *features, version=2, validate_only=False, **context):
     return call(broker, ApiKey.UPDATE_FEATURES, version, body, **context)
 
 
-def test_a_new_4_3_cluster_finalizes_its_features(broker):
+def test_a_new_4_4_cluster_finalizes_its_features(broker):
     supported, finalized, epoch = versions(broker)
-    assert supported == {"metadata.version": (7, 30), "kraft.version": (0, 1), "transaction.version": (0, TV_MAX),
+    assert supported == {"metadata.version": (7, 33), "kraft.version": (0, 1), "transaction.version": (0, TV_MAX),
                          "group.version": (0, 1), "eligible.leader.replicas.version": (0, 1),
-                         "share.version": (0, 1), "streams.version": (0, 1)}
-    assert finalized == {"metadata.version": (30, 30), "kraft.version": (1, 1),
+                         "share.version": (0, 2), "streams.version": (0, 1)}
+    assert finalized == {"metadata.version": (33, 33), "kraft.version": (1, 1),
                          "transaction.version": (TV_MAX, TV_MAX), "group.version": (1, 1),
-                         "eligible.leader.replicas.version": (1, 1), "share.version": (1, 1),
+                         "eligible.leader.replicas.version": (1, 1), "share.version": (2, 2),
                          "streams.version": (1, 1)}
     assert epoch > 0
-    assert broker.services.features.level(TRANSACTION_VERSION) == 2   # what Kafka 4.3 finalizes
+    assert broker.services.features.level(TRANSACTION_VERSION) == 2   # what Kafka 4.4 finalizes
 
 
-def test_before_v4_a_zero_minimum_reads_as_one(broker):
-    """Clients older than KAFKA-17011's fix cannot parse a supported minimum of 0."""
+def test_before_v4_features_with_a_zero_minimum_are_left_out(broker):
+    """Clients older than KAFKA-17011's fix cannot parse a supported minimum of 0: Kafka 4.4's
+    ApiVersionsResponse leaves those features out below v4 (KAFKA-17492)."""
     supported, _, _ = versions(broker, version=3)
-    assert supported["kraft.version"] == (1, 1)
-    assert supported["metadata.version"] == (7, 30)
-    assert all(low >= 1 for low, _ in supported.values())
+    assert supported == {"metadata.version": (7, 33)}
 
 
 def test_a_setting_caps_transaction_version_as_kafka_storage_format_does():
@@ -87,7 +86,7 @@ def test_transaction_version_can_be_capped_to_1_and_raised_again(broker):
                          "this feature."),
     (("nonsense", 0), 2, "Invalid update version 0 for feature nonsense. Feature nonsense not found."),
     (("metadata.version", 99), 1, "Invalid update version 99 for feature metadata.version. Local controller 0 "
-                                  "only supports versions 7-30"),
+                                  "only supports versions 7-33"),
     (("metadata.version", 29), 1, "Invalid update version 29 for feature metadata.version. Can't downgrade the "
                                   "version of this feature without setting the upgrade type to either safe or "
                                   "unsafe downgrade."),

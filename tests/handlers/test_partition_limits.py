@@ -49,7 +49,7 @@ def test_the_limit_is_on_the_whole_request_and_fails_every_topic():
 
 
 def test_old_versions_get_the_same_answer(broker):
-    assert [(n, code) for n, code, _ in _create(broker, _topic("big", 2**31 - 1), version=0)] == \
+    assert [(n, code) for n, code, _ in _create(broker, _topic("big", 2**31 - 1), version=2)] == \
         [("big", ErrorCode.POLICY_VIOLATION)]
 
 
@@ -75,13 +75,13 @@ def test_create_partitions_counts_only_what_the_controller_would_add(broker):
     answer = _grow(broker, ("t", 10_005), ("nope", 50_000), ("t2", 20_000), ("t2", 20_000))
     assert [(n, code) for n, code, _ in answer] == [
         ("t", 0), ("nope", ErrorCode.UNKNOWN_TOPIC_OR_PARTITION),
-        ("t2", ErrorCode.INVALID_REQUEST), ("t2", ErrorCode.INVALID_REQUEST)]
+        ("t2", ErrorCode.INVALID_REQUEST)]   # a name given twice is answered once, as Kafka 4.4 (differential suite)
     assert len(broker.store.get("t").partitions) == 10_005
 
 
 def test_create_partitions_messages_are_kafkas(broker):
     broker.topics.create("t", 3, {})
-    assert _grow(broker, ("t", 3), ("t", 3)) == [("t", ErrorCode.INVALID_REQUEST, "Duplicate topic name.")] * 2
+    assert _grow(broker, ("t", 3), ("t", 3)) == [("t", ErrorCode.INVALID_REQUEST, "Duplicate topic name.")]
     assert _grow(broker, ("t", 3)) == [("t", ErrorCode.INVALID_PARTITIONS, "Topic already has 3 partition(s).")]
     assert _grow(broker, ("t", 2)) == [
         ("t", ErrorCode.INVALID_PARTITIONS, "The topic t currently has 3 partition(s); 2 would not be an increase.")]

@@ -67,10 +67,10 @@ def test_offsets_described_altered_and_deleted():
     r = c.call(DELETE_OFFSETS, 0, {"group_id": "g", "topics": [{"topic_name": "q"}, {"topic_name": "nope"}]})
     assert [t.error_code for t in r.responses] == [0, E.UNKNOWN_TOPIC_OR_PARTITION]
     d = c.call(DESCRIBE_OFFSETS, 0, {"groups": [{"group_id": "g", "topics": None}, {"group_id": "x", "topics": None}]})
-    assert d.groups[0].topics == [] and d.groups[1].error_code == E.GROUP_ID_NOT_FOUND
+    assert d.groups[0].topics == [] and (d.groups[1].error_code, d.groups[1].topics) == (0, [])   # no share state
     assert c.call(ALTER_OFFSETS, 0, {"group_id": "x", "topics": []}).error_code == 0   # as Kafka: nothing to set,
-    assert c.call(DESCRIBE_OFFSETS, 0, {"groups": [{"group_id": "x", "topics": None}]}).groups[0].error_code \
-        == E.GROUP_ID_NOT_FOUND                                                           # nothing created
+    described = c.call(ApiKey.SHARE_GROUP_DESCRIBE, 1, {"group_ids": ["x"], "include_authorized_operations": False})
+    assert described.groups[0].error_code == E.GROUP_ID_NOT_FOUND                        # nothing created
 
 
 def test_altering_the_offsets_of_a_share_group_that_does_not_exist_creates_it():
@@ -114,6 +114,21 @@ def test_list_and_delete_share_groups():
 def test_share_version_is_finalized_in_api_versions():
     broker, topic, c = setup()
     r = c.call(ApiKey.API_VERSIONS, 4, {"client_software_name": "t", "client_software_version": "1"})
-    assert ("share.version", 1, 1) in [(f.name, f.min_version_level, f.max_version_level) for f in r.finalized_features]
-    assert ("share.version", 0, 1) in [(f.name, f.min_version, f.max_version) for f in r.supported_features]
+    assert ("share.version", 2, 2) in [(f.name, f.min_version_level, f.max_version_level) for f in r.finalized_features]
+    assert ("share.version", 0, 2) in [(f.name, f.min_version, f.max_version) for f in r.supported_features]
     assert {k.api_key for k in r.api_keys} >= {76, 77, 78, 79, 90, 91, 92}
+
+
+def test_offsets_of_a_group_without_share_state_are_described_as_kafka_does():
+    """GroupCoordinatorService.describeShareGroupOffsets reads the share state summary without looking
+    the group up: no GROUP_ID_NOT_FOUND; what has no state answers start offset -1, lag -1."""
+    broker, topic, c = setup()
+    d = c.call(DESCRIBE_OFFSETS, 1, {"groups": [
+        {"group_id": "none", "topics": [{"topic_name": "q", "partitions": [0, 7]}, {"topic_name": "nope",
+                                                                                   "partitions": [0]}]},
+        {"group_id": "none", "topics": None}]})
+    asked, every = d.groups
+    assert (asked.error_code, every.error_code, every.topics) == (0, 0, [])
+    assert [(t.topic_name, t.topic_id == bytes(16), [(p.partition_index, p.start_offset, p.leader_epoch, p.lag,
+                                                      p.error_code) for p in t.partitions]) for t in asked.topics] == [
+        ("q", False, [(0, -1, 0, -1, 0), (7, -1, 0, -1, 0)]), ("nope", True, [(0, -1, 0, -1, 0)])]

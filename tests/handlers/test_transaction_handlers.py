@@ -63,7 +63,7 @@ def test_api_versions_advertise_the_transaction_apis_and_transaction_version_2(b
     resp = call(broker, ApiKey.API_VERSIONS, 4, {"client_software_name": "x", "client_software_version": "1"})
     versions = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
     transaction_apis = {ApiKey.INIT_PRODUCER_ID: (0, 5), ApiKey.ADD_PARTITIONS_TO_TXN: (0, 5),
-                        ApiKey.ADD_OFFSETS_TO_TXN: (0, 4), ApiKey.END_TXN: (0, 5), ApiKey.TXN_OFFSET_COMMIT: (0, 5),
+                        ApiKey.ADD_OFFSETS_TO_TXN: (0, 4), ApiKey.END_TXN: (0, 5), ApiKey.TXN_OFFSET_COMMIT: (0, 6),
                         ApiKey.DESCRIBE_TRANSACTIONS: (0, 0), ApiKey.LIST_TRANSACTIONS: (0, 2)}
     assert {k: versions[k] for k in transaction_apis} == transaction_apis
     assert versions[ApiKey.PRODUCE][1] >= 12
@@ -183,7 +183,7 @@ def test_a_transactional_produce_to_a_partition_not_added_is_refused(broker):
 def txn_commit(broker, pid, epoch, offset, group="g", version=4, generation=-1, member=""):
     resp = call(broker, ApiKey.TXN_OFFSET_COMMIT, version, {
         "transactional_id": "tx", "group_id": group, "producer_id": pid, "producer_epoch": epoch,
-        "generation_id": generation, "member_id": member, "group_instance_id": None,
+        "generation_id_or_member_epoch": generation, "member_id": member, "group_instance_id": None,
         "topics": [{"name": "t", "partitions": [{"partition_index": 0, "committed_offset": offset,
                                                  "committed_leader_epoch": -1, "committed_metadata": ""}]}]})
     return E(resp.topics[0].partitions[0].error_code)
@@ -377,7 +377,7 @@ def test_txn_offset_commit_errors_before_the_group_is_looked_at(broker):
     assert txn_commit(broker, pid, epoch, 1, group="") == E.INVALID_GROUP_ID
     resp = call(broker, ApiKey.TXN_OFFSET_COMMIT, 3, {
         "transactional_id": "tx", "group_id": "g", "producer_id": pid, "producer_epoch": epoch,
-        "generation_id": -1, "member_id": "", "group_instance_id": None,
+        "generation_id_or_member_epoch": -1, "member_id": "", "group_instance_id": None,
         "topics": [{"name": "gone", "partitions": [{"partition_index": 0, "committed_offset": 1,
                                                     "committed_leader_epoch": -1, "committed_metadata": ""}]}]})
     assert E(resp.topics[0].partitions[0].error_code) == E.UNKNOWN_TOPIC_OR_PARTITION

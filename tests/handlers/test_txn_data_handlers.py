@@ -101,14 +101,6 @@ def test_read_committed_aborted_list_covers_only_the_batches_returned(client, br
     assert fetch(client, "m", 11, READ_COMMITTED).aborted_transactions == []
 
 
-def test_fetch_v3_and_below_have_no_isolation(client, mixed):
-    """v0-v3 carry no isolation level: they read to the high watermark, down-converted (markers
-    are not converted)."""
-    p = fetch(client, "m", 0, READ_COMMITTED, version=3)
-    assert b"t0" in p.records and b"t1" in p.records          # the open transaction's uncompressed values
-    assert p.records.count(b"p0") == 2                        # both plain batches
-
-
 def test_read_committed_long_poll_is_completed_by_the_marker(client, broker, mixed):
     assert fetch(client, "m", 6, READ_COMMITTED, max_wait_ms=5000) is None     # parked at the LSO
     mixed.append(txn_batch(2, 2), T0)                                          # more open data: still parked

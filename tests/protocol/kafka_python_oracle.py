@@ -46,11 +46,17 @@ def _bitfield(value):
     return None if bits == {31} else bits
 
 
+# kafka-python's names for fields Kafka has since renamed (TxnOffsetCommit's, in Kafka 4.4)
+RENAMED = {"generation_id": "generation_id_or_member_epoch"}
+
+
 def _convert(struct_fields, obj: dict, version: int) -> dict:
     out = {}
     for name, field in struct_fields.items():
         if not field.for_version_q(version):
             continue
+        if name not in obj and RENAMED.get(name) in obj:
+            name = RENAMED[name]
         if name not in obj and field.type_str == "bitfield":
             # ...and renames cluster_/topic_authorized_operations to authorized_operations.
             name = next((k for k in obj if k.endswith("_" + name)), name)

@@ -3,13 +3,15 @@
 For every version kafkaemu specifies, each message must be one of Apache Kafka's versions and have
 its fields (snake_case of the reference names) in the same order, with the same types, nullability,
 tags, defaults and compact/flexible encoding. What kafkaemu implements must match them, not the
-other way round; that every client API is specified at 4.3's versions is
-``test_kafka_4_3_coverage.py``'s. Comparing version by version (not the range notation) lets
+other way round; that every client API is specified at 4.4's versions is
+``test_kafka_4_4_coverage.py``'s. Comparing version by version (not the range notation) lets
 kafkaemu leave out versions no current client sends.
 
-The definitions are Apache Kafka's, read where the project's ``../shared`` is: beside this checkout
-or beside one of its parents (a git worktree); without them the tests skip. Kafka 4.3's
-(``kafka-4.3-message-specs``) come first; the older ``kafka-message-specs`` has the
+The definitions are Apache Kafka's. Kafka 4.4.0's come first, read from its kafka-clients jar
+(``common/message/``) in the reference broker's cache (``python -m kafka_reference fetch``, Maven);
+then those in the project's ``../shared/reference``, beside this checkout or beside one of its
+parents (a git worktree); without the latter the tests skip. Kafka 4.3's
+(``kafka-4.3-message-specs``) come next; the older ``kafka-message-specs`` has the
 ``__consumer_offsets`` records and the versions Kafka 4.0 removed (KIP-896) that kafkaemu still
 answers for old clients.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -59,6 +62,20 @@ def reference_dir() -> Path | None:
     return None
 
 
+def kafka_4_4_definition(name: str) -> dict | None:
+    """Kafka 4.4.0's JSON definition of message ``name`` from its kafka-clients jar, when fetched."""
+    from kafka_reference.broker import JARS, KAFKA_VERSION
+    jar = JARS / f"kafka-clients-{KAFKA_VERSION}.jar"
+    if not jar.exists():
+        return None
+    with zipfile.ZipFile(jar) as archive:
+        try:
+            text = archive.read(f"common/message/{name}.json").decode()
+        except KeyError:
+            return None
+    return json.loads("\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//")))
+
+
 def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
@@ -70,11 +87,13 @@ def _load(name: str) -> list[dict]:
         pytest.skip(f"Apache Kafka's message definitions not found: no ../shared/reference/{REFERENCES[0]} "
                     f"beside {REPO} or its parents")
     paths = [path for ref in REFERENCES for path in sorted((root / ref).rglob(f"{name}.json"))]
-    if not paths and name in NOT_IN_THE_REFERENCE:
+    newest = kafka_4_4_definition(name)
+    if not paths and newest is None and name in NOT_IN_THE_REFERENCE:
         pytest.skip(f"{name}: not among Apache Kafka's definitions under {root}")
-    assert paths, f"no reference JSON for {name} under {', '.join(str(root / ref) for ref in REFERENCES)}"
-    return [json.loads("\n".join(line for line in path.read_text().splitlines()
-                                 if not line.lstrip().startswith("//"))) for path in paths]
+    assert paths or newest, f"no reference JSON for {name} under {', '.join(str(root / ref) for ref in REFERENCES)}"
+    return [newest] * (newest is not None) + [
+        json.loads("\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("//")))
+        for path in paths]
 
 
 def _default_text(value) -> str | None:

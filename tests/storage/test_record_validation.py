@@ -302,3 +302,10 @@ def test_a_legacy_gzip_message_set_is_stored_in_the_topics_codec_and_inflated_on
     lz4_topic = store.create_topic("legacy-lz4", 1, {"compression.type": "lz4"}).partitions[0]
     assert lz4_topic.append(data, NOW, produce_version=2).error == "NONE"
     assert parse_header(lz4_topic.batches()[0]).codec == compression.LZ4
+
+
+def test_an_empty_cleanup_policy_is_legal_and_neither_deletes_nor_compacts():
+    from kafkaemu.storage.topic_config import is_compacted, is_deleting
+    assert validate_topic_config("cleanup.policy", "") is None
+    assert validate_topic_config("cleanup.policy", "delete,,compact") is not None
+    assert not is_deleting({"cleanup.policy": ""}) and not is_compacted({"cleanup.policy": ""})

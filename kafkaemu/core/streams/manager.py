@@ -158,7 +158,7 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
         response = {"error_code": 0, "error_message": None, "member_id": member.member_id,
                     "member_epoch": member.member_epoch,
                     "heartbeat_interval_ms": self.heartbeat_interval_ms(group.group_id),
-                    "acceptable_recovery_lag": 0, "task_offset_interval_ms": 0, "status": None,
+                    "acceptable_recovery_lag_legacy": 0, "task_offset_interval_ms": 0, "status": None,
                     "active_tasks": None, "standby_tasks": None, "warmup_tasks": None,
                     "endpoint_information_epoch": 0, "partitions_by_user_endpoint": None}
         if joining or member.assigned != before.assigned:

@@ -1,5 +1,6 @@
-"""Real clients negotiate Kafka 4.3's versions with kafkaemu, and the request log shows them used:
-the Java 4.3 client's produce/consume/commit and admin cases run at its newest versions (Produce v13
+"""kafkaemu's ApiVersions answer against a real Kafka 4.4.0 broker's (the differences named and
+explained), and real clients negotiate Kafka 4.4's versions with kafkaemu, the request log showing
+them used: the Java 4.4 client's produce/consume/commit and admin cases run at its newest versions (Produce v13
 and OffsetCommit/OffsetFetch v10 by topic id, Fetch v18, ListOffsets v11, Metadata v13,
 DescribeGroups v6). kafka-python 3, confluent-kafka and aiokafka send the versions their own code
 stops at (kafka-python knows 4.3's tables but builds Produce v9, Fetch v12, OffsetCommit v8) and
@@ -34,6 +35,62 @@ def within_range(versions, *keys):
         assert all(api.min_version <= v <= api.max_version for v in versions[key]), (key.name, versions[key])
 
 
+# Where kafkaemu's ApiVersions answer differs from Kafka 4.4.0's, and why (docs/kafka_4_4.md):
+# api key -> (Kafka's range, kafkaemu's range or None when it does not advertise the API)
+API_DIFFERENCES = {
+    **{key: "an inter-broker API (the share coordinator's state RPCs): kafkaemu keeps share-group state "
+            "inside its coordinator and answers no broker-to-broker requests" for key in (83, 84, 85, 86, 87)},
+    94: "UnregisterController: a KRaft controller API; kafkaemu emulates no controller quorum to unregister from",
+    93: "StreamsGroupTopologyDescriptionUpdate: not yet implemented",
+    88: "StreamsGroupHeartbeat v1: not yet implemented (kafkaemu answers v0)",
+    89: "StreamsGroupDescribe v1: not yet implemented (kafkaemu answers v0)",
+}
+# kraft.version: the reference broker runs a static controller quorum (kraft.version 0, left out of the
+# finalized features); kafkaemu answers as a cluster formatted --standalone, the 4.x default (level 1)
+FEATURE_DIFFERENCES = {"kraft.version": "static quorum in the reference broker, --standalone in kafkaemu"}
+
+
+def _api_versions(bootstrap: str, version: int = 4):
+    import socket
+    from kafkaemu.testing.raw_client import request
+    host, port = bootstrap.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        return request(sock, K.API_VERSIONS, version, {"client_software_name": "kafkaemu-test",
+                                                       "client_software_version": "1.0"})
+
+
+@pytest.mark.parametrize("version", [3, 4])
+def test_api_versions_answer_kafka_4_4s(kafka44, kafka_emulator_factory, version):
+    """The ApiVersions answer of a Kafka 4.4.0 broker and kafkaemu's, API by API and feature by
+    feature: equal except where API_DIFFERENCES and FEATURE_DIFFERENCES say why (skips naming Java or
+    Maven when the reference broker cannot run)."""
+    theirs, ours = _api_versions(kafka44.bootstrap_server, version), \
+        _api_versions(kafka_emulator_factory().bootstrap_server, version)
+    kafka = {k.api_key: (k.min_version, k.max_version) for k in theirs.api_keys}
+    emu = {k.api_key: (k.min_version, k.max_version) for k in ours.api_keys}
+    differ = {key for key in kafka.keys() | emu.keys() if kafka.get(key) != emu.get(key)}
+    assert differ == set(API_DIFFERENCES), {key: (kafka.get(key), emu.get(key)) for key in differ}
+    for name in ("supported_features", "finalized_features"):
+        kafka_features = {f.name: tuple(v for k, v in sorted(f.items()) if k != "name") for f in theirs[name]}
+        emu_features = {f.name: tuple(v for k, v in sorted(f.items()) if k != "name") for f in ours[name]}
+        differ = {n for n in kafka_features.keys() | emu_features.keys() if kafka_features.get(n) != emu_features.get(n)}
+        assert differ <= set(FEATURE_DIFFERENCES), (name, {n: (kafka_features.get(n), emu_features.get(n)) for n in differ})
+
+
+def test_kafkaemu_apis_lists_what_api_versions_advertises():
+    """``kafkaemu apis``: one line per advertised API with its range, the telemetry APIs marked as
+    advertised only with the telemetry reporter."""
+    import subprocess
+    import sys
+    from kafkaemu.handlers.api_versions import advertised_api_keys
+    out = subprocess.run([sys.executable, "-m", "kafkaemu", "apis"], capture_output=True, text=True, timeout=60,
+                         check=True).stdout.splitlines()
+    listed = {int(line.split()[0]): line.split()[2] for line in out}
+    assert listed == {api["api_key"]: f"v{api['min_version']}-v{api['max_version']}"
+                      for api in advertised_api_keys(client_telemetry=True)}
+    assert all("only with metric.reporters=" in line for line in out if int(line.split()[0]) in (71, 72))
+
+
 @pytest.fixture
 def emulator(kafka_emulator_factory):
     emu = kafka_emulator_factory()
@@ -45,7 +102,7 @@ def _topic(prefix):
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
-def test_kafka_python_uses_4_3_versions(emulator):
+def test_kafka_python_uses_4_4_versions(emulator):
     from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
     from kafka.admin import NewTopic
     topic = _topic("v43-kp")
@@ -77,7 +134,7 @@ def test_kafka_python_uses_4_3_versions(emulator):
 def test_kafka_python_infers_the_broker_version(emulator):
     """kafka-python probes one API version per release (broker_version_data.py): 4.3's is
     DescribeLogDirs v5, 4.2's ListOffsets v11, 4.1's Produce v13; its integration suite's
-    test_kafka_version_infer expects what KAFKA_VERSION=4.3.0 names."""
+    test_kafka_version_infer expects what KAFKA_VERSION=4.3.0 names (it knows no 4.4 probe yet)."""
     from kafka import KafkaConsumer
     consumer = KafkaConsumer(bootstrap_servers=emulator.bootstrap_server, api_version=None)
     try:
@@ -140,7 +197,7 @@ def test_aiokafka_round_trips_at_what_it_negotiates(emulator):
     within_range(used(emulator, "aio-"), K.PRODUCE, K.FETCH, K.OFFSET_COMMIT)
 
 
-def test_java_4_3_client_uses_4_3_versions(kafka_emulator_factory, java_classpath):
+def test_java_4_4_client_uses_4_4_versions(kafka_emulator_factory, java_classpath):
     """The Java suite's produce/consume/commit and admin cases, and the KIP-848 consumer's (which
     commits and fetches offsets by topic id), against one emulator."""
     from integration.test_java_clients import KIP848_SETTINGS, run_case
@@ -153,7 +210,7 @@ def test_java_4_3_client_uses_4_3_versions(kafka_emulator_factory, java_classpat
                                                                              f"{result.stderr[-4000:]}"
     versions = used(emulator)
     expected = {K.PRODUCE: 13, K.FETCH: 18, K.LIST_OFFSETS: 11, K.METADATA: 13, K.OFFSET_COMMIT: 10,
-                K.OFFSET_FETCH: 10, K.DESCRIBE_GROUPS: 6, K.API_VERSIONS: 4}
+                K.OFFSET_FETCH: 10, K.DESCRIBE_GROUPS: 6, K.API_VERSIONS: 5}
     assert {k: max(versions.get(k, {-1})) for k in expected} == expected
 
 
@@ -168,7 +225,7 @@ def test_kafka_python_admin_describes_and_updates_features(kafka_emulator_factor
     admin = KafkaAdminClient(bootstrap_servers=emulator.bootstrap_server)
     try:
         described = admin.describe_features()
-        assert described["metadata.version"] == {"supported": (7, 30), "finalized": (30, 30), "finalized_epoch": 1}
+        assert described["metadata.version"] == {"supported": (7, 33), "finalized": (33, 33), "finalized_epoch": 1}
         assert described["transaction.version"]["finalized"] == (1, 1)
         assert admin.update_features({"group.version": ("SAFE_DOWNGRADE", 0)}) == {"group.version": "OK"}
         after = admin.describe_features()
