@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE.parent))
 import consume_order  # noqa: E402
 import peer_client as pc  # noqa: E402
 import peer_waits  # noqa: E402
-from peer_servers import Server, start_kafka, start_kafkaemu, start_tansu  # noqa: E402
+from peer_servers import Server, start_kafka, start_kafkaemu, start_kafkaemu_serve, start_tansu  # noqa: E402
 
 WORKLOADS = ("start", "waits", "pipelined", "throughput", "consume_order", "formation", "wakeup", "rss")
 BROKERS = ("kafkaemu", "Kafka", "Tansu")
@@ -449,7 +449,9 @@ def wakeup_table(servers: list[Server], reps: int) -> Table:
 
 # -- what a test suite waits on (bench/peer_waits.py) -------------------------------------------
 
-STARTERS = {"kafkaemu": lambda: start_kafkaemu()[0], "Kafka": start_kafka, "Tansu": start_tansu}
+# a fresh broker of each kind, as a user starts it: kafkaemu serve without the control API (the
+# tables' kafkaemu, from KafkaEmulator's subprocess mode, serves it, importing aiohttp at start)
+STARTERS = {"kafkaemu": start_kafkaemu_serve, "Kafka": start_kafka, "Tansu": start_tansu}
 
 
 def start_table(names: list[str], reps: int) -> Table:
@@ -469,7 +471,7 @@ def start_table(names: list[str], reps: int) -> Table:
     for name, value in got:
         record.values.setdefault(name, []).append(value)
     return Table("Start: the broker's start (its harness's start call) to its first answers, seconds", [answer, record],
-                 notes=["kafkaemu: `KafkaEmulator(subprocess_mode=True).start()` (python -m kafkaemu serve); Kafka: the "
+                 notes=["kafkaemu: `python -m kafkaemu serve --port 0`, until it printed its listening line; Kafka: the "
                         "kafka_reference harness (writes server.properties, runs kafka-storage format in its own JVM, "
                         "starts the broker JVM and waits for its 'Kafka Server started' log line, polling every 0.1 s); "
                         "Tansu: its binary, waiting for its 'ready' line. The clock starts before the harness call, so "
@@ -510,24 +512,42 @@ def waits_table(servers: list[Server], reps: int) -> Table:
         "is 3000 ms"])
 
 
-def rss_table(servers: list[Server], idle: dict[str, int]) -> Table:
+def rss_table(names: list[str], after_run: dict[str, int]) -> Table:
+    """Each broker started afresh: idle, then with 10,000 partitions; beside, what the run's broker
+    held at its end, after the other workloads (their topics deleted)."""
     from confluent_kafka.admin import AdminClient
-    idle_row = Row("idle, after start", "size", "MB")
-    full_row = Row(f"after topics of {peer_waits.PARTITIONS_FOR_RSS:,} partitions in all were created", "size", "MB")
+    idle_row = Row("idle, just started", "size", "MB")
+    full_row = Row(f"just started, then topics of {peer_waits.PARTITIONS_FOR_RSS:,} partitions in all created",
+                   "size", "MB")
     create_row = Row(f"creating those {peer_waits.PARTITIONS_FOR_RSS:,} partitions "
                      f"({peer_waits.PARTITIONS_FOR_RSS // peer_waits.PARTITIONS_PER_TOPIC} CreateTopics)", "time", "s")
-    for name, value in idle.items():
-        idle_row.values[name] = [value / 1e6]
-    for s in servers:
+    after_row = Row("the run's broker at the end of the run (its workloads' topics deleted)", "size", "MB")
+    for name, value in after_run.items():
+        after_row.values[name] = [value / 1e6]
+    for name in names:
+        server = None
         try:
-            rss, took = peer_waits.with_partitions(s, AdminClient({"bootstrap.servers": s.bootstrap}))
-            full_row.values[s.name] = [rss / 1e6]
-            create_row.values[s.name] = [took]
+            server = STARTERS[name]()
+            if isinstance(server, str):
+                raise RuntimeError(server)
+            if server.pid is None:
+                raise RuntimeError("the broker's process is unknown")
+            time.sleep(1)
+            idle_row.values[name] = [peer_waits.rss_bytes(server.pid) / 1e6]
+            rss, took = peer_waits.with_partitions(server, AdminClient({"bootstrap.servers": server.bootstrap}))
+            full_row.values[name] = [rss / 1e6]
+            create_row.values[name] = [took]
         except Exception as exc:
-            full_row.failures[s.name] = create_row.failures[s.name] = _short(exc)
-    return Table("Resident memory (VmRSS of the broker's process), MB", [idle_row, full_row, create_row],
-                 notes=["one run; idle is read right after start, the partitions at the end of the run (after the "
-                        "other workloads, whose topics were deleted)"])
+            for row in (idle_row, full_row, create_row):
+                if name not in row.values:
+                    row.failures[name] = _short(exc)
+        finally:
+            if server is not None and not isinstance(server, str):
+                server.stop()
+    return Table("Resident memory (VmRSS of the broker's process), MB", [idle_row, full_row, create_row, after_row],
+                 notes=["one run; each broker started afresh for the first three rows (its idle figure read 1 s after "
+                        "its harness said it was up, the partitions' 2 s after their last CreateTopics answer); the "
+                        "last row is read from the broker the other tables measured, before it stopped"])
 
 
 # -- output -------------------------------------------------------------------------------------
@@ -709,11 +729,7 @@ def main(argv=None) -> int:
             skipped[name] = got
         else:
             servers.append(got)
-    idle: dict[str, int] = {}
-    for s in servers:
-        if s.pid is not None:
-            time.sleep(0.5)
-            idle[s.name] = peer_waits.rss_bytes(s.pid)
+    after_run: dict[str, int] = {}
     try:
         pipelined_join_notes: list[str] = []
         if "waits" in only:
@@ -730,11 +746,12 @@ def main(argv=None) -> int:
                 t.notes = [n for n in t.notes if n not in pipelined_join_notes]
         if "wakeup" in only:
             tables.append(wakeup_table(servers, args.reps))
-        if "rss" in only:
-            tables.append(rss_table(servers, idle))
+        after_run = {s.name: peer_waits.rss_bytes(s.pid) for s in servers if s.pid is not None}
     finally:
         for s in servers:
             s.stop()
+    if "rss" in only:
+        tables.append(rss_table([s.name for s in servers], after_run))
     load_end = os.getloadavg()
     elapsed = datetime.datetime.now(datetime.timezone.utc) - started
     described = {s.name: s.description for s in servers}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -41,6 +42,29 @@ def start_kafkaemu() -> tuple[Server, int]:
     pid = getattr(getattr(emu, "_proc", None), "pid", None) if os.path.isdir("/proc") else None
     return Server("kafkaemu", host, int(port), "python -m kafkaemu serve, broker defaults", emu.stop, pid), \
         emu.config.group_initial_rebalance_delay_ms
+
+
+def start_kafkaemu_serve(timeout_s: float = 60.0) -> Server | str:
+    """``python -m kafkaemu serve --port 0`` as a user starts it (no control API), once it printed
+    its listening line; or why it did not start."""
+    proc = subprocess.Popen([sys.executable, "-m", "kafkaemu", "serve", "--port", "0", "--log-level", "warning"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+    line = proc.stdout.readline()
+    if not line.startswith("kafkaemu listening on "):
+        proc.kill()
+        proc.wait()
+        return f"kafkaemu serve did not start: {line.strip() or 'no output'}"
+    host, port = line.rsplit(" ", 1)[1].strip().rsplit(":", 1)
+
+    def stop() -> None:
+        proc.terminate()
+        try:
+            proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return Server("kafkaemu", host, int(port), "python -m kafkaemu serve --port 0", stop,
+                  proc.pid if os.path.isdir("/proc") else None)
 
 
 def start_kafka() -> Server | str:

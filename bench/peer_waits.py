@@ -49,7 +49,8 @@ def start_times(start) -> tuple[float, float, Server]:
                 time.sleep(0.005)
         answered = time.perf_counter() - t0
         topic = f"bench-start-{uuid.uuid4().hex[:8]}"
-        AdminClient({"bootstrap.servers": server.bootstrap}).create_topics([NewTopic(topic, 1, 1)])[topic].result(60)
+        admin = AdminClient({"bootstrap.servers": server.bootstrap})   # kept: the future needs its client alive
+        admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(60)
         producer = Producer({"bootstrap.servers": server.bootstrap, "linger.ms": 0})
         delivered = []
         producer.produce(topic, b"first", on_delivery=lambda err, msg: delivered.append(err))
