@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from kafkaemu.core.classic.settings import ClassicSettings  # noqa: E402
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator  # noqa: E402
 from kafkaemu.core.classic.requests import JoinGroup, SyncGroup  # noqa: E402
 from kafkaemu.protocol import envelope  # noqa: E402
@@ -35,7 +36,7 @@ SUBSCRIPTION = b"\x00\x01" + b"\x00\x00\x00\x01\x00\x06orders" + b"\xff\xff\xff\
 
 def core_round(members: int, rounds: int) -> list[float]:
     """ms of coordinator time for a full rebalance round (every JoinGroup, every SyncGroup)."""
-    c = GroupCoordinator(CoordinatorSettings(initial_rebalance_delay_ms=0), now_ms=0)
+    c = GroupCoordinator(CoordinatorSettings(classic=ClassicSettings(initial_rebalance_delay_ms=0)), now_ms=0)
     sink = []
     ids = []
     for i in range(members):       # MEMBER_ID_REQUIRED first, then the real join
@@ -297,7 +298,7 @@ def main() -> None:
     logging.getLogger("kafka").setLevel(logging.CRITICAL)
     settings = {} if args.initial_delay_ms is None else {"group_initial_rebalance_delay_ms": args.initial_delay_ms}
     with KafkaEmulator(**settings) as emu:
-        delay = emu.config.group_initial_rebalance_delay_ms
+        delay = emu.config.classic.initial_rebalance_delay_ms
         hb_rate, commit_rate = pipelined_rate(emu, args.pipelined)
         print(f"pipelined on one connection: {hb_rate:,.0f} heartbeats/s, {commit_rate:,.0f} offset commits/s")
         for n in (int(x) for x in args.consumers.split(",")):

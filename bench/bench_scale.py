@@ -37,7 +37,7 @@ MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS = 79, 27
 SUBSCRIPTION = b"\x00\x01" + b"\x00\x00\x00\x01\x00\x06orders" + b"\xff\xff\xff\xff" + b"\x00\x00\x00\x00"
 ASSIGNMENT = b"\x00\x01\x00\x00\x00\x01\x00\x06orders\x00\x00\x00\x01\x00\x00\x00\x00\xff\xff\xff\xff"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-DEFAULT_DELAY_MS = DEFAULTS.group_initial_rebalance_delay_ms
+DEFAULT_DELAY_MS = DEFAULTS.classic.initial_rebalance_delay_ms
 
 
 # -- the server process ---------------------------------------------------------------------------

@@ -41,7 +41,7 @@ def start_kafkaemu() -> tuple[Server, int]:
     host, port = emu.bootstrap_server.rsplit(":", 1)
     pid = getattr(getattr(emu, "_proc", None), "pid", None) if os.path.isdir("/proc") else None
     return Server("kafkaemu", host, int(port), "python -m kafkaemu serve, broker defaults", emu.stop, pid), \
-        emu.config.group_initial_rebalance_delay_ms
+        emu.config.classic.initial_rebalance_delay_ms
 
 
 def start_kafkaemu_serve(timeout_s: float = 60.0) -> Server | str:

@@ -17,7 +17,8 @@ REFRESH_MS = 10_000
 
 @pytest.fixture(scope="module")
 def emulator():
-    extra = {"group.consumer.regex.refresh.interval.ms": REFRESH_MS, "group.consumer.heartbeat.interval.ms": 500}
+    extra = {"group.consumer.regex.refresh.interval.ms": REFRESH_MS, "group.consumer.heartbeat.interval.ms": 500,
+             "group.consumer.min.heartbeat.interval.ms": 500}
     with KafkaEmulator(sasl_users=USERS, authorizer=True, super_users="User:admin", manual_clock=True,
                        extra=extra) as emulator:
         yield emulator

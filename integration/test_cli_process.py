@@ -7,7 +7,6 @@ import socket
 import subprocess
 import sys
 import textwrap
-from dataclasses import asdict
 
 import pytest
 
@@ -56,7 +55,7 @@ def test_every_setting_round_trips_through_the_subprocess_command(tmp_path):
     out = subprocess.run([*emulator.subprocess_command(), "--print-config"], capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout) == json.loads(json.dumps(asdict(emulator.config)))
+    assert json.loads(out.stdout) == json.loads(json.dumps(emulator.config.as_dict()))
     assert emulator.config.tls_key_password is None and emulator.config.node_id == 7
 
 

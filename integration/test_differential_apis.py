@@ -815,6 +815,24 @@ def _streams_group_describe(peer, versions):
                lambda a: a.error_code not in p.LOADING)
     at_each(peer, versions, K.STREAMS_GROUP_DESCRIBE, {"group_ids": [group, peer.name("nope")],
                                                        "include_authorized_operations": True})
+    for v in versions:
+        if v >= 1:
+            peer.call(f"v{v} with the topology description", K.STREAMS_GROUP_DESCRIBE, v, {
+                "group_ids": [group], "include_authorized_operations": False, "include_topology_description": True})
+
+
+@api(K.STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE)
+def _streams_group_topology_description_update(peer, versions):
+    topic, group, member = peer.name("t"), peer.name("g"), str(uuid.uuid4())
+    p.create_topic(peer, topic, 2)
+    p.find_coordinator(peer, group)
+    peer.until(K.STREAMS_GROUP_HEARTBEAT, 0, _streams_heartbeat(group, member, 0, _topology(topic)),
+               lambda a: a.error_code not in p.LOADING)
+    node = {"name": "KSTREAM-SOURCE-0000000000", "node_type": 1, "source_topics": [topic], "sink_topic": None,
+            "stores": [], "successors": []}
+    at_each(peer, versions, K.STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE, {
+        "group_id": group, "member_id": member, "topology_epoch": 1,
+        "topology_description": {"subtopologies": [{"subtopology_id": "0", "nodes": [node]}], "global_stores": []}})
 
 
 def test_every_api_kafkaemu_implements_has_a_scenario():

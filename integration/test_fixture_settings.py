@@ -17,7 +17,7 @@ def test_ini_settings_marker_and_factory(pytester):
 
         def test_session_emulator_has_the_ini_settings(kafka_emulator):
             assert kafka_emulator.config.manual_clock and kafka_emulator.config.nodes == 2
-            assert kafka_emulator.config.group_initial_rebalance_delay_ms == 0
+            assert kafka_emulator.config.classic.initial_rebalance_delay_ms == 0
             before = kafka_emulator.now_ms()
             assert kafka_emulator.advance_clock("1h") == before + 3_600_000
 

@@ -16,11 +16,14 @@ from .group_clients import ConsumerThread, append_records, create_topic, disjoin
 pytestmark = pytest.mark.timeout(120)
 
 SESSION_MS = 6000
+# below Kafka's group.consumer.min.* bounds, so those are lowered too, as a Kafka test broker would
+KIP848_TIMEOUTS = {"group.consumer.session.timeout.ms": SESSION_MS, "group.consumer.heartbeat.interval.ms": 500,
+                   "group.consumer.min.session.timeout.ms": SESSION_MS, "group.consumer.min.heartbeat.interval.ms": 500}
 
 
 @pytest.fixture(scope="module")
 def emulator():
-    extra = {"group.consumer.session.timeout.ms": SESSION_MS, "group.consumer.heartbeat.interval.ms": 500}
+    extra = KIP848_TIMEOUTS
     with KafkaEmulator(extra=extra) as emu:
         yield emu
 
@@ -214,7 +217,7 @@ def test_admin_lists_and_describes_the_consumer_group(emulator):
 def test_group_survives_a_broker_restart_with_a_data_dir(tmp_path):
     """Consumer group state is replayed from __consumer_offsets: after a restart on the same port the
     members carry on with their epochs, no rebalance, and their partitions stay where they were."""
-    extra = {"group.consumer.session.timeout.ms": SESSION_MS, "group.consumer.heartbeat.interval.ms": 500}
+    extra = KIP848_TIMEOUTS
     first = KafkaEmulator(data_dir=str(tmp_path), extra=extra).start()
     port = first.port
     bs, topic, group = first.bootstrap_server, unique("kip848-restart"), unique("kip848-g")
@@ -249,7 +252,7 @@ def test_several_nodes_and_a_coordinator_move_keep_the_group():
     moving that leader sends the members to the new node (NOT_COORDINATOR, FindCoordinator) and
     they carry on with their epochs."""
     from kafkaemu.core.placement import partition_for
-    extra = {"group.consumer.session.timeout.ms": SESSION_MS, "group.consumer.heartbeat.interval.ms": 500}
+    extra = KIP848_TIMEOUTS
     with KafkaEmulator(nodes=3, extra=extra) as cluster:
         bs, topic, group = cluster.bootstrap_servers, unique("kip848-nodes"), unique("kip848-g")
         create_topic(cluster, topic, 4)

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture(scope="module")
 def emulator():
-    extra = {"group.consumer.session.timeout.ms": 6000, "group.consumer.heartbeat.interval.ms": 500}
+    extra = {"group.consumer.session.timeout.ms": 6000, "group.consumer.heartbeat.interval.ms": 500,
+             "group.consumer.min.session.timeout.ms": 6000, "group.consumer.min.heartbeat.interval.ms": 500}
     with KafkaEmulator(extra=extra) as emu:
         yield emu
 

@@ -36,7 +36,8 @@ CASES = [
 TRANSACTION_CASES = [c for c in CASES if c.startswith("transactions-")]
 # KIP-848 cases run against an emulator with a short consumer-group heartbeat interval and session.
 KIP848_CASES = ["group-consumer-protocol", "group-consumer-protocol-static-regex", "group-migration"]
-KIP848_SETTINGS = {"group.consumer.heartbeat.interval.ms": 500, "group.consumer.session.timeout.ms": 6000}
+KIP848_SETTINGS = {"group.consumer.heartbeat.interval.ms": 500, "group.consumer.session.timeout.ms": 6000,
+                   "group.consumer.min.heartbeat.interval.ms": 500, "group.consumer.min.session.timeout.ms": 6000}
 # run against an emulator checking for timed-out transactions every 200 ms
 TRANSACTION_VERSION_CASES = ["transactions-version-change"]
 

@@ -41,9 +41,6 @@ API_DIFFERENCES = {
     **{key: "an inter-broker API (the share coordinator's state RPCs): kafkaemu keeps share-group state "
             "inside its coordinator and answers no broker-to-broker requests" for key in (83, 84, 85, 86, 87)},
     94: "UnregisterController: a KRaft controller API; kafkaemu emulates no controller quorum to unregister from",
-    93: "StreamsGroupTopologyDescriptionUpdate: not yet implemented",
-    88: "StreamsGroupHeartbeat v1: not yet implemented (kafkaemu answers v0)",
-    89: "StreamsGroupDescribe v1: not yet implemented (kafkaemu answers v0)",
 }
 # kraft.version: the reference broker runs a static controller quorum (kraft.version 0, left out of the
 # finalized features); kafkaemu answers as a cluster formatted --standalone, the 4.x default (level 1)

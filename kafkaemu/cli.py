@@ -12,11 +12,10 @@ import asyncio
 import os
 import signal
 import sys
-from dataclasses import asdict
 
 from .allocator import keep_large_buffers
 from .cli_help import COMMON, area_of, section_order
-from .config import SETTINGS, BrokerConfig, Setting, setting_named
+from .config import KAFKA_NAMES, SETTINGS, BrokerConfig, Setting, setting_named
 from .fd_limit import raise_open_files_limit
 from .logging import LEVELS, configure_logging
 
@@ -55,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Run the broker. Every setting is a flag, and those with a Kafka name "
                                        "can also be given as --override NAME=VALUE.")
     add_setting_flags(serve)
+    serve.add_argument("--config", metavar="FILE",
+                       help="a Kafka server.properties file: every broker setting Kafka 4.4 defines is taken "
+                            "(those kafkaemu acts on are its settings; --override and the flags win over it)")
     serve.add_argument("--override", action="append", default=[], metavar="NAME=VALUE",
                        help="a setting by its Kafka name, e.g. group.consumer.session.timeout.ms=10000 "
                             "(repeatable; the names are listed with the flags)")
@@ -78,6 +80,8 @@ def add_setting_flags(parser: argparse.ArgumentParser) -> None:
     default."""
     sections = {title: parser.add_argument_group(title) for title in section_order()}
     for s in SETTINGS.values():
+        if s.flag is None:   # a Kafka setting kafkaemu accepts but does not act on: --override only
+            continue
         area = area_of(s.flag, s.kafka)
         target = parser if area is None else sections[area]
         kwargs = {"dest": s.name, "default": argparse.SUPPRESS, "help": _help(s)}
@@ -122,19 +126,67 @@ def parse_overrides(values: list[str]) -> dict[str, str]:
     return {name: value.strip() for name, value in parse_pairs(values, "=", "--override", "NAME=VALUE").items()}
 
 
-def config_from_args(args) -> BrokerConfig:
-    """The configuration the flags and ``--override`` settings describe (not yet validated)."""
+def config_from_args(args, environ=None) -> BrokerConfig:
+    """The configuration the settings describe (not yet validated), later ones winning: the
+    ``KAFKA_*`` environment variables (mapped as Kafka's container image maps them), the ``--config``
+    properties file, then the flags and ``--override``. A name Kafka does not define is refused with
+    a suggestion, except from the environment, where it is passed over with a note on stderr (an
+    environment holds other KAFKA_* variables, and Kafka ignores names it does not know)."""
+    from .broker_properties import from_environment, kafka_defined
+    environ = os.environ if environ is None else environ
+    by_kafka_name: dict[str, tuple[str, str]] = {}   # name -> (value, where it came from)
+    for name, text in from_environment(environ).items():
+        if name in KAFKA_NAMES or kafka_defined(name):
+            by_kafka_name[name] = (text, "the environment")
+        else:
+            print(f"kafkaemu serve: note: {name} (from a KAFKA_* environment variable) is not a Kafka broker "
+                  f"setting; passed over", file=sys.stderr)
+    if args.config:
+        by_kafka_name.update((name, (text, f"--config {args.config}")) for name, text in _properties(args.config))
     values = {}
     for s in SETTINGS.values():
         if hasattr(args, s.name):
             raw = getattr(args, s.name)
             values[s.name] = raw if s.kind == "bool" else s.parse(raw)
     for name, text in parse_overrides(args.override).items():
-        s = setting_named(name)
+        s = KAFKA_NAMES.get(name)
+        if s is None:
+            if not kafka_defined(name):
+                setting_named(name)   # refused, naming the closest setting
+            by_kafka_name[name] = (text, "--override")
+            continue
         if s.name in values:
             raise ValueError(f"{s.flag} and --override {s.kafka} set the same setting")
         values[s.name] = s.parse(text, label=f"--override {s.kafka}")
-    return BrokerConfig(**values)
+        by_kafka_name.pop(name, None)
+    extra = {}
+    for name, (text, where) in by_kafka_name.items():
+        s = KAFKA_NAMES.get(name)
+        if s is None:
+            if not kafka_defined(name):
+                raise ValueError(f"{where}: {_unknown(name)}")
+            extra[name] = text
+        elif s.name not in values:
+            values[s.name] = s.parse(text, label=f"{where}: {name}")
+    return BrokerConfig(**values, extra=extra)
+
+
+def _properties(path: str) -> list[tuple[str, str]]:
+    from .broker_properties import read_properties
+    try:
+        return list(read_properties(path).items())
+    except OSError as exc:
+        raise ValueError(f"cannot read --config {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"--config {path}: {exc}") from None
+
+
+def _unknown(name: str) -> str:
+    try:
+        setting_named(name)
+    except ValueError as exc:
+        return str(exc)
+    return name
 
 
 def print_apis() -> None:
@@ -215,12 +267,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "errors":
         return _to_stdout(print_errors)
     try:
-        config = config_from_args(args).validate(label=lambda s: s.flag)
+        config = config_from_args(args).validate(label=lambda s: s.flag or s.kafka)
     except ValueError as exc:
         _settings_error(str(exc))
     if args.print_config:
         import json
-        return _to_stdout(lambda: print(json.dumps(asdict(config), indent=2)))
+        return _to_stdout(lambda: print(json.dumps(config.as_dict(), indent=2)))
     configure_logging(args.log_format, args.log_level, stdlib=True)
     keep_large_buffers()
     raise_open_files_limit()   # a connection is a file descriptor: 1024 is soon reached

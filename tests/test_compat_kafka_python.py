@@ -32,9 +32,9 @@ def test_the_suite_settings_take_effect():
     config = settings.broker_config()
     for kafka_name, value in settings.kafkaemu_overrides().items():
         s = setting_named(kafka_name)
-        assert getattr(config, s.name) == s.parse(value), kafka_name
-    assert (config.num_partitions, config.offsets_topic_num_partitions) == (4, 2)
-    assert (config.group_min_session_timeout_ms, config.group_initial_rebalance_delay_ms) == (1000, 0)
+        assert s.get(config) == s.parse(value), kafka_name
+    assert (config.num_partitions, config.offsets.topic_num_partitions) == (4, 2)
+    assert (config.classic.min_session_timeout_ms, config.classic.initial_rebalance_delay_ms) == (1000, 0)
     assert config.authorization_enabled and config.allow_everyone_if_no_acl_found
     assert config.log_retention_ms == 168 * 3600 * 1000 and (config.host, config.port) == ("127.0.0.1", 0)
 

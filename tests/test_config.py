@@ -1,14 +1,15 @@
-"""BrokerConfig is the one source of settings: every field reaches the command line, ``--override``
-(by its Kafka name), the core's Settings views and the subprocess arguments; bad settings are
-refused with one line naming them."""
+"""BrokerConfig is the one source of settings: every setting (its own fields and those of the
+coordinators' settings classes it composes) reaches the command line, ``--override`` (by its Kafka
+name), the coordinators and the subprocess arguments; bad settings are refused with one line
+naming them."""
 import logging
 
 import pytest
 
 from kafkaemu.cli import build_parser, config_from_args, main
 from kafkaemu.config import DEFAULTS, KAFKA_NAMES, SETTINGS, BrokerConfig, setting_named
-from kafkaemu.core.settings import ConsumerSettings
-from kafkaemu.core.coordinator import CoordinatorSettings
+from kafkaemu.core.consumer.settings import ConsumerSettings
+from kafkaemu.core.transactions.settings import TransactionSettings
 from kafkaemu.logging import log_level
 from tests.conftest import new_broker
 
@@ -26,6 +27,16 @@ SAMPLES = {
     "group_initial_rebalance_delay_ms": 3000, "group_max_size": 10, "offset_metadata_max_bytes": 100,
     "offsets_retention_minutes": 60, "offsets_retention_check_interval_ms": 30000,
     "group_consumer_session_timeout_ms": 6000, "group_consumer_heartbeat_interval_ms": 500,
+    "group_consumer_min_session_timeout_ms": 6000, "group_consumer_min_heartbeat_interval_ms": 500,
+    "group_share_record_lock_duration_ms": 1000, "group_share_min_record_lock_duration_ms": 1000,
+    "group_consumer_max_session_timeout_ms": 70000, "group_consumer_max_heartbeat_interval_ms": 20000,
+    "group_share_session_timeout_ms": 50000, "group_share_delivery_count_limit": 3,
+    "group_share_min_session_timeout_ms": 40000, "group_share_max_session_timeout_ms": 70000,
+    "group_share_heartbeat_interval_ms": 6000, "group_share_min_heartbeat_interval_ms": 4000,
+    "group_share_max_heartbeat_interval_ms": 20000, "group_share_max_size": 100,
+    "group_share_max_record_lock_duration_ms": 120000, "group_share_min_delivery_count_limit": 3,
+    "group_share_max_delivery_count_limit": 12, "group_share_partition_max_record_locks": 500,
+    "group_share_min_partition_max_record_locks": 200, "group_share_max_partition_max_record_locks": 3000,
     "group_consumer_max_size": 20, "group_consumer_assignors": ("range",),
     "group_streams_session_timeout_ms": 50000, "group_streams_heartbeat_interval_ms": 6000,
     "group_streams_num_standby_replicas": 1, "group_streams_min_session_timeout_ms": 30000,
@@ -57,6 +68,20 @@ SAMPLES = {
 }
 
 
+
+def sample(s):
+    """A value other than the default for a setting SAMPLES leaves out (those kafkaemu accepts by
+    their Kafka names only)."""
+    if s.kind == "int":
+        return s.default + 1 if s.default < s.max else s.default - 1
+    if s.kind == "bool":
+        return not s.default
+    return ("x",) if s.kind == "list" else "x"
+
+
+SAMPLES.update({name: sample(s) for name, s in SETTINGS.items() if name not in SAMPLES and s.flag is None})
+
+
 def parse(*argv):
     return config_from_args(build_parser().parse_args(["serve", *argv]))
 
@@ -85,7 +110,7 @@ def test_every_kafka_named_setting_is_an_override(kafka_name):
     setting = KAFKA_NAMES[kafka_name]
     value = SAMPLES[setting.name]
     config = parse("--override", f"{kafka_name}={text_of(setting, value)}")
-    assert getattr(config, setting.name) == value
+    assert setting.get(config) == value
     assert BrokerConfig(extra={kafka_name: value}) == config  # the same names from Python
 
 
@@ -100,7 +125,7 @@ def test_existing_flags_keep_their_names():
 def test_override_texts_become_typed_values():
     config = BrokerConfig(extra={"auto.create.topics.enable": "FALSE", "group.consumer.assignors": "range, uniform",
                                  "num.partitions": "3"})
-    assert (config.auto_create_topics, config.group_consumer_assignors, config.num_partitions) == \
+    assert (config.auto_create_topics, config.consumer.assignors, config.num_partitions) == \
         (False, ("range", "uniform"), 3)
 
 
@@ -112,26 +137,28 @@ def test_unknown_override_names_are_refused_with_a_suggestion():
         BrokerConfig(extra={"no.such.setting": 1})
 
 
-def test_settings_views_are_derived_from_the_config():
+def test_the_coordinators_settings_are_composed_not_copied():
     config = BrokerConfig(**SAMPLES)
-    coordinator = CoordinatorSettings.from_config(config)
-    assert (coordinator.min_session_timeout_ms, coordinator.max_session_timeout_ms,
-            coordinator.initial_rebalance_delay_ms, coordinator.max_group_size, coordinator.offsets_retention_ms,
-            coordinator.offsets_topic_num_partitions, coordinator.offset_metadata_max_bytes,
-            coordinator.offsets_retention_check_interval_ms) == (1000, 60000, 3000, 10, 3600000, 5, 100, 30000)
-    assert coordinator.consumer == ConsumerSettings(6000, 500, 20, ("range",), "upgrade", 30000)
-    # their defaults are BrokerConfig's
-    assert CoordinatorSettings() == CoordinatorSettings.from_config(DEFAULTS)
-    assert ConsumerSettings() == ConsumerSettings.from_config(DEFAULTS)
+    assert (config.classic.min_session_timeout_ms, config.classic.max_session_timeout_ms,
+            config.classic.initial_rebalance_delay_ms, config.classic.max_size, config.offsets.retention_ms,
+            config.offsets.topic_num_partitions, config.offsets.metadata_max_bytes,
+            config.offsets.retention_check_interval_ms) == (1000, 60000, 3000, 10, 3600000, 5, 100, 30000)
+    assert (config.consumer.session_timeout_ms, config.consumer.heartbeat_interval_ms, config.consumer.max_size,
+            config.consumer.assignors, config.consumer.migration_policy) == (6000, 500, 20, ("range",), "upgrade")
+    assert (config.share.record_lock_duration_ms, config.share.delivery_count_limit) == (1000, 3)
+    # a whole settings object is a keyword too, and a named setting changes it
+    assert BrokerConfig(consumer=config.consumer, group_consumer_max_size=7).consumer.session_timeout_ms == 6000
+    assert DEFAULTS.consumer == ConsumerSettings() and DEFAULTS.transactions == TransactionSettings()
+    broker = new_broker(group_share_session_timeout_ms=50000, group_consumer_max_size=20)
+    assert broker.coordinator.settings.share.session_timeout_ms == 50000
+    assert broker.coordinator.settings.consumer.max_size == 20
 
 
-def test_transaction_settings_are_derived_from_the_config():
-    from kafkaemu.core.settings import TransactionSettings
-    t = TransactionSettings.from_config(BrokerConfig(**SAMPLES))
+def test_transaction_settings_reach_the_transaction_coordinator():
+    t = BrokerConfig(**SAMPLES).transactions
     assert (t.state_log_num_partitions, t.max_timeout_ms, t.transactional_id_expiration_ms,
             t.abort_timed_out_transactions_interval_ms, t.remove_expired_transactional_ids_interval_ms,
             t.partition_verification_enable) == (7, 60000, 86400000, 1000, 60000, False)
-    assert TransactionSettings() == TransactionSettings.from_config(DEFAULTS)
     broker = new_broker(transaction_state_log_num_partitions=7, transaction_partition_verification_enable=False)
     assert len(broker.store.get("__transaction_state").partitions) == 7 and broker.txn_path.partition_verifier is None
 
@@ -167,9 +194,27 @@ BAD = [
     (["--num-partitions", "0"], "--num-partitions must be at least 1, got 0"),
     (["--override", "num.partitions=0"], "--num-partitions must be at least 1, got 0"),
     (["--group-min-session-timeout-ms", "7000", "--group-max-session-timeout-ms", "6000"],
-     "--group-min-session-timeout-ms 7000 is above --group-max-session-timeout-ms 6000"),
-    (["--override", "group.consumer.heartbeat.interval.ms=50000"],
-     "--group-consumer-heartbeat-interval-ms 50000 must be below --group-consumer-session-timeout-ms 45000"),
+     "--group-max-session-timeout-ms 6000 must be greater than or equal to --group-min-session-timeout-ms 7000"),
+    (["--override", "group.consumer.heartbeat.interval.ms=50000", "--override",
+      "group.consumer.max.heartbeat.interval.ms=60000"],
+     "--group-consumer-heartbeat-interval-ms 50000 must be less than --group-consumer-session-timeout-ms 45000"),
+    (["--override", "group.consumer.session.timeout.ms=6000"],
+     "--group-consumer-session-timeout-ms 6000 must be greater than or equal to "
+     "--group-consumer-min-session-timeout-ms 45000"),
+    # Kafka 4.4's group.share.* settings: their bounds, and ShareGroupConfig's checks in its words
+    (["--override", "group.share.delivery.count.limit=12"],
+     "--group-share-delivery-count-limit must be from 2 to 10, got 12"),
+    (["--override", "group.share.record.lock.duration.ms=1000"],
+     "--group-share-record-lock-duration-ms 1000 must be greater than or equal to "
+     "--group-share-min-record-lock-duration-ms 15000"),
+    (["--override", "group.share.partition.max.record.locks=5000"],
+     "--group-share-max-partition-max-record-locks 4000 must be greater than or equal to "
+     "--group-share-partition-max-record-locks 5000"),
+    (["--override", "group.share.assignment.interval.ms=20000"],
+     "group.share.assignment.interval.ms 20000 must be less than or equal to "
+     "group.share.max.assignment.interval.ms 15000"),
+    (["--override", "group.consumer.migration.policy=sideways"],
+     "--group-consumer-migration-policy takes bidirectional, upgrade, downgrade or disabled, got sideways"),
     # GroupCoordinatorConfig's checks of the group.streams.* settings, in its words
     (["--override", "group.streams.heartbeat.interval.ms=4000"],
      "--group-streams-heartbeat-interval-ms 4000 must be greater than or equal to "
@@ -239,8 +284,8 @@ def test_the_emulator_refuses_a_misspelt_setting_naming_it_with_a_suggestion():
 def test_the_emulator_refuses_a_bad_setting_before_starting():
     from kafkaemu.testing import KafkaEmulator
     emulator = KafkaEmulator(num_partitions=0, group_min_session_timeout_ms=10, group_max_session_timeout_ms=5)
-    with pytest.raises(ValueError, match="num_partitions must be at least 1, got 0; group_min_session_timeout_ms "
-                                         "10 is above group_max_session_timeout_ms 5"):
+    with pytest.raises(ValueError, match="num_partitions must be at least 1, got 0; group_max_session_timeout_ms "
+                                         "5 must be greater than or equal to group_min_session_timeout_ms 10"):
         emulator.start()
     assert emulator.port is None and emulator._loop is None
 

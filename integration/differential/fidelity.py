@@ -93,6 +93,13 @@ def render(ledger: Ledger) -> str:
                 lines.append(f"- ... {len(items) - 12} more of the same reason")
                 break
         sections.append("\n".join(lines))
+    from .known import KNOWN
+    unmatched = [k for k in KNOWN if k not in ledger.matched()]
+    if unmatched:
+        sections.append("### Explanations that matched nothing in this run\n\nFixed since, or their scenario did "
+                        "not run; `integration/differential/known.py` should drop them once fixed:\n\n" +
+                        "\n".join(f"- {k.api} `{k.path}` ({'on purpose' if k.on_purpose else 'open, ' + k.owner})"
+                                   for k in unmatched))
     normalised = "\n".join(f"- `{pattern}`: {why}" for pattern, why in sorted(ledger.normalised.items()))
     return HEAD.format(kafka=KAFKA_VERSION, summary=ledger.summary().removeprefix("differential: "),
                        normalised=normalised, table="\n".join(rows),

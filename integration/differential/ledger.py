@@ -39,6 +39,9 @@ class Ledger:
     def exchanges(self) -> int:
         return sum(c.exchanges for c in self.cells.values())
 
+    def matched(self) -> set:
+        return {f.known for c in self.cells.values() for f in c.found if f.known is not None}
+
     def record(self, api: str, version: int, scenario: str, label: str, fields: int, found: list[Found]) -> None:
         cell = self.cells[(api, version)]
         cell.exchanges += 1

@@ -24,8 +24,8 @@ from ..storage.log_store import OFFSETS_TOPIC, LogStore
 from ..storage.offsets_topic import prepare_offsets_topic
 from . import dispatch
 from .context import ANONYMOUS, BuiltOnFirstUse, RequestContext, built, services_for
-from .coordinators import (build_group_coordinator, build_share_partitions, build_transaction_coordinator,
-                           continue_producer_ids, holds_records)
+from .coordinators import (build_group_configs, build_group_coordinator, build_share_partitions,
+                           build_transaction_coordinator, continue_producer_ids, holds_records)
 from .intercept import Faults, RequestInterceptor
 from .placement import Placement
 from .topics import TopicAdmin
@@ -33,6 +33,7 @@ from .transactions import TransactionDataPath, TransactionHooks
 
 if TYPE_CHECKING:
     from ..core.coordinator import GroupCoordinator
+    from ..core.group_configs import GroupConfigs
     from ..core.quorum import MetadataQuorum
     from ..core.share.partitions import SharePartitionManager
     from ..core.transactions.coordinator import TransactionCoordinator
@@ -70,7 +71,8 @@ class Broker:
         BuiltOnFirstUse(services, "credentials", self._build_credentials)
         BuiltOnFirstUse(services, "tokens", lambda: services.credentials.tokens)
         # transaction.version starts at its own setting unless --feature names it
-        levels = {"transaction.version": config.transaction_version, **parse_levels(config.finalized_features)}
+        levels = {"transaction.version": config.transactions.transaction_version,
+                  **parse_levels(config.finalized_features)}
         services.features = self.features = FinalizedFeatures(levels, config.node_id)
         BuiltOnFirstUse(services, "quorum", lambda: self._new_quorum(config))   # the raft APIs, the control API
         self.faults = Faults()
@@ -81,8 +83,8 @@ class Broker:
         # lookup can create them as ordinary topics; groups and transactional ids are placed by the
         # partition counts they have (as Kafka, after a setting change too). With a data directory
         # their records are replayed (completing transactions caught mid-commit).
-        prepare_offsets_topic(store, config.offsets_topic_num_partitions, f"data directory {config.data_dir}")
-        transaction_state_topic.prepare_transaction_state_topic(store, config.transaction_state_log_num_partitions)
+        prepare_offsets_topic(store, config.offsets.topic_num_partitions, f"data directory {config.data_dir}")
+        transaction_state_topic.prepare_transaction_state_topic(store, config.transactions.state_log_num_partitions)
         self.placement.offsets_partitions = len(store.get(OFFSETS_TOPIC).partitions)
         self.placement.txn_partitions = len(store.get(transaction_state_topic.TRANSACTION_STATE_TOPIC).partitions)
         self._init_coordinators(config, now_ms)
@@ -118,10 +120,11 @@ class Broker:
                 watch(coordinator)
             self._group_watchers.clear()
             return coordinator
+        BuiltOnFirstUse(self.services, "group_configs", self.new_group_configs)
         BuiltOnFirstUse(self.services, "shares", lambda: self.new_share_partitions(self.now_ms, load))
         BuiltOnFirstUse(self.services, "groups", build_groups)
         BuiltOnFirstUse(self.services, "txns", lambda: self.new_transaction_coordinator(self.now_ms, load))
-        if config.transaction_partition_verification_enable:
+        if config.transactions.partition_verification_enable:
             self.txn_path.partition_verifier = self.txn_path.verify_partition
         if load:
             continue_producer_ids(self.store)   # idempotent producers' ids too, coordinator or not
@@ -228,11 +231,24 @@ class Broker:
         (``ctx.shares``) of its share groups; ``load``: with the groups and offsets its records hold
         (a previous run's, or a restored snapshot's)."""
         return build_group_coordinator(self.config, self.store, self.placement, now_ms, load, self.services.shares,
-                                       self.authorizer)
+                                       self.services.group_configs, self.authorizer)
 
     def new_share_partitions(self, now_ms: int, load: bool = True) -> SharePartitionManager:
         """The share data plane; ``load``: with the share partitions __share_group_state holds."""
-        return build_share_partitions(self.config, self.store, now_ms, load)
+        return build_share_partitions(self.config, self.store, now_ms, load, self.services.group_configs)
+
+    def new_group_configs(self) -> GroupConfigs:
+        """The groups' configs (the data dir's, with one), shared by the group coordinator and the
+        share data plane (``ctx.group_configs``)."""
+        return build_group_configs(self.config)
+
+    @property
+    def group_configs(self) -> GroupConfigs:
+        return self.services.group_configs
+
+    @group_configs.setter
+    def group_configs(self, configs: GroupConfigs) -> None:
+        self.services.group_configs = configs
 
     def new_transaction_coordinator(self, now_ms: int, load: bool = True) -> TransactionCoordinator:
         """A transaction coordinator writing to __transaction_state; ``load``: with the transactions

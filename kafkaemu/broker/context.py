@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..config import BrokerConfig
     from ..core.coordinator import GroupCoordinator
     from ..core.features import FinalizedFeatures
+    from ..core.group_configs import GroupConfigs
     from ..core.quorum import MetadataQuorum
     from ..core.share.partitions import SharePartitionManager
     from ..core.transactions.coordinator import TransactionCoordinator
@@ -84,6 +85,7 @@ class RequestContext:
     store: "LogStore" = None  # type: ignore[assignment]
     groups: "GroupCoordinator" = None  # type: ignore[assignment]
     shares: "SharePartitionManager" = None  # type: ignore[assignment]  # the share data plane (KIP-932)
+    group_configs: "GroupConfigs" = None  # type: ignore[assignment]  # every group kind's configs
     txns: "TransactionCoordinator" = None  # type: ignore[assignment]
     placement: "Placement" = None  # type: ignore[assignment]
     config: "BrokerConfig" = None  # type: ignore[assignment]

@@ -177,12 +177,17 @@ def empty(broker) -> Snapshot:
                     security=security_state.initial(broker), clients={"quotas": {}, "client_metrics": {}})
 
 
+def current_group_configs(broker):
+    """Group configs for the restored coordinators: they are the controller's, not the snapshot's,
+    so the current ones stay (in a new holder, which the new coordinators listen to)."""
+    configs = broker.new_group_configs()
+    configs.restore(broker.group_configs)
+    return configs
+
+
 def load_share_partitions(broker, now_ms: int):
     """A share data plane holding the share partitions of the restored __share_group_state."""
-    shares = broker.new_share_partitions(now_ms, load=True)   # __share_group_state is restored already
-    # group configs are the controller's, not the snapshot's: the current ones stay
-    shares.group_configs = broker.shares.group_configs
-    return shares
+    return broker.new_share_partitions(now_ms, load=True)   # __share_group_state is restored already
 
 
 def load_groups(snapshot: Snapshot, broker, now_ms: int):

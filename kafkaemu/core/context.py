@@ -17,7 +17,8 @@ from typing import Callable, Hashable
 from .group_api import Group, GroupType, Record
 from .placement import partition_for
 from .runtime import CoordinatorRuntime, Write
-from .settings import CoordinatorSettings
+from .coordinator_settings import CoordinatorSettings
+from .group_configs import GroupConfigs
 from .timers import Timers
 
 # (partition of __consumer_offsets, records, now_ms); a transactional offset commit also passes
@@ -41,8 +42,9 @@ def _no_sink(partition: int, records: list[Record], now_ms: int) -> None:
 
 class CoordinatorContext:
     def __init__(self, settings: CoordinatorSettings, sink: Sink | None = None, now_ms: int = 0,
-                 transition_log_size: int = 100000) -> None:
+                 transition_log_size: int = 100000, group_configs: GroupConfigs | None = None) -> None:
         self.settings = settings
+        self.group_configs = group_configs or GroupConfigs(settings)   # every kind looks its configs up here
         self.sink: Sink = sink or _no_sink
         self.now_ms = now_ms
         self.timers = Timers()
@@ -93,7 +95,7 @@ class CoordinatorContext:
 
     def sink_write(self, write: Write) -> None:
         """The runtime's append: one batch to the group's partition through the injected sink."""
-        partition = partition_for(write.group_id, self.settings.offsets_topic_num_partitions)
+        partition = partition_for(write.group_id, self.settings.offsets.topic_num_partitions)
         if write.producer_id < 0:
             self.sink(partition, write.records, self.now_ms)
         else:

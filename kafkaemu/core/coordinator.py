@@ -43,7 +43,8 @@ from .offsets.requests import OffsetCommit, TxnOffsetCommit
 from .placement import partition_for
 from .ports import GroupPorts
 from .record_format import EndTransactionMarker, UnknownRecordType, replay_or_skip, split
-from .settings import CoordinatorSettings
+from .coordinator_settings import CoordinatorSettings
+from .group_configs import GroupConfigs
 from .share import records as share_records
 from .share.events import ShareGroupEvents
 from .share.manager import ShareGroupManager
@@ -76,11 +77,15 @@ class GroupCoordinator:
                  transition_log_size: int = 100000, share_events: ShareGroupEvents | None = None,
                  ports: GroupPorts = GroupPorts(), kinds: Iterable[KindFactory] = ()) -> None:
         """``share_events``: the share data plane (an owner of its own, Kafka's SharePartitionManager)
-        hearing of share groups (share/events.py); None: a coordinator without one."""
-        ctx = self.ctx = CoordinatorContext(settings or CoordinatorSettings(), sink, now_ms, transition_log_size)
+        hearing of share groups (share/events.py); None: a coordinator without one. The groups' configs
+        (``ports.group_configs``, the broker's, shared with the data plane; None: this coordinator's
+        own) are where every kind looks its own up."""
+        settings = settings or CoordinatorSettings()
+        ctx = self.ctx = CoordinatorContext(settings, sink, now_ms, transition_log_size,
+                                            ports.group_configs or GroupConfigs(settings))
         self._scope = _RequestScope(ctx)
         self._run = ctx.runtime.run
-        group_configs = ports.group_configs
+        group_configs = ctx.group_configs
         self.classic = ClassicGroupManager(ctx)
         # the online downgrade is the migration's, which needs the consumer manager: looked up when called
         self.consumer = ConsumerGroupManager(ctx, group_configs, lambda group, member_id: self.migration.downgrade(
@@ -100,6 +105,10 @@ class GroupCoordinator:
     @property
     def settings(self) -> CoordinatorSettings:
         return self.ctx.settings
+
+    @property
+    def group_configs(self) -> GroupConfigs:
+        return self.ctx.group_configs
 
     @property
     def timers(self):
@@ -130,7 +139,7 @@ class GroupCoordinator:
 
     # ============================================================ which group, which manager
     def partition_for(self, group_id: str) -> int:
-        return partition_for(group_id, self.settings.offsets_topic_num_partitions)
+        return partition_for(group_id, self.settings.offsets.topic_num_partitions)
 
     def group(self, group_id: str) -> Group | None:
         return self.ctx.groups.get(group_id)
@@ -158,7 +167,7 @@ class GroupCoordinator:
         """As Kafka's classicGroupJoin: a non-empty consumer group serves the member itself; an
         empty one is replaced by a classic group (its offsets stay)."""
         group = self.group(req.group_id)
-        s = self.settings
+        s = self.settings.classic
         if group is not None and group.type is GroupType.CONSUMER \
                 and s.min_session_timeout_ms <= req.session_timeout_ms <= s.max_session_timeout_ms:
             if not group.is_empty():
@@ -341,7 +350,7 @@ class GroupCoordinator:
 
     # ============================================================ retention and deleted topics
     def _schedule_retention_check(self) -> None:
-        interval = self.settings.offsets_retention_check_interval_ms
+        interval = self.settings.offsets.retention_check_interval_ms
         self.ctx.timers.schedule(RETENTION_KEY, self.ctx.now_ms + interval, self._run_retention, every_ms=interval)
 
     def _run_retention(self) -> None:

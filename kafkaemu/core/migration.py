@@ -63,7 +63,7 @@ class OnlineMigration:
 
     def downgrade(self, group: ConsumerGroup, leaving_member_id: str) -> bool:
         if not can_downgrade(group, leaving_member_id, self.consumer.settings.downgrade_enabled,
-                             self.classic.settings.max_group_size):
+                             self.classic.settings.max_size):
             return False
         self.ctx.append(group.group_id, group.tombstone_records())
         self.consumer.forget(group)

@@ -6,20 +6,22 @@ and a unit test passes its own or none.
   __consumer_offsets (context.Sink); without one, records go nowhere.
 - ``partitions_of(topic)``: a topic's partition count, None when it does not exist (what streams
   topologies are configured against when a group is loaded).
-- ``group_configs(group id, name)``: a config set on the group (``consumer.session.timeout.ms``,
-  ``share.heartbeat.interval.ms``...), None where the broker's setting holds.
+- ``group_configs``: the groups' configs (group_configs.py: a config set on the group, such as
+  ``consumer.session.timeout.ms``, else the kind's broker setting), the broker's, which the share
+  data plane shares; None: the coordinator keeps its own.
 - ``may_describe(principal, host, topic)``: while authorization is on, whether a principal may
   DESCRIBE a topic (what KIP-848 regex subscriptions may resolve to); None while it is off.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from .group_configs import GroupConfigs
 
 PartitionsOf = Callable[[str], "int | None"]
 MayDescribe = Callable[[str, str, str], bool]
-# (group id, group config name) -> the value set on the group, or None
-GroupConfigs = Callable[[str, str], "str | None"]
 
 
 def no_topics(topic: str) -> None:
@@ -27,13 +29,8 @@ def no_topics(topic: str) -> None:
     return None
 
 
-def no_group_configs(group_id: str, name: str) -> None:
-    """No group has a config of its own: the broker's settings hold for every group."""
-    return None
-
-
 @dataclass(frozen=True)
 class GroupPorts:
     partitions_of: PartitionsOf = no_topics
-    group_configs: GroupConfigs = no_group_configs
+    group_configs: "GroupConfigs | None" = None
     may_describe: MayDescribe | None = None

@@ -1,4 +1,4 @@
-"""BROKER config resources as a Kafka 4.3 broker describes and alters them (ConfigHelper,
+"""BROKER config resources as a Kafka 4.4 broker describes and alters them (ConfigHelper,
 DynamicBrokerConfig): each config with its value, its source (a node's own dynamic config
 DYNAMIC_BROKER_CONFIG, the cluster's dynamic default DYNAMIC_DEFAULT_BROKER_CONFIG, a value
 kafkaemu starts with that is not Kafka's default STATIC_BROKER_CONFIG, else DEFAULT_CONFIG),
@@ -9,6 +9,7 @@ INVALID_REQUEST, as Kafka's ConfigAdminManager answers."""
 from __future__ import annotations
 
 from ..config import KAFKA_NAMES
+from ..kafka_configs import KAFKA_BROKER_CONFIGS
 from ..protocol.errors import ErrorCode
 from ..storage.dynamic_broker_configs import BROKER_SYNONYMS as BROKER_SYNONYMS_OF_TOPICS
 from ..storage.topic_config import (BOOLEAN, DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG, INT, LIST, LONG, SHORT,
@@ -20,68 +21,17 @@ DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG = 2, 3
 SET, DELETE = 0, 1
 R, W = False, True   # read-only, or updated dynamically
 
-# name -> (Kafka 4.3's default, type, dynamic); a default of None: Kafka has none
+# Kafka's DescribeConfigs ConfigType of each ConfigDef type
+CONFIG_TYPES = {"BOOLEAN": BOOLEAN, "STRING": STRING, "INT": INT, "SHORT": SHORT, "LONG": LONG, "DOUBLE": 6,
+                "LIST": LIST, "CLASS": 8, "PASSWORD": PASSWORD}
+# name -> (Kafka 4.4's default, type, dynamic) of every broker config Kafka describes (its internal
+# ones are not); a default of None: Kafka has none
 BROKER_CONFIGS: dict[str, tuple[str | None, int, bool]] = {
-    "advertised.listeners": (None, LIST, R),
-    "auto.create.topics.enable": ("true", BOOLEAN, R),
-    "authorizer.class.name": ("", STRING, R),
-    "broker.id": ("-1", INT, R),
-    "compression.type": ("producer", STRING, W),
-    "connection.failed.authentication.delay.ms": ("100", INT, R),
-    "connections.max.idle.ms": ("600000", LONG, R),
-    "controller.listener.names": (None, STRING, R),
-    "default.replication.factor": ("1", INT, R),
-    "delegation.token.expiry.time.ms": ("86400000", LONG, R),
-    "delegation.token.max.lifetime.ms": ("604800000", LONG, R),
-    "delegation.token.secret.key": (None, PASSWORD, R),
-    "delete.topic.enable": ("true", BOOLEAN, R),
-    "fetch.max.bytes": ("57671680", INT, R),
-    "group.consumer.assignors": ("uniform,range", LIST, R),
-    "group.consumer.heartbeat.interval.ms": ("5000", INT, R),
-    "group.consumer.max.size": ("2147483647", INT, R),
-    "group.consumer.session.timeout.ms": ("45000", INT, R),
-    "group.initial.rebalance.delay.ms": ("3000", INT, R),
-    "group.max.session.timeout.ms": ("1800000", INT, R),
-    "group.max.size": ("2147483647", INT, R),
-    "group.min.session.timeout.ms": ("6000", INT, R),
-    "listener.security.protocol.map": (None, STRING, R),
-    "listeners": ("PLAINTEXT://:9092", LIST, R),
-    "log.cleaner.backoff.ms": ("15000", LONG, W),
-    "log.cleaner.delete.retention.ms": ("86400000", LONG, W),
-    "log.cleanup.policy": ("delete", LIST, W),
-    "log.dirs": (None, STRING, R),
-    "log.index.interval.bytes": ("4096", INT, W),
-    "log.retention.bytes": ("-1", LONG, W),
-    "log.retention.check.interval.ms": ("300000", LONG, R),
-    "log.retention.ms": ("604800000", LONG, W),
-    "log.roll.ms": ("604800000", LONG, W),
-    "log.segment.bytes": ("1073741824", INT, W),
-    "message.max.bytes": ("1048588", INT, W),
-    "min.insync.replicas": ("1", INT, W),
-    "node.id": ("-1", INT, R),
-    "num.partitions": ("1", INT, R),
-    "offset.metadata.max.bytes": ("4096", INT, R),
-    "offsets.retention.check.interval.ms": ("600000", LONG, R),
-    "offsets.retention.minutes": ("10080", INT, R),
-    "offsets.topic.num.partitions": ("50", INT, R),
-    "offsets.topic.replication.factor": ("3", SHORT, R),
-    "process.roles": (None, LIST, R),
-    "sasl.enabled.mechanisms": ("GSSAPI", LIST, W),
-    "socket.request.max.bytes": ("104857600", INT, R),
-    "ssl.client.auth": ("none", STRING, W),
-    "ssl.key.password": (None, PASSWORD, W),
-    "ssl.principal.mapping.rules": ("DEFAULT", STRING, R),
-    "ssl.truststore.location": (None, STRING, W),
-    "transaction.abort.timed.out.transaction.cleanup.interval.ms": ("10000", INT, R),
-    "transaction.max.timeout.ms": ("900000", INT, R),
-    "transaction.partition.verification.enable": ("true", BOOLEAN, W),
-    "transaction.remove.expired.transaction.cleanup.interval.ms": ("3600000", INT, R),
-    "transaction.state.log.min.isr": ("2", INT, R),
-    "transaction.state.log.num.partitions": ("50", INT, R),
-    "transaction.state.log.replication.factor": ("3", SHORT, R),
-    "transactional.id.expiration.ms": ("604800000", INT, R),
-    "unclean.leader.election.enable": ("false", BOOLEAN, W),
-}
+    name: (default, CONFIG_TYPES[typ], dynamic)
+    for name, (typ, default, _low, _high, _choices, dynamic, internal) in KAFKA_BROKER_CONFIGS.items() if not internal}
+# null in Kafka's ConfigDef, the hours synonyms (168) standing in: described by the ms they come to
+BROKER_CONFIGS["log.retention.ms"] = ("604800000", LONG, True)
+BROKER_CONFIGS["log.roll.ms"] = ("604800000", LONG, True)
 CONTROLLER = "CONTROLLER"
 
 
@@ -97,11 +47,16 @@ def _text(value) -> str | None:
 
 def static_values(ctx, node_id: int) -> dict[str, str | None]:
     """The value of every broker config as the node started with it."""
-    out: dict[str, str | None] = {}
+    out: dict[str, str | None] = {"offsets.topic.replication.factor": "1",
+                                  "transaction.state.log.replication.factor": "1",
+                                  "transaction.state.log.min.isr": "1", "min.insync.replicas": "1",
+                                  "share.coordinator.state.topic.replication.factor": "1",
+                                  "share.coordinator.state.topic.min.isr": "1"}
+    out.update((name, value) for name, value in ctx.config.kafka_settings.items() if name in BROKER_CONFIGS)
     for name in BROKER_CONFIGS:
         s = KAFKA_NAMES.get(name)
         if s is not None:
-            out[name] = _text(getattr(ctx.config, s.name))
+            out[name] = _text(s.get(ctx.config))
     host, port = ctx.placement.listeners.get(node_id, (ctx.config.advertised, 0))
     listener = ctx.config.security_protocol
     controller = ctx.config.node_id
@@ -113,15 +68,14 @@ def static_values(ctx, node_id: int) -> dict[str, str | None]:
         "controller.listener.names": CONTROLLER,
         "process.roles": "broker,controller" if node_id == controller else "broker",
         "log.dirs": log_dir(ctx, node_id),
-        "offsets.topic.replication.factor": "1", "transaction.state.log.replication.factor": "1",
-        "transaction.state.log.min.isr": "1", "min.insync.replicas": "1",
     })
     return out
 
 
-def layers(ctx, node_id: int, name: str) -> list[tuple[str | None, int]]:
+def layers(ctx, node_id: int, name: str, static: dict[str, str | None] | None = None
+           ) -> list[tuple[str | None, int]]:
     """(value, source) of every level the config is set at, highest first (Kafka's synonyms of
-    the config itself)."""
+    the config itself); ``static``: the node's ``static_values`` when already made."""
     out = []
     dynamic = ctx.broker_configs
     if name in dynamic.of_node(node_id):
@@ -129,7 +83,7 @@ def layers(ctx, node_id: int, name: str) -> list[tuple[str | None, int]]:
     if name in dynamic.cluster:
         out.append((dynamic.cluster[name], DYNAMIC_DEFAULT_BROKER_CONFIG))
     default = BROKER_CONFIGS[name][0]
-    static = static_values(ctx, node_id).get(name, default)
+    static = (static_values(ctx, node_id) if static is None else static).get(name, default)
     if static is not None and static != default:
         out.append((static, STATIC_BROKER_CONFIG))
     if default is not None:
@@ -142,11 +96,12 @@ def describe_broker(ctx, resource_name: str, keys, include_synonyms: bool) -> li
         return [_entry(name, [(value, DYNAMIC_DEFAULT_BROKER_CONFIG)], include_synonyms)
                 for name, value in sorted(ctx.broker_configs.cluster.items()) if keys is None or name in keys]
     node_id = int(resource_name)
+    static = static_values(ctx, node_id)
     out = []
     for name in sorted(BROKER_CONFIGS):
         if keys is not None and name not in keys:
             continue
-        levels = layers(ctx, node_id, name) or [(None, DEFAULT_CONFIG)]
+        levels = layers(ctx, node_id, name, static) or [(None, DEFAULT_CONFIG)]
         out.append(_entry(name, levels, include_synonyms))
     return out
 

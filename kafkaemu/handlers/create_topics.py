@@ -163,7 +163,7 @@ def _validate(ctx, t, counts):
                 f"Unable to replicate the partition {rf} time(s): The target replication factor of {rf} "
                 f"cannot be reached because only {len(ctx.placement.listeners)} broker(s) are registered.")
     if t.name == OFFSETS_TOPIC:
-        wanted = ctx.config.offsets_topic_num_partitions
+        wanted = ctx.config.offsets.topic_num_partitions
         count = len(t.assignments) if t.assignments else (
             ctx.config.num_partitions if t.num_partitions == -1 else t.num_partitions)
         if count != wanted:

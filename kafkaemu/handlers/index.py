@@ -80,6 +80,7 @@ HANDLERS: dict[int, tuple[str, int, int]] = {
     ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS: ("describe_share_group_offsets", 0, 1),
     ApiKey.ALTER_SHARE_GROUP_OFFSETS: ("alter_share_group_offsets", 0, 0),
     ApiKey.DELETE_SHARE_GROUP_OFFSETS: ("delete_share_group_offsets", 0, 0),
-    ApiKey.STREAMS_GROUP_HEARTBEAT: ("streams_group_heartbeat", 0, 0),
-    ApiKey.STREAMS_GROUP_DESCRIBE: ("streams_group_describe", 0, 0),
+    ApiKey.STREAMS_GROUP_HEARTBEAT: ("streams_group_heartbeat", 0, 1),
+    ApiKey.STREAMS_GROUP_DESCRIBE: ("streams_group_describe", 0, 1),
+    ApiKey.STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE: ("streams_group_topology_description_update", 0, 0),
 }

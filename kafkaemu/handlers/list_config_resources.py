@@ -27,7 +27,7 @@ def list_config_resources(ctx, req):
         return {"error_code": ErrorCode.UNSUPPORTED_VERSION, "config_resources": []}
     out = []
     if GROUP in types:
-        out += [(name, GROUP) for name, configs in ctx.shares.group_configs.items() if configs]
+        out += [(name, GROUP) for name in ctx.group_configs.groups()]
     if CLIENT_METRICS in types:
         out += [(name, CLIENT_METRICS) for name in client_metrics_names(ctx)]
     nodes = [str(n) for n, _, _ in ctx.placement.live_nodes()]

@@ -125,7 +125,7 @@ def _by_name(ctx, name, allow_create, topic_ops):
     if topic is None and not validate_topic_name(name):
         return {"error_code": ErrorCode.INVALID_TOPIC_EXCEPTION, "name": name, "partitions": []}
     if topic is None and allow_create and name == OFFSETS_TOPIC:
-        topic = ensure_offsets_topic(ctx.store, ctx.config.offsets_topic_num_partitions)
+        topic = ensure_offsets_topic(ctx.store, ctx.config.offsets.topic_num_partitions)
     elif topic is None and allow_create:
         try:
             topic = ctx.topics.create(name, ctx.config.num_partitions, {})

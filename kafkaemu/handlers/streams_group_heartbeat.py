@@ -1,4 +1,4 @@
-"""StreamsGroupHeartbeat (key 88), v0 (KIP-1071): Kafka Streams members joining (epoch 0, with the
+"""StreamsGroupHeartbeat (key 88), v0-v1 (KIP-1071): Kafka Streams members joining (epoch 0, with the
 topology), heartbeating with their tasks and leaving (-1) a streams group through
 kafkaemu/core/streams/manager.py, with the task assignor of core/streams/assignor.py.
 
@@ -15,6 +15,11 @@ of them; otherwise none is created and the status says "; Unauthorized to CREATE
 The members get tasks once the next heartbeat finds the topics. (Kafka creates them asynchronously
 and keeps a failure for two heartbeat intervals before it tries again; here creation is
 immediate and tried at each heartbeat that still finds them missing.)
+Every answer carries Kafka 4.4's task offset interval (60 s) and, from v1, its acceptable recovery
+lag (10,000 offsets, an int64; v0's int32 field is the deprecated one, left 0 as Kafka does) and
+``topology_description_required``, false: Kafka asks for a topology description only with a
+topology description plugin (group.streams.topology.description.plugin.class), which is unset by
+default and which kafkaemu does not have (StreamsGroupTopologyDescriptionUpdate answers so).
 """
 from ..logging import get_logger
 from ..core.streams.requests import StreamsHeartbeat
@@ -65,7 +70,7 @@ def _check_topology(ctx, topology) -> dict | None:
     return None
 
 
-@registry.register(ApiKey.STREAMS_GROUP_HEARTBEAT, 0, 0)
+@registry.register(ApiKey.STREAMS_GROUP_HEARTBEAT, 0, 1)
 def streams_group_heartbeat(ctx, req):
     if ctx.features.level("streams.version") < 1:
         return _error(E.UNSUPPORTED_VERSION)

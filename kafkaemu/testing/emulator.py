@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, fields, replace
 from typing import Any, Callable
 
-from ..config import BrokerConfig
+from ..config import SETTINGS, BrokerConfig
 from ..logging import configure_default_logging
 
 
@@ -71,9 +71,9 @@ class _ControlMethods(type):
 
 
 def _check_setting_names(settings: dict) -> None:
-    """ValueError naming a keyword that is not a BrokerConfig field (with the closest one), rather
-    than dataclasses' TypeError."""
-    known = {f.name for f in fields(BrokerConfig)} | {"extra"}   # extra: Kafka's names, checked by BrokerConfig
+    """ValueError naming a keyword that is not a setting's name, a BrokerConfig field or ``extra``
+    (with the closest one), rather than BrokerConfig's TypeError."""
+    known = {*SETTINGS, *(f.name for f in fields(BrokerConfig)), "extra"}
     for name in settings:
         if name not in known:
             import difflib
@@ -309,8 +309,11 @@ class KafkaEmulator(metaclass=_ControlMethods):
         return [sys.executable, "-m", "kafkaemu", "serve", *self.config.to_argv(), f"--log-level={level}"]
 
     def _start_subprocess(self) -> None:
+        # the configuration is all in the command line: KAFKA_* variables (which `kafkaemu serve` reads
+        # as Kafka's container image does) stay out, so both modes start alike
+        env = {key: value for key, value in os.environ.items() if not key.startswith("KAFKA_")}
         self._proc = subprocess.Popen(self.subprocess_command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      text=True)
+                                      text=True, env=env)
         stderr = _StderrForwarder(self._proc.stderr)
         line = self._proc.stdout.readline()
         if not line.startswith("kafkaemu listening on "):

@@ -41,6 +41,7 @@ def pytest_configure(config):
 def parse_settings(lines: list[str]) -> dict:
     """KafkaEmulator keywords from ``NAME=VALUE`` lines; a name that is neither a field, a Kafka
     name nor ``subprocess_mode`` is a usage error naming it."""
+    from ..broker_properties import kafka_defined
     from ..config import KAFKA_NAMES
     settings: dict = {}
     for line in lines:
@@ -55,7 +56,7 @@ def parse_settings(lines: list[str]) -> dict:
                 settings[name] = SETTINGS[name].parse(value, label=name)
             except ValueError as exc:
                 raise pytest.UsageError(f"kafkaemu_settings: {exc}") from None
-        elif name in KAFKA_NAMES:
+        elif name in KAFKA_NAMES or kafka_defined(name):   # every broker setting Kafka 4.4 defines
             settings.setdefault("extra", {})[name] = value
         else:
             raise pytest.UsageError(f"kafkaemu_settings: unknown setting {name!r} (kafkaemu serve --help lists them)")

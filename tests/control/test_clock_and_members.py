@@ -94,7 +94,8 @@ def test_expire_refuses_unknown_groups_members_and_ambiguous_selectors():
 
 
 def test_expiring_a_consumer_protocol_member_fences_it_alone():
-    env = Env(extra={"group.consumer.heartbeat.interval.ms": 500})
+    env = Env(extra={"group.consumer.heartbeat.interval.ms": 500,
+                         "group.consumer.min.heartbeat.interval.ms": 500})
     topic = env.broker.topics.create("t", 4, {})
 
     def beat(client, member_id, epoch):

@@ -106,7 +106,7 @@ def test_the_web_page_draws_share_groups_with_a_strip_of_record_states(env):
 def test_a_snapshot_restore_brings_the_share_group_back_members_removed_or_kept(env):
     joined(env)
     env.op("snapshot_save", name="s")
-    env.broker.shares.set_config("sg", "share.delivery.count.limit", "3")
+    env.broker.shares.group_configs.set("sg", "share.delivery.count.limit", "3")
     env.broker.coordinator.share_group_heartbeat(env.broker.now_ms, ShareHeartbeat("sg", "m1", -1), {"t": _meta(env.broker)})
     assert env.broker.coordinator.share.group("sg").members == {}
     env.op("snapshot_restore", name="s", keep_members=True)
@@ -116,10 +116,10 @@ def test_a_snapshot_restore_brings_the_share_group_back_members_removed_or_kept(
     env.op("snapshot_restore", name="s")             # by default the members leave: their clients rejoin
     group = env.broker.coordinator.share.group("sg")
     assert group.members == {} and group.group_epoch == 2 and group.state.value == "Empty"
-    assert env.broker.shares.config("sg", "share.delivery.count.limit") == "3"   # configs stay
+    assert env.broker.shares.config("sg", "share.delivery.count.limit") == 3   # configs stay
 
 
 def test_reset_forgets_group_configs(env):
-    env.broker.shares.set_config("sg", "share.delivery.count.limit", "3")
+    env.broker.shares.group_configs.set("sg", "share.delivery.count.limit", "3")
     env.op("reset")
-    assert env.broker.shares.group_configs == {}
+    assert env.broker.group_configs.groups() == []

@@ -194,7 +194,8 @@ def test_an_empty_broker_renders_and_faults_are_listed():
 
 
 def test_a_consumer_protocol_group_shows_member_state_and_assignment():
-    env = Env(extra={"group.consumer.heartbeat.interval.ms": 500})
+    env = Env(extra={"group.consumer.heartbeat.interval.ms": 500,
+                         "group.consumer.min.heartbeat.interval.ms": 500})
     env.broker.topics.create("t", 2, {})
     reply = env.client("k").call(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, {
         "group_id": "kip", "member_id": "m-k", "member_epoch": 0, "instance_id": None, "rack_id": None,

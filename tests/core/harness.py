@@ -1,12 +1,26 @@
 """A manual-clock driver for the pure coordinator: requests in, replies (possibly parked) out."""
 from __future__ import annotations
 
+from dataclasses import fields
+
+from kafkaemu.core.classic.settings import ClassicSettings
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
+from kafkaemu.core.offsets.settings import OffsetsSettings
 from kafkaemu.core.classic.requests import Heartbeat, JoinGroup, LeaveGroup, LeavingMember, SyncGroup
 from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
 from kafkaemu.protocol.errors import ErrorCode as E
 
 PROTOCOLS = [("range", b"range-meta")]
+
+
+def coordinator_settings(**settings) -> CoordinatorSettings:
+    """CoordinatorSettings with these classic-group and committed-offsets settings, each by its
+    name in ClassicSettings or OffsetsSettings (retention_minutes may be a fraction: a test's
+    retention in milliseconds / 60000)."""
+    classic = {f.name for f in fields(ClassicSettings)}
+    return CoordinatorSettings(
+        classic=ClassicSettings(**{k: v for k, v in settings.items() if k in classic}),
+        offsets=OffsetsSettings(**{k: v for k, v in settings.items() if k not in classic}))
 
 
 class RecordingLog:
@@ -54,7 +68,7 @@ class Harness:
         # Joins complete at once unless a test asks for the initial delay (the broker's default,
         # 150 ms, has its own tests in classic/test_timeouts.py).
         settings.setdefault("initial_rebalance_delay_ms", 0)
-        self.c = GroupCoordinator(CoordinatorSettings(**settings), sink=self._sink, now_ms=self.now)
+        self.c = GroupCoordinator(coordinator_settings(**settings), sink=self._sink, now_ms=self.now)
 
     def _sink(self, partition, records, now_ms, producer_id: int = -1, producer_epoch: int = -1) -> None:
         self.records.append((partition, list(records), now_ms))

@@ -244,7 +244,7 @@ def test_offset_delete_fails_and_the_offsets_stay():
 
 
 def test_offset_expiry_that_cannot_be_written_keeps_offsets_and_group_until_the_next_check():
-    h = Harness(offsets_retention_ms=1000, offsets_retention_check_interval_ms=500)
+    h = Harness(retention_minutes=1000 / 60000, retention_check_interval_ms=500)
     sink = failing(h)
     h.commit("g", {("t", 0): 4})
     sink.failure = AppendError(E.NOT_LEADER_OR_FOLLOWER)

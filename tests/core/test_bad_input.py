@@ -9,11 +9,11 @@ from kafkaemu.core.consumer import records as consumer_records
 from kafkaemu.core.classic import records as group_records
 from kafkaemu.core.offsets import records as offset_records
 from kafkaemu.core.consumer.requests import ConsumerHeartbeat
-from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
+from kafkaemu.core.coordinator import GroupCoordinator
 from kafkaemu.core.offsets.store import CommittedOffset
 from kafkaemu.protocol.errors import ErrorCode as E
 
-from .harness import Harness
+from .harness import Harness, coordinator_settings
 
 INT64_MAX = 2**63 - 1
 
@@ -98,7 +98,7 @@ def test_retention_of_int64_max_commits_and_wraps_as_java_long_arithmetic():
     assert stored.expire_timestamp_ms == h.now + INT64_MAX - 2**64   # Java long overflow
     [(key, value)] = h.all_records()
     assert offset_records.decode_offset_value(value) == stored               # the record was written
-    fresh = GroupCoordinator(CoordinatorSettings(initial_rebalance_delay_ms=0), now_ms=h.now)
+    fresh = GroupCoordinator(coordinator_settings(initial_rebalance_delay_ms=0), now_ms=h.now)
     fresh.load(h.all_records(), h.now)
     assert fresh.offsets.store.get("s", "t", 0) == stored
     assert h.c.expire_offsets(h.now) == 1                         # already past, as in Kafka
@@ -115,7 +115,7 @@ def test_a_commit_whose_record_cannot_be_built_changes_nothing():
 
 
 def test_a_commit_whose_metadata_cannot_be_stored_changes_nothing():
-    h = Harness(offset_metadata_max_bytes=100000)
+    h = Harness(metadata_max_bytes=100000)
     [a] = h.stable_group("g", n=1)
     before = len(h.records)
     errors = h.commit_errors("g", {("t", 0): 5, ("t", 1): 6}, member_id=a, generation=1, metadata="m" * 40000)
@@ -145,7 +145,7 @@ def _some_state() -> Harness:
 
 
 def _load(records) -> GroupCoordinator:
-    fresh = GroupCoordinator(CoordinatorSettings(initial_rebalance_delay_ms=0), now_ms=1_000_000)
+    fresh = GroupCoordinator(coordinator_settings(initial_rebalance_delay_ms=0), now_ms=1_000_000)
     fresh.load(records, 1_000_000)
     return fresh
 

@@ -1,7 +1,7 @@
 """Rebuilding the coordinator from __consumer_offsets gives the same groups and offsets."""
 import struct
 
-from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
+from kafkaemu.core.coordinator import GroupCoordinator
 from kafkaemu.core.offsets.store import CommittedOffset
 from kafkaemu.core.classic import records as group_records
 from kafkaemu.core.offsets import records as offset_records
@@ -9,7 +9,7 @@ from kafkaemu.storage.offsets_topic import log_sink, read_records
 from kafkaemu.protocol.errors import ErrorCode as E
 from kafkaemu.storage.log_store import OFFSETS_TOPIC, LogStore
 
-from .harness import Harness
+from .harness import Harness, coordinator_settings
 from .classic.test_static_members import static_group
 
 
@@ -39,7 +39,7 @@ def busy_history(h: Harness) -> None:
 def test_replay_rebuilds_the_same_groups_and_offsets():
     h = Harness()
     busy_history(h)
-    fresh = GroupCoordinator(CoordinatorSettings(initial_rebalance_delay_ms=0), now_ms=h.now)
+    fresh = GroupCoordinator(coordinator_settings(initial_rebalance_delay_ms=0), now_ms=h.now)
     fresh.load(h.all_records(), h.now)
     assert group_view(fresh) == group_view(h.c)
     assert fresh.offsets.store.snapshot() == h.c.offsets.store.snapshot()
@@ -54,7 +54,7 @@ def test_session_timers_of_loaded_ids_with_dashes_do_not_collide():
         member = group_records.StoredMember(member_id, None, "c", "/127.0.0.1", 30000, 6000, b"", b"")
         return group_records.encode_group_key(group_id), group_records.encode_group_value(
             group_records.StoredGroup("consumer", 1, "range", member_id, 0, (member,)))
-    c = GroupCoordinator(CoordinatorSettings(initial_rebalance_delay_ms=0), now_ms=0)
+    c = GroupCoordinator(coordinator_settings(initial_rebalance_delay_ms=0), now_ms=0)
     c.load([stored("a-b", "c"), stored("a", "b-c")], 0)
     assert {c.classic.groups[g].state.value for g in ("a-b", "a")} == {"Stable"}
     c.tick(6000)
@@ -64,7 +64,7 @@ def test_session_timers_of_loaded_ids_with_dashes_do_not_collide():
 def test_replayed_members_keep_working_and_expire_if_silent():
     h = Harness()
     a, b = h.stable_group("dyn", n=2, session=6000)
-    fresh = GroupCoordinator(CoordinatorSettings(initial_rebalance_delay_ms=0), now_ms=h.now)
+    fresh = GroupCoordinator(coordinator_settings(initial_rebalance_delay_ms=0), now_ms=h.now)
     fresh.load(h.all_records(), h.now)
     h.c = fresh
     assert h.heartbeat("dyn", a, 2) == E.NONE
@@ -82,7 +82,7 @@ def test_round_trip_through_the_real_offsets_topic_log():
     topic = store.get(OFFSETS_TOPIC)
     assert topic is not None and topic.internal and len(topic.partitions) == 50
     assert topic.configs["cleanup.policy"] == "compact"
-    fresh = GroupCoordinator(CoordinatorSettings(initial_rebalance_delay_ms=0), now_ms=h.now)
+    fresh = GroupCoordinator(coordinator_settings(initial_rebalance_delay_ms=0), now_ms=h.now)
     fresh.load(read_records(store), h.now)
     assert group_view(fresh) == group_view(h.c)
     assert fresh.offsets.store.snapshot() == h.c.offsets.store.snapshot()

@@ -60,7 +60,7 @@ def share_ready_broker(**settings):
     """The seeded broker (fuzz-topic, 3 partitions, records in partition 0) whose share group
     ``fuzz-group`` starts at the earliest offset, so fetches acquire records."""
     broker = seeded_broker() if not settings else _seeded(**settings)
-    broker.shares.set_config(GROUP, "share.auto.offset.reset", "earliest")
+    broker.shares.group_configs.set(GROUP, "share.auto.offset.reset", "earliest")
     return broker
 
 
@@ -219,7 +219,7 @@ def test_a_principal_without_acls_changes_nothing_through_share_and_streams_apis
     """With the authorizer on and no ACLs, share and streams requests of any shape (reusing what
     was answered) create no group, no topic, no share state and acquire no record."""
     broker = _seeded(authorizer=True)
-    broker.shares.set_config(GROUP, "share.auto.offset.reset", "earliest")
+    broker.shares.group_configs.set(GROUP, "share.auto.offset.reset", "earliest")
     topics_before = sorted(broker.store.topics)
     session = _conversation(broker, data, GUARDED_PICKS, principal="User:mallory")
     assert sorted(broker.store.topics) == topics_before

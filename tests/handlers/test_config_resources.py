@@ -161,5 +161,5 @@ def test_a_groups_streams_configs_are_bounded_by_the_brokers_group_streams_min_a
                               ("streams.heartbeat.interval.ms", "16000", E.INVALID_CONFIG)):
         result = alter(broker, GROUP, "app", [(name, SET, value)])
         assert result.error_code == code, (name, value)
-    assert "Value must be between 10000 and 60000" in \
+    assert "streams.session.timeout.ms must be in the range 10000 to 60000 inclusive." in \
         alter(broker, GROUP, "app", [("streams.session.timeout.ms", SET, "1")]).error_message

@@ -9,7 +9,8 @@ from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode as E
 from tests.conftest import call, new_broker
 
-pytestmark = pytest.mark.broker(topics={"t": 4}, extra={"group.consumer.heartbeat.interval.ms": 750})
+pytestmark = pytest.mark.broker(topics={"t": 4}, extra={"group.consumer.heartbeat.interval.ms": 750,
+                                                                    "group.consumer.min.heartbeat.interval.ms": 750})
 
 
 def join_body(member_id="m1", **over):

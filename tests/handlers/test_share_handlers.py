@@ -94,7 +94,7 @@ def batch(first, last, *types):
 def test_a_member_fetches_and_accepts():
     broker, topic, c = setup()
     join(c)
-    broker.shares.set_config("g", "share.auto.offset.reset", "earliest")
+    broker.shares.group_configs.set("g", "share.auto.offset.reset", "earliest")
     produce(topic, 5)
     r = c.call(FETCH, 1, fetch_body(topic, 0))
     assert r.error_code == 0 and r.acquisition_lock_timeout_ms == 30000
@@ -128,7 +128,7 @@ def test_release_redelivers_and_reject_archives():
 
 def test_lock_expiry_on_the_manual_clock_and_the_delivery_limit():
     broker, topic, c = setup()
-    broker.shares.set_config("g", "share.delivery.count.limit", "2")
+    broker.shares.group_configs.set("g", "share.delivery.count.limit", "2")
     join(c)
     produce(topic, 1)
     assert acquired(c.call(FETCH, 1, fetch_body(topic, 0), now=T0 + 1)) == [(0, 0, 1)]
@@ -260,7 +260,7 @@ def test_a_restart_with_a_data_dir_keeps_acknowledged_records_acknowledged(tmp_p
 
 def test_read_committed_archives_aborted_records_and_markers():
     broker, topic, c = setup()
-    broker.shares.set_config("g", "share.isolation.level", "read_committed")
+    broker.shares.group_configs.set("g", "share.isolation.level", "read_committed")
     join(c)
     plog = topic.partitions[0]
     plog.append(build_batch([(b"k", b"aborted", [], T0)] * 2, producer_id=7, producer_epoch=0, base_sequence=0,
@@ -286,7 +286,7 @@ def test_a_small_max_bytes_gives_one_batch_then_the_next_as_kafka_reads_the_log(
     reads the log up to max_bytes (split evenly over the session's partitions), at least one batch."""
     broker, topic, c = setup()
     join(c)
-    broker.shares.set_config("g", "share.auto.offset.reset", "earliest")
+    broker.shares.group_configs.set("g", "share.auto.offset.reset", "earliest")
     produce_one_by_one(topic, 10)
     r = c.call(FETCH, 1, fetch_body(topic, 0, max_bytes=1))
     assert acquired(r) == [(0, 0, 1)] and values(r) == [b"v0"]
@@ -302,7 +302,7 @@ def test_a_small_max_bytes_gives_one_batch_then_the_next_as_kafka_reads_the_log(
 def test_max_bytes_is_shared_by_the_partitions_and_only_the_first_read_may_exceed_it():
     broker, topic, c = setup(partitions=2)
     join(c)
-    broker.shares.set_config("g", "share.auto.offset.reset", "earliest")
+    broker.shares.group_configs.set("g", "share.auto.offset.reset", "earliest")
     for p in (0, 1):
         produce_one_by_one(topic, 4, partition=p)
     size = len(topic.partitions[0].read(0, 1 << 20)[0])
@@ -319,7 +319,7 @@ def test_max_bytes_is_shared_by_the_partitions_and_only_the_first_read_may_excee
 def test_batch_size_splits_the_acquired_records_at_batch_starts():
     broker, topic, c = setup()
     join(c)
-    broker.shares.set_config("g", "share.auto.offset.reset", "earliest")
+    broker.shares.group_configs.set("g", "share.auto.offset.reset", "earliest")
     produce_one_by_one(topic, 7)
     r = c.call(FETCH, 1, fetch_body(topic, 0, batch_size=3))
     assert acquired(r) == [(0, 2, 1), (3, 5, 1), (6, 6, 1)] and len(values(r)) == 7

@@ -100,7 +100,7 @@ def test_share_fetch_and_acknowledge_need_read_on_each_topic_per_partition():
     allow(broker, RT.TOPIC, "q", Op.READ)
     allow(broker, RT.TOPIC, "secret", Op.DESCRIBE)   # enough to subscribe, not to fetch
     assert heartbeat(c, ("q", "secret")).error_code == E.NONE
-    broker.shares.set_config("g", "share.auto.offset.reset", "earliest")
+    broker.shares.group_configs.set("g", "share.auto.offset.reset", "earliest")
     produce(q, 2)
     produce(secret, 2)
     body = fetch_body(q, 0)
@@ -163,7 +163,7 @@ def test_share_offsets_apis_check_the_group_then_each_topic():
     allow(broker, RT.TOPIC, "q", Op.READ)
     allow(broker, RT.TOPIC, "secret", Op.DESCRIBE)
     assert heartbeat(c, ("q", "secret")).error_code == E.NONE
-    broker.shares.set_config("g", "share.auto.offset.reset", "earliest")
+    broker.shares.group_configs.set("g", "share.auto.offset.reset", "earliest")
     produce(q, 3)
     produce(secret, 3)
     body = fetch_body(q, 0)
@@ -206,7 +206,7 @@ def test_share_groups_work_with_the_acls_kafka_asks_for():
     allow(broker, RT.GROUP, "g", Op.READ)
     allow(broker, RT.TOPIC, "q", Op.READ)
     assert heartbeat(c).error_code == E.NONE
-    broker.shares.set_config("g", "share.auto.offset.reset", "earliest")
+    broker.shares.group_configs.set("g", "share.auto.offset.reset", "earliest")
     produce(q, 2)
     assert acquired(c.call(FETCH, 1, fetch_body(q, 0))) == [(0, 1, 1)]
     assert c.call(ACK, 1, ack_body(q, 1, batch(0, 1, ACCEPT))).responses[0].partitions[0].error_code == E.NONE

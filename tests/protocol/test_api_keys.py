@@ -1,19 +1,15 @@
 """``ApiKey`` names every API as Apache Kafka's ``ApiKeys`` does: each request kafkaemu specifies
-has its member, and (with ``../shared`` present) every request of Kafka 4.3's definitions too."""
+has its member, and (with Kafka 4.4.0's clients jar fetched) every request of Kafka 4.4's definitions too."""
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
 
-REPO = Path(__file__).resolve().parents[2]
-CANDIDATES = [base / "shared" / "reference" / "kafka-4.3-message-specs" / "client"
-              for base in (REPO.parent, REPO.parent.parent)]   # a checkout beside shared/, or a worktree
 
 
 def upper_snake(name: str) -> str:
@@ -30,13 +26,19 @@ def test_members_are_ints_on_the_wire():
     assert {ApiKey.FETCH: "x"}.get(1) == "x"
 
 
-def test_the_members_are_kafka_4_3s_requests():
-    reference = next((c for c in CANDIDATES if c.is_dir()), None)
-    if reference is None:
-        pytest.skip(f"Kafka 4.3's message definitions not found at {' or '.join(map(str, CANDIDATES))}")
+def test_the_members_are_kafka_4_4s_requests():
+    """Every request of Kafka 4.4.0's definitions (its kafka-clients jar, ``python -m kafka_reference fetch``)."""
+    import zipfile
+    from kafka_reference.broker import JARS, KAFKA_VERSION
+    jar = JARS / f"kafka-clients-{KAFKA_VERSION}.jar"
+    if not jar.exists():
+        pytest.skip(f"Kafka {KAFKA_VERSION}'s clients jar not found ({jar}): `python -m kafka_reference fetch` copies it")
     expected = {}
-    for path in reference.glob("*Request.json"):
-        text = "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("//"))
-        message = json.loads(text)
-        expected[message["apiKey"]] = upper_snake(message["name"][:-len("Request")])
+    with zipfile.ZipFile(jar) as archive:
+        for entry in archive.namelist():
+            if entry.startswith("common/message/") and entry.endswith("Request.json"):
+                text = "\n".join(line for line in archive.read(entry).decode().splitlines()
+                                 if not line.lstrip().startswith("//"))
+                message = json.loads(text)
+                expected[message["apiKey"]] = upper_snake(message["name"][:-len("Request")])
     assert {m.value: m.name for m in ApiKey} == expected

@@ -24,10 +24,7 @@ from kafkaemu.protocol.api_keys import ApiKey
 
 INTER_BROKER = {ApiKey(k) for k in (83, 84, 85, 86, 87)} | {94}   # share coordinator state RPCs, UnregisterController
 # api key -> (the max version kafkaemu lacks, why)
-NOT_ANSWERED = {
-    88: (1, "StreamsGroupHeartbeat v1 (warm-up tasks' int64 acceptable lag, topology descriptions): not yet"),
-    89: (1, "StreamsGroupDescribe v1 (topology descriptions, assignor name): not yet"),
-    93: (0, "StreamsGroupTopologyDescriptionUpdate: not yet"),
+NOT_ANSWERED: dict[int, tuple[int, str]] = {
 }
 CLIENTS_JAR = JARS / f"kafka-clients-{KAFKA_VERSION}.jar"
 

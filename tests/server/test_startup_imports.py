@@ -36,14 +36,18 @@ HEAVY = ("aiohttp", "multidict", "yarl", "fastavro", "avro", "jsonschema", "goog
          # SASL, ACLs, delegation tokens
          "kafkaemu.auth.credentials", "kafkaemu.auth.scram", "kafkaemu.auth.authorizer", "kafkaemu.auth.tokens",
          "kafkaemu.auth.authenticator", "kafkaemu.auth.acl",
-         # the coordinators' settings classes (a start reads only their defaults, core/defaults.py)
-         "kafkaemu.core.settings", "kafkaemu.core.runtime",
+         "kafkaemu.core.runtime", "kafkaemu.core.coordinator_settings", "kafkaemu.core.group_configs",
          # the log store beyond a partition's appends: fetch sessions, segments, the coordinators'
          # batches; telemetry subscriptions
          "kafkaemu.storage.fetch_sessions", "kafkaemu.storage.segment", "kafkaemu.storage.coordinator_log",
          "kafkaemu.telemetry.subscriptions",
          # fault rules and quota enforcement, with the first rule or quota
          "kafkaemu.faults", "kafkaemu.broker.quotas", "kafkaemu.core.quotas.manager")
+# The coordinators' settings classes are read at start (BrokerConfig composes them), each a small
+# module of the standard library's dataclasses in its kind's (empty) package: nothing else of the kinds.
+SETTINGS_AT_START = frozenset(f"kafkaemu.core.{kind}{module}" for kind in
+                              ("classic", "consumer", "offsets", "share", "streams", "transactions")
+                              for module in ("", ".settings"))
 # every handler but ApiVersions' is imported by its API's first request
 HANDLER_MODULES = tuple(f"kafkaemu.handlers.{module}" for module, _, _ in HANDLERS.values()
                         if module != "api_versions")
@@ -109,7 +113,8 @@ def imported(importtime_report: str) -> set[str]:
 
 
 def heavy(modules: set[str], names=HEAVY + HANDLER_MODULES) -> list[str]:
-    return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in names))
+    return sorted(m for m in modules if m not in SETTINGS_AT_START
+                  and any(m == h or m.startswith(h + ".") for h in names))
 
 
 def test_only_kafkaemu_logging_imports_structlog():

@@ -11,13 +11,15 @@ from kafkaemu.storage import group_configs_file
 
 def test_configs_set_and_dropped_survive_a_new_broker_on_the_same_directory(tmp_path):
     first = Broker(BrokerConfig(port=0, data_dir=str(tmp_path)), 0)
-    spm = first.shares
-    spm.set_config("g", "share.auto.offset.reset", "earliest")
-    spm.set_config("h", "share.record.lock.duration.ms", "20000")
-    spm.group_deleted(0, "h")
+    first.group_configs.set("g", "share.auto.offset.reset", "earliest")
+    first.group_configs.set("h", "share.record.lock.duration.ms", "20000")
+    first.group_configs.set("c", "consumer.session.timeout.ms", "50000")
+    first.shares.group_deleted(0, "h")
     second = Broker(BrokerConfig(port=0, data_dir=str(tmp_path)), 0)
-    assert second.shares.group_configs == {"g": {"share.auto.offset.reset": "earliest"}}
+    configs = second.group_configs
+    assert (configs.groups(), configs.overrides("g")) == (["g", "c"], {"share.auto.offset.reset": "earliest"})
     assert second.shares.config("g", "share.auto.offset.reset") == "earliest"
+    assert second.coordinator.consumer.session_timeout_ms("c") == 50000
 
 
 def test_a_damaged_file_is_moved_aside(tmp_path):

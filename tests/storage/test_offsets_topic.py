@@ -117,7 +117,7 @@ def test_an_internal_offsets_topic_keeps_its_partition_count_as_in_kafka(tmp_pat
     first.store.persistence.close()
     second = new_broker(T0, data_dir=str(tmp_path))   # the setting is back to 50
     assert len(second.store.get(OFFSETS_TOPIC).partitions) == 10
-    assert second.coordinator.settings.offsets_topic_num_partitions == 10
+    assert second.coordinator.settings.offsets.topic_num_partitions == 10
     for g in groups:
         assert second.coordinator.offsets.store.get(g, "t", 0).offset == len(g)
     second.store.persistence.close()

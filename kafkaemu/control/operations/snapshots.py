@@ -67,6 +67,7 @@ class SnapshotOps(ControlBase):
         self.broker.now_ms = now
         with snaps.gc_paused():
             snaps.restore(snapshot, self.broker)
+            self.broker.group_configs = snaps.current_group_configs(self.broker)
             self.broker.shares = snaps.load_share_partitions(self.broker, now)
             self.broker.coordinator = snaps.load_groups(snapshot, self.broker, now)
             self.broker.txn_coordinator = self.broker.new_transaction_coordinator(now)
@@ -120,7 +121,7 @@ class SnapshotOps(ControlBase):
         self.broker.quorum.reset()
         self.broker.placement.clear_moved_leaders()
         self.broker.broker_configs.reset()
-        self.broker.shares.clear_configs()
+        self.broker.group_configs.clear()
         self.broker.faults.clear()
         self.broker.interceptor.version_caps.clear()
         self.broker.interceptor.log.clear()

@@ -37,7 +37,7 @@ class ClassicGroupManager:
 
     def __init__(self, ctx: CoordinatorContext) -> None:
         self.ctx = ctx
-        self.settings = ctx.settings
+        self.settings = ctx.settings.classic
         self.rebalance = ClassicRebalance(ctx)
 
     def group(self, group_id: str) -> ClassicGroup | None:
@@ -105,7 +105,7 @@ class ClassicGroupManager:
             self.rebalance.store_empty_group(group)   # a new group is written even if the join wrote nothing
 
     def _accept_joining_member(self, group: ClassicGroup, member_id: str) -> bool:
-        limit = self.settings.max_group_size
+        limit = self.settings.max_size
         if group.is_in(S.EMPTY, S.DEAD):
             return True
         if group.is_in(S.PREPARING_REBALANCE):

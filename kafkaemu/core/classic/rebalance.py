@@ -35,7 +35,7 @@ class ClassicRebalance:
 
     def __init__(self, ctx: CoordinatorContext) -> None:
         self.ctx = ctx
-        self.settings = ctx.settings
+        self.settings = ctx.settings.classic
 
     # ============================================================ groups
     def group(self, group_id: str) -> ClassicGroup | None:

@@ -29,7 +29,8 @@ from ..context import CoordinatorContext
 from ..group_api import GroupError
 from ..modern import wire_assignment
 from ..modern.lifecycle import ModernGroupManager
-from ..ports import GroupConfigs, MayDescribe
+from ..group_configs import GroupConfigs
+from ..ports import MayDescribe
 from . import records, replay
 from .assignors import Assignment
 from .classic_members import ClassicMembers
@@ -54,9 +55,9 @@ class ConsumerGroupManager(ModernGroupManager, name="consumer", group_class=Cons
 
     def __init__(self, ctx: CoordinatorContext, group_config: GroupConfigs, downgrade: Downgrade,
                  may_describe: MayDescribe | None = None) -> None:
-        """``group_config(group id, name)``: a config set on the group (consumer.session.timeout.ms...)
-        or None; ``downgrade``: the coordinator's online downgrade; ``may_describe``: while
-        authorization is on, whether a principal may DESCRIBE a topic (regex subscriptions)."""
+        """``group_config``: the groups' configs (group_configs.py); ``downgrade``: the coordinator's
+        online downgrade; ``may_describe``: while authorization is on, whether a principal may
+        DESCRIBE a topic (regex subscriptions)."""
         super().__init__(ctx, ctx.settings.consumer, group_config)
         self.topics: dict[str, TopicMeta] = {}
         self._assignors = available_assignors(self.settings.assignors)
@@ -69,7 +70,7 @@ class ConsumerGroupManager(ModernGroupManager, name="consumer", group_class=Cons
         member = group.members.get(member_id) if group is not None else None
         if member is not None and member.classic is not None:
             return member.classic.session_timeout_ms   # a classic member keeps its own session timeout
-        return self.config(group_id, self._session_timeout_config, self.settings.session_timeout_ms)
+        return self.config(group_id, self._session_timeout_config)
 
     def adopt(self, group: ConsumerGroup) -> None:
         """A group converted from a classic one (online upgrade): its members' sessions start now."""

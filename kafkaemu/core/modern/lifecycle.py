@@ -32,7 +32,7 @@ from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import GroupError, GroupType
-from ..ports import GroupConfigs
+from ..group_configs import GroupConfigs
 from ..record_format import fits_record_key
 from .group import ModernGroup
 from .replay import replay
@@ -65,8 +65,8 @@ class ModernGroupManager:
             cls.type, cls.records = group_class.type, group_class.records
 
     def __init__(self, ctx: CoordinatorContext, settings, group_config: GroupConfigs) -> None:
-        """``settings``: the kind's broker settings; ``group_config(group id, name)``: a config set on
-        the group (``<kind>.session.timeout.ms``...), or None for the broker's."""
+        """``settings``: the kind's broker settings; ``group_config``: the groups' configs
+        (``<kind>.session.timeout.ms``..., set on the group or else the broker setting)."""
         self.ctx = ctx
         self.settings = settings
         self.group_config = group_config
@@ -143,15 +143,15 @@ class ModernGroupManager:
     def answer(self, group: ModernGroup, before, member, req, joining: bool, created: bool, note) -> dict:
         raise NotImplementedError
 
-    def config(self, group_id: str, name: str, default: int) -> int:
-        value = self.group_config(group_id, name)
-        return default if value is None else int(value)
+    def config(self, group_id: str, name: str):
+        """The group's value of a group config: set on the group, else the kind's broker setting."""
+        return self.group_config.value(group_id, name)
 
     def session_timeout_ms(self, group_id: str, member_id: str | None = None) -> int:
-        return self.config(group_id, self._session_timeout_config, self.settings.session_timeout_ms)
+        return self.config(group_id, self._session_timeout_config)
 
     def heartbeat_interval_ms(self, group_id: str) -> int:
-        return self.config(group_id, self._heartbeat_interval_config, self.settings.heartbeat_interval_ms)
+        return self.config(group_id, self._heartbeat_interval_config)
 
     def revoking(self, member) -> bool:
         """Whether the member is revoking what it holds (its rebalance timeout runs)."""

@@ -80,7 +80,7 @@ class OffsetManager:
         now = self.ctx.now_ms
         expire = None if req.retention_time_ms == -1 else _int64(now + req.retention_time_ms)
         topics_out, commits = [], []
-        limit = self.ctx.settings.offset_metadata_max_bytes
+        limit = self.ctx.settings.offsets.metadata_max_bytes
         for topic, partitions in req.topics:
             parts_out = []
             for p in partitions:
@@ -163,7 +163,7 @@ class OffsetManager:
                 raise GroupError(E.ILLEGAL_GENERATION)
         except GroupError as exc:
             return answer(every(E.ILLEGAL_GENERATION if exc.code == E.STALE_MEMBER_EPOCH else exc.code))
-        limit = self.ctx.settings.offset_metadata_max_bytes
+        limit = self.ctx.settings.offsets.metadata_max_bytes
         now = self.ctx.now_ms
         codes, commits = [], []
         for (topic, parts), exists in zip(req.topics, known):
@@ -292,7 +292,7 @@ class OffsetManager:
         base_of = by_commit_timestamp if group is None else group.offset_expiration_base()
         if base_of is None:
             return 0
-        now, retention = self.ctx.now_ms, self.ctx.settings.offsets_retention_ms
+        now, retention = self.ctx.now_ms, self.ctx.settings.offsets.retention_ms
         records, expired = [], []
         for topic, parts in self.store.group(group_id).items():
             if group is not None and group.is_subscribed_to_topic(topic):

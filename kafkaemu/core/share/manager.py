@@ -32,7 +32,7 @@ from ...protocol.operations import NOT_REQUESTED
 from ..context import CoordinatorContext
 from ..modern import TopicMeta, wire_assignment
 from ..modern.lifecycle import ModernGroupManager
-from ..ports import GroupConfigs
+from ..group_configs import GroupConfigs
 from . import assignor, replay
 from .events import ShareGroupEvents
 from .group import Assignment, ShareGroup, ShareMember
@@ -48,7 +48,7 @@ class ShareGroupManager(ModernGroupManager, name="share", group_class=ShareGroup
 
     def __init__(self, ctx: CoordinatorContext, group_config: GroupConfigs,
                  events: ShareGroupEvents | None = None) -> None:
-        """``group_config(group id, name)``: e.g. share.session.timeout.ms set on the group, or None;
+        """``group_config``: the groups' configs (group_configs.py);
         ``events``: the share data plane hearing of these groups (None: a coordinator without one,
         whose share groups have no share partitions)."""
         super().__init__(ctx, ctx.settings.share, group_config)

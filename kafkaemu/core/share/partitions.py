@@ -1,6 +1,7 @@
 """The share data plane (Kafka's SharePartitionManager, pure): the share partitions of every share
 group (where each starts, acquiring and acknowledging their records, the timers of their acquisition
-locks), the share sessions, and the group configs that tune them. It is an owner of its own beside
+locks) and the share sessions; the group configs that tune them are the broker's
+(core/group_configs.py), shared with the group coordinator. It is an owner of its own beside
 the group coordinator, as in Kafka: the broker builds it with its ports (``SharePorts``), handlers
 reach it as ``ctx.shares`` and give it the time of each request (``now_ms``: its clock moves forward
 and its due timers fire first), and the group coordinator tells it about share groups only through
@@ -29,7 +30,7 @@ from typing import Callable, Iterable, Mapping
 
 from ...logging import get_logger
 from ...protocol.errors import ErrorCode
-from ..settings import ShareSettings
+from ..group_configs import GroupConfigs
 from . import state_records
 from .partition import AckType, Acquired, PartitionLimits, SharePartition
 from .sessions import ShareSession, ShareSessionCache, SessionKey, TopicPartition
@@ -78,14 +79,13 @@ def validate_ack_batches(batches: list, renew_allowed: bool) -> ErrorCode:
 
 
 class SharePartitionManager:
-    def __init__(self, settings: ShareSettings, ports: SharePorts, now_ms: int = 0) -> None:
-        self.settings = settings
+    def __init__(self, group_configs: GroupConfigs, ports: SharePorts, now_ms: int = 0) -> None:
+        self.group_configs = group_configs
         self.ports = ports
         self.state = ShareStateContext(ports.state_sink, ports.state_partitions, now_ms)
         self.partitions: dict[Key, SharePartition] = self.state.groups
-        self.group_configs: dict[str, dict[str, str]] = {}
-        self.on_configs_changed: Callable[[dict[str, dict[str, str]]], None] | None = None   # the data dir's file
         self.sessions = ShareSessionCache()
+        group_configs.listeners.append(self._configs_changed)
 
     # ------------------------------------------------------------ time
     @property
@@ -101,37 +101,18 @@ class SharePartitionManager:
         return self.state.timers.next_deadline()
 
     # ------------------------------------------------------------ group configs
-    def config(self, group_id: str, name: str) -> str:
-        value = self.group_configs.get(group_id, {}).get(name)
-        if value is not None:
-            return value
-        defaults = {"share.auto.offset.reset": self.settings.auto_offset_reset,
-                    "share.record.lock.duration.ms": str(self.settings.record_lock_duration_ms),
-                    "share.delivery.count.limit": str(self.settings.delivery_count_limit),
-                    "share.isolation.level": self.settings.isolation_level,
-                    "share.heartbeat.interval.ms": str(self.settings.heartbeat_interval_ms),
-                    "share.session.timeout.ms": str(self.settings.session_timeout_ms)}
-        return defaults[name]
+    def config(self, group_id: str, name: str):
+        return self.group_configs.value(group_id, name)
 
-    def group_config_set(self, group_id: str, name: str) -> str | None:
-        """A group config set on the group (GROUP resources of any group kind), or None."""
-        return self.group_configs.get(group_id, {}).get(name)
-
-    def set_config(self, group_id: str, name: str, value: str | None) -> None:
-        configs = self.group_configs.setdefault(group_id, {})
-        if value is None:
-            configs.pop(name, None)
-        else:
-            configs[name] = value
-        self._configs_changed()
+    def _configs_changed(self, group_id: str) -> None:
         for key, sp in self.partitions.items():
             if key[0] == group_id:
                 sp.limits = self.limits(group_id)
 
     def limits(self, group_id: str) -> PartitionLimits:
-        return PartitionLimits(lock_duration_ms=int(self.config(group_id, "share.record.lock.duration.ms")),
-                               delivery_count_limit=int(self.config(group_id, "share.delivery.count.limit")),
-                               max_in_flight=self.settings.partition_max_record_locks)
+        return PartitionLimits(lock_duration_ms=self.config(group_id, "share.record.lock.duration.ms"),
+                               delivery_count_limit=self.config(group_id, "share.delivery.count.limit"),
+                               max_in_flight=self.config(group_id, "share.partition.max.record.locks"))
 
     def read_committed(self, group_id: str) -> bool:
         return self.config(group_id, "share.isolation.level") == "read_committed"
@@ -344,8 +325,7 @@ class SharePartitionManager:
     def group_deleted(self, now_ms: int, group_id: str) -> None:
         self.tick(now_ms)
         self._drop([k for k in self.partitions if k[0] == group_id], _logged)
-        if self.group_configs.pop(group_id, None):
-            self._configs_changed()
+        self.group_configs.delete_group(group_id)
 
     def topic_deleted(self, now_ms: int, topic_id: bytes) -> None:
         """A topic was deleted: every group's share state of it goes (the broker's topic admin tells)."""
@@ -355,15 +335,6 @@ class SharePartitionManager:
     # ------------------------------------------------------------ offsets admin
     def start_offsets(self, group_id: str) -> Mapping[tuple[bytes, int], int]:
         return {(k[1], k[2]): sp.start_offset for k, sp in self.partitions.items() if k[0] == group_id}
-
-    def clear_configs(self) -> None:
-        """Forget every group's configs (a control reset)."""
-        self.group_configs.clear()
-        self._configs_changed()
-
-    def _configs_changed(self) -> None:
-        if self.on_configs_changed is not None:
-            self.on_configs_changed(self.group_configs)
 
     def _drop(self, keys: list[Key], on_error: Callable[..., None]) -> None:
         for key in keys:

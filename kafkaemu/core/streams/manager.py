@@ -26,7 +26,8 @@ from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import GroupError
 from ..modern.lifecycle import ModernGroupManager
-from ..ports import GroupConfigs, PartitionsOf
+from ..group_configs import GroupConfigs
+from ..ports import PartitionsOf
 from . import assignor, records, replay
 from .describe import endpoint_partitions
 from .group import EMPTY, Endpoint, MemberState, StreamsGroup, StreamsMember, TasksTuple, wire_tasks
@@ -53,14 +54,14 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
     settles_empty_target = False
 
     def __init__(self, ctx: CoordinatorContext, group_config: GroupConfigs, partitions_of: PartitionsOf) -> None:
-        """``group_config(group id, name)``: the value set on the group, or None; ``partitions_of``:
+        """``group_config``: the groups' configs (group_configs.py); ``partitions_of``:
         a topic's partition count, None when it does not exist (what loaded topologies are configured
         against; a heartbeat brings its own view)."""
         super().__init__(ctx, ctx.settings.streams, group_config)
         self.partitions_of = partitions_of
 
     def num_standby_replicas(self, group_id: str) -> int:
-        return self.config(group_id, "streams.num.standby.replicas", self.settings.num_standby_replicas)
+        return self.config(group_id, "streams.num.standby.replicas")
 
     # ============================================================ heartbeat
     def validate(self, req: StreamsHeartbeat) -> None:
@@ -158,7 +159,11 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
         response = {"error_code": 0, "error_message": None, "member_id": member.member_id,
                     "member_epoch": member.member_epoch,
                     "heartbeat_interval_ms": self.heartbeat_interval_ms(group.group_id),
-                    "acceptable_recovery_lag_legacy": 0, "task_offset_interval_ms": 0, "status": None,
+                    "acceptable_recovery_lag_legacy": 0,
+                    "task_offset_interval_ms": self.config(group.group_id, "streams.task.offset.interval.ms"),
+                    "acceptable_recovery_lag": self.config(group.group_id, "streams.acceptable.recovery.lag"),
+                    "topology_description_required": False,
+                    "status": None,
                     "active_tasks": None, "standby_tasks": None, "warmup_tasks": None,
                     "endpoint_information_epoch": 0, "partitions_by_user_endpoint": None}
         if joining or member.assigned != before.assigned:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable, Hashable
 
 from ..group_api import Record
-from ..settings import TransactionSettings
+from .settings import TransactionSettings
 from ..timers import Timers
 from .state import TransactionState
 

@@ -33,7 +33,7 @@ from typing import Callable, Iterable, Iterator
 from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ..record_format import fits_record_key
-from ..settings import TransactionSettings
+from .settings import TransactionSettings
 from .context import MarkerWriter, Sink, TransactionContext, TxnTransition, WriteMarkers
 from .end_txn import prepare_end
 from .manager import TransactionStateManager

@@ -99,7 +99,7 @@ def test_join_validation_errors():
 
 
 def test_group_max_size():
-    h = Harness(max_group_size=2)
+    h = Harness(max_size=2)
     h.stable_group(n=2)
     third = h.join(version=3, client_id="C3")
     assert third.error == E.GROUP_MAX_SIZE_REACHED

@@ -110,8 +110,7 @@ def test_broker_default_initial_delay_holds_a_new_groups_first_generation():
     starting together make one first generation, and its leader has had time to learn the topic's
     partitions; a member joining during the delay extends it once more, as in Kafka."""
     from kafkaemu.config import BrokerConfig
-    from kafkaemu.core.coordinator import CoordinatorSettings
-    delay = CoordinatorSettings.from_config(BrokerConfig()).initial_rebalance_delay_ms
+    delay = BrokerConfig().classic.initial_rebalance_delay_ms
     assert delay > 0
     h = Harness(initial_rebalance_delay_ms=delay)
     a, ra = h.join_new(client_id="A")

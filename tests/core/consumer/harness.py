@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from kafkaemu.core.consumer.requests import ConsumerHeartbeat
-from kafkaemu.core.settings import ConsumerSettings
+from kafkaemu.core.classic.settings import ClassicSettings
+from kafkaemu.core.consumer.settings import ConsumerSettings
 from kafkaemu.core.modern import TopicMeta
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
 from kafkaemu.core.ports import GroupPorts
@@ -17,7 +18,7 @@ class ConsumerHarness:
     def __init__(self, topics: dict[str, int] | None = None, may_describe=None, **consumer_settings) -> None:
         self.now = 1_000_000
         self.records: list = []
-        self.c = GroupCoordinator(CoordinatorSettings(initial_rebalance_delay_ms=0,
+        self.c = GroupCoordinator(CoordinatorSettings(classic=ClassicSettings(initial_rebalance_delay_ms=0),
                                                       consumer=ConsumerSettings(**consumer_settings)),
                                   sink=lambda p, recs, now: self.records.extend(recs), now_ms=self.now,
                                   ports=GroupPorts(may_describe=may_describe))

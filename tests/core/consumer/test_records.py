@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kafkaemu.core.consumer import records as cr
 from kafkaemu.core.consumer.requests import ConsumerHeartbeat
-from kafkaemu.core.settings import ConsumerSettings
+from kafkaemu.core.consumer.settings import ConsumerSettings
 from kafkaemu.core.consumer.member import MemberState
 from kafkaemu.core.coordinator import CoordinatorSettings, GroupCoordinator
 from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit

@@ -41,7 +41,7 @@ def test_commit_during_preparing_rebalance_with_current_generation_is_accepted()
 
 
 def test_metadata_size_limit_and_unknown_partitions():
-    h = Harness(offset_metadata_max_bytes=10)
+    h = Harness(metadata_max_bytes=10)
     exists = lambda topic, p: topic == "t" and p < 2
     resp = h.commit("s", {("t", 0): 1}, metadata="x" * 11, exists=exists)
     assert resp["topics"][0]["partitions"][0]["error_code"] == E.OFFSET_METADATA_TOO_LARGE
@@ -100,7 +100,7 @@ def test_delete_group_removes_offsets_and_writes_tombstones():
 
 
 def test_offsets_of_an_empty_group_expire_after_retention_then_the_group_goes():
-    h = Harness(offsets_retention_ms=7 * DAY, offsets_retention_check_interval_ms=600000)
+    h = Harness(retention_minutes=7 * DAY / 60000, retention_check_interval_ms=600000)
     [a] = h.stable_group(n=1)
     h.commit("g", {("t", 0): 5}, member_id=a, generation=1)
     h.leave("g", a)
@@ -114,7 +114,7 @@ def test_offsets_of_an_empty_group_expire_after_retention_then_the_group_goes():
 
 
 def test_offsets_of_an_active_group_do_not_expire():
-    h = Harness(offsets_retention_ms=DAY, offsets_retention_check_interval_ms=600000)
+    h = Harness(retention_minutes=DAY / 60000, retention_check_interval_ms=600000)
     a, b = h.stable_group(n=2, session=1800000)
     h.commit("g", {("t", 0): 5}, member_id=a, generation=2)
     for _ in range(3 * 24 * 3):                   # three days, heartbeating every 20 minutes
@@ -124,7 +124,7 @@ def test_offsets_of_an_active_group_do_not_expire():
 
 
 def test_simple_group_offsets_expire_from_their_commit_time_and_explicit_retention_wins():
-    h = Harness(offsets_retention_ms=DAY, offsets_retention_check_interval_ms=1000)
+    h = Harness(retention_minutes=DAY / 60000, retention_check_interval_ms=1000)
     h.commit("s", {("t", 0): 1})
     h.advance(DAY // 2)
     h.commit("s", {("t", 1): 2})

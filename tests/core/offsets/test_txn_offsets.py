@@ -102,7 +102,7 @@ def test_transactional_commits_are_accepted_while_completing_a_rebalance():
 
 
 def test_unknown_partitions_and_metadata_too_large_per_partition():
-    h = Harness(offset_metadata_max_bytes=3)
+    h = Harness(metadata_max_bytes=3)
     exists = lambda topic, p: topic == "t"  # noqa: E731
     resp = txn_commit(h, "g", {("t", 0): 1, ("gone", 0): 1}, exists=exists)
     assert errors(resp) == {("t", 0): E.NONE, ("gone", 0): E.UNKNOWN_TOPIC_OR_PARTITION}
@@ -117,7 +117,7 @@ def test_unknown_partitions_and_metadata_too_large_per_partition():
 
 
 def test_pending_offsets_do_not_expire_and_keep_the_group():
-    h = Harness(offsets_retention_ms=1000)
+    h = Harness(retention_minutes=1000 / 60000)
     h.commit("g", {("t", 0): 1})
     txn_commit(h, "g", {("t", 0): 2})
     h.advance(5000)

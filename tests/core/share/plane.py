@@ -3,8 +3,10 @@ manual clock, and a group coordinator that tells it of its share groups, as the 
 from __future__ import annotations
 
 from kafkaemu.core.coordinator import GroupCoordinator
+from kafkaemu.core.coordinator_settings import CoordinatorSettings
+from kafkaemu.core.group_configs import GroupConfigs
 from kafkaemu.core.ports import GroupPorts
-from kafkaemu.core.settings import CoordinatorSettings, ShareSettings
+from kafkaemu.core.share.settings import ShareSettings
 from kafkaemu.core.share.partitions import SharePartitionManager, SharePorts
 
 
@@ -17,19 +19,21 @@ class Woken(list):
 
 def share_plane(log_offsets=lambda tid, p, committed: None, *, offset_for_time=lambda tid, p, ts: None,
                 sink=None, state_partitions: int = 50, settings: ShareSettings | None = None,
-                now_ms: int = 0) -> SharePartitionManager:
+                now_ms: int = 0, group_configs: GroupConfigs | None = None) -> SharePartitionManager:
     """``log_offsets(topic id, partition, read_committed)``: (log start, readable end) or None;
-    ``sink``: __share_group_state's (None: not durable). ``plane.ports.wake`` is a ``Woken``."""
+    ``sink``: __share_group_state's (None: not durable). ``plane.ports.wake`` is a ``Woken``;
+    ``plane.group_configs`` the groups' configs (``settings``: the share groups' broker settings)."""
     ports = SharePorts(log_offsets, offset_for_time, Woken(), sink, state_partitions)
-    return SharePartitionManager(settings or ShareSettings(), ports, now_ms)
+    configs = group_configs or GroupConfigs(CoordinatorSettings(share=settings or ShareSettings()))
+    return SharePartitionManager(configs, ports, now_ms)
 
 
 def coordinator_with_plane(sink=None, now_ms: int = 0, settings: CoordinatorSettings | None = None,
                            **plane) -> tuple[GroupCoordinator, SharePartitionManager]:
     settings = settings or CoordinatorSettings()
-    shares = share_plane(settings=settings.share, now_ms=now_ms, **plane)
-    return GroupCoordinator(settings, sink, now_ms, share_events=shares,
-                            ports=GroupPorts(group_configs=shares.group_config_set)), shares
+    configs = GroupConfigs(settings)
+    shares = share_plane(now_ms=now_ms, group_configs=configs, **plane)
+    return GroupCoordinator(settings, sink, now_ms, share_events=shares, ports=GroupPorts(group_configs=configs)), shares
 
 
 class ScriptedEvents:

@@ -84,7 +84,7 @@ def test_subscription_change_bumps_the_epoch():
 
 def test_session_expiry_removes_the_member_and_releases_its_records():
     c, shares = coordinator_with_plane(log_offsets=lambda tid, p, committed: (0, 10))
-    shares.group_configs["g"] = {"share.auto.offset.reset": "earliest"}
+    shares.group_configs.set("g", "share.auto.offset.reset", "earliest")
     hb(c, 0, "m1", 0, ["a"])
     shares.acquire(0, "g", "m1", T1, 0, 100, [(0, 9)])
     c.tick(44999)
@@ -98,7 +98,7 @@ def test_start_offsets_follow_auto_offset_reset_at_assignment():
     c, shares = coordinator_with_plane(log_offsets=lambda tid, p, committed: (3, 42))
     hb(c, 0, "m1", 0, ["a"])
     assert shares.start_offsets("g") == {(T1, 0): 42, (T1, 1): 42}
-    shares.set_config("h", "share.auto.offset.reset", "earliest")
+    shares.group_configs.set("h", "share.auto.offset.reset", "earliest")
     hb(c, 0, "m1", 0, ["a"], group="h")
     assert shares.start_offsets("h") == {(T1, 0): 3, (T1, 1): 3}
 
@@ -167,8 +167,8 @@ def test_a_leaving_member_keeps_its_sessions_to_close_them_an_expired_one_loses_
 
 def test_the_group_configs_set_the_heartbeat_interval_and_session_timeout():
     c, shares = coordinator_with_plane()
-    shares.set_config("g", "share.heartbeat.interval.ms", "7000")
-    shares.set_config("g", "share.session.timeout.ms", "50000")
+    shares.group_configs.set("g", "share.heartbeat.interval.ms", "7000")
+    shares.group_configs.set("g", "share.session.timeout.ms", "50000")
     assert hb(c, 0, "m1", 0, ["a"])["heartbeat_interval_ms"] == 7000
     c.tick(49999)
     assert "m1" in c.share.group("g").members
@@ -182,11 +182,11 @@ def test_by_duration_starts_at_the_first_record_that_young():
     asked = []
     c, spm = coordinator_with_plane(log_offsets=lambda tid, p, committed: (0, 100),
                                     offset_for_time=lambda tid, p, ts: asked.append(ts) or (40 if ts <= 7_000_000 else None))
-    spm.set_config("g", "share.auto.offset.reset", "by_duration:PT1H")
+    spm.group_configs.set("g", "share.auto.offset.reset", "by_duration:PT1H")
     hb(c, 10_000_000, "m1", 0, ["a"])
     assert asked[0] == 10_000_000 - 3_600_000
     assert spm.start_offsets("g") == {(T1, 0): 40, (T1, 1): 40}
-    spm.set_config("h", "share.auto.offset.reset", "by_duration:PT1S")
+    c.group_configs.set("h", "share.auto.offset.reset", "by_duration:PT1S")
     hb(c, 10_000_000, "m1", 0, ["a"], group="h")
     assert spm.start_offsets("h") == {(T1, 0): 100, (T1, 1): 100}   # nothing that young: the end
 

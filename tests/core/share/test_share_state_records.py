@@ -43,7 +43,7 @@ def test_the_key_is_placed_as_kafkas_coordinator_key():
 def test_replay_rebuilds_the_share_partitions():
     written = []
     spm = share_plane(lambda tid, p, committed: (0, 10), sink=lambda partition, records, now: written.extend(records))
-    spm.set_config("g", "share.auto.offset.reset", "earliest")
+    spm.group_configs.set("g", "share.auto.offset.reset", "earliest")
     spm.partition(0, "g", T, 0)
     spm.acquire(0, "g", "m", T, 0, 100, [(0, 9)])
     spm.acknowledge(0, "g", "m", T, 0, [_batch(0, 4, AckType.ACCEPT)])

@@ -22,7 +22,7 @@ class _Ack:
 
 def plane(log: RecordingLog):
     spm = share_plane(lambda tid, p, committed: (0, 10), sink=log)
-    spm.set_config("g", "share.auto.offset.reset", "earliest")
+    spm.group_configs.set("g", "share.auto.offset.reset", "earliest")
     return spm
 
 

@@ -296,9 +296,9 @@ def test_a_record_without_assignment_epochs_gives_its_tasks_the_member_epoch():
 
 def test_group_streams_max_size_from_the_broker_setting_refuses_one_member_more():
     from kafkaemu.config import BrokerConfig
-    from kafkaemu.core.settings import CoordinatorSettings
+    from kafkaemu.core.coordinator import CoordinatorSettings
     s = Streams()
-    s.gc = GroupCoordinator(CoordinatorSettings.from_config(BrokerConfig(extra={"group.streams.max.size": 1})))
+    s.gc = GroupCoordinator(CoordinatorSettings(streams=BrokerConfig(extra={"group.streams.max.size": 1}).streams))
     joined(s)
     full = s.hb("m2", 0)
     assert (full["error_code"], full["error_message"]) == \

@@ -2,7 +2,7 @@
 marker effects out."""
 from __future__ import annotations
 
-from kafkaemu.core.settings import TransactionSettings
+from kafkaemu.core.transactions.settings import TransactionSettings
 from kafkaemu.core.transactions.context import WriteMarkers
 from kafkaemu.core.transactions.coordinator import TransactionCoordinator
 from kafkaemu.core.transactions.requests import AddPartitions, EndTxn, InitProducerId, ListTransactions

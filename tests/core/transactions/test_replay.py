@@ -1,6 +1,6 @@
 """Replaying __transaction_state: every transactional id comes back as written; a transaction caught
 mid-commit completes on load; an open one keeps its start time and times out."""
-from kafkaemu.core.settings import TransactionSettings
+from kafkaemu.core.transactions.settings import TransactionSettings
 from kafkaemu.core.transactions.coordinator import TransactionCoordinator
 from kafkaemu.core.transactions.records import encode_key
 from kafkaemu.protocol.errors import ErrorCode as E
