@@ -8,7 +8,9 @@ confluent-kafka client code for every broker:
 - ``group_times``: three consumers of a 3-partition topic subscribing (``classic`` or ``consumer``
   group protocol) until every one holds a different partition, then one closing until the other two
   hold all three; for ``share``, three ShareConsumers until each received a record, then one closing
-  until the other two received a record from each partition;
+  until the other two received a record from each partition produced after it closed (a record goes
+  to every partition each polling round, so that a member assigned late still gets one however fast
+  the others drained what was there);
 - ``commit_latency_s``: a transactional producer's ``commit_transaction()`` of one record;
 - ``rss_bytes`` / ``with_partitions``: the broker's resident memory (``/proc/<pid>/status``), idle and
   after topics holding 10,000 partitions were created.
@@ -162,6 +164,7 @@ def _share_times(server: Server, admin, topic: str) -> tuple[float, float]:
                 producer.produce(topic, f"{tag}-{p}-{i}".encode(), partition=p)
         producer.flush(30)
     produce_each_partition("before")
+    phase = ["before"]
     consumers = [ck.ShareConsumer({"bootstrap.servers": server.bootstrap, "group.id": group})
                  for _ in range(GROUP_MEMBERS)]
     live = list(consumers)
@@ -169,6 +172,11 @@ def _share_times(server: Server, admin, topic: str) -> tuple[float, float]:
     after: set[int] = set()
 
     def poll() -> None:
+        # a record to each partition every round: a member assigned late still gets one, however
+        # fast the others drained what was there (a ShareConsumer does not tell its assignment)
+        for p in range(GROUP_MEMBERS):
+            producer.produce(topic, f"{phase[0]}-{p}".encode(), partition=p)
+        producer.poll(0)
         for c in live:
             for msg in c.poll(0.01):     # a batch (implicit acknowledgement at the next poll)
                 if msg.error() is None:
@@ -183,12 +191,13 @@ def _share_times(server: Server, admin, topic: str) -> tuple[float, float]:
         t0 = time.perf_counter()
         leaving.close()
         consumers.remove(leaving)
-        produce_each_partition("after")
+        phase[0] = "after"
         _wait(lambda: len(after) == GROUP_MEMBERS, "share group after a member left", poll)
         return formed, time.perf_counter() - t0
     finally:
         for c in consumers:
             c.close()
+        producer.flush(10)
 
 
 def commit_latency_s(server: Server, admin, commits: int = 20) -> float:
