@@ -79,4 +79,5 @@ def test_a_flags_area_comes_from_its_name_not_from_where_it_is_defined():
     assert area_of("--advertised-listeners", "advertised.listeners") == "listeners, nodes and the cluster"
     assert area_of("--x", "log.flush.interval.ms") == "topics, the log and storage"   # by its Kafka name
     assert area_of("--connection-failed-authentication-delay-ms") == "security: SASL, TLS, ACLs, delegation tokens"
+    assert area_of("--metric-reporters", "metric.reporters") == "quotas, metrics and client telemetry"
     assert area_of("--something-new") == OTHER

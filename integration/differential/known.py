@@ -60,15 +60,10 @@ KNOWN: list[Known] = [
           reason="Kafka's broker listener advertises the share coordinator's state RPCs (83-87) and "
                  "UnregisterController (94), which no client sends: kafkaemu keeps share-group state inside its "
                  "coordinator and emulates no controller quorum to unregister from"),
-    Known("ApiVersions", r"(supported|finalized)_features\[kraft\.version\].*", on_purpose=True,
-          reason="the reference broker runs a static controller quorum (kraft.version 0, left out of the finalized "
-                 "features; below v4 its zero minimum leaves it out of the supported ones too); kafkaemu answers as "
-                 "a cluster formatted --standalone, Kafka 4's default (kraft.version 1)"),
-    Known("ApiVersions", r"finalized_features\.length", on_purpose=True,
-          reason="kraft.version, finalized by kafkaemu (a --standalone cluster), not by the static-quorum reference"),
     # -- open: configs (settings) -------------------------------------------------------------------
-    Known("DescribeConfigs", r"results\.0\.configs\[log\.retention\.hours\]", on_purpose=False, owner=SETTINGS,
-          reason="kafkaemu's broker configs lack Kafka 4.4's names it does not model (log.retention.hours)"),
+    Known("DescribeConfigs", r"results\.0\.configs\[streams\.assignor\.name\]\.value", on_purpose=False,
+          owner=SETTINGS, reason="a group's streams.assignor.name: Kafka 4.4 describes its default, sticky; "
+                                 "kafkaemu describes it with no value"),
     Known("DescribeConfigs", r"results\.0\.configs\[[a-z.]+\]", scenario="api-describeconfigs",
           on_purpose=False, owner=SETTINGS,
           reason="a group resource's configs: Kafka 4.4 adds consumer/share/streams.assignment.interval.ms, "
