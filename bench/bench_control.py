@@ -59,7 +59,8 @@ def call_latency() -> None:
             t = []
             for _ in range(1000):
                 t0 = time.perf_counter()
-                conn.request(method, path, body=json.dumps(body) if body else None)
+                conn.request(method, path, body=json.dumps(body) if body else None,
+                             headers={"Content-Type": "application/json"} if body else {})
                 answer = json.loads(conn.getresponse().read())
                 if method == "POST":
                     conn.request("DELETE", f"/api/faults/{answer['id']}")

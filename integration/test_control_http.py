@@ -25,6 +25,8 @@ def call(emulator, method, path, body=None, raw=None, headers=None):
     conn = http.client.HTTPConnection(host, int(port), timeout=10)
     try:
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        if body is not None:   # a JSON body says so (the guard refuses an undeclared one, 415)
+            headers = {"Content-Type": "application/json", **(headers or {})}
         conn.request(method, path, body=data, headers=headers or {})
         resp = conn.getresponse()
         return resp.status, json.loads(resp.read())
@@ -98,7 +100,8 @@ def test_malformed_json_is_a_400(emulator, raw, message):
 
 def test_a_malformed_request_line_and_an_oversized_body_close_the_connection_cleanly(emulator):
     host, port = emulator.control_url.split("//")[1].rsplit(":", 1)
-    oversized = b"POST /api/faults HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999\r\n\r\n"
+    oversized = (b"POST /api/faults HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: 99999999\r\n\r\n")
     for data, status in ((b"NONSENSE\r\n\r\n", b" 400 "), (oversized, b" 413 ")):
         with socket.create_connection((host, int(port)), timeout=5) as sock:
             sock.sendall(data)

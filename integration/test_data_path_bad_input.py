@@ -2,6 +2,7 @@
 oversize batch each get Kafka's error for their partition while the other partitions of the same
 request are appended, and the server keeps serving on the same connection. Also: acks=0, legacy
 message sets with old Produce/Fetch versions, fetch-session and offset errors."""
+import pytest
 import struct
 
 from kafka.record.legacy_records import LegacyRecordBatchBuilder
@@ -95,29 +96,36 @@ def test_acks_zero_sends_no_reply(kafka_emulator):
     assert kafka_emulator.call(lambda b: b.store.get(topic).partitions[0].high_watermark) == 2
 
 
-def test_legacy_produce_and_down_converted_fetch(kafka_emulator):
+def test_legacy_produce_and_fetch_versions_are_refused_as_kafka_4_refuses_them(kafka_emulator):
+    """Kafka 4 removed Produce v0-v2 and Fetch v0-v3 with message formats 0 and 1 (KIP-896, KIP-724):
+    such a request closes the connection, and a magic 0/1 batch in a newer Produce is INVALID_RECORD."""
     topic = unique_topic("legacy")
     create_topic(kafka_emulator, topic, partitions=1)
     builder = LegacyRecordBatchBuilder(magic=1, compression_type=1, batch_size=1 << 20)
     for i in range(4):
         builder.append(i, NOW + i, b"k%d" % i, b"v%d" % i)
+    legacy = bytes(builder.build())
+    for call in (lambda sock: _produce(sock, 2, [{"name": topic, "partition_data": [{"index": 0, "records": legacy}]}]),
+                 lambda sock: _fetch(sock, 3, topic, None, 0, 0)):
+        sock = raw_kafka.connect(kafka_emulator)
+        try:
+            with pytest.raises(ConnectionError):
+                call(sock)
+        finally:
+            sock.close()
     sock = raw_kafka.connect(kafka_emulator)
     try:
-        resp = _produce(sock, 2, [{"name": topic, "partition_data": [{"index": 0, "records": bytes(builder.build())}]}])
-        assert resp.responses[0].partition_responses[0].error_code == 0
-        rejected = _produce(sock, 3, [{"name": topic, "partition_data": [{"index": 0,
-                                                                           "records": bytes(builder.build())}]}])
+        rejected = _produce(sock, 3, [{"name": topic, "partition_data": [{"index": 0, "records": legacy}]}])
         assert rejected.responses[0].partition_responses[0].error_code == ErrorCode.INVALID_RECORD
         _produce(sock, 9, [{"name": topic, "partition_data": [{"index": 0, "records": _batch(2)}]}])
-        for version, magic in ((0, 0), (3, 1)):
-            part = _fetch(sock, version, topic, None, 0, 0).responses[0].partitions[0]
-            assert part.error_code == 0 and part.high_watermark == 6
-            records = MemoryRecords(part.records)
-            got = []
-            while (batch := records.next_batch()) is not None:
-                assert batch.magic == magic
-                got += [(r.offset, r.key) for r in batch]
-            assert got == [(0, b"k0"), (1, b"k1"), (2, b"k2"), (3, b"k3"), (4, b"k0"), (5, b"k1")]
+        part = _fetch(sock, 4, topic, None, 0, 0).responses[0].partitions[0]
+        assert part.error_code == 0 and part.high_watermark == 2
+        records = MemoryRecords(part.records)
+        got = []
+        while (batch := records.next_batch()) is not None:
+            assert batch.magic == 2
+            got += [r.offset for r in batch]
+        assert got == [0, 1]
     finally:
         sock.close()
 

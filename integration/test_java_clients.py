@@ -61,7 +61,7 @@ def _assert_passed(case: str, result: subprocess.CompletedProcess) -> None:
 
 def _assert_transaction_version(emulator, v2: bool) -> None:
     """What the transactional producer sent: under V2 (KIP-890 part 2) EndTxn v5, transactional
-    Produce v12+, TxnOffsetCommit v5 and neither AddPartitionsToTxn nor AddOffsetsToTxn; under V1
+    Produce v12+, TxnOffsetCommit v5 or v6 and neither AddPartitionsToTxn nor AddOffsetsToTxn; under V1
     EndTxn v4, AddPartitionsToTxn, and AddOffsetsToTxn with TxnOffsetCommit v4."""
     entries = emulator.requests(limit=100_000)
     versions: dict[int, set[int]] = {}
@@ -73,7 +73,7 @@ def _assert_transaction_version(emulator, v2: bool) -> None:
     offsets, add_offsets = versions.get(28, set()), versions.get(25, set())
     if v2:
         assert end_txn == {5} and not add_partitions and not add_offsets, versions
-        assert min(versions[0]) >= 12 and offsets <= {5}, versions
+        assert min(versions[0]) >= 12 and offsets <= {5, 6}, versions   # v6: by topic id (Kafka 4.4)
     else:
         assert end_txn == {4} and add_partitions and offsets <= {4}, versions
         assert bool(offsets) == bool(add_offsets), versions

@@ -174,6 +174,43 @@ def test_a_small_fetch_max_bytes_gives_one_record_per_batch(emulator):
         c.close()
 
 
+_HOLDER = """
+import sys, confluent_kafka as ck
+c = ck.ShareConsumer({"bootstrap.servers": sys.argv[1], "group.id": sys.argv[2],
+                      "share.acknowledgement.mode": "explicit"})
+c.subscribe([sys.argv[3]])
+got = 0
+while got < int(sys.argv[4]):
+    got += sum(1 for m in c.poll(0.2) if m.error() is None)
+print(got, flush=True)
+sys.stdin.read()   # holds its records, unacknowledged, until it is killed
+"""
+
+
+def test_a_killed_consumers_records_go_to_another_at_once(emulator):
+    """Kafka's ShareSessionCache hears of a dropped connection and releases the records its share
+    session held; on the manual clock the locks never lapse, so only the disconnect can free them."""
+    import subprocess
+    import sys
+    topic, group = setup(emulator, 1, 3)
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, emulator.bootstrap_server, group, topic, "3"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "3"
+        other = consumer(emulator, group, topic)
+        try:
+            assert poll_until(other, 1, timeout=3) == []   # all three are held
+            holder.kill()
+            holder.wait(30)
+            again = poll_until(other, 3)
+            assert sorted((m.value(), m.delivery_count()) for m in again) == [(b"v0", 2), (b"v1", 2), (b"v2", 2)]
+        finally:
+            other.close()
+    finally:
+        holder.kill()
+        holder.wait(30)
+
+
 @pytest.fixture(scope="module")
 def cluster():
     """Three nodes: a consumer's group coordinator and its partition's leader on different

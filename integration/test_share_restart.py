@@ -62,7 +62,7 @@ def test_a_share_group_is_back_after_a_restart_before_its_member_rejoins(tmp_pat
         after = describe(second.bootstrap_server, group)   # the consumer knows only the old address
         assert after["error_code"] == 0
         assert (after["group_state"], after["group_epoch"], after["assignment_epoch"]) == \
-            (before["group_state"], before["group_epoch"], before["assignment_epoch"]) == ("Stable", 1, 1)
+            (before["group_state"], before["group_epoch"], before["assignment_epoch"]) == ("Stable", 2, 2)
         [member] = after["members"]
         [old] = before["members"]
         assert (member["member_id"], member["member_epoch"], member["subscribed_topic_names"]) == \

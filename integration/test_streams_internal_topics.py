@@ -102,7 +102,7 @@ def test_two_billion_partitions_are_refused_as_create_topics_refuses_them(served
     try:
         with raw_client.connect(served, timeout=30) as sock:
             reply = join(sock, "huge", topology("huge", repartition_partitions=2_000_000_000), 1)
-            assert reply.error_code == ErrorCode.NONE and reply.member_epoch == 1
+            assert reply.error_code == ErrorCode.NONE and reply.member_epoch == 2
             limit = "Excessively large number of partitions per request."
             assert status(reply) == [(MISSING_INTERNAL_TOPICS,
                                       f"Internal topics are missing: huge-rep-repartition, huge-store-changelog; "

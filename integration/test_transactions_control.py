@@ -23,7 +23,8 @@ def emulator():
 
 def http(emulator, method: str, path: str, body: dict | None = None):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(emulator.control_url + path, data=data, method=method)
+    req = urllib.request.Request(emulator.control_url + path, data=data, method=method,
+                                 headers={} if data is None else {"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(req, timeout=30) as resp:
             return resp.status, json.loads(resp.read())

@@ -11,9 +11,9 @@ checks tell its requests apart.
 - Origin: when a browser sends one, it must be the port's own (a page elsewhere posting from a
   local browser sends its own), always;
 - a body must say it is JSON (its Content-Type one the surface reads): the requests a page may send
-  elsewhere without a CORS preflight carry a form's Content-Type, text/plain, or none. The control
-  API takes a body with none (its CLI and scripts send them; a browser that sends one sends its
-  Origin too); the schema registry does not (Confluent's clients declare theirs);
+  elsewhere without a CORS preflight carry a form's Content-Type, text/plain, or none, so a body
+  with none is refused too (415) on both surfaces (the control API's clients, its CLI and page,
+  declare theirs, as Confluent's clients do for the schema registry);
 - the token (the control API's): ``Authorization: Bearer TOKEN`` (the web page: ``?token=TOKEN``)
   when configured.
 
@@ -64,12 +64,11 @@ class Refused(Exception):
 
 class Guard:
     def __init__(self, surface: str, *, allow_remote: bool, names=(), body_types=("application/json",),
-                 undeclared_body: bool = False, token: str | None = None) -> None:
+                 token: str | None = None) -> None:
         self.surface = surface   # "the control API", "the schema registry": said in the reasons
         self.token = token
         self.allow_remote = allow_remote
         self.body_types = tuple(body_types)
-        self.undeclared_body = undeclared_body   # a body without a Content-Type taken as JSON
         self.names = set(LOCAL_NAMES)
         if self.allow_remote:
             self.names |= {n.lower() for n in {*names, socket.gethostname(), socket.getfqdn()} if n}
@@ -90,7 +89,7 @@ class Guard:
             raise Refused(403, reason)
         if method in BODY_METHODS and _has_body(headers):
             declared = headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
-            if declared not in self.body_types and not (self.undeclared_body and not declared):
+            if declared not in self.body_types:
                 raise Refused(415, f"a body of {self.surface} must be JSON ({', '.join(self.body_types)}), "
                                    f"not {declared or 'undeclared'}")
 

@@ -1,6 +1,7 @@
 """The one guard of the emulator's HTTP surfaces (kafkaemu/http_guard.py), the control API's and the
-schema registry's: a foreign Host or Origin is refused (403), a body not declared JSON too (415; the
-control API takes an undeclared one), peers elsewhere unless allowed."""
+schema registry's: a foreign Host or Origin is refused (403), a body not declared JSON too (415, one
+declaring nothing included: a page elsewhere sends it without a CORS preflight), peers elsewhere
+unless allowed."""
 from __future__ import annotations
 
 import socket
@@ -11,7 +12,7 @@ from kafkaemu.http_guard import Guard, Refused, listens_remotely
 from kafkaemu.schema_registry.http import BODY_TYPES
 
 REGISTRY = Guard("the schema registry", allow_remote=False, body_types=BODY_TYPES)
-CONTROL = Guard("the control API", allow_remote=False, undeclared_body=True)
+CONTROL = Guard("the control API", allow_remote=False)
 
 
 def refused(guard: Guard, method: str = "POST", peer: str = "127.0.0.1", **headers) -> int | None:
@@ -37,12 +38,11 @@ def test_both_surfaces_refuse_what_a_page_elsewhere_sends(guard):
     assert refused(guard, peer="192.0.2.7", **ok) == 403
 
 
-def test_an_undeclared_body_is_refused_by_the_registry_and_taken_by_the_control_api():
-    undeclared = {"Host": "localhost", "Content_Length": "20"}
-    assert refused(REGISTRY, **undeclared) == 415
-    assert refused(REGISTRY, **{"Host": "localhost", "Transfer_Encoding": "chunked"}) == 415
-    assert refused(CONTROL, **undeclared) is None
-    assert refused(REGISTRY, "GET", Host="localhost") is None
+@pytest.mark.parametrize("guard", [REGISTRY, CONTROL], ids=["registry", "control"])
+def test_an_undeclared_body_is_refused(guard):
+    assert refused(guard, **{"Host": "localhost", "Content_Length": "20"}) == 415
+    assert refused(guard, **{"Host": "localhost", "Transfer_Encoding": "chunked"}) == 415
+    assert refused(guard, "GET", Host="localhost") is None
 
 
 def test_a_registry_listening_beyond_loopback_takes_its_names_and_any_address():

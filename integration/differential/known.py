@@ -90,21 +90,22 @@ KNOWN: list[Known] = [
     # -- open: groups (redesign) and the share data plane (shareplane) -------------------------------
     Known("ConsumerGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=False,
           owner=REDESIGN,
-          reason="Kafka 4.4's first heartbeat answers member epoch 2 with an empty assignment (the group epoch "
-                 "moves twice: the member, then the subscribed topics' metadata; the assignment follows in a "
-                 "later heartbeat); kafkaemu answers epoch 1 with the assignment"),
+          reason="Kafka 4.4's first heartbeat answers an empty assignment (the assignment follows in a later "
+                 "heartbeat, and the member's epoch with it); kafkaemu answers the assignment at once. Both start a "
+                 "new group at epoch 1 (ModernGroup), so the joining member's epoch is 2 in each"),
     Known("ConsumerGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=False,
           owner=REDESIGN, reason="follows from the first heartbeat's epochs and assignment (ConsumerGroupHeartbeat); "
                                  "Kafka also describes an unset regex as \"\" where kafkaemu sends null"),
     Known("ShareGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=False,
-          owner=REDESIGN, reason="as ConsumerGroupHeartbeat: Kafka answers epoch 2 and assigns in a later heartbeat"),
+          owner=REDESIGN, reason="as ConsumerGroupHeartbeat: Kafka assigns in a later heartbeat"),
     Known("ShareGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=False,
           owner=REDESIGN, reason="follows from the first heartbeat's epochs and assignment"),
-    Known("StreamsGroupHeartbeat", r"(status|task_offset_interval_ms|active_tasks\.length)", on_purpose=False,
-          owner=REDESIGN,
+    Known("StreamsGroupHeartbeat", r"(status|task_offset_interval_ms|active_tasks\.length|member_epoch)",
+          on_purpose=False, owner=REDESIGN,
           reason="Kafka 4.4 answers a status list (e.g. ASSIGNMENT_DELAYED) and task.offset.interval.ms "
-                 "(60000), and assigns tasks in a later heartbeat; kafkaemu sends null status, 0 and the tasks "
-                 "at once"),
+                 "(60000), and assigns tasks in a later heartbeat: its joining member stays at the target "
+                 "assignment's epoch 1 until then, while the group moves to 2; kafkaemu sends null status, 0 and "
+                 "the tasks at once, so its member is at the group's epoch 2 (both start a group at epoch 1)"),
     Known("StreamsGroupDescribe", r"groups.*", on_purpose=False, owner=REDESIGN,
           reason="follows from the first heartbeat (Kafka's group is still Assigning, epoch 2 / assignment 1); "
                  "Kafka describes an unknown streams group with GROUP_ID_NOT_FOUND and a message"),

@@ -269,6 +269,18 @@ class Broker:
             ctx.respond = respond
         return ctx
 
+    def connection_closed(self, connection_id: int) -> None:
+        """A client connection dropped (``wire.Connection.close``): the share session it opened goes
+        and its member's records are released now, as Kafka's socket server tells its
+        ConnectionDisconnectListener. Nothing to do while no share data plane has been built."""
+        shares = built(self.services, "shares")
+        if shares is None:
+            return
+        try:
+            shares.connection_closed(self.now_ms, connection_id)
+        except Exception:   # a close comes from the transport: never let it fail the loop
+            log.exception("share_session_disconnect_failed", conn=connection_id)
+
     def use_real_time_for_fetch_waits(self, call_later) -> None:
         """Under a manual clock, clients still time their long polls in real time: ``call_later(s, fn)``
         (the IO layer's timer) ends each parked Fetch after its max_wait_ms of real time, or it

@@ -152,8 +152,7 @@ class ControlServer:
         self.allow_remote = config.control_allow_remote
         self.idle_timeout_s = config.control_idle_timeout_ms / 1000
         self.guard = Guard("the control API", allow_remote=config.control_allow_remote,
-                           names=(config.control_host, config.advertised_host), undeclared_body=True,
-                           token=config.control_token)
+                           names=(config.control_host, config.advertised_host), token=config.control_token)
         self.open_warning = None
         if self.allow_remote and self.token is None:
             self.open_warning = ("the control API accepts remote peers without a token: anyone who can reach "

@@ -244,6 +244,13 @@ class GroupCoordinator:
         with self._request(now_ms):
             self._run(group_id, self.share.remove_all_members, (group_id,))
 
+    def share_offsets_group_error(self, now_ms: int, group_id: str, must_be_empty: bool,
+                                  may_be_new: bool = False) -> tuple[ErrorCode, str | None]:
+        """The share offsets APIs' check of their group at ``now_ms`` (share manager's
+        ``offsets_group_error``): (error, message)."""
+        with self._request(now_ms):
+            return self.share.offsets_group_error(group_id, must_be_empty, may_be_new)
+
     def delete_share_group_offsets(self, now_ms: int, group_id: str,
                                    topics: list[tuple[str, bytes | None]]) -> list[dict] | ErrorCode:
         """DeleteShareGroupOffsets' response topics, or the error of a failed write."""

@@ -1,8 +1,9 @@
 """AlterShareGroupOffsets (key 91), v0 (KIP-932): set the start offset of share partitions of an
 empty share group (their in-flight records are forgotten). A group that does not exist yet is
-created (empty, epoch 0) once a partition's offset is set, as Kafka's alterShareGroupOffsets
-(getOrMaybeCreateShareGroup) creates it. A group with members answers NON_EMPTY_GROUP, one of
-another kind GROUP_ID_NOT_FOUND, an empty group id INVALID_GROUP_ID; an unknown topic or
+created (empty, at group and assignment epoch 1) once a partition's offset is set, as Kafka's
+alterShareGroupOffsets (getOrMaybeCreateShareGroup) creates it. A group with members answers NON_EMPTY_GROUP, one of
+another kind GROUP_ID_NOT_FOUND, an empty group id INVALID_GROUP_ID ("The group id is invalid.",
+as Kafka's GroupCoordinatorService.alterShareGroupOffsets); an unknown topic or
 partition UNKNOWN_TOPIC_OR_PARTITION; an offset beyond the high watermark or below the log start
 OFFSET_OUT_OF_RANGE. The coordinator records the valid partitions as initializing, sets their start
 offsets, then records them initialized (ShareGroupStatePartitionMetadata), as Kafka's
@@ -15,7 +16,7 @@ from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
 from .authorization import GROUP, READ, TOPIC, authorize, denied_names
 from .registry import registry
-from .share_common import share_group_error
+from .share_common import INVALID_GROUP_ID_MESSAGE, share_group_error
 
 E = ErrorCode
 TOPIC_DENIED = "Topic authorization failed."   # Errors.TOPIC_AUTHORIZATION_FAILED.message
@@ -24,12 +25,12 @@ GROUP_DENIED = "Group authorization failed."   # the top-level error carries Err
 
 @registry.register(ApiKey.ALTER_SHARE_GROUP_OFFSETS, 0, 0)
 def alter_share_group_offsets(ctx, req):
-    ctx.groups.tick(ctx.now_ms)
     if ctx.authorizer is not None and not authorize(ctx, READ, GROUP, req.group_id):
         return {"throttle_time_ms": 0, "error_code": E.GROUP_AUTHORIZATION_FAILED, "error_message": GROUP_DENIED,
                 "responses": []}
     if not req.group_id:
-        return {"throttle_time_ms": 0, "error_code": E.INVALID_GROUP_ID, "error_message": None, "responses": []}
+        return {"throttle_time_ms": 0, "error_code": E.INVALID_GROUP_ID, "error_message": INVALID_GROUP_ID_MESSAGE,
+                "responses": []}
     error, message = share_group_error(ctx, req.group_id, must_be_empty=True, may_be_new=True)
     if error != E.NONE:
         return {"throttle_time_ms": 0, "error_code": error, "error_message": message, "responses": []}

@@ -1,7 +1,8 @@
 """DeleteShareGroupOffsets (key 92), v0 (KIP-932): forget the share state of whole topics for an
 empty share group; the next consumption starts where share.auto.offset.reset says. A group with
 members answers NON_EMPTY_GROUP, an unknown group or one of another kind GROUP_ID_NOT_FOUND, an
-unknown topic UNKNOWN_TOPIC_OR_PARTITION, and so does a topic whose share state the group never
+empty group id INVALID_GROUP_ID ("The group id is invalid.", as Kafka's
+GroupCoordinatorService.deleteShareGroupOffsets, after the group's authorization), an unknown topic UNKNOWN_TOPIC_OR_PARTITION, and so does a topic whose share state the group never
 initialized ("There is no offset information to delete.", as Kafka's
 sharePartitionsEligibleForOffsetDeletion). The coordinator records the topic as deleting, deletes
 its share state, then records it deleted (ShareGroupStatePartitionMetadata).
@@ -13,7 +14,7 @@ from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
 from .authorization import DELETE, GROUP, READ, TOPIC, authorize, denied_names
 from .registry import registry
-from .share_common import share_group_error
+from .share_common import INVALID_GROUP_ID_MESSAGE, share_group_error
 
 E = ErrorCode
 TOPIC_DENIED = "Topic authorization failed."   # Errors.TOPIC_AUTHORIZATION_FAILED.message
@@ -22,9 +23,10 @@ GROUP_DENIED = "Group authorization failed."   # the top-level error carries Err
 
 @registry.register(ApiKey.DELETE_SHARE_GROUP_OFFSETS, 0, 0)
 def delete_share_group_offsets(ctx, req):
-    ctx.groups.tick(ctx.now_ms)
     if ctx.authorizer is not None and not authorize(ctx, DELETE, GROUP, req.group_id):
         return _top_error(E.GROUP_AUTHORIZATION_FAILED, GROUP_DENIED)
+    if not req.group_id:
+        return _top_error(E.INVALID_GROUP_ID, INVALID_GROUP_ID_MESSAGE)
     error, message = share_group_error(ctx, req.group_id, must_be_empty=True)
     if error != E.NONE:
         return _top_error(error, message)

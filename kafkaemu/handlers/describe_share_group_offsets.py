@@ -23,7 +23,6 @@ TOPIC_DENIED = "Topic authorization failed."   # Errors.TOPIC_AUTHORIZATION_FAIL
 
 @registry.register(ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS, 0, 1)
 def describe_share_group_offsets(ctx, req):
-    ctx.groups.tick(ctx.now_ms)
     return {"groups": [_group(ctx, g) for g in req.groups]}
 
 
@@ -36,7 +35,8 @@ def _group(ctx, req_group) -> dict:
         out["error_code"] = E.NOT_COORDINATOR
         return out
     spm = ctx.shares
-    starts = spm.start_offsets(req_group.group_id)
+    state = spm.group_state(ctx.now_ms, req_group.group_id)
+    starts = {tp: sp.start_offset for tp, sp in state.items()}
     names = {t.topic_id: name for name, t in ctx.store.topics.items()}
     if req_group.topics is None:
         wanted: dict[str, list[int]] = {}
@@ -57,7 +57,7 @@ def _group(ctx, req_group) -> dict:
             part = {"partition_index": p, "start_offset": -1, "leader_epoch": 0, "lag": -1, "error_code": E.NONE,
                     "error_message": None}
             if topic is not None and 0 <= p < len(topic.partitions):
-                sp = spm.existing(req_group.group_id, topic.topic_id, p)
+                sp = state.get((topic.topic_id, p))
                 if sp is not None:
                     plog = topic.partitions[p]
                     part["start_offset"] = sp.start_offset

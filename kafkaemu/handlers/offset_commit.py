@@ -18,9 +18,8 @@ its name first (offsets are kept by name), an unknown id (the zero id too) answe
 for its partitions before topic authorization, and the response names topics by the request's ids.
 """
 from ..core.offsets.requests import CommitPartition, OffsetCommit
-from ..protocol.defaults import ZERO_UUID
 from ..protocol.errors import ErrorCode
-from .group_common import is_coordinator, partition_exists
+from .group_common import is_coordinator, partition_exists, resolve_topic_ids
 from ..protocol.api_keys import ApiKey
 from .authorization import GROUP, READ, TOPIC, authorize, denied_names
 from .registry import registry
@@ -56,15 +55,7 @@ def _named(ctx, req, topics) -> dict:
 def _by_topic_id(ctx, req) -> dict:
     """v10: ids resolved to names (as Kafka sets each known topic's name), unknown ones answered
     UNKNOWN_TOPIC_ID, the rest committed by name and answered with the request's ids."""
-    known, unknown, ids = [], [], {}
-    for t in req.topics:
-        topic = None if t.topic_id == ZERO_UUID else ctx.store.by_id(t.topic_id)
-        if topic is None:
-            unknown.append(t)
-        else:
-            t["name"] = topic.name
-            ids[topic.name] = t.topic_id
-            known.append(t)
+    known, unknown, ids = resolve_topic_ids(ctx, req.topics)
     response = _named(ctx, req, known) if known else {"topics": []}
     for t in response["topics"]:
         t["topic_id"] = ids[t["name"]]

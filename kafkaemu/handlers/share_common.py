@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..core.group_api import GroupType
 from ..protocol.errors import ErrorCode
 from .authorization import GROUP, READ, TOPIC, authorize, denied_names
 from .group_common import is_coordinator
@@ -19,6 +18,9 @@ from .partition_access import serve_partition
 E = ErrorCode
 NO_LEADER = {"leader_id": -1, "leader_epoch": -1}
 MAX_MEMBER_ID_LENGTH = 36   # KafkaApis.isMemberIdValid
+# Errors.INVALID_GROUP_ID.message: the share offsets APIs' error responses default to it
+# (AlterShareGroupOffsetsRequest.getErrorResponseData, DeleteShareGroupOffsetsRequest.getErrorDeleteResponseData)
+INVALID_GROUP_ID_MESSAGE = "The group id is invalid."
 
 
 def resolve(ctx, topic_id: bytes, index: int, unreadable: frozenset = frozenset()):
@@ -66,8 +68,10 @@ def member_key(ctx, req) -> tuple:
 
 
 def request_error(req) -> ErrorCode:
-    """Kafka answers INVALID_REQUEST to a share request without a group id or a valid member id."""
-    if not req.group_id or not req.member_id or len(req.member_id) > MAX_MEMBER_ID_LENGTH:
+    """Kafka answers INVALID_REQUEST to a share request without a valid member id (KafkaApis
+    isMemberIdValid: not empty, at most 36 characters). An empty group id is a group like any other
+    there: only a null one is refused (``data_path_error``)."""
+    if not req.member_id or len(req.member_id) > MAX_MEMBER_ID_LENGTH:
         return E.INVALID_REQUEST
     return E.NONE
 
@@ -99,16 +103,9 @@ def node_endpoints(ctx, entries) -> list:
 
 def share_group_error(ctx, group_id: str, must_be_empty: bool, may_be_new: bool = False
                       ) -> tuple[ErrorCode, str | None]:
-    """(error, message) of the share offsets APIs' group: NOT_COORDINATOR elsewhere, GROUP_ID_NOT_FOUND
-    for an unknown group (unless ``may_be_new``: the request creates it) or one of another kind,
-    NON_EMPTY_GROUP for one with members when ``must_be_empty``."""
+    """(error, message) of the share offsets APIs' group: NOT_COORDINATOR elsewhere, else the group
+    coordinator's check at the request's time (GROUP_ID_NOT_FOUND for an unknown group unless
+    ``may_be_new``, or one of another kind; NON_EMPTY_GROUP for one with members when ``must_be_empty``)."""
     if not is_coordinator(ctx, group_id):
         return E.NOT_COORDINATOR, None
-    group = ctx.groups.group(group_id)
-    if group is None and may_be_new:
-        return E.NONE, None
-    if group is None or group.type is not GroupType.SHARE:
-        return E.GROUP_ID_NOT_FOUND, f"Group {group_id} not found."
-    if must_be_empty and not group.is_empty():
-        return E.NON_EMPTY_GROUP, None
-    return E.NONE, None
+    return ctx.groups.share_offsets_group_error(ctx.now_ms, group_id, must_be_empty, may_be_new)

@@ -54,7 +54,7 @@ def share_fetch(ctx, req):
     has_acks = any(p.acknowledgement_batches for t in req.topics for p in t.partitions)
     try:
         session, ended = spm.fetch_session(ctx.now_ms, member_key(ctx, req), req.share_session_epoch, fetch, forget,
-                                           has_acks)
+                                           has_acks, ctx.connection_id)
     except GroupError as exc:
         return _top_error(exc.code, exc.message)
     # READ on the topics of the request and of the session, asked once (KafkaApis.handleShareFetchRequest)

@@ -25,7 +25,7 @@ from ..core.transactions.verification import for_client
 from ..protocol.defaults import ZERO_UUID
 from ..protocol.errors import ErrorCode
 from ..storage.log_store import OFFSETS_TOPIC
-from .group_common import is_coordinator, partition_exists
+from .group_common import is_coordinator, partition_exists, resolve_topic_ids
 from ..protocol.api_keys import ApiKey
 from .authorization import GROUP, READ, TOPIC, TRANSACTIONAL_ID, WRITE, authorize, denied_names
 from .registry import registry
@@ -37,15 +37,7 @@ E = ErrorCode
 def txn_offset_commit(ctx, req):
     if ctx.api_version < 6:
         return _commit(ctx, req, req.topics, [])
-    known, unknown, ids = [], [], {}
-    for t in req.topics:
-        topic = None if t.topic_id == ZERO_UUID else ctx.store.by_id(t.topic_id)
-        if topic is None:
-            unknown.append(t)
-        else:
-            t["name"] = topic.name
-            ids[topic.name] = t.topic_id
-            known.append(t)
+    known, unknown, ids = resolve_topic_ids(ctx, req.topics)
     response = _commit(ctx, req, known, unknown)
     for t in response["topics"]:
         t.setdefault("topic_id", ids.get(t["name"], ZERO_UUID))

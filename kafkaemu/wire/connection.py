@@ -354,7 +354,10 @@ class Connection:
         self.close()
 
     def close(self) -> None:
-        self.closed = True
+        """Drop the connection (idempotent); the broker hears of it once (share sessions keyed to it)."""
+        if not self.closed:
+            self.closed = True
+            self.broker.connection_closed(self.connection_id)
         self._slots.clear()
         self._out.clear()
         self._out_bytes = 0

@@ -50,7 +50,7 @@ def test_view_records_and_release(env):
     assert view["state"] == "Stable" and view["members"][0]["assignment"] == [{"topic": "t", "partitions": [0]}]
     assert view["partitions"] == [{"topic": "t", "partition": 0, "start_offset": 0, "end_offset": 3,
                                    "in_flight": {"Acquired": 3}}]
-    assert c.run("share_groups", {})["groups"] == [{"group_id": "sg", "state": "Stable", "group_epoch": 1,
+    assert c.run("share_groups", {})["groups"] == [{"group_id": "sg", "state": "Stable", "group_epoch": 2,
                                                     "members": 1}]
     records = c.run("share_records", {"group": "sg", "topic": "t", "partition": 0})["records"]
     assert [(r["offset"], r["state"], r["delivery_count"], r["owner"]) for r in records] == \
@@ -111,11 +111,11 @@ def test_a_snapshot_restore_brings_the_share_group_back_members_removed_or_kept(
     assert env.broker.coordinator.share.group("sg").members == {}
     env.op("snapshot_restore", name="s", keep_members=True)
     group = env.broker.coordinator.share.group("sg")
-    assert (group.group_epoch, list(group.members), group.members["m1"].member_epoch) == (1, ["m1"], 1)
+    assert (group.group_epoch, list(group.members), group.members["m1"].member_epoch) == (2, ["m1"], 2)
     assert group.members["m1"].assigned == {_meta(env.broker).topic_id: frozenset({0})}
     env.op("snapshot_restore", name="s")             # by default the members leave: their clients rejoin
     group = env.broker.coordinator.share.group("sg")
-    assert group.members == {} and group.group_epoch == 2 and group.state.value == "Empty"
+    assert group.members == {} and group.group_epoch == 3 and group.state.value == "Empty"
     assert env.broker.shares.config("sg", "share.delivery.count.limit") == 3   # configs stay
 
 

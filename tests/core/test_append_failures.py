@@ -278,7 +278,7 @@ def test_consumer_heartbeat_creating_a_group_fails_and_leaves_no_group():
     assert observe(h.c) == before and h.group() is None
     sink.failure = None
     r = h.heartbeat("g", "m1", 0)
-    assert r["error_code"] == E.NONE and r["member_epoch"] == 1 and h.group() is not None
+    assert r["error_code"] == E.NONE and r["member_epoch"] == 2 and h.group() is not None
 
 
 def test_consumer_heartbeat_of_a_joining_member_fails_and_the_group_is_as_before():
@@ -292,10 +292,10 @@ def test_consumer_heartbeat_of_a_joining_member_fails_and_the_group_is_as_before
     r = h.heartbeat("g", "m2", 0, client_id="C2")
     assert r["error_code"] == E.COORDINATOR_NOT_AVAILABLE
     assert observe(h.c) == before and len(h.records) == written
-    assert h.group().group_epoch == 1 and set(h.group().members) == {"m1"}
+    assert h.group().group_epoch == 2 and set(h.group().members) == {"m1"}
     sink.failure = None
     r = h.heartbeat("g", "m2", 0, client_id="C2")
-    assert r["error_code"] == E.NONE and h.group().group_epoch == 2
+    assert r["error_code"] == E.NONE and h.group().group_epoch == 3
     # what the retry wrote is the whole change: replayed into a fresh coordinator, it is the group
     assert set(h.group().members) == {"m1", "m2"}
 
@@ -306,10 +306,10 @@ def test_consumer_session_expiry_that_cannot_be_written_is_retried():
     assert h.heartbeat("g", "m1", 0)["error_code"] == E.NONE
     sink.failure = AppendError(E.NOT_LEADER_OR_FOLLOWER)
     h.advance(10001)
-    assert sink.refused == 1 and "m1" in h.group().members and h.group().group_epoch == 1
+    assert sink.refused == 1 and "m1" in h.group().members and h.group().group_epoch == 2
     sink.failure = None
     h.advance(TIMER_RETRY_BACKOFF_MS)
-    assert "m1" not in h.group().members and h.group().group_epoch == 2
+    assert "m1" not in h.group().members and h.group().group_epoch == 3
 
 
 @pytest.mark.parametrize("make", ["classic", "consumer"])

@@ -66,3 +66,10 @@ def test_handlers_import_only_the_context_from_the_broker(module):
     reached = [name for name in imports(MODULES[module])
                if under(name, ("kafkaemu.broker",)) and not under(name, ("kafkaemu.broker.context",))]
     assert not reached, f"{module} imports {reached}; handlers get what they need from the RequestContext"
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if under(m, ("kafkaemu.handlers",))])
+def test_handlers_move_no_clock(module):
+    """Time reaches the core with each request: a handler passes ``ctx.now_ms`` to the core's
+    request methods (which fire their due timers first) and never ticks a coordinator itself."""
+    assert ".tick(" not in MODULES[module].read_text(), f"{module} moves a clock; pass ctx.now_ms instead"

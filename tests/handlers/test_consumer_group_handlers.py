@@ -32,13 +32,13 @@ def test_registered_and_advertised():
 @pytest.mark.parametrize("version", [0, 1])
 def test_join_through_the_codec(broker, version):
     r = call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, version, join_body())
-    assert r.error_code == 0 and r.member_id == "m1" and r.member_epoch == 1
+    assert r.error_code == 0 and r.member_id == "m1" and r.member_epoch == 2
     assert r.heartbeat_interval_ms == 750
     [tp] = r.assignment.topic_partitions
     assert bytes(tp.topic_id) == broker.store.get("t").topic_id and list(tp.partitions) == [0, 1, 2, 3]
     r = call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, version,
-             join_body(member_epoch=1, rebalance_timeout_ms=-1, subscribed_topic_names=None, topic_partitions=None))
-    assert r.error_code == 0 and r.member_epoch == 1 and r.assignment is None
+             join_body(member_epoch=2, rebalance_timeout_ms=-1, subscribed_topic_names=None, topic_partitions=None))
+    assert r.error_code == 0 and r.member_epoch == 2 and r.assignment is None
 
 
 def test_v1_regex_and_v1_needs_a_member_id(broker):
@@ -68,7 +68,7 @@ def test_describe_through_the_codec(broker):
     r = call(broker, ApiKey.CONSUMER_GROUP_DESCRIBE, 0,
              {"group_ids": ["g", "nope"], "include_authorized_operations": True})
     g, nope = r.groups
-    assert g.error_code == 0 and g.group_state == "Stable" and g.group_epoch == 1 and g.assignor_name == "uniform"
+    assert g.error_code == 0 and g.group_state == "Stable" and g.group_epoch == 2 and g.assignor_name == "uniform"
     [m] = g.members
     assert m.member_id == "m1" and m.client_id == "C1" and m.client_host == "/127.0.0.1"
     assert [tp.topic_name for tp in m.assignment.topic_partitions] == ["t"]
@@ -84,9 +84,9 @@ def test_offset_fetch_v9_checks_the_member_epoch(broker):
             "groups": [{"group_id": "g", "member_id": member_id, "member_epoch": epoch, "topics": None}],
             "require_stable": False}).groups[0].error_code
 
-    assert fetch("m1", 1) == 0
+    assert fetch("m1", 2) == 0
     assert fetch("m1", 7) == E.STALE_MEMBER_EPOCH
-    assert fetch("zz", 1) == E.UNKNOWN_MEMBER_ID
+    assert fetch("zz", 2) == E.UNKNOWN_MEMBER_ID
     assert fetch(None, -1) == 0
 
 
@@ -110,7 +110,7 @@ def test_a_heartbeat_subscribing_by_name_reads_only_its_topics(broker):
         broker.topics.create(f"other-{i}", 1, {})
     broker.store.topics = _TopicsNotToWalk(broker.store.topics)
     r = call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, join_body())
-    assert r.error_code == 0 and r.member_epoch == 1
+    assert r.error_code == 0 and r.member_epoch == 2
     (owned,) = r.assignment.topic_partitions
     assert owned.topic_id == broker.store.get("t").topic_id and sorted(owned.partitions) == [0, 1, 2, 3]
 

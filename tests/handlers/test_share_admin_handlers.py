@@ -75,7 +75,8 @@ def test_offsets_described_altered_and_deleted():
 
 def test_altering_the_offsets_of_a_share_group_that_does_not_exist_creates_it():
     """As Kafka's alterShareGroupOffsets (a Go client's test relies on it): the group is created,
-    empty at epoch 0, with its share partitions starting at the offsets given."""
+    empty at group epoch 1 and assignment epoch 1 (a new ModernGroup's, as Kafka 4.4 describes it),
+    with its share partitions starting at the offsets given."""
     broker, topic, c = setup()
     produce(topic, 5)
     r = c.call(ALTER_OFFSETS, 0, {"group_id": "new", "topics": [{"topic_name": "q", "partitions": [
@@ -84,8 +85,8 @@ def test_altering_the_offsets_of_a_share_group_that_does_not_exist_creates_it():
     d = c.call(DESCRIBE_OFFSETS, 1, {"groups": [{"group_id": "new", "topics": None}]})
     assert d.groups[0].error_code == 0 and d.groups[0].topics[0].partitions[0].start_offset == 2
     described = c.call(ApiKey.SHARE_GROUP_DESCRIBE, 1, {"group_ids": ["new"], "include_authorized_operations": False})
-    assert (described.groups[0].error_code, described.groups[0].group_state, described.groups[0].group_epoch) == \
-        (0, "Empty", 0)
+    g = described.groups[0]
+    assert (g.error_code, g.group_state, g.group_epoch, g.assignment_epoch) == (0, "Empty", 1, 1)
     join(c, group="new")
     assert acquired(c.call(FETCH, 1, fetch_body(topic, 0, group_id="new"))) == [(2, 4, 1)]
     c.call(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, {"group_id": "cg", "member_id": "m", "member_epoch": 0,
@@ -95,7 +96,16 @@ def test_altering_the_offsets_of_a_share_group_that_does_not_exist_creates_it():
     r = c.call(ALTER_OFFSETS, 0, {"group_id": "cg", "topics": [{"topic_name": "q", "partitions": [
         {"partition_index": 0, "start_offset": 0}]}]})
     assert r.error_code == E.GROUP_ID_NOT_FOUND                  # a group of another kind
-    assert c.call(ALTER_OFFSETS, 0, {"group_id": "", "topics": []}).error_code == E.INVALID_GROUP_ID
+    r = c.call(ALTER_OFFSETS, 0, {"group_id": "", "topics": []})
+    assert (r.error_code, r.error_message) == (E.INVALID_GROUP_ID, "The group id is invalid.")
+
+
+def test_the_offsets_apis_answer_an_empty_group_id_with_kafkas_message():
+    """GroupCoordinatorService answers INVALID_GROUP_ID through the requests' error builders, which
+    default the message to Errors.INVALID_GROUP_ID.message (measured against Kafka 4.4)."""
+    broker, topic, c = setup()
+    r = c.call(DELETE_OFFSETS, 0, {"group_id": "", "topics": [{"topic_name": "q"}]})
+    assert (r.error_code, r.error_message, r.responses) == (E.INVALID_GROUP_ID, "The group id is invalid.", [])
 
 
 def test_list_and_delete_share_groups():
@@ -132,3 +142,20 @@ def test_offsets_of_a_group_without_share_state_are_described_as_kafka_does():
     assert [(t.topic_name, t.topic_id == bytes(16), [(p.partition_index, p.start_offset, p.leader_epoch, p.lag,
                                                       p.error_code) for p in t.partitions]) for t in asked.topics] == [
         ("q", False, [(0, -1, 0, -1, 0), (7, -1, 0, -1, 0)]), ("nope", True, [(0, -1, 0, -1, 0)])]
+
+
+def test_the_offsets_apis_see_the_share_state_at_the_requests_time():
+    """Time reaches the core with each request (no handler moves a clock): a lock that lapsed at the
+    delivery limit by the time DescribeShareGroupOffsets arrives has archived its record, so the
+    start offset has moved, though the broker's timer loop has not run."""
+    from .test_share_handlers import T0
+    broker, topic, c = setup()
+    broker.shares.group_configs.set("g", "share.delivery.count.limit", "2")
+    join(c)
+    produce(topic, 1)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0))) == [(0, 0, 1)]
+    r = c.call(FETCH, 1, fetch_body(topic, 1, {0: [batch(0, 0, 2)]}))   # RELEASE, and fetched again
+    assert acquired(r) == [(0, 0, 2)]   # the last delivery the limit allows
+    d = c.call(DESCRIBE_OFFSETS, 1, {"groups": [{"group_id": "g", "topics": None}]}, now=T0 + 30_001)
+    part = d.groups[0].topics[0].partitions[0]
+    assert (part.start_offset, part.lag) == (1, 0)

@@ -21,9 +21,9 @@ ACCEPT, RELEASE, REJECT = 1, 2, 3
 
 
 class Client:
-    def __init__(self, broker) -> None:
+    def __init__(self, broker, connection_id: int = 1) -> None:
         self.broker = broker
-        self.conn = Connection(broker, REGISTRY, 1, "127.0.0.1")
+        self.conn = Connection(broker, REGISTRY, connection_id, "127.0.0.1")
         self.correlation = 0
 
     def send(self, api_key, version, body, now=None):
@@ -229,7 +229,7 @@ def test_closing_the_session_releases_the_members_records():
 def test_heartbeat_and_describe_through_the_codecs():
     broker, topic, c = setup(partitions=2)
     r = join(c)
-    assert r.member_epoch == 1 and r.heartbeat_interval_ms == 5000
+    assert r.member_epoch == 2 and r.heartbeat_interval_ms == 5000
     assert sorted(r.assignment.topic_partitions[0].partitions) == [0, 1]
     d = c.call(DESCRIBE, 1, {"group_ids": ["g", "x"], "include_authorized_operations": False})
     assert d.groups[0].group_state == "Stable" and d.groups[0].members[0].assignment.topic_partitions[0].topic_name == "q"
@@ -372,3 +372,44 @@ def test_a_member_whose_group_session_lapses_loses_its_share_sessions_and_record
     assert broker.shares.sessions.partitions_of("g", "m1") == set()
     states = {x["state"] for x in broker.shares.existing("g", topic.topic_id, 0).in_flight()}
     assert states == {"Available"}
+
+
+def test_a_dropped_connection_releases_its_share_sessions_records_at_once():
+    """Kafka's ShareSessionCache hears of every closed connection: the share session the connection
+    opened goes, and its member's records are available to the others now, not when the locks lapse."""
+    broker, topic, c = setup()
+    other = Client(broker, 2)
+    join(c, "m1")
+    join(other, "m2")
+    produce(topic, 3)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0, member="m1"))) == [(0, 2, 1)]
+    assert acquired(other.call(FETCH, 1, fetch_body(topic, 0, member="m2"))) == []
+    c.conn.close()
+    assert broker.shares.sessions.partitions_of("g", "m1") == set()
+    assert acquired(other.call(FETCH, 1, fetch_body(topic, 1, member="m2"))) == [(0, 2, 2)]
+
+
+def test_a_session_reopened_on_a_new_connection_outlives_the_old_ones_close():
+    broker, topic, c = setup()
+    join(c, "m1")
+    produce(topic, 2)
+    c.call(FETCH, 1, fetch_body(topic, 0, member="m1"))
+    again = Client(broker, 2)
+    again.call(FETCH, 1, fetch_body(topic, 0, member="m1"))   # reconnected: a new session replaces the old
+    c.conn.close()
+    assert broker.shares.sessions.partitions_of("g", "m1") == {(topic.topic_id, 0)}
+    assert again.call(FETCH, 1, fetch_body(topic, 1, member="m1")).error_code == 0
+
+
+def test_an_empty_group_id_is_a_group_like_any_other_for_the_data_path():
+    """KafkaApis refuses only a null group id (INVALID_REQUEST); an empty one goes on to the share
+    session and the group's share partitions (measured against Kafka 4.4: NONE, then the session's
+    next epoch acknowledges)."""
+    broker, topic, c = setup()
+    body = fetch_body(topic, 0, group_id="", partitions=())
+    body["topics"] = []
+    r = c.call(FETCH, 1, body)
+    assert (r.error_code, r.acquisition_lock_timeout_ms, r.responses) == (E.NONE, 30000, [])
+    r = c.call(ACK, 1, {"group_id": "", "member_id": "m1", "share_session_epoch": 1, "topics": []})
+    assert (r.error_code, r.responses) == (E.NONE, [])
+    assert c.call(FETCH, 1, dict(body, member_id="")).error_code == E.INVALID_REQUEST

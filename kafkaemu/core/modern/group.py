@@ -49,8 +49,10 @@ class ModernGroup(Group):
 
     def __init__(self, group_id: str, now_ms: int) -> None:
         self.group_id = group_id
-        self.group_epoch = 0
-        self.assignment_epoch = 0
+        # as Kafka's ModernGroup: a new group is at epoch 1, its target assignment at epoch 1
+        # (TargetAssignmentMetadata.INITIAL); the first member to join moves it to 2
+        self.group_epoch = 1
+        self.assignment_epoch = 1
         self.members: dict = {}      # member id -> the kind's immutable member
         self.target: dict = {}       # member id -> its target assignment
         self.created_ms = now_ms

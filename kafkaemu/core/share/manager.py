@@ -192,11 +192,24 @@ class ShareGroupManager(ModernGroupManager, name="share", group_class=ShareGroup
             group.state_metadata = group.state_metadata.finish_deleting(topics)
             self.persist(group)
 
+    def offsets_group_error(self, group_id: str, must_be_empty: bool, may_be_new: bool) -> tuple[ErrorCode, str | None]:
+        """(error, message) of the share offsets APIs' group: GROUP_ID_NOT_FOUND for an unknown group
+        (unless ``may_be_new``: the request creates it) or one of another kind, NON_EMPTY_GROUP for
+        one with members when ``must_be_empty``."""
+        group = self.ctx.groups.get(group_id)
+        if group is None and may_be_new:
+            return E.NONE, None
+        if group is None or group.type is not self.type:
+            return E.GROUP_ID_NOT_FOUND, f"Group {group_id} not found."
+        if must_be_empty and not group.is_empty():
+            return E.NON_EMPTY_GROUP, None
+        return E.NONE, None
+
     def alter_offsets(self, group_id: str, offsets: dict[tuple[bytes, int], int], names: dict[bytes, str]) -> None:
         """AlterShareGroupOffsets' valid partitions ((topic id, partition) -> start offset), as Kafka's
         completeAlterShareGroupOffsets: initializing in this write, their share state initialized at
         those offsets once written, then initialized. A group that does not exist yet is created
-        (getOrMaybeCreateShareGroup), empty at epoch 0."""
+        (getOrMaybeCreateShareGroup), empty at group and assignment epoch 1 (ModernGroup)."""
         if not offsets:
             return
         group = self.group(group_id)

@@ -33,7 +33,7 @@ from ...protocol.errors import ErrorCode
 from ..group_configs import GroupConfigs
 from . import state_records
 from .partition import AckType, Acquired, PartitionLimits, SharePartition
-from .sessions import ShareSession, ShareSessionCache, SessionKey, TopicPartition
+from .sessions import NO_CONNECTION, ShareSession, ShareSessionCache, SessionKey, TopicPartition
 from .state_runtime import Key, ShareStateContext, StateSink
 
 log = get_logger("kafkaemu.share_partitions")
@@ -119,15 +119,30 @@ class SharePartitionManager:
 
     # ------------------------------------------------------------ share sessions
     def fetch_session(self, now_ms: int, key: SessionKey, epoch: int, fetch: list[TopicPartition],
-                      forget: list[TopicPartition], has_acks: bool) -> tuple[ShareSession | None, ShareSession | None]:
-        """A ShareFetch's session (sessions.py ``for_fetch``). Raises GroupError for a bad epoch."""
+                      forget: list[TopicPartition], has_acks: bool, connection_id: int = NO_CONNECTION
+                      ) -> tuple[ShareSession | None, ShareSession | None]:
+        """A ShareFetch's session (sessions.py ``for_fetch``), on the client connection
+        ``connection_id``. Raises GroupError for a bad epoch."""
         self.tick(now_ms)
-        return self.sessions.for_fetch(key, epoch, fetch, forget, has_acks)
+        return self.sessions.for_fetch(key, epoch, fetch, forget, has_acks, connection_id)
 
     def acknowledge_session(self, now_ms: int, key: SessionKey, epoch: int) -> ShareSession:
         """A ShareAcknowledge's session (sessions.py ``for_acknowledge``). Raises GroupError."""
         self.tick(now_ms)
         return self.sessions.for_acknowledge(key, epoch)
+
+    def connection_closed(self, now_ms: int, connection_id: int) -> int:
+        """A client connection dropped: the share session it opened goes, and the records its member
+        holds in that session's partitions are released at once (Kafka's ShareSessionCache
+        disconnect listener, then SharePartitionManager.releaseSession). Returns how many."""
+        self.tick(now_ms)
+        session = self.sessions.disconnected(connection_id)
+        if session is None:
+            return 0
+        _, group_id, member_id = session.key
+        released = self.release_member(now_ms, group_id, member_id, list(session.partitions))
+        log.info("share_session_disconnected", group=group_id, member=member_id, released=released)
+        return released
 
     # ------------------------------------------------------------ partitions
     def partition(self, now_ms: int, group_id: str, topic_id: bytes, index: int) -> SharePartition | None:
@@ -333,6 +348,12 @@ class SharePartitionManager:
         self._drop([k for k in self.partitions if k[1] == topic_id], _logged)
 
     # ------------------------------------------------------------ offsets admin
+    def group_state(self, now_ms: int, group_id: str) -> dict[tuple[bytes, int], SharePartition]:
+        """The group's share partitions by (topic id, partition) at ``now_ms`` (its due lock timers
+        fired first: a lapsed lock at the delivery limit archives, moving the start offset)."""
+        self.tick(now_ms)
+        return {(k[1], k[2]): sp for k, sp in self.partitions.items() if k[0] == group_id}
+
     def start_offsets(self, group_id: str) -> Mapping[tuple[bytes, int], int]:
         return {(k[1], k[2]): sp.start_offset for k, sp in self.partitions.items() if k[0] == group_id}
 

@@ -38,15 +38,16 @@ def assert_disjoint_clients(clients: list[Client]) -> None:
 
 
 # ---------------------------------------------------------------- joining and epochs
-def test_first_member_gets_every_partition_at_epoch_one():
+def test_first_member_gets_every_partition_at_epoch_two():
+    """A new group is at epoch 1 (Kafka's ModernGroup); the first member moves it to 2."""
     h = ConsumerHarness()
     r = h.heartbeat(member_id="m1")
     assert r["error_code"] == 0
-    assert r["member_id"] == "m1" and r["member_epoch"] == 1
+    assert r["member_id"] == "m1" and r["member_epoch"] == 2
     assert r["heartbeat_interval_ms"] == 5000
     assert r["assignment"] == {"topic_partitions": [{"topic_id": T, "partitions": [0, 1, 2, 3, 4, 5]}]}
     assert h.state() == "Stable"
-    assert h.group().group_epoch == 1 and h.group().assignment_epoch == 1
+    assert h.group().group_epoch == 2 and h.group().assignment_epoch == 2
 
 
 def test_v0_empty_member_id_gets_a_generated_one():
@@ -61,7 +62,7 @@ def test_steady_heartbeat_carries_no_assignment():
     a = Client(h, "m1")
     a.beat()
     r = a.beat()
-    assert r["error_code"] == 0 and r["member_epoch"] == 1 and r["assignment"] is None
+    assert r["error_code"] == 0 and r["member_epoch"] == 2 and r["assignment"] is None
 
 
 def test_second_member_waits_until_first_revokes():
@@ -69,18 +70,18 @@ def test_second_member_waits_until_first_revokes():
     a, b = Client(h, "a"), Client(h, "b")
     a.beat()
     r = b.beat()
-    assert r["member_epoch"] == 2
+    assert r["member_epoch"] == 3
     assert b.partitions() == set()                      # every target partition is still owned by a
     assert h.group().members["b"].state is MemberState.UNRELEASED_PARTITIONS
     assert h.state() == "Reconciling"
-    r = a.beat()                                        # a is asked to revoke: its epoch stays 1
-    assert r["member_epoch"] == 1 and len(a.partitions()) == 3
+    r = a.beat()                                        # a is asked to revoke: its epoch stays 2
+    assert r["member_epoch"] == 2 and len(a.partitions()) == 3
     assert h.group().members["a"].state is MemberState.UNREVOKED_PARTITIONS
     revoked = set(range(6)) - a.partitions()
     assert b.beat()["assignment"] is None               # not released yet
     assert b.partitions() == set()
     r = a.beat()                                        # acknowledges: reports only the 3 it kept
-    assert r["member_epoch"] == 2
+    assert r["member_epoch"] == 3
     b.beat()
     assert b.partitions() == revoked
     assert h.state() == "Stable"
@@ -94,12 +95,12 @@ def test_revocation_is_not_acknowledged_while_still_reported():
     a.beat()
     keep = a.partitions()
     for _ in range(3):   # a keeps reporting all six partitions: nothing moves
-        r = h.heartbeat(member_id="a", epoch=1, owned={T: set(range(6))})
-        assert r["member_epoch"] == 1
+        r = h.heartbeat(member_id="a", epoch=2, owned={T: set(range(6))})
+        assert r["member_epoch"] == 2
         b.beat()
         assert b.partitions() == set()
-    r = h.heartbeat(member_id="a", epoch=1, owned={T: keep})
-    assert r["member_epoch"] == 2
+    r = h.heartbeat(member_id="a", epoch=2, owned={T: keep})
+    assert r["member_epoch"] == 3
     b.beat()
     assert b.partitions() == set(range(6)) - keep
 
@@ -191,15 +192,15 @@ def test_epochs_ahead_or_behind_are_fenced_but_a_lost_response_is_tolerated():
     a.beat()
     b.beat()
     a.beat()
-    a.beat()                                     # a is at epoch 2 now, previous epoch 1
-    assert a.epoch == 2
-    assert h.heartbeat(member_id="a", epoch=3, owned=a.owned)["error_code"] == E.FENCED_MEMBER_EPOCH
-    # The epoch-2 answer was lost: epoch 1 with a subset of the assignment is accepted.
-    r = h.heartbeat(member_id="a", epoch=1, owned=a.owned)
-    assert r["error_code"] == 0 and r["member_epoch"] == 2
-    # Epoch 1 claiming a partition no longer assigned is fenced.
+    a.beat()                                     # a is at epoch 3 now, previous epoch 2
+    assert a.epoch == 3
+    assert h.heartbeat(member_id="a", epoch=4, owned=a.owned)["error_code"] == E.FENCED_MEMBER_EPOCH
+    # The epoch-3 answer was lost: epoch 2 with a subset of the assignment is accepted.
+    r = h.heartbeat(member_id="a", epoch=2, owned=a.owned)
+    assert r["error_code"] == 0 and r["member_epoch"] == 3
+    # Epoch 2 claiming a partition no longer assigned is fenced.
     bp = next(iter(b.partitions() or {5}))
-    r = h.heartbeat(member_id="a", epoch=1, owned={T: a.partitions() | {bp}})
+    r = h.heartbeat(member_id="a", epoch=2, owned={T: a.partitions() | {bp}})
     assert r["error_code"] == E.FENCED_MEMBER_EPOCH
     assert h.heartbeat(member_id="a", epoch=0)["error_code"] == E.FENCED_MEMBER_EPOCH
 
@@ -211,7 +212,7 @@ def test_fenced_member_can_rejoin_with_epoch_zero_after_leaving():
     assert a.leave()["member_epoch"] == -1
     assert h.state() == "Empty"
     r = a.beat()
-    assert r["error_code"] == 0 and r["member_epoch"] == 3 and a.partitions() == set(range(6))
+    assert r["error_code"] == 0 and r["member_epoch"] == 4 and a.partitions() == set(range(6))
 
 
 # ---------------------------------------------------------------- leaving, session and rebalance timeouts
@@ -277,13 +278,13 @@ def test_rebalance_timeout_fences_a_member_that_does_not_revoke():
     h = ConsumerHarness()
     a, b = Client(h, "a"), Client(h, "b")
     h.heartbeat(member_id="a", rebalance=10000)
-    a.epoch, a.owned = 1, {T: set(range(6))}
+    a.epoch, a.owned = 2, {T: set(range(6))}
     b.beat()
-    h.heartbeat(member_id="a", epoch=1, owned={T: set(range(6))})   # told to revoke; never does
+    h.heartbeat(member_id="a", epoch=2, owned={T: set(range(6))})   # told to revoke; never does
     assert h.group().members["a"].state is MemberState.UNREVOKED_PARTITIONS
     for _ in range(3):
         h.advance(3000)
-        h.heartbeat(member_id="a", epoch=1, owned={T: set(range(6))})
+        h.heartbeat(member_id="a", epoch=2, owned={T: set(range(6))})
         b.beat()
     assert "a" in h.group().members
     h.advance(1000)
@@ -374,10 +375,10 @@ def test_a_changed_subscription_bumps_the_epoch_but_a_changed_assignor_alone_doe
     h = ConsumerHarness({"t": 2, "u": 2})
     a = Client(h, "a")
     a.beat()
-    r = h.heartbeat(member_id="a", epoch=1, owned=a.owned, assignor="range")
-    assert r["member_epoch"] == 1 and h.group().group_epoch == 1
-    r = h.heartbeat(member_id="a", epoch=1, owned=a.owned, topics=["t", "u"])
+    r = h.heartbeat(member_id="a", epoch=2, owned=a.owned, assignor="range")
     assert r["member_epoch"] == 2 and h.group().group_epoch == 2
+    r = h.heartbeat(member_id="a", epoch=2, owned=a.owned, topics=["t", "u"])
+    assert r["member_epoch"] == 3 and h.group().group_epoch == 3
     assert {t["topic_id"] for t in r["assignment"]["topic_partitions"]} == {T, tid("u")}
     assert h.c.consumer_group_describe(h.now, ["g"], {})[0]["assignor_name"] == "range"
 
@@ -389,8 +390,8 @@ def test_deleted_topic_is_revoked_and_the_epoch_bumps():
     assert set(a.owned) == {T, tid("gone")}
     del h.topics["gone"]
     r = a.beat()                       # asked to give up the deleted topic's partitions
-    assert r["member_epoch"] == 1 and a.owned == {T: {0, 1}}
-    assert a.beat()["member_epoch"] == 2
+    assert r["member_epoch"] == 2 and a.owned == {T: {0, 1}}
+    assert a.beat()["member_epoch"] == 3
     assert h.group().members["a"].pending_revocation == {}
 
 
@@ -422,10 +423,10 @@ def test_describe():
     a.beat()
     [d] = h.c.consumer_group_describe(h.now, ["g"], {T: "t"}, include_authorized_operations=True)
     assert d["error_code"] == 0 and d["group_state"] == "Stable"
-    assert d["group_epoch"] == 1 and d["assignment_epoch"] == 1 and d["assignor_name"] == "uniform"
+    assert d["group_epoch"] == 2 and d["assignment_epoch"] == 2 and d["assignor_name"] == "uniform"
     assert d["authorized_operations"] == (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11)   # AclEntry.supportedOperations(GROUP)
     [m] = d["members"]
-    assert m["member_id"] == "a" and m["member_epoch"] == 1 and m["client_id"] == "C1"
+    assert m["member_id"] == "a" and m["member_epoch"] == 2 and m["client_id"] == "C1"
     assert m["subscribed_topic_names"] == ["t"]
     assert m["assignment"] == m["target_assignment"] == {
         "topic_partitions": [{"topic_id": T, "topic_name": "t", "partitions": [0, 1, 2, 3, 4, 5]}]}
@@ -466,9 +467,9 @@ def test_an_empty_classic_group_with_offsets_becomes_a_consumer_group():
     h = ConsumerHarness()
     h.c.commit_offsets(h.now, OffsetCommit("g", [("t", [CommitPartition(0, 42)])]))
     assert "g" in h.c.classic.groups
-    assert h.heartbeat(member_id="a")["member_epoch"] == 1
+    assert h.heartbeat(member_id="a")["member_epoch"] == 2
     assert "g" not in h.c.classic.groups and h.state() == "Stable"
-    fetched = h.c.fetch_offsets(h.now, "g", [("t", [0])], "a", 1)
+    fetched = h.c.fetch_offsets(h.now, "g", [("t", [0])], "a", 2)
     assert fetched["error_code"] == 0 and fetched["topics"][0]["partitions"][0]["committed_offset"] == 42
 
 
@@ -497,15 +498,15 @@ def test_offset_commit_checks_member_epochs():
                                                      api_version=version))
         return out["topics"][0]["partitions"][0]["error_code"]
 
-    assert commit("a", 1) == 0
+    assert commit("a", 2) == 0
     assert commit("a", 0) == E.STALE_MEMBER_EPOCH
-    assert commit("a", 2) == E.STALE_MEMBER_EPOCH
-    assert commit("zz", 1) == E.UNKNOWN_MEMBER_ID
+    assert commit("a", 3) == E.STALE_MEMBER_EPOCH
+    assert commit("zz", 2) == E.UNKNOWN_MEMBER_ID
     assert commit("", -1) == E.UNKNOWN_MEMBER_ID       # a group with members takes no standalone commits
-    assert commit("a", 1, version=8) == E.UNSUPPORTED_VERSION
+    assert commit("a", 2, version=8) == E.UNSUPPORTED_VERSION
     assert "g" not in h.c.classic.groups                       # no classic twin created
     assert h.c.fetch_offsets(h.now, "g", [("t", [0])], "a", 0)["error_code"] == E.STALE_MEMBER_EPOCH
-    assert h.c.fetch_offsets(h.now, "g", [("t", [0])], "zz", 1)["error_code"] == E.UNKNOWN_MEMBER_ID
+    assert h.c.fetch_offsets(h.now, "g", [("t", [0])], "zz", 2)["error_code"] == E.UNKNOWN_MEMBER_ID
     assert h.c.fetch_offsets(h.now, "g", [("t", [0])])["topics"][0]["partitions"][0]["committed_offset"] == 7
     a.leave()
     assert commit("", -1) == 0                          # empty now: standalone commits are fine
@@ -554,10 +555,10 @@ def test_group_state_transitions_are_recorded():
     a.leave()
     b.leave()
     seen = [(t.group_id, t.from_state.value, t.to_state.value, t.generation_id) for t in h.c.transitions]
-    assert seen == [("g", "Empty", "Stable", 1), ("g", "Stable", "Reconciling", 2),
-                    ("g", "Reconciling", "Stable", 2),
+    assert seen == [("g", "Empty", "Stable", 2), ("g", "Stable", "Reconciling", 3),
+                    ("g", "Reconciling", "Stable", 3),
                     # A departure bumps the epoch; the next heartbeat computes the new target (Kafka too).
-                    ("g", "Stable", "Assigning", 3), ("g", "Assigning", "Empty", 4)]
+                    ("g", "Stable", "Assigning", 4), ("g", "Assigning", "Empty", 5)]
 
 
 def test_many_members_join_in_any_order():

@@ -96,8 +96,8 @@ def test_a_replaced_classic_group_stays_a_consumer_group_after_replay():
     c = restarted(h)
     assert "g" not in c.classic.groups and "g" in c.consumer.groups
     assert c.offsets.store.group("g")["t"][0].offset == 42
-    r = c.consumer_group_heartbeat(h.now, ConsumerHeartbeat("g", "a", 1, owned={T: set(range(6))}), dict(h.topics))
-    assert r["error_code"] == E.NONE and r["member_epoch"] == 1
+    r = c.consumer_group_heartbeat(h.now, ConsumerHeartbeat("g", "a", 2, owned={T: set(range(6))}), dict(h.topics))
+    assert r["error_code"] == E.NONE and r["member_epoch"] == 2
 
 
 def test_spark_decoding_passes_consumer_records_as_unknown():

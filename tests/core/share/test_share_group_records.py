@@ -51,7 +51,7 @@ def test_a_join_writes_the_group_member_and_assignment_records_and_nothing_when_
     # the heartbeat's batch records its partitions initializing, a write of its own initialized (15 twice)
     assert sorted(share_versions(log.records)) == [9, 10, 11, 12, 13, 14, 15, 15]
     n = len(log.records)
-    hb(c, 10, "m1", 1)
+    hb(c, 10, "m1", 2)
     assert len(log.records) == n
 
 
@@ -60,20 +60,20 @@ def test_replay_brings_the_group_back_and_its_members_continue():
     c = coordinator(log)
     hb(c, 0, "m1", 0, ["a"])
     hb(c, 1, "m2", 0, ["a", "b"])
-    hb(c, 2, "m1", 1)
+    hb(c, 2, "m1", 2)
     before = c.share.group("g")
     restarted = coordinator(Log(), 100)
     restarted.load(list(log.records), 100)
     after = restarted.share.group("g")
-    assert (after.group_epoch, after.assignment_epoch) == (before.group_epoch, before.assignment_epoch) == (2, 2)
+    assert (after.group_epoch, after.assignment_epoch) == (before.group_epoch, before.assignment_epoch) == (3, 3)
     assert after.members == before.members and after.target == before.target
     assert after.subscription_metadata == before.subscription_metadata
     described = restarted.share_group_describe(100, ["g"], {T1: "a", T2: "b"})[0]
-    assert described["group_state"] == "Stable" and described["group_epoch"] == 2
+    assert described["group_state"] == "Stable" and described["group_epoch"] == 3
     assert {m["member_id"] for m in described["members"]} == {"m1", "m2"}
     # a member heartbeats at its epoch as if nothing happened: no new epoch
-    again = hb(restarted, 110, "m1", 2)
-    assert again["error_code"] == 0 and again["member_epoch"] == 2
+    again = hb(restarted, 110, "m1", 3)
+    assert again["error_code"] == 0 and again["member_epoch"] == 3
 
 
 def test_replayed_members_expire_after_their_session_and_that_is_written():
@@ -89,7 +89,7 @@ def test_replayed_members_expire_after_their_session_and_that_is_written():
     assert tombstoned == {sr.MEMBER_METADATA, sr.TARGET_MEMBER, sr.CURRENT_MEMBER}
     again = coordinator(Log(), 2000)
     again.load(list(log.records) + restarted_log.records, 2000)
-    assert again.share.group("g").members == {} and again.share.group("g").group_epoch == 2
+    assert again.share.group("g").members == {} and again.share.group("g").group_epoch == 3
 
 
 def test_leave_and_delete_write_tombstones_and_replay_drops_the_group():
@@ -117,7 +117,7 @@ def test_a_failed_append_leaves_the_share_group_unchanged():
     assert len(log.records) == n
     log.fail = None
     ok = hb(c, 2, "m2", 0, ["a", "b"])            # the retry writes everything the failed one would have
-    assert ok["error_code"] == 0 and ok["member_epoch"] == 2
+    assert ok["error_code"] == 0 and ok["member_epoch"] == 3
     restarted = coordinator(Log(), 10)
     restarted.load(list(log.records), 10)
     assert set(restarted.share.group("g").members) == {"m1", "m2"}

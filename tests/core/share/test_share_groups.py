@@ -24,14 +24,14 @@ def parts(response):
 def test_join_heartbeat_and_leave():
     c = GroupCoordinator()
     r = hb(c, 0, "m1", 0, ["a"])
-    assert r["error_code"] == 0 and r["member_epoch"] == 1 and parts(r) == {(T1, 0), (T1, 1)}
+    assert r["error_code"] == 0 and r["member_epoch"] == 2 and parts(r) == {(T1, 0), (T1, 1)}
     assert r["heartbeat_interval_ms"] == 5000
-    again = hb(c, 10, "m1", 1)
-    assert again["member_epoch"] == 1 and again["assignment"] is None
+    again = hb(c, 10, "m1", 2)
+    assert again["member_epoch"] == 2 and again["assignment"] is None
     r2 = hb(c, 20, "m2", 0, ["a"])
-    assert r2["member_epoch"] == 2 and len(parts(r2)) == 1
-    moved = hb(c, 30, "m1", 1)                       # m1 gives one partition to m2: no revocation step
-    assert moved["member_epoch"] == 2 and len(parts(moved)) == 1 and parts(moved) != parts(r2)
+    assert r2["member_epoch"] == 3 and len(parts(r2)) == 1
+    moved = hb(c, 30, "m1", 2)                       # m1 gives one partition to m2: no revocation step
+    assert moved["member_epoch"] == 3 and len(parts(moved)) == 1 and parts(moved) != parts(r2)
     left = hb(c, 40, "m2", -1)
     assert left["member_epoch"] == -1
     assert c.share.group("g").state.value == "Stable"
@@ -68,18 +68,18 @@ def test_errors_as_kafka():
     assert hb(c, 0, "", 0, ["a"])["error_code"] == E.INVALID_REQUEST
     assert hb(c, 0, "m1", 0, [])["error_message"] == "SubscribedTopicNames must be set in first request."
     assert hb(c, 0, "m1", -2)["error_code"] == E.INVALID_REQUEST
-    assert hb(c, 0, "m1", 1)["error_code"] == E.GROUP_ID_NOT_FOUND
+    assert hb(c, 0, "m1", 2)["error_code"] == E.GROUP_ID_NOT_FOUND
     hb(c, 0, "m1", 0, ["a"])
-    assert hb(c, 1, "m1", 7)["error_code"] == E.FENCED_MEMBER_EPOCH
-    assert hb(c, 1, "zz", 1)["error_code"] == E.UNKNOWN_MEMBER_ID
+    assert hb(c, 1, "m1", 8)["error_code"] == E.FENCED_MEMBER_EPOCH
+    assert hb(c, 1, "zz", 2)["error_code"] == E.UNKNOWN_MEMBER_ID
     assert hb(c, 1, "zz", -1)["error_code"] == E.UNKNOWN_MEMBER_ID
 
 
 def test_subscription_change_bumps_the_epoch():
     c = GroupCoordinator()
     hb(c, 0, "m1", 0, ["a"])
-    r = hb(c, 1, "m1", 1, ["a", "b"])
-    assert r["member_epoch"] == 2 and len(parts(r)) == 5
+    r = hb(c, 1, "m1", 2, ["a", "b"])
+    assert r["member_epoch"] == 3 and len(parts(r)) == 5
 
 
 def test_session_expiry_removes_the_member_and_releases_its_records():
@@ -160,7 +160,7 @@ def test_a_leaving_member_keeps_its_sessions_to_close_them_an_expired_one_loses_
     sessions.for_fetch((0, "g", "m2"), 0, [(T1, 0)], [], False)
     hb(c, 1, "m1", -1)
     assert (0, "g", "m1") in sessions.sessions          # its final ShareAcknowledge still finds it
-    hb(c, 40000, "m2", 2)                               # (m2 saw the epoch m1's leave made)
+    hb(c, 40000, "m2", 3)                               # (m2 saw the epoch m1's leave made)
     c.tick(40000 + 45000)
     assert (0, "g", "m2") not in sessions.sessions
 

@@ -47,3 +47,22 @@ def test_epoch_zero_replaces_the_session_and_forgotten_partitions_leave_it():
     other = (b"u" * 16, 1)
     session, _ = cache.for_fetch(KEY, 1, [TP, other], [TP], False)
     assert list(session.partitions) == [other]
+
+
+def test_a_session_belongs_to_the_connection_that_opened_it():
+    cache = ShareSessionCache()
+    session, _ = cache.for_fetch(KEY, 0, [TP], [], False, 7)
+    assert cache.disconnected(8) is None and KEY in cache.sessions
+    assert cache.disconnected(7) is session and KEY not in cache.sessions
+    assert cache.disconnected(7) is None
+
+
+def test_a_session_closed_or_replaced_before_its_connection_drops_is_not_removed_again():
+    """Kafka marks the old connection's entry stale: its late disconnect leaves the new session."""
+    cache = ShareSessionCache()
+    cache.for_fetch(KEY, 0, [TP], [], False, 7)
+    newer, replaced = cache.for_fetch(KEY, 0, [TP], [], False, 8)   # the client reconnected
+    assert replaced is not None
+    assert cache.disconnected(7) is None and cache.sessions[KEY] is newer
+    cache.for_acknowledge(KEY, -1)
+    assert cache.disconnected(8) is None

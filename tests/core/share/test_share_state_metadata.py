@@ -72,9 +72,9 @@ def test_a_join_records_the_partitions_initializing_then_initialized():
     hb(c, 1, "m2", 0, ["a", "b"])
     assert calls[1:] == [[(T2, 0), (T2, 1), (T2, 2)]]
     assert log.state_metadata()[-1] == ({}, {(T1, "a"): [0, 1], (T2, "b"): [0, 1, 2]}, set())
-    hb(c, 2, "m1", 1)                         # m1 takes its new assignment
+    hb(c, 2, "m1", 2)                         # m1 takes its new assignment
     n = len(log.records)
-    hb(c, 3, "m1", 2)
+    hb(c, 3, "m1", 3)
     assert len(log.records) == n and len(calls) == 2
 
 
@@ -100,9 +100,9 @@ def test_partitions_left_initializing_by_a_restart_are_initialized_again_after_t
     restarted_log = Log()
     restarted, calls = coordinator(restarted_log, 1000)
     restarted.load(list(log.records), 1000)
-    hb(restarted, 1001, "m1", 1)
+    hb(restarted, 1001, "m1", 2)
     assert calls == []                         # initializing since the load: not yet
-    hb(restarted, 1000 + INITIALIZE_RETRY_INTERVAL_MS, "m1", 1)
+    hb(restarted, 1000 + INITIALIZE_RETRY_INTERVAL_MS, "m1", 2)
     assert calls == [[(T1, 0), (T1, 1)]]
     assert restarted_log.state_metadata()[-1] == ({}, {(T1, "a"): [0, 1]}, set())
 
@@ -119,7 +119,7 @@ def test_a_failed_initialization_leaves_initializing_and_the_next_heartbeat_retr
     hb(c, 0, "m1", 0, ["a"])
     assert log.state_metadata() == [({(T1, "a"): [0, 1]}, {}, set()), ({}, {}, set())]
     failing[0] = False
-    hb(c, 1, "m1", 1)
+    hb(c, 1, "m1", 2)
     assert log.state_metadata()[-1] == ({}, {(T1, "a"): [0, 1]}, set())
 
 
