@@ -23,6 +23,17 @@ _DURATION = re.compile(r"by_duration:P(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+(?:\.
 INT32_MAX = 2**31 - 1
 
 
+def config_text(value: Any) -> str | None:
+    """A typed config value as DescribeConfigs gives it (group and broker configs alike)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return ",".join(value)
+    return str(value)
+
+
 @dataclass(frozen=True)
 class GroupConfigDef:
     """One group config: its Kafka type, its default (the broker setting it stands in for), the
@@ -74,15 +85,6 @@ class GroupConfigDef:
                 return f"{self.name} must be greater than or equal to {lo}"
         return None
 
-    def text(self, value: Any) -> str | None:
-        """A typed value as DescribeConfigs gives it."""
-        if value is None:
-            return None
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, tuple):
-            return ",".join(value)
-        return str(value)
 
     def _invalid(self, text: str, why: str) -> str:
         return f"Invalid value {text} for configuration {self.name}: {why}"
@@ -255,7 +257,7 @@ class GroupConfigs:
         internal one only where set on the group (ConfigHelperUtils.createResponseConfig: the
         originals and the non-internal values)."""
         set_here = self._overrides.get(group_id, {})
-        return [(name, set_here[name] if name in set_here else d.text(d.default(self.settings)), name in set_here,
+        return [(name, set_here[name] if name in set_here else config_text(d.default(self.settings)), name in set_here,
                  d.type) for name, d in sorted(GROUP_CONFIGS.items()) if not d.internal or name in set_here]
 
     def _changed(self, group_id: str) -> None:

@@ -9,6 +9,7 @@ INVALID_REQUEST, as Kafka's ConfigAdminManager answers."""
 from __future__ import annotations
 
 from ..config import KAFKA_NAMES
+from ..core.group_configs import config_text
 from ..kafka_configs import KAFKA_BROKER_CONFIGS
 from ..protocol.errors import ErrorCode
 from ..storage.topic_config import (BOOLEAN, DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG, INT, LIST, LONG, SHORT,
@@ -34,16 +35,6 @@ BROKER_CONFIGS["log.roll.ms"] = ("604800000", LONG, True)
 CONTROLLER = "CONTROLLER"
 
 
-def _text(value) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, tuple):
-        return ",".join(value)
-    return str(value)
-
-
 def static_values(ctx, node_id: int) -> dict[str, str | None]:
     """The value of every broker config as the node started with it."""
     out: dict[str, str | None] = {"offsets.topic.replication.factor": "1",
@@ -55,7 +46,7 @@ def static_values(ctx, node_id: int) -> dict[str, str | None]:
     for name in BROKER_CONFIGS:
         s = KAFKA_NAMES.get(name)
         if s is not None:
-            out[name] = _text(s.get(ctx.config))
+            out[name] = config_text(s.get(ctx.config))
     host, port = ctx.placement.listeners.get(node_id, (ctx.config.advertised, 0))
     listener = ctx.config.security_protocol
     controller = ctx.config.node_id
@@ -209,7 +200,7 @@ def _broker_synonyms(ctx, broker_name: str) -> list[tuple[str, str | None, int]]
     for n in names:
         if n in dynamic.cluster:
             out.append((n, dynamic.cluster[n], DYNAMIC_DEFAULT_BROKER_CONFIG))
-    defaults = {n: _text(KAFKA_BROKER_CONFIGS[n][1]) if n in KAFKA_BROKER_CONFIGS else None for n in names}
+    defaults = {n: config_text(KAFKA_BROKER_CONFIGS[n][1]) if n in KAFKA_BROKER_CONFIGS else None for n in names}
     for n in names:   # set at start-up to other than the default describing shows
         if static.get(n) is not None and static[n] != BROKER_CONFIGS.get(n, (defaults[n],))[0]:
             out.append((n, static[n], STATIC_BROKER_CONFIG))
