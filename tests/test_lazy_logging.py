@@ -68,3 +68,37 @@ print(out.getvalue(), end="")
     assert lines[0] == "False"
     (event,) = [json.loads(line) for line in lines[1:]]
     assert (event["event"], event["level"], event["logger"]) == ("from the stdlib", "warning", "asyncio")
+
+
+def test_a_held_event_waits_for_its_release_and_is_logged_before_any_later_event_once():
+    """``hold`` (the server's ``listening`` event): structlog is not imported for it until the
+    release, and an event logged meanwhile logs it first, so the order is kept and nothing twice."""
+    lines = run("""
+from kafkaemu.logging import hold
+configure_logging("json", "info", stream=out)
+release_first = hold(lambda: log.info("first"))
+release_later = hold(lambda: log.info("released"))
+print("structlog" in sys.modules)
+log.info("second")
+release_first()
+print("structlog" in sys.modules)
+release_later()
+hold(lambda: log.info("now"))   # structlog imported: logged at once
+print(out.getvalue(), end="")
+""")
+    assert lines[:2] == ["False", "True"]
+    assert [json.loads(line)["event"] for line in lines[2:]] == ["first", "released", "second", "now"]
+
+
+def test_a_held_event_is_logged_by_its_release():
+    lines = run("""
+from kafkaemu.logging import hold
+configure_logging("json", "info", stream=out)
+release = hold(lambda: log.info("held", n=2))
+print(out.getvalue() == "")
+release()
+release()
+print(out.getvalue(), end="")
+""")
+    assert lines[0] == "True"
+    assert [(e["event"], e["n"]) for e in map(json.loads, lines[1:])] == [("held", 2)]
