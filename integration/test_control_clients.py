@@ -14,7 +14,7 @@ from kafkaemu.control.client import ControlClient
 from kafkaemu.testing import KafkaEmulator
 
 from .control_clients import STICKY, Producer, committing_consumer, read_all
-from .group_clients import CLIENTS, ConsumerProcess, unique
+from .group_clients import CLIENTS, ConsumerProcess, unique, wait_until
 
 pytestmark = pytest.mark.parametrize("client", list(CLIENTS))
 MINUTE = 60_000
@@ -62,6 +62,11 @@ def test_an_expired_member_hands_its_partitions_to_the_others_who_keep_theirs(cl
         assert settled["current"]["protocol"] == STICKY[client], settled["current"]
         before = assignments(settled["current"])
         assert sorted(len(ps) for ps in before.values()) == [2, 2, 2]
+        # Stable means the leader's SyncGroup arrived; a follower holds its partitions only once its own
+        # SyncGroup is answered, and a sticky assignor can keep only what its member has received
+        members = {"victim": victim, "survivor-0": survivors[0], "survivor-1": survivors[1]}
+        wait_until(lambda: all({p for _, p in m.assigned} == before[name] for name, m in members.items()),
+                   timeout=MINUTE / 1000, what="every member to receive the assignment the group holds")
 
         os.kill(victim.proc.pid, signal.SIGSTOP)   # it stops heartbeating; its session would last 6 s
         expired = http.call("expire_member", group=group, client_id="victim")
