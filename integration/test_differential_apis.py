@@ -15,6 +15,8 @@ from kafkaemu.protocol.api_keys import ApiKey as K
 from kafkaemu.protocol.envelope import api_name
 
 from .differential import prepare as p
+from .differential.prepare import heartbeat_848 as _heartbeat_848, share_heartbeat as _share_heartbeat
+from .differential.prepare import streams_heartbeat as _streams_heartbeat, topology as _topology
 
 SCENARIOS = {}
 
@@ -601,11 +603,6 @@ def _unregister_broker(peer, versions):
     at_each(peer, versions, K.UNREGISTER_BROKER, {"broker_id": 77})
 
 
-def _heartbeat_848(group, member, epoch, topics):
-    return {"group_id": group, "member_id": member, "member_epoch": epoch, "rebalance_timeout_ms": 30000,
-            "subscribed_topic_names": topics, "server_assignor": None, "topic_partitions": [] if epoch == 0 else None}
-
-
 @api(K.CONSUMER_GROUP_HEARTBEAT)
 def _consumer_group_heartbeat(peer, versions):
     topic = peer.name("t")
@@ -673,10 +670,6 @@ def _add_raft_voter(peer, versions):
 def _remove_raft_voter(peer, versions):
     at_each(peer, versions, K.REMOVE_RAFT_VOTER, {"cluster_id": None, "voter_id": 9,
                                                   "voter_directory_id": uuid.UUID(int=9).bytes})
-
-
-def _share_heartbeat(group, member, epoch, topics):
-    return {"group_id": group, "member_id": member, "member_epoch": epoch, "subscribed_topic_names": topics}
 
 
 @api(K.SHARE_GROUP_HEARTBEAT)
@@ -776,19 +769,6 @@ def _delete_share_group_offsets(peer, versions):
         p.find_coordinator(peer, group)
         peer.call(f"v{v} unknown group", K.DELETE_SHARE_GROUP_OFFSETS, v, {"group_id": group, "topics": [
             {"topic_name": topic}]})
-
-
-def _topology(topic):
-    return {"epoch": 0, "subtopologies": [{"subtopology_id": "0", "source_topics": [topic], "source_topic_regex": [],
-                                           "state_changelog_topics": [], "repartition_sink_topics": [],
-                                           "repartition_source_topics": [], "copartition_groups": []}]}
-
-
-def _streams_heartbeat(group, member, epoch, topology=None):
-    return {"group_id": group, "member_id": member, "member_epoch": epoch, "endpoint_information_epoch": 0,
-            "rebalance_timeout_ms": 30000, "topology": topology, "process_id": "process-1" if epoch == 0 else None,
-            "active_tasks": [] if epoch == 0 else None, "standby_tasks": [] if epoch == 0 else None,
-            "warmup_tasks": [] if epoch == 0 else None, "client_tags": [] if epoch == 0 else None}
 
 
 @api(K.STREAMS_GROUP_HEARTBEAT)

@@ -1,4 +1,4 @@
 """Apache Kafka 4.4.0 itself, as the reference kafkaemu is measured against (docs/fidelity.md)."""
-from .broker import KAFKA_VERSION, KafkaCluster, KafkaUnavailable, fetch_jars, missing
+from .broker import KAFKA_VERSION, SASL_USERS, KafkaCluster, KafkaUnavailable, fetch_jars, missing
 
-__all__ = ["KAFKA_VERSION", "KafkaCluster", "KafkaUnavailable", "fetch_jars", "missing"]
+__all__ = ["KAFKA_VERSION", "SASL_USERS", "KafkaCluster", "KafkaUnavailable", "fetch_jars", "missing"]

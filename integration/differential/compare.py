@@ -18,6 +18,8 @@ KEYED = {
                                                              "map Kafka's replica manager collects them in"),
     (None, r"groups"): (("group_id",), "described groups in the order of their __consumer_offsets partitions (Kafka's "
                                        "group coordinator answers shard by shard)"),
+    (None, r"groups\[[^]]+\]\.members"): (("member_id",), "a modern group's members in the order of the member "
+                                                         "hash map of Kafka's group (member ids are random)"),
 }
 
 

@@ -3,7 +3,8 @@
 A difference the suite finds passes only when an entry here explains it: on purpose (kafkaemu
 differs by design, the reason says why) or open (not yet fixed; ``owner`` names the branch
 rebuilding that part, the reason what Kafka does). docs/fidelity.md lists every one found.
-An entry matches on the API, the field's path (a regular expression) and optionally the scenario.
+An entry matches on the API, the field's path (a regular expression) and optionally the scenario and
+the exchange's label.
 """
 from __future__ import annotations
 
@@ -19,10 +20,11 @@ class Known:
     on_purpose: bool
     owner: str = ""          # for an open one: the branch that owns the code (docs/fidelity.md)
     scenario: str = ".*"
+    label: str = ".*"        # the exchange's label in its scenario ("b joins")
 
-    def explains(self, api: str, scenario: str, path: str) -> bool:
+    def explains(self, api: str, scenario: str, path: str, label: str = "") -> bool:
         return (self.api == api and re.fullmatch(self.path, path) is not None
-                and re.fullmatch(self.scenario, scenario) is not None)
+                and re.fullmatch(self.scenario, scenario) is not None and re.fullmatch(self.label, label) is not None)
 
 
 KNOWN: list[Known] = [
@@ -73,13 +75,13 @@ KNOWN: list[Known] = [
                  "the join with an empty assignment, assigning in a later heartbeat. Both start a new group at "
                  "epoch 1 (ModernGroup), so the joining member's epoch is 2 in each. A KIP-848 client takes "
                  "whatever assignment it is given"),
-    Known("ConsumerGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\.(member_epoch|"
+    Known("ConsumerGroupDescribe", scenario="api-.*", path=r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\[[^]]+\]\.(member_epoch|"
           r"assignment\..*|target_assignment\..*))", on_purpose=True,
           reason="follows from the first heartbeat's epochs and assignment (ConsumerGroupHeartbeat, on purpose)"),
     Known("ShareGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=True,
           reason="as ConsumerGroupHeartbeat: kafkaemu assigns in the first heartbeat, at the epoch of the join "
                  "(Kafka answered the scenario's at epoch 2 and assigned in a later heartbeat)"),
-    Known("ShareGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\.0\..*)", on_purpose=True,
+    Known("ShareGroupDescribe", scenario="api-.*", path=r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\[[^]]+\]\..*)", on_purpose=True,
           reason="follows from the first heartbeat's epochs and assignment (ShareGroupHeartbeat, on purpose)"),
     Known("StreamsGroupHeartbeat", r"(status(\..*)?|active_tasks\.length|member_epoch)",
           scenario="api-streamsgroupheartbeat", on_purpose=True,
@@ -87,7 +89,21 @@ KNOWN: list[Known] = [
                  "member is at the group's epoch 2; Kafka 4.4 answered the join without tasks and with the status "
                  "ASSIGNMENT_DELAYED, its member staying at the target assignment's epoch 1 until a later "
                  "heartbeat assigns (kafkaemu's status list is empty there, as Kafka's is when it has none)"),
-    Known("StreamsGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|group_state|members\.0\."
+    Known("StreamsGroupHeartbeat", r"(status(\..*)?|active_tasks\.length|member_epoch)",
+          scenario="rebalance-streams", label=r"[a-z] joins", on_purpose=True,
+          reason="a member joining a streams group that has members: kafkaemu computes the new target assignment "
+                 "in the join itself (at the bumped group epoch, so the joining member is at that epoch, its status "
+                 "empty); Kafka 4.4 answers the join at the previous target assignment's epoch with the status "
+                 "ASSIGNMENT_DELAYED and assigns in a later heartbeat. The revocation and assignment that follow "
+                 "are compared and identical"),
+    Known("ShareGroupDescribe", r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\[[^]]+\]\.member_epoch)",
+          scenario="rebalance-share", on_purpose=True,
+          reason="Kafka is one group epoch ahead from the first assignment on: it assigns a share group's partitions "
+                 "only once the share coordinator has initialized their state (InitializeShareGroupState, "
+                 "asynchronous after the join), and bumps the group epoch when that completes; kafkaemu's share "
+                 "partitions are ready at once (as for ShareFetch), so its first assignment is at the join's epoch. "
+                 "Every later step moves both by the same epochs"),
+    Known("StreamsGroupDescribe", scenario="api-.*", path=r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|group_state|members\[[^]]+\]\."
           r"(member_epoch|(assignment|target_assignment)\.active_tasks\.length))", on_purpose=True,
           reason="follows from the first heartbeat (StreamsGroupHeartbeat, on purpose): Kafka's group is still "
                  "Assigning (epoch 2, assignment and member at 1), kafkaemu's is Stable with the tasks assigned "
@@ -95,5 +111,5 @@ KNOWN: list[Known] = [
 ]
 
 
-def explain(api: str, scenario: str, path: str) -> Known | None:
-    return next((k for k in KNOWN if k.explains(api, scenario, path)), None)
+def explain(api: str, scenario: str, path: str, label: str = "") -> Known | None:
+    return next((k for k in KNOWN if k.explains(api, scenario, path, label)), None)

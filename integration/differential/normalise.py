@@ -74,6 +74,12 @@ RULES = [
     Rule(r"topics\.\d+\.partitions\.\d+\.(high_watermark|(current_voters|observers)\.\d+\.log_end_offset)",
          "the metadata log's length: Kafka's controller appends to it as time passes", api="DescribeQuorum"),
     Rule(_ANY + r"replica_directory_id", "a random UUID made when Kafka's storage is formatted", api="DescribeQuorum"),
+    *(Rule(r"(groups\.\d+\.members\.\d+\.)?assignment\.topic_partitions\.\d+\.partitions\.\d+",
+           "which partitions a share member keeps when the simple assignor takes some away: Kafka takes them in the "
+           "iteration order of a HashSet of TopicIdPartition (SimpleHomogeneousAssignmentBuilder."
+           "revokeOverfilledMembers), whose hashes come from the topic's random UUID, so they vary from run to run; "
+           "how many partitions each member has is still compared (the list's length)",
+           lambda value: "<partition>", api=api) for api in ("ShareGroupDescribe", "ShareGroupHeartbeat")),
 ]
 ALIASED = {
     _ANY + r"(member_id|leader|member_ids\.\d+)": "member",

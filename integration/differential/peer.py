@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.envelope import api_name
 from kafkaemu.testing.raw_client import decode_reply, encode_request, read_reply
 
@@ -30,11 +31,17 @@ class Exchange:
 
 
 class Peer:
-    def __init__(self, broker: str, bootstrap: str, scenario: str, timeout_s: float = 30) -> None:
+    """``users`` (name -> password) when the broker's listener is SASL_PLAINTEXT: every connection then
+    logs in with SASL/PLAIN, as ``user`` (``connect(user)``) or else as ``default_user``."""
+
+    def __init__(self, broker: str, bootstrap: str, scenario: str, timeout_s: float = 30,
+                 users: dict[str, str] | None = None, default_user: str | None = None) -> None:
         self.broker = broker            # "kafka" or "kafkaemu"
         self.bootstrap = bootstrap
         self.scenario = scenario
         self.timeout_s = timeout_s
+        self.users = users or {}
+        self.default_user = default_user
         self.exchanges: list[Exchange] = []
         self._sockets: list[socket.socket] = []
         self._correlation = 0
@@ -43,11 +50,25 @@ class Peer:
     def name(self, suffix: str = "") -> str:
         return f"{self.scenario}-{suffix}" if suffix else self.scenario
 
-    def connect(self) -> socket.socket:
+    def connect(self, user: str | None = None) -> socket.socket:
         host, port = self.bootstrap.rsplit(":", 1)
         sock = socket.create_connection((host, int(port)), timeout=self.timeout_s)
         self._sockets.append(sock)
+        user = user or self.default_user
+        if self.users and user is not None:
+            self._login(sock, user)
         return sock
+
+    def _login(self, sock: socket.socket, user: str) -> None:
+        self._correlation += 1
+        sock.sendall(encode_request(ApiKey.SASL_HANDSHAKE, 1, {"mechanism": "PLAIN"}, self._correlation))
+        handshake = decode_reply(ApiKey.SASL_HANDSHAKE, 1, read_reply(sock), self._correlation)
+        assert handshake.error_code == 0, f"{self.broker}: SASL handshake refused: {handshake}"
+        self._correlation += 1
+        sock.sendall(encode_request(ApiKey.SASL_AUTHENTICATE, 2, {
+            "auth_bytes": b"\0" + user.encode() + b"\0" + self.users[user].encode()}, self._correlation))
+        login = decode_reply(ApiKey.SASL_AUTHENTICATE, 2, read_reply(sock), self._correlation)
+        assert login.error_code == 0, f"{self.broker}: {user} could not log in: {login}"
 
     def close(self) -> None:
         for sock in self._sockets:

@@ -119,3 +119,26 @@ def transactional_producer(peer: Peer, transactional_id: str) -> tuple[int, int]
                         lambda a: a.error_code not in LOADING)
     assert answer.error_code == E.NONE, answer
     return answer.producer_id, answer.producer_epoch
+
+
+# the modern groups' request bodies: a member joining (epoch 0), heartbeating, leaving (-1)
+def heartbeat_848(group, member, epoch, topics):
+    return {"group_id": group, "member_id": member, "member_epoch": epoch, "rebalance_timeout_ms": 30000,
+            "subscribed_topic_names": topics, "server_assignor": None, "topic_partitions": [] if epoch == 0 else None}
+
+
+def share_heartbeat(group, member, epoch, topics):
+    return {"group_id": group, "member_id": member, "member_epoch": epoch, "subscribed_topic_names": topics}
+
+
+def topology(topic):
+    return {"epoch": 0, "subtopologies": [{"subtopology_id": "0", "source_topics": [topic], "source_topic_regex": [],
+                                           "state_changelog_topics": [], "repartition_sink_topics": [],
+                                           "repartition_source_topics": [], "copartition_groups": []}]}
+
+
+def streams_heartbeat(group, member, epoch, topology=None):
+    return {"group_id": group, "member_id": member, "member_epoch": epoch, "endpoint_information_epoch": 0,
+            "rebalance_timeout_ms": 30000, "topology": topology, "process_id": "process-1" if epoch == 0 else None,
+            "active_tasks": [] if epoch == 0 else None, "standby_tasks": [] if epoch == 0 else None,
+            "warmup_tasks": [] if epoch == 0 else None, "client_tags": [] if epoch == 0 else None}

@@ -30,8 +30,8 @@ class Outcome:
                          f"kafkaemu {f.difference.kafkaemu!r}" for f in self.unexplained)
 
 
-def _advertised(bootstrap: str) -> dict[int, tuple[int, int]]:
-    peer = Peer("", bootstrap, "")
+def _advertised(bootstrap: str, users: dict[str, str] | None, user: str | None) -> dict[int, tuple[int, int]]:
+    peer = Peer("", bootstrap, "", users=users, default_user=user)
     try:
         answer = peer.send(ApiKey.API_VERSIONS, 3, {"client_software_name": "differential",
                                                     "client_software_version": "1"})
@@ -41,10 +41,14 @@ def _advertised(bootstrap: str) -> dict[int, tuple[int, int]]:
 
 
 class Differential:
-    def __init__(self, kafka: str, kafkaemu: str, ledger: Ledger = LEDGER) -> None:
+    def __init__(self, kafka: str, kafkaemu: str, ledger: Ledger = LEDGER, *, users: dict[str, str] | None = None,
+                 default_user: str | None = None) -> None:
+        """``users`` and ``default_user`` when both brokers listen with SASL_PLAINTEXT (Peer)."""
         self.bootstrap = {"kafka": kafka, "kafkaemu": kafkaemu}
         self.ledger = ledger
-        self.advertised = {broker: _advertised(bootstrap) for broker, bootstrap in self.bootstrap.items()}
+        self.users, self.default_user = users, default_user
+        self.advertised = {broker: _advertised(bootstrap, users, default_user)
+                           for broker, bootstrap in self.bootstrap.items()}
         for broker, ranges in self.advertised.items():
             for key, span in ranges.items():
                 ledger.advertised.setdefault(api_name(key), {})[broker] = span
@@ -57,7 +61,7 @@ class Differential:
         return range(max(s[0] for s in spans), min(s[1] for s in spans) + 1)
 
     def _run(self, broker: str, scenario: Scenario, name: str) -> tuple[Peer, str | None]:
-        peer = Peer(broker, self.bootstrap[broker], name)
+        peer = Peer(broker, self.bootstrap[broker], name, users=self.users, default_user=self.default_user)
         try:
             scenario(peer)
             return peer, None
@@ -79,7 +83,7 @@ class Differential:
                 self.ledger.record(k.api, k.version, name, k.label, 0, found)
                 break
             result = compare(norm_kafka(k.api, k.answer), norm_emu(e.api, e.answer), k.api_key)
-            found = [Found(name, k.label, d, explain(k.api, name, d.path)) for d in result.differences]
+            found = [Found(name, k.label, d, explain(k.api, name, d.path, k.label)) for d in result.differences]
             outcome.fields += result.fields
             outcome.found += found
             self.ledger.record(k.api, k.version, name, k.label, result.fields, found)

@@ -52,7 +52,6 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
     not_found = "Streams group {} not found."
     check_epoch_on_join = False
     replaces_empty_classic = True
-    settles_empty_target = False
 
     def __init__(self, ctx: CoordinatorContext, group_config: GroupConfigs, partitions_of: PartitionsOf) -> None:
         """``group_config``: the groups' configs (group_configs.py); ``partitions_of``:

@@ -136,6 +136,17 @@ def test_a_group_of_another_type_is_not_found_and_delete_needs_it_empty():
     assert s.gc.list_groups(s.now, types_filter=["streams"]) == []
 
 
+def test_the_last_member_leaving_settles_the_empty_target_at_the_new_epoch():
+    """Kafka 4.4's streamsGroupFenceMember writes the target assignment metadata at the bumped epoch
+    when the member is the last one (4.3 left it at the previous epoch)."""
+    s = Streams()
+    epoch = joined(s)["member_epoch"]
+    s.hb("m1", -1)
+    group = s.gc.group("app")
+    assert group.group_epoch == epoch + 1
+    assert group.assignment_epoch == group.group_epoch
+
+
 def test_the_group_is_written_and_comes_back_from_its_records():
     s = Streams()
     log = s.gc.ctx.sink = Log()
