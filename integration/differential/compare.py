@@ -18,6 +18,10 @@ KEYED = {
                                                              "map Kafka's replica manager collects them in"),
     (None, r"groups"): (("group_id",), "described groups in the order of their __consumer_offsets partitions (Kafka's "
                                        "group coordinator answers shard by shard)"),
+    (37, r"results"): (("name",), "CreatePartitions: Kafka's controller answers the topics it refused (in a HashSet's "
+                                  "order) before the ones it changed (ControllerApis.createPartitions)"),
+    (8, r"topics"): (("name",), "OffsetCommit: Kafka answers the topics it refused before the ones its coordinator "
+                               "wrote (KafkaApis.handleOffsetCommitRequest)"),
     (None, r"groups\[[^]]+\]\.members"): (("member_id",), "a modern group's members in the order of the member "
                                                          "hash map of Kafka's group (member ids are random)"),
 }

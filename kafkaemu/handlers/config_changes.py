@@ -4,7 +4,7 @@ Topic resources (type 2), group resources (type 32, group_configs.py), broker re
 the dynamic broker configs, broker_configs.py; "" is the cluster default, else the node the
 request reached), broker loggers (type 8, broker_loggers.py) and CLIENT_METRICS subscriptions
 (type 16, client_metrics_configs.py) are alterable; other types get INVALID_REQUEST."""
-from ..protocol.errors import ErrorCode
+from ..protocol.errors import DEFAULT_MESSAGES, ErrorCode
 from ..storage.topic_config import LIST, TOPIC_CONFIG_DEFAULTS, validate_topic_config, validate_topic_configs
 from .authorization import ALTER_CONFIGS, GROUP, TOPIC as TOPIC_RESOURCE, authorize, authorize_cluster
 from .broker_configs import alter_broker
@@ -32,7 +32,9 @@ def denied_resource(ctx, resource) -> dict | None:
         code = ErrorCode.GROUP_AUTHORIZATION_FAILED
     else:
         return None
-    return {"error_code": code, "error_message": None, "resource_type": kind, "resource_name": resource.resource_name}
+    # Kafka sends the error's message for a topic or group, none for the cluster
+    message = None if code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED else DEFAULT_MESSAGES[code]
+    return {"error_code": code, "error_message": message, "resource_type": kind, "resource_name": resource.resource_name}
 
 
 def apply_changes(ctx, resource, changes, replace_all: bool, validate_only: bool) -> dict:

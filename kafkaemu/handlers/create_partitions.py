@@ -33,7 +33,7 @@ def create_partitions(ctx, req):
         if t.name in answered:   # a name given twice is answered once, as Kafka's controller does
             continue
         answered.add(t.name)
-        code, message = (ErrorCode.TOPIC_AUTHORIZATION_FAILED, "The topic authorization is failed.") \
+        code, message = (ErrorCode.TOPIC_AUTHORIZATION_FAILED, None) \
             if t.name in denied else _validate(ctx, t, counts)
         if code == ErrorCode.NONE and not req.validate_only:
             ctx.store.add_partitions(t.name, t.count)

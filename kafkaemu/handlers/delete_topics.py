@@ -8,7 +8,7 @@ INVALID_TOPIC_EXCEPTION: deleting it would wipe every group's state.
 from collections import Counter
 
 from ..protocol.defaults import ZERO_UUID
-from ..protocol.errors import ErrorCode
+from ..protocol.errors import DEFAULT_MESSAGES, ErrorCode
 from ..protocol.api_keys import ApiKey
 from .authorization import DELETE, DESCRIBE, TOPIC, authorize
 from .registry import registry
@@ -41,7 +41,8 @@ def _delete(ctx, name, topic_id, duplicate: bool) -> dict:
     if ctx.authorizer is not None and not (by_id and topic is None):
         target = topic.name if by_id else name
         if (by_id and not authorize(ctx, DESCRIBE, TOPIC, target)) or not authorize(ctx, DELETE, TOPIC, target):
-            entry["error_code"] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            entry.update(error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,   # ControllerApis: ApiError(error)
+                         error_message=DEFAULT_MESSAGES[ErrorCode.TOPIC_AUTHORIZATION_FAILED])
             return entry
     if topic is None:   # Kafka's controller answers with the error's message
         entry.update(error_code=ErrorCode.UNKNOWN_TOPIC_ID, error_message="This server does not know this topic id.") \

@@ -16,7 +16,7 @@ def _error(code: int, message: str | None) -> dict:
 @registry.register(ApiKey.DESCRIBE_CLIENT_QUOTAS, 0, 1)
 def describe_client_quotas(ctx, req):
     if not authorize_cluster(ctx, AclOperation.DESCRIBE_CONFIGS):
-        return _error(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.")
+        return _error(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, None)
     try:
         found = ctx.quotas.describe(((c.entity_type, c.match_type, c.match) for c in req.components), req.strict)
     except QuotaError as exc:

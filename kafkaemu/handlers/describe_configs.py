@@ -9,7 +9,7 @@ report Kafka's broker configs with sources, read-only flags and synonyms (broker
 broker loggers (type 8) the node's loggers (broker_loggers.py); groups (type 32) their group
 configs (group_configs.py). configuration_keys filters; documentation is null.
 """
-from ..protocol.errors import ErrorCode
+from ..protocol.errors import DEFAULT_MESSAGES, ErrorCode
 from ..protocol.api_keys import ApiKey
 from .authorization import DESCRIBE_CONFIGS, GROUP as GROUP_RESOURCE, TOPIC as TOPIC_RESOURCE, authorize, authorize_cluster
 from .broker_configs import describe_broker, topic_entries
@@ -40,13 +40,16 @@ def _describe(ctx, res, synonyms):
     keys = None if res.configuration_keys is None else set(res.configuration_keys)
     if res.resource_type == TOPIC and not authorize(ctx, DESCRIBE_CONFIGS, TOPIC_RESOURCE, res.resource_name):
         out["error_code"] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        out["error_message"] = DEFAULT_MESSAGES[out["error_code"]]   # ConfigHelper: error.message
         return out
     if res.resource_type in (BROKER, BROKER_LOGGER, CLIENT_METRICS) and \
             not authorize_cluster(ctx, DESCRIBE_CONFIGS):
         out["error_code"] = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        out["error_message"] = DEFAULT_MESSAGES[out["error_code"]]   # ConfigHelper: error.message
         return out
     if res.resource_type == GROUP and not authorize(ctx, DESCRIBE_CONFIGS, GROUP_RESOURCE, res.resource_name):
         out["error_code"] = ErrorCode.GROUP_AUTHORIZATION_FAILED
+        out["error_message"] = DEFAULT_MESSAGES[out["error_code"]]   # ConfigHelper: error.message
         return out
     if res.resource_type == TOPIC:
         topic = ctx.store.get(res.resource_name)

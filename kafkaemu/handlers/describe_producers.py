@@ -10,7 +10,7 @@ partition another emulated node leads NOT_LEADER_OR_FOLLOWER (admin clients ask 
 """
 import re
 
-from ..protocol.errors import ErrorCode
+from ..protocol.errors import DEFAULT_MESSAGES, ErrorCode
 from .partition_access import serve_partition
 from ..protocol.api_keys import ApiKey
 from .authorization import READ, TOPIC, denied_names
@@ -31,7 +31,7 @@ def describe_producers(ctx, req):
         topic = None
         error, message = _invalid_topic(name), None
         if name in denied:
-            error, message = ErrorCode.TOPIC_AUTHORIZATION_FAILED, None
+            error, message = ErrorCode.TOPIC_AUTHORIZATION_FAILED, DEFAULT_MESSAGES[ErrorCode.TOPIC_AUTHORIZATION_FAILED]
         elif error is not None:
             error, message = ErrorCode.INVALID_TOPIC_EXCEPTION, error
         else:

@@ -7,7 +7,7 @@ metadata records of the topics and partitions. Any other topic or partition, or 
 INVALID_REQUEST as KafkaRaftClient answers. Needs DESCRIBE on the cluster."""
 from ..core.quorum import CONTROLLER_LISTENER, directory_id
 from ..protocol.api_keys import ApiKey
-from ..protocol.errors import ErrorCode
+from ..protocol.errors import DEFAULT_MESSAGES, ErrorCode
 from .authorization import DESCRIBE, authorize_cluster
 from .registry import registry
 
@@ -49,4 +49,4 @@ def _replica(node_id: int, directory: bytes, end: int, fetched_ms: int, caught_u
 
 
 def _error(code: int) -> dict:
-    return {"error_code": code, "error_message": None, "topics": [], "nodes": []}
+    return {"error_code": code, "error_message": DEFAULT_MESSAGES.get(code), "topics": [], "nodes": []}

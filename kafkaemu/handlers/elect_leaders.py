@@ -6,7 +6,7 @@ first live replica of a partition without a leader (ELECTION_NOT_NEEDED when it 
 ELIGIBLE_LEADERS_NOT_AVAILABLE when none is live). Null partitions: every partition, leaving
 out those whose election is not needed. Needs ALTER on the cluster."""
 from ..protocol.api_keys import ApiKey
-from ..protocol.errors import ErrorCode
+from ..protocol.errors import DEFAULT_MESSAGES, ErrorCode
 from .authorization import ALTER, authorize_cluster
 from .registry import registry
 
@@ -24,7 +24,7 @@ def elect_leaders(ctx, req):
         top = ErrorCode.INVALID_REQUEST
     if top != ErrorCode.NONE:
         results = [{"topic": t.topic, "partition_result": [
-            {"partition_id": p, "error_code": top, "error_message": None} for p in t.partitions]}
+            {"partition_id": p, "error_code": top, "error_message": DEFAULT_MESSAGES.get(top)} for p in t.partitions]}
             for t in requested or []]
         return {"error_code": top, "replica_election_results": results}
     if requested is None:

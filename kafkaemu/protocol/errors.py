@@ -55,3 +55,12 @@ _KAFKA_ERRORS = [
 
 ErrorCode = IntEnum("ErrorCode", _KAFKA_ERRORS)
 ErrorCode.__doc__ = "Kafka protocol error codes (ErrorCode.UNKNOWN_MEMBER_ID == 25, ...)."
+
+# Kafka's own message of an error (Errors.X.message()), for the answers where Kafka sends it: an
+# ApiError made of the error alone, or ``setErrorMessage(error.message)``.
+DEFAULT_MESSAGES = {
+    ErrorCode.TOPIC_AUTHORIZATION_FAILED: "Topic authorization failed.",
+    ErrorCode.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
+    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
+    ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: "Transactional Id authorization failed.",
+}
