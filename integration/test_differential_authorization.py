@@ -280,9 +280,12 @@ def test_share_groups(secured):
                         {"first_offset": 0, "last_offset": 0, "acknowledge_types": [1]}]}]}]}, sock=sock)
             peer.call(f"{who}: describe", K.SHARE_GROUP_DESCRIBE, 1, {
                 "group_ids": [h, g, peer.name("nope")], "include_authorized_operations": True}, sock=sock)
-            peer.call(f"{who}: describe offsets", K.DESCRIBE_SHARE_GROUP_OFFSETS, 1, {"groups": [
+            # once Kafka's share coordinator has initialized the group's partitions (asynchronously after
+            # the joins; kafkaemu's are there at once): the all-topics answer lists them
+            peer.until(K.DESCRIBE_SHARE_GROUP_OFFSETS, 1, {"groups": [
                 {"group_id": h, "topics": [{"topic_name": t, "partitions": [0]}, {"topic_name": u, "partitions": [0]}]},
-                {"group_id": g, "topics": None}]}, sock=sock)
+                {"group_id": g, "topics": None}]}, lambda a: all(x.error_code or x.topics for x in a.groups),
+                sock=sock, label=f"{who}: describe offsets")
             peer.call(f"{who}: alter offsets", K.ALTER_SHARE_GROUP_OFFSETS, 0, {"group_id": h, "topics": [
                 {"topic_name": t, "partitions": [{"partition_index": 0, "start_offset": 0}]}]}, sock=sock)
             peer.call(f"{who}: delete offsets", K.DELETE_SHARE_GROUP_OFFSETS, 0, {"group_id": h, "topics": [

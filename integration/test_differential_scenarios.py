@@ -262,3 +262,45 @@ def test_transaction_commit_and_abort(differential):
         peer.call("list transactions", K.LIST_TRANSACTIONS, 1, {"state_filters": [], "producer_id_filters": [pid],
                                                                 "duration_filter": -1})
     differential.check(scenario, "transaction")
+
+
+def _legacy_batch(magic: int) -> bytes:
+    from kafka.record.legacy_records import LegacyRecordBatchBuilder
+    builder = LegacyRecordBatchBuilder(magic=magic, compression_type=0, batch_size=1 << 20)
+    builder.append(0, timestamp=p.TIMESTAMP if magic else None, key=b"k", value=b"v")
+    return bytes(builder.build())
+
+
+def test_findings_of_the_fidelity_work(differential):
+    """Answers once found to differ: legacy record formats in a Produce beside a good partition, the
+    broker's retention configs with their synonyms, share group offsets of an empty group id, and a
+    renewing ShareFetch that asks for records."""
+    def scenario(peer):
+        topic, group = peer.name("t"), peer.name("g")
+        p.create_topic(peer, topic, 2)
+        for magic in (0, 1):
+            for version in (3, 9):
+                peer.call(f"produce magic {magic} v{version}", K.PRODUCE, version, {
+                    "transactional_id": None, "acks": -1, "timeout_ms": 5000, "topic_data": [{"name": topic,
+                                                                                                "partition_data": [
+                        {"index": 0, "records": _legacy_batch(magic)}, {"index": 1, "records": p.batch(1)}]}]})
+        peer.call("broker retention configs with synonyms", K.DESCRIBE_CONFIGS, 4, {
+            "include_synonyms": True, "include_documentation": False, "resources": [
+                {"resource_type": 4, "resource_name": "0", "configuration_keys": [
+                    "log.retention.ms", "log.retention.minutes", "log.retention.hours", "log.roll.ms",
+                    "log.roll.hours"]}]})
+        p.find_coordinator(peer, "")
+        for label, topics in (("named topics", [{"topic_name": topic, "partitions": [0]}]), ("all topics", None)):
+            peer.call(f"share group offsets of group id '': {label}", K.DESCRIBE_SHARE_GROUP_OFFSETS, 1, {
+                "groups": [{"group_id": "", "topics": topics}]})
+        p.find_coordinator(peer, group)
+        member = str(uuid.uuid4())
+        peer.until(K.SHARE_GROUP_HEARTBEAT, 1, p.share_heartbeat(group, member, 0, [topic]),
+                   lambda a: a.error_code not in p.LOADING)
+        renew = {"group_id": group, "member_id": member, "share_session_epoch": 0, "max_wait_ms": 0, "min_bytes": 0,
+                 "max_bytes": 0, "max_records": 0, "batch_size": 0, "is_renew_ack": True,
+                 "topics": [{"topic_id": p.topic_id(peer, topic), "partitions": [
+                     {"partition_index": 0, "acknowledgement_batches": []}]}], "forgotten_topics_data": []}
+        for limit in ("max_bytes", "min_bytes", "max_records", "max_wait_ms"):
+            peer.call(f"renewing share fetch with {limit}", K.SHARE_FETCH, 2, dict(renew, **{limit: 100}))
+    differential.check(scenario, "fidelity-findings")

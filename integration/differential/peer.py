@@ -34,7 +34,7 @@ class Peer:
     """``users`` (name -> password) when the broker's listener is SASL_PLAINTEXT: every connection then
     logs in with SASL/PLAIN, as ``user`` (``connect(user)``) or else as ``default_user``."""
 
-    def __init__(self, broker: str, bootstrap: str, scenario: str, timeout_s: float = 30,
+    def __init__(self, broker: str, bootstrap: str, scenario: str, timeout_s: float = 60,
                  users: dict[str, str] | None = None, default_user: str | None = None) -> None:
         self.broker = broker            # "kafka" or "kafkaemu"
         self.bootstrap = bootstrap

@@ -91,19 +91,25 @@ def describe_broker(ctx, resource_name: str, keys, include_synonyms: bool) -> li
     for name in sorted(BROKER_CONFIGS):
         if keys is not None and name not in keys:
             continue
-        levels = layers(ctx, node_id, name, static) or [(None, DEFAULT_CONFIG)]
-        out.append(_entry(name, levels, include_synonyms))
+        # ConfigHelper.createBrokerConfigEntry: the value the node has for the name itself, and the
+        # levels it and its synonyms are set at (none for log.retention.ms left to log.retention.hours)
+        synonyms = _broker_synonyms(ctx, name, node_id, static)
+        out.append(_entry(name, [(v, s) for _, v, s in synonyms] or [(None, DEFAULT_CONFIG)], include_synonyms,
+                          [n for n, _, _ in synonyms]))
     return out
 
 
-def _entry(name: str, levels: list, include_synonyms: bool) -> dict:
+def _entry(name: str, levels: list, include_synonyms: bool, names: list[str] | None = None) -> dict:
+    """``levels``: (value, source) of each synonym, highest first; ``names``: theirs (else ``name``)."""
     _, typ, dynamic = BROKER_CONFIGS.get(name, (None, STRING, True))
     sensitive = typ == PASSWORD
     value, source = levels[0]
     hide = (lambda v: None) if sensitive else (lambda v: v)
+    names = [name] * len(levels) if names is None else names
+    synonyms = [{"name": n, "value": hide(v), "source": s} for n, (v, s) in zip(names, levels)]
     return {"name": name, "value": hide(value), "read_only": not dynamic, "is_default": source == DEFAULT_CONFIG,
             "config_source": source, "is_sensitive": sensitive, "config_type": typ, "documentation": None,
-            "synonyms": [{"name": name, "value": hide(v), "source": s} for v, s in levels] if include_synonyms else []}
+            "synonyms": synonyms if include_synonyms else []}
 
 
 def alter_broker(ctx, resource, changes, replace_all: bool, validate_only: bool) -> dict:
@@ -185,18 +191,21 @@ _BROKER_CONFIG_SYNONYMS = {names[0]: names for names in (
     ("log.flush.interval.ms", "log.flush.scheduler.interval.ms"))}
 
 
-def _broker_synonyms(ctx, broker_name: str) -> list[tuple[str, str | None, int]]:
-    """(name, value, source) of a topic config's broker synonym and the broker configs standing in
-    for it, as ConfigHelper.configSynonyms: by source (dynamic node, dynamic cluster, static,
-    ConfigDef default), each name set there in turn, dropping those before the synonym's own name
-    (log.retention.ms has no ConfigDef default: at its default, log.retention.hours alone is set
-    and dropped, so retention.ms has no synonyms)."""
+def _broker_synonyms(ctx, broker_name: str, node_id: int | None = None,
+                     static: dict[str, str | None] | None = None) -> list[tuple[str, str | None, int]]:
+    """(name, value, source) of a broker config (a topic config's broker synonym, or one described
+    itself) and the broker configs standing in for it, as ConfigHelper.configSynonyms: by source
+    (dynamic node, dynamic cluster, static, ConfigDef default), each name set there in turn, dropping
+    those before the config's own name (log.retention.ms has no ConfigDef default: at its default,
+    log.retention.hours alone is set and dropped, so it has no synonyms)."""
+    node_id = ctx.node_id if node_id is None else node_id
     names = _BROKER_CONFIG_SYNONYMS.get(broker_name, (broker_name,))
-    dynamic, static = ctx.broker_configs, static_values(ctx, ctx.node_id)
+    dynamic = ctx.broker_configs
+    static = static_values(ctx, node_id) if static is None else static
     out = []
     for n in names:
-        if n in dynamic.of_node(ctx.node_id):
-            out.append((n, dynamic.of_node(ctx.node_id)[n], DYNAMIC_BROKER_CONFIG))
+        if n in dynamic.of_node(node_id):
+            out.append((n, dynamic.of_node(node_id)[n], DYNAMIC_BROKER_CONFIG))
     for n in names:
         if n in dynamic.cluster:
             out.append((n, dynamic.cluster[n], DYNAMIC_DEFAULT_BROKER_CONFIG))

@@ -69,7 +69,9 @@ def create_topics(ctx, req):
             continue
         result = _create(ctx, t, counts, req.validate_only)
         if result["error_code"] == ErrorCode.NONE and t.name in hidden_configs:
-            result.update(configs=[], topic_config_error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+            # ReplicationControlManager.createTopic: neither configs nor sizes without DESCRIBE_CONFIGS
+            result.update(configs=[], num_partitions=-1, replication_factor=-1,
+                          topic_config_error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
         results.append(result)
     return {"topics": results}
 

@@ -12,7 +12,7 @@ may not DESCRIBE is GROUP_AUTHORIZATION_FAILED; topics it may not DESCRIBE are l
 all-topics answer, and a named one answers TOPIC_AUTHORIZATION_FAILED for each partition, after the
 others."""
 from ..protocol.api_keys import ApiKey
-from ..protocol.errors import ErrorCode
+from ..protocol.errors import DEFAULT_MESSAGES, ErrorCode
 from .authorization import DESCRIBE, GROUP, TOPIC, authorize, denied_names
 from .registry import registry
 from .group_common import is_coordinator
@@ -33,6 +33,11 @@ def _group(ctx, req_group) -> dict:
         return out
     if not is_coordinator(ctx, req_group.group_id):
         out["error_code"] = E.NOT_COORDINATOR
+        return out
+    if req_group.group_id == "" and any(ctx.store.get(t.topic_name) is not None for t in req_group.topics or ()):
+        # Kafka's share-state persister refuses to read the state of an empty group id; KafkaApis
+        # answers the failed read as an unexpected error
+        out.update(error_code=E.UNKNOWN_SERVER_ERROR, error_message=DEFAULT_MESSAGES[E.UNKNOWN_SERVER_ERROR])
         return out
     spm = ctx.shares
     state = spm.group_state(ctx.now_ms, req_group.group_id)
@@ -67,6 +72,6 @@ def _group(ctx, req_group) -> dict:
         out["topics"].append(entry)
     for name, partitions in refused:
         out["topics"].append({"topic_name": name, "topic_id": bytes(16), "partitions": [
-            {"partition_index": p, "start_offset": -1, "leader_epoch": -1, "lag": -1,
+            {"partition_index": p, "start_offset": -1, "leader_epoch": 0, "lag": -1,   # Kafka's field defaults
              "error_code": E.TOPIC_AUTHORIZATION_FAILED, "error_message": TOPIC_DENIED} for p in partitions]})
     return out

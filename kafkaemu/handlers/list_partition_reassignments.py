@@ -11,6 +11,9 @@ from .registry import registry
 @registry.register(ApiKey.LIST_PARTITION_REASSIGNMENTS, 0, 0)
 def list_partition_reassignments(ctx, req):
     if not authorize_cluster(ctx, DESCRIBE):
+        # ListPartitionReassignmentsRequest.getErrorResponse: the topics asked for, each partition empty
         return {"error_code": ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "error_message": "Cluster authorization failed.",
-                "topics": []}
+                "topics": [{"name": t.name, "partitions": [
+                    {"partition_index": p, "replicas": [], "adding_replicas": [], "removing_replicas": []}
+                    for p in t.partition_indexes]} for t in req.topics or []]}
     return {"error_code": ErrorCode.NONE, "error_message": None, "topics": []}

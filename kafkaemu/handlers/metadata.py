@@ -53,10 +53,11 @@ def metadata(ctx, req):
         if ctx.authorizer is None:   # the common case, asking nothing
             results = [_by_name(ctx, name, allow_create, topic_ops) for name in names]
         else:
+            # a missing topic the principal may not create is refused, not unknown (KafkaApis:
+            # unauthorizedForCreateTopics), when the request may auto-create it
             denied = denied_names(ctx, DESCRIBE, TOPIC, names)
-            results = [_denied(name, ZERO_UUID) if name in denied else
-                       _by_name(ctx, name, allow_create and _may_create(ctx, name), topic_ops)
-                       for name in names]
+            results = [_denied(name, ZERO_UUID) if name in denied or (allow_create and not _may_create(ctx, name))
+                       else _by_name(ctx, name, allow_create, topic_ops) for name in names]
     if ctx.authorizer is not None and req.include_topic_authorized_operations and v >= 8:
         for topic in results:
             if topic.get("topic_authorized_operations", NOT_REQUESTED) != NOT_REQUESTED:

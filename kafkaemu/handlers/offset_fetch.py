@@ -65,10 +65,12 @@ def _fetch_by_topic_id(ctx, group, require_stable) -> dict:
 
 
 def _fetch(ctx, group_id, topics, member_id=None, member_epoch=-1, require_stable=False) -> dict:
+    # a group's error (OffsetFetchResponse.groupError): from v2 at the group alone, before in each partition
+    per_partition = topics if ctx.api_version < 2 else None
     if not authorize(ctx, DESCRIBE, GROUP, group_id):
-        return _failed(group_id, topics, ErrorCode.GROUP_AUTHORIZATION_FAILED)
+        return _failed(group_id, per_partition, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if not is_coordinator(ctx, group_id):
-        return _failed(group_id, topics, ErrorCode.NOT_COORDINATOR)
+        return _failed(group_id, per_partition, ErrorCode.NOT_COORDINATOR)
     coordinator = ctx.groups
     if ctx.authorizer is None:
         return coordinator.fetch_offsets(ctx.now_ms, group_id, topics, member_id, member_epoch, require_stable)

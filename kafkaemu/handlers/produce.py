@@ -117,6 +117,7 @@ def produce(ctx, req):
         elif topic.internal and ctx.client_id != _ADMIN_CLIENT_ID:
             topic_error = ErrorCode.INVALID_TOPIC_EXCEPTION
         parts = []
+        late = []   # answers Kafka puts after the appended partitions' (see below)
         max_message_bytes = None if topic is None else \
             int(topic.configs.get("max.message.bytes", ctx.config.message_max_bytes))
         for index, records in partitions:
@@ -130,7 +131,7 @@ def produce(ctx, req):
                 continue
             plog, error = serve_partition(ctx, topic, index)
             if plog is None:
-                parts.append(_error(index, error))
+                late.append((1, _error(index, error)))
                 continue
             if error != ErrorCode.NONE:
                 out = _error(index, error)
@@ -157,11 +158,17 @@ def produce(ctx, req):
                 if res.record_errors:
                     out["record_errors"] = [{"batch_index": i, "batch_index_error_message": m}
                                             for i, m in res.record_errors]
-                parts.append(out)
+                if records is not None and len(records) > 16 and records[16] in (0, 1):
+                    late.append((2, out))   # a legacy batch: refused by ProduceRequest.validateRecords
+                else:
+                    parts.append(out)
                 continue
             parts.append({"index": index, "error_code": ErrorCode.NONE, "base_offset": res.base_offset,
                           "log_append_time_ms": res.log_append_time, "log_start_offset": res.log_start_offset,
                           "record_errors": [], "error_message": None})
+        # KafkaApis merges its answers in this order: the partitions it appended (or tried to), those
+        # not in its metadata, those whose records it refused before appending (a batch's magic)
+        parts += [out for _, out in sorted(late, key=lambda kv: kv[0])]
         responses.append({"name": name, "topic_id": topic_id, "partition_responses": parts})
     if acks == 0:
         return NO_RESPONSE

@@ -47,6 +47,10 @@ def share_fetch(ctx, req):
     error = data_path_error(ctx, req)
     if error != E.NONE:
         return _top_error(error)
+    if ctx.api_version >= 2 and req.is_renew_ack and (req.max_bytes or req.min_bytes or req.max_records
+                                                      or req.max_wait_ms):
+        # KIP-1222: a renewing fetch acquires nothing, so its limits must all be 0 (Kafka logs which)
+        return _top_error(E.INVALID_REQUEST)
     spm = ctx.shares
     fetch = [(t.topic_id, p.partition_index) for t in req.topics for p in t.partitions
              if req.share_session_epoch != -1 or not p.acknowledgement_batches]

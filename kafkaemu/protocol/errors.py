@@ -59,6 +59,7 @@ ErrorCode.__doc__ = "Kafka protocol error codes (ErrorCode.UNKNOWN_MEMBER_ID == 
 # Kafka's own message of an error (Errors.X.message()), for the answers where Kafka sends it: an
 # ApiError made of the error alone, or ``setErrorMessage(error.message)``.
 DEFAULT_MESSAGES = {
+    ErrorCode.UNKNOWN_SERVER_ERROR: "The server experienced an unexpected error when processing the request.",
     ErrorCode.TOPIC_AUTHORIZATION_FAILED: "Topic authorization failed.",
     ErrorCode.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
     ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",

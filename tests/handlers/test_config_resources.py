@@ -78,6 +78,21 @@ def test_a_dynamic_default_becomes_every_topics_default_and_a_node_config_overri
     assert configs(describe(broker, TOPIC, "t"))["retention.ms"].config_source == DEFAULT
 
 
+def test_a_broker_configs_synonyms_are_the_configs_standing_in_for_it_from_its_own_name_on():
+    """ConfigHelper.configSynonyms for a broker config: log.retention.ms unset has no value and no
+    synonyms (log.retention.hours, at its default, comes before it and is dropped); set, it is
+    followed by log.retention.hours' default."""
+    broker = new_broker()
+    keys = ["log.retention.ms", "log.retention.minutes", "log.retention.hours"]
+    got = configs(describe(broker, BROKER, "0", keys=keys))
+    assert [(got[n].value, got[n].config_source, len(got[n].synonyms)) for n in keys] == [
+        (None, DEFAULT, 0), (None, DEFAULT, 0), ("168", DEFAULT, 1)]
+    assert alter(broker, BROKER, "0", [("log.retention.ms", SET, "7200000")]).error_code == E.NONE
+    node = configs(describe(broker, BROKER, "0", keys=keys))["log.retention.ms"]
+    assert [(s.name, s.value, s.source) for s in node.synonyms] == [
+        ("log.retention.ms", "7200000", DYNAMIC_BROKER), ("log.retention.hours", "168", DEFAULT)]
+
+
 def test_topic_config_synonyms_are_named_after_the_broker_config():
     """ConfigHelper.createTopicConfigEntry: the broker synonym of ServerTopicConfigSynonyms by its
     own name; none where Kafka has no synonym or it is unset (log.retention.ms has no ConfigDef

@@ -118,6 +118,85 @@ def test_metadata_hides_and_denies_topics_and_fills_authorized_operations():
     assert broker.store.get("new") is None
 
 
+def test_metadata_refuses_a_missing_topic_it_may_describe_but_not_create():
+    """KafkaApis' unauthorizedForCreateTopics: auto-creation allowed, DESCRIBE but no CREATE."""
+    broker, conn = connect(authorizer=True)
+    allow(broker, RT.TOPIC, "auto-", Op.DESCRIBE, pattern=PT.PREFIXED)
+    asked = {"topics": [{"name": "auto-x", "topic_id": bytes(16)}], "include_topic_authorized_operations": False}
+    created = call(conn, 3, 12, dict(asked, allow_auto_topic_creation=True))
+    assert [(t.name, t.error_code) for t in created.topics] == [("auto-x", E.TOPIC_AUTHORIZATION_FAILED)]
+    plain = call(conn, 3, 12, dict(asked, allow_auto_topic_creation=False))
+    assert [(t.name, t.error_code) for t in plain.topics] == [("auto-x", E.UNKNOWN_TOPIC_OR_PARTITION)]
+    allow(broker, RT.TOPIC, "auto-", Op.CREATE, pattern=PT.PREFIXED)
+    assert call(conn, 3, 12, dict(asked, allow_auto_topic_creation=True)).topics[0].error_code == E.NONE
+
+
+def test_create_topics_without_describe_configs_hides_the_sizes_and_configs():
+    broker, conn = connect(authorizer=True)
+    allow(broker, RT.TOPIC, "new", Op.CREATE)
+    created = call(conn, 19, 7, {"timeout_ms": 1000, "validate_only": False, "topics": [
+        {"name": "new", "num_partitions": 2, "replication_factor": 1, "assignments": [], "configs": []}]}).topics[0]
+    assert (created.error_code, created.num_partitions, created.replication_factor, created.configs,
+            created.topic_config_error_code) == (E.NONE, -1, -1, [], E.TOPIC_AUTHORIZATION_FAILED)
+    assert len(broker.store.get("new").partitions) == 2
+
+
+def test_cluster_denials_answer_what_the_request_asked_for_as_kafkas_error_responses_do():
+    _, conn = connect(authorizer=True)
+    listed = call(conn, 46, 0, {"timeout_ms": 1000, "topics": [{"name": "t", "partition_indexes": [0, 1]}]})
+    assert listed.error_code == E.CLUSTER_AUTHORIZATION_FAILED
+    assert [(t.name, [(p.partition_index, p.replicas) for p in t.partitions]) for t in listed.topics] == \
+        [("t", [(0, []), (1, [])])]
+    scram = call(conn, 50, 0, {"users": [{"name": "a"}, {"name": "b"}]})
+    assert [(r.user, r.error_code) for r in scram.results] == [("", E.CLUSTER_AUTHORIZATION_FAILED)] * 2
+
+
+def test_a_group_denied_to_offset_fetch_is_answered_without_topics_from_v2():
+    _, conn = connect(authorizer=True)
+    asked = [{"name": "t", "partition_indexes": [0]}]
+    multi = call(conn, 9, 9, {"groups": [{"group_id": "g", "member_id": None, "member_epoch": -1, "topics": asked}],
+                              "require_stable": False}).groups[0]
+    assert (multi.error_code, multi.topics) == (E.GROUP_AUTHORIZATION_FAILED, [])
+    single = call(conn, 9, 7, {"group_id": "g", "topics": asked, "require_stable": False})
+    assert (single.error_code, single.topics) == (E.GROUP_AUTHORIZATION_FAILED, [])
+    first = call(conn, 9, 1, {"group_id": "g", "topics": asked})
+    assert [p.error_code for t in first.topics for p in t.partitions] == [E.GROUP_AUTHORIZATION_FAILED]
+
+
+def test_a_consumer_heartbeat_subscribing_to_a_hidden_topic_is_refused_without_a_message():
+    broker, conn = connect(authorizer=True)
+    allow(broker, RT.GROUP, "g", Op.READ)
+    refused = call(conn, 68, 1, {"group_id": "g", "member_id": "m", "member_epoch": 0, "rebalance_timeout_ms": 1000,
+                                 "subscribed_topic_names": ["hidden"], "server_assignor": None,
+                                 "topic_partitions": []})
+    assert (refused.error_code, refused.error_message) == (E.TOPIC_AUTHORIZATION_FAILED, None)
+
+
+def test_denials_carry_kafkas_own_messages_where_kafka_sends_them():
+    broker, conn = connect(authorizer=True)
+    broker.topics.create("t", 1, {})
+    described = call(conn, 32, 4, {"include_synonyms": False, "include_documentation": False, "resources": [
+        {"resource_type": 2, "resource_name": "t", "configuration_keys": None},
+        {"resource_type": 4, "resource_name": "0", "configuration_keys": None}]})
+    assert [(r.error_code, r.error_message) for r in described.results] == [
+        (E.TOPIC_AUTHORIZATION_FAILED, "Topic authorization failed."),
+        (E.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.")]
+    altered = call(conn, 44, 1, {"validate_only": True, "resources": [
+        {"resource_type": 2, "resource_name": "t", "configs": []},
+        {"resource_type": 4, "resource_name": "", "configs": []}]})
+    assert [(r.error_code, r.error_message) for r in altered.responses] == [
+        (E.TOPIC_AUTHORIZATION_FAILED, "Topic authorization failed."), (E.CLUSTER_AUTHORIZATION_FAILED, None)]
+    producers = call(conn, 61, 0, {"topics": [{"name": "t", "partition_indexes": [0]}]})
+    assert producers.topics[0].partitions[0].error_message == "Topic authorization failed."
+    grown = call(conn, 37, 3, {"timeout_ms": 1000, "validate_only": True, "topics": [
+        {"name": "t", "count": 2, "assignments": None}]})
+    assert [(r.error_code, r.error_message) for r in grown.results] == [(E.TOPIC_AUTHORIZATION_FAILED, None)]
+    joined = call(conn, 11, 9, {"group_id": "g", "session_timeout_ms": 10000, "rebalance_timeout_ms": 10000,
+                                "member_id": "", "group_instance_id": None, "protocol_type": "consumer",
+                                "protocols": [{"name": "range", "metadata": b""}], "reason": None})
+    assert (joined.error_code, joined.protocol_name) == (E.GROUP_AUTHORIZATION_FAILED, None)
+
+
 def test_groups_and_transactions():
     broker, conn = connect(authorizer=True)
     joined = call(conn, 11, 9, {"group_id": "g", "session_timeout_ms": 10000, "rebalance_timeout_ms": 10000,

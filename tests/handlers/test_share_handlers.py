@@ -193,7 +193,12 @@ def test_renew_v2_extends_the_lock_and_acquires_nothing():
     join(c)
     produce(topic, 2)
     c.call(FETCH, 2, fetch_body(topic, 0))
-    r = c.call(FETCH, 2, fetch_body(topic, 1, {0: [batch(0, 1, 4)]}, is_renew_ack=True), now=T0 + 20000)
+    renew = fetch_body(topic, 1, {0: [batch(0, 1, 4)]}, is_renew_ack=True)
+    for limit in ("max_bytes", "min_bytes", "max_records", "max_wait_ms"):   # KIP-1222: all must be 0
+        refused = c.call(FETCH, 2, dict(renew, **{"max_bytes": 0, "min_bytes": 0, "max_records": 0,
+                                                  "max_wait_ms": 0, limit: 1}), now=T0 + 10000)
+        assert (refused.error_code, refused.responses) == (E.INVALID_REQUEST, [])
+    r = c.call(FETCH, 2, dict(renew, max_bytes=0, min_bytes=0, max_records=0), now=T0 + 20000)
     assert r.responses[0].partitions[0].acknowledge_error_code == 0
     broker.tick(T0 + 30000)
     rec = broker.shares.existing("g", topic.topic_id, 0).in_flight()
