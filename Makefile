@@ -54,17 +54,18 @@ test-notice:
 	@echo "make: installs the test extras into $(VENV) (pyspark, about 300 MB, and the test clients), the Java client, Kafka Streams and Spark Kafka connector jars (from Maven Central with mvn, about 110 MB, once, into integration/java/lib and .cache/spark-kafka-*), Apache Kafka 4.4.0's jars (from Maven Central, about 45 MB, once, into .cache/kafka-4.4.0), kafka-python's sdist for its own integration suite (from PyPI, once, into .cache/compat), and, as root with apt-get, Debian's chromium and chromium-driver for the browser test; 'make unit' needs only the test extras"
 
 test: test-notice $(TEST_STAMP) java-deps kafka-deps browser-deps
-	$(PY) -m pytest -q tests integration
+	$(PY) -m pytest -q -m "not differential_only" tests integration
 	$(PY) -m compat.kafka_python_suite
 
 unit: $(TEST_STAMP)
 	$(PY) -m pytest -q tests
 
 integration: test-notice $(TEST_STAMP) java-deps kafka-deps browser-deps
-	$(PY) -m pytest -q integration
+	$(PY) -m pytest -q -m "not differential_only" integration
 
-# The differential suite (docs/fidelity.md; `make test` runs it too, about 6 minutes): the same requests and
-# client scenarios against Apache Kafka 4.4.0 and kafkaemu, answers compared field by field;
+# The differential suite (docs/fidelity.md; `make test` runs it too, about 7 minutes, but for the scenarios
+# marked differential_only: the modern groups' rebalances and expiry, half a minute more): the same requests
+# and client scenarios against Apache Kafka 4.4.0 and kafkaemu, answers compared field by field;
 # `make fidelity` also rewrites docs/fidelity.md from the run.
 differential: $(TEST_STAMP) kafka-deps
 	$(PY) -m pytest -q integration/test_differential_*.py

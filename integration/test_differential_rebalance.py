@@ -233,6 +233,7 @@ def _rebalance_and_expiry(peer, kind: str) -> None:
     g.describe("describe: empty")
 
 
+@pytest.mark.differential_only   # half a minute; every API it sends is covered by make test's scenarios
 @pytest.mark.parametrize("kind", ["consumer", "share", "streams"])
 def test_rebalance_and_expiry(quick, kind):
     quick.check(lambda peer: _rebalance_and_expiry(peer, kind), f"rebalance-{kind}")

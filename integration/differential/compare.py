@@ -22,7 +22,7 @@ KEYED = {
                                   "order) before the ones it changed (ControllerApis.createPartitions)"),
     (8, r"topics"): (("name",), "OffsetCommit: Kafka answers the topics it refused before the ones its coordinator "
                                "wrote (KafkaApis.handleOffsetCommitRequest)"),
-    (None, r"groups\[[^]]+\]\.members"): (("member_id",), "a modern group's members in the order of the member "
+    (None, r"groups\[[^]]+\]\.members"): (("member_id",), "a group's members in the order of the member "
                                                          "hash map of Kafka's group (member ids are random)"),
 }
 

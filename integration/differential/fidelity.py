@@ -29,8 +29,11 @@ Only what Kafka itself varies from run to run is normalised, in one place
 {normalised}
 
 Lists that Kafka's message definitions declare maps (a `mapKey` field: `DeleteTopics`' `responses`, by
-name) and a config resource's `configs` are matched on their key, not their position, since Kafka
-builds them from hash maps; everything in them is still compared.
+name) are matched on their key, not their position, since Kafka builds them from hash maps; so are
+these lists, whose order is Kafka's own making (`KEYED` in `integration/differential/compare.py`);
+everything in them is still compared:
+
+{keyed}
 
 ## API × version
 
@@ -57,6 +60,14 @@ def _span(span) -> str:
 
 def _versions(vs) -> str:
     return ", ".join(f"v{v}" for v in sorted(vs)) or "—"
+
+
+def _keyed() -> str:
+    from kafkaemu.protocol.envelope import api_name
+
+    from .compare import KEYED
+    return "\n".join(f"- {api_name(api) + ' ' if api is not None else ''}`{pattern}` by "
+                     f"{', '.join(keys)}: {why}" for (api, pattern), (keys, why) in KEYED.items())
 
 
 def render(ledger: Ledger) -> str:
@@ -105,5 +116,5 @@ def render(ledger: Ledger) -> str:
                                    for k in unmatched))
     normalised = "\n".join(f"- `{pattern}`: {why}" for pattern, why in sorted(ledger.normalised.items()))
     return HEAD.format(kafka=KAFKA_VERSION, summary=ledger.summary().removeprefix("differential: "),
-                       normalised=normalised, table="\n".join(rows),
+                       normalised=normalised, keyed=_keyed(), table="\n".join(rows),
                        differences="\n\n".join(sections) or "None.")

@@ -14,8 +14,9 @@ from .registry import registry
 def alter_user_scram_credentials(ctx, req):
     if not authorize_cluster(ctx, ALTER):
         users = dict.fromkeys([d.name for d in req.deletions] + [u.name for u in req.upsertions])
-        return {"results": [{"user": user, "error_code": ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
-                             "error_message": DEFAULT_MESSAGES[ErrorCode.CLUSTER_AUTHORIZATION_FAILED]} for user in users]}
+        denied = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        return {"results": [{"user": user, "error_code": denied, "error_message": DEFAULT_MESSAGES[denied]}
+                            for user in users]}
     return {"results": scram_admin.alter(
         ctx.credentials, [(d.name, d.mechanism) for d in req.deletions],
         [(u.name, u.mechanism, u.iterations, bytes(u.salt), bytes(u.salted_password)) for u in req.upsertions])}

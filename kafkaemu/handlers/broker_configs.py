@@ -62,25 +62,6 @@ def static_values(ctx, node_id: int) -> dict[str, str | None]:
     return out
 
 
-def layers(ctx, node_id: int, name: str, static: dict[str, str | None] | None = None
-           ) -> list[tuple[str | None, int]]:
-    """(value, source) of every level the config is set at, highest first (Kafka's synonyms of
-    the config itself); ``static``: the node's ``static_values`` when already made."""
-    out = []
-    dynamic = ctx.broker_configs
-    if name in dynamic.of_node(node_id):
-        out.append((dynamic.of_node(node_id)[name], DYNAMIC_BROKER_CONFIG))
-    if name in dynamic.cluster:
-        out.append((dynamic.cluster[name], DYNAMIC_DEFAULT_BROKER_CONFIG))
-    default = BROKER_CONFIGS[name][0]
-    static = (static_values(ctx, node_id) if static is None else static).get(name, default)
-    if static is not None and static != default:
-        out.append((static, STATIC_BROKER_CONFIG))
-    if default is not None:
-        out.append((default, DEFAULT_CONFIG))
-    return out
-
-
 def describe_broker(ctx, resource_name: str, keys, include_synonyms: bool) -> list[dict]:
     if resource_name == "":   # the cluster default: the dynamic defaults set
         return [_entry(name, [(value, DYNAMIC_DEFAULT_BROKER_CONFIG)], include_synonyms)

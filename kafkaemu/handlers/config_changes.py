@@ -34,7 +34,8 @@ def denied_resource(ctx, resource) -> dict | None:
         return None
     # Kafka sends the error's message for a topic or group, none for the cluster
     message = None if code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED else DEFAULT_MESSAGES[code]
-    return {"error_code": code, "error_message": message, "resource_type": kind, "resource_name": resource.resource_name}
+    return {"error_code": code, "error_message": message, "resource_type": kind,
+            "resource_name": resource.resource_name}
 
 
 def apply_changes(ctx, resource, changes, replace_all: bool, validate_only: bool) -> dict:

@@ -31,7 +31,8 @@ def describe_producers(ctx, req):
         topic = None
         error, message = _invalid_topic(name), None
         if name in denied:
-            error, message = ErrorCode.TOPIC_AUTHORIZATION_FAILED, DEFAULT_MESSAGES[ErrorCode.TOPIC_AUTHORIZATION_FAILED]
+            error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            message = DEFAULT_MESSAGES[error]
         elif error is not None:
             error, message = ErrorCode.INVALID_TOPIC_EXCEPTION, error
         else:
