@@ -32,7 +32,7 @@ from . import assignor, records, replay
 from .describe import endpoint_partitions
 from .group import EMPTY, Endpoint, MemberState, StreamsGroup, StreamsMember, TasksTuple, wire_tasks
 from .reconciliation import reconcile
-from .requests import StreamsHeartbeat, validate_heartbeat
+from .requests import LEAVE_GROUP_STATIC_MEMBER_EPOCH, StreamsHeartbeat, validate_heartbeat
 from .topology import SHUTDOWN_APPLICATION, STALE_TOPOLOGY, configure, describer, from_request
 from .topology import metadata_hash as topology_metadata_hash
 
@@ -79,10 +79,16 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
         if joining:
             super().check_size(group, req, joining)
 
-    def member_for(self, group: StreamsGroup, req: StreamsHeartbeat, joining: bool, member_id: str) -> StreamsMember:
-        if req.instance_id is not None:   # Kafka 4.3's GroupMetadataManager.streamsGroupHeartbeat
-            raise GroupError(E.UNKNOWN_SERVER_ERROR, "Static members are not supported yet.")
-        return super().member_for(group, req, joining, member_id)
+    def left_for_now(self, member: StreamsMember) -> StreamsMember:
+        """streamsGroupStaticMemberGroupLeave: epoch -2, nothing pending revocation, its active tasks'
+        assignment epochs reset to 0."""
+        return replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH, pending_revocation=EMPTY,
+                       active_epochs=tuple((s, p, 0) for s, ps in sorted(member.assigned.active.items())
+                                           for p in sorted(ps)))
+
+    def rejoined(self, existing: StreamsMember, member_id: str) -> StreamsMember:
+        """As the consumer kind's; the task offsets Kafka keeps by member id start empty."""
+        return replace(super().rejoined(existing, member_id), task_offsets=(), task_end_offsets=())
 
     def owns_only_assigned(self, member: StreamsMember, req: StreamsHeartbeat) -> bool:
         owned = req.owned()
@@ -96,7 +102,8 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
         exist now (``partitions_of``); any change bumps the group epoch."""
         owned = req.owned()
         updated = replace(
-            member, rack_id=req.rack_id if req.rack_id is not None else member.rack_id,
+            member, instance_id=req.instance_id if req.instance_id is not None else member.instance_id,
+            rack_id=req.rack_id if req.rack_id is not None else member.rack_id,
             rebalance_timeout_ms=req.rebalance_timeout_ms if req.rebalance_timeout_ms != -1
             else member.rebalance_timeout_ms,
             topology_epoch=req.topology.epoch if req.topology is not None else member.topology_epoch,
@@ -106,12 +113,12 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
             if req.client_tags is not None else member.client_tags,
             user_endpoint=Endpoint(req.user_endpoint.host, req.user_endpoint.port)
             if req.user_endpoint is not None else member.user_endpoint)
-        if req.task_offsets is not None:
-            updated = replace(updated, task_offsets=_offsets(req.task_offsets))
-        if req.task_end_offsets is not None:
-            updated = replace(updated, task_end_offsets=_offsets(req.task_end_offsets))
-        bump = req.member_id not in group.members or records.member_metadata(updated) != records.member_metadata(member)
-        group.members[updated.member_id] = updated
+        changed = updated.member_id not in group.members or \
+            records.member_metadata(updated) != records.member_metadata(member)
+        # hasStreamsMemberMetadataChanged: a static member's change bumps the group epoch only when
+        # it touches what the assignment reads (its restarted instance gets its tasks back as they were)
+        bump = changed and (req.instance_id is None or _assignment_inputs(updated) != _assignment_inputs(member))
+        group.put_member(updated)
 
         statuses: list[dict] = []
         if req.topology is not None:
@@ -136,6 +143,10 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
         if configured.ready:
             for tasks in (owned.active, owned.standby, owned.warmup) if owned is not None else ():
                 _check_tasks(configured, tasks)
+        if req.task_offsets is not None or req.task_end_offsets is not None:
+            updated = replace(updated, task_offsets=_offsets(req.task_offsets, updated.task_offsets),
+                              task_end_offsets=_offsets(req.task_end_offsets, updated.task_end_offsets))
+            group.put_member(updated)
         if validated != group.validated_topology_epoch:
             bump = True
         assignment_configs = (("num.standby.replicas", str(self.num_standby_replicas(group.group_id))),)
@@ -235,8 +246,23 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
             group.configured = configure(group.topology, self.partitions_of)
 
 
-def _offsets(entries) -> tuple:
+def _offsets(entries, kept: tuple) -> tuple:
+    """MemberTaskOffsets.update: the reported offsets (the kept ones when not reported); a task
+    reported twice is INVALID_REQUEST (Kafka 4.4)."""
+    if entries is None:
+        return kept
+    seen: set[tuple[str, int]] = set()
+    for e in entries:
+        if (e.subtopology_id, e.partition) in seen:
+            raise GroupError(E.INVALID_REQUEST, f"Task offsets contain a duplicate entry for subtopology "
+                                                f"{e.subtopology_id} and partition {e.partition}.")
+        seen.add((e.subtopology_id, e.partition))
     return tuple(sorted((e.subtopology_id, e.partition, e.offset) for e in entries))
+
+
+def _assignment_inputs(m: StreamsMember) -> tuple:
+    """GroupMetadataManager.hasEpochRelevantMemberConfigChanged: topology epoch, rack, client tags, process."""
+    return m.topology_epoch, m.rack_id, m.client_tags, m.process_id
 
 
 def _check_tasks(configured, tasks) -> None:

@@ -306,19 +306,6 @@ def test_group_streams_max_size_from_the_broker_setting_refuses_one_member_more(
         (E.GROUP_MAX_SIZE_REACHED, "The streams group has reached its maximum capacity of 1 members.")
 
 
-def test_a_static_member_is_refused_as_kafka_4_3_refuses_it():
-    """GroupMetadataManager.streamsGroupHeartbeat throws UnsupportedOperationException after finding the
-    group; GroupCoordinatorService answers UNKNOWN_SERVER_ERROR without a message."""
-    s = Streams()
-    refused = s.hb("m1", 0, instance_id="i1")
-    assert (refused["error_code"], refused["error_message"]) == (E.UNKNOWN_SERVER_ERROR, None)
-    assert s.gc.group("app") is None
-    assert s.hb("m1", 3, instance_id="i1", owned=set())["error_code"] == E.GROUP_ID_NOT_FOUND
-    epoch = joined(s)["member_epoch"]
-    assert s.hb("m1", epoch, instance_id="i1", owned=set())["error_code"] == E.UNKNOWN_SERVER_ERROR
-    assert list(s.gc.group("app").members) == ["m1"]
-
-
 def test_the_group_metadata_record_carries_assignment_configs_as_kafkas_tagged_field_1():
     """StreamsGroupMetadataValue: Epoch, MetadataHash, then tagged ValidatedTopologyEpoch (0) and
     AssignmentConfigs (1, KAFKA-19765)."""
