@@ -108,7 +108,8 @@ class ConsumerGroupManager(ModernGroupManager, name="consumer", group_class=Cons
             else member.subscribed_topic_names,
             subscribed_topic_regex=req.subscribed_topic_regex if req.subscribed_topic_regex is not None
             else member.subscribed_topic_regex,
-            client_id=req.client_id, client_host=req.client_host)
+            client_id=req.client_id, client_host=req.client_host,
+            classic=None)   # a consumer-protocol heartbeat: the member no longer speaks the classic protocol
         is_new = member.member_id not in group.members
         # As Kafka: a changed server assignor alone does not bump the epoch; the next bump uses it.
         bump = is_new or (updated.subscribed_topic_names != member.subscribed_topic_names
