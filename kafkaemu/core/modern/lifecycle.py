@@ -29,8 +29,9 @@ sessions of replayed members.
 
 A kind subclasses ``ModernGroupManager`` with its name, group type, group class, records module and
 replay, and supplies the hooks: ``new_group`` (the class), ``update_member``, ``assign``,
-``reconcile``, ``answer`` and, for kinds with static members, ``left_for_now``; ``validate`` comes from its requests module, the session timeout and
-heartbeat interval from its settings and the group's configs.
+``reconcile``, ``answer`` and, for kinds with static members, ``left_for_now``; ``validate`` comes
+from its requests module, the session timeout and heartbeat interval from its settings and the
+group's configs.
 """
 from __future__ import annotations
 

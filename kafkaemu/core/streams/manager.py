@@ -1,7 +1,8 @@
 """Streams groups (KIP-1071): StreamsGroupHeartbeat, member expiry and rebalance timeouts, deletion.
 
-Follows Apache Kafka's GroupMetadataManager.streamsGroupHeartbeat: get or create the group and the
-member (epoch checks), update the member (a change bumps the group epoch), initialize the topology
+Follows Apache Kafka 4.4's GroupMetadataManager.streamsGroupHeartbeat: get or create the group and
+the member (epoch checks; a static member by its instance id, as the shared lifecycle keeps them),
+update the member (a change bumps the group epoch), initialize the topology
 from the first member, configure it against the topics that exist (topology.py; a change of those
 topics bumps the group epoch, as Kafka's metadata hash does), recompute the target assignment with
 the task assignor when the group epoch is ahead, and reconcile the member towards it
@@ -99,7 +100,8 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
 
     def update_member(self, group: StreamsGroup, member: StreamsMember, req: StreamsHeartbeat, partitions_of):
         """The member, then the topology, then the topology configured against the topics that
-        exist now (``partitions_of``); any change bumps the group epoch."""
+        exist now (``partitions_of``); any change bumps the group epoch (a static member's only when it
+        changes what the assignor reads)."""
         owned = req.owned()
         updated = replace(
             member, instance_id=req.instance_id if req.instance_id is not None else member.instance_id,
@@ -224,6 +226,8 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
             except assignor.TaskAssignorError as exc:
                 raise GroupError(E.UNKNOWN_SERVER_ERROR, f"Failed to compute a new target assignment for epoch "
                                                          f"{group.group_epoch}: {exc}") from None
+            # Kafka 4.4.0's AssignmentRefiner, which is to add warm-up tasks, gives this target back
+            # unchanged: no warm-up task is assigned, whatever streams.num.warmup.replicas says
             group.target = {mid: TasksTuple(dict(a.active_tasks), dict(a.standby_tasks), dict(a.warmup_tasks))
                             for mid, a in result.items()}
             for mid in group.members:
