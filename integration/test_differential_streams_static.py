@@ -72,3 +72,22 @@ def test_streams_static_members(differential):
         call("the new member leaves", _heartbeat(group, c, -1, "i1"))
         call("the instance id is unknown once it left", _heartbeat(group, c, epoch, "i1", active=set()))
     differential.check(scenario, "streams-static-members")
+
+
+def test_streams_missing_client_tags(differential):
+    """Kafka 4.4: with streams.rack.aware.assignment.tags set on the group, a v1 member without one of
+    those client tags is answered the status MISSING_CLIENT_TAGS."""
+    def scenario(peer):
+        topic, group, member = peer.name("t"), peer.name("g"), peer.name("member")
+        p.create_topic(peer, topic, 2)
+        p.find_coordinator(peer, group)
+        peer.call("set the group's rack-aware tags", K.INCREMENTAL_ALTER_CONFIGS, 1, {
+            "validate_only": False, "resources": [{"resource_type": 32, "resource_name": group, "configs": [
+                {"name": "streams.rack.aware.assignment.tags", "config_operation": 0, "value": "zone,rack"}]}]})
+        body = _heartbeat(group, member, 0, None, _topology(topic))
+        body["client_tags"] = [{"key": "rack", "value": "r1"}]
+        joined = peer.until(K.STREAMS_GROUP_HEARTBEAT, VERSION, body, lambda x: x.error_code not in p.LOADING)
+        epoch, held = _settled(peer, group, member, None, joined)
+        peer.call("a member without the zone tag", K.STREAMS_GROUP_HEARTBEAT, VERSION,
+                  _heartbeat(group, member, epoch, None, active=held))
+    differential.check(scenario, "streams-missing-client-tags")

@@ -20,6 +20,7 @@ supplies the streams kind's hooks. Every change is written as Kafka's StreamsGro
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from ...logging import get_logger
@@ -34,7 +35,7 @@ from .describe import endpoint_partitions
 from .group import EMPTY, Endpoint, MemberState, StreamsGroup, StreamsMember, TasksTuple, wire_tasks
 from .reconciliation import reconcile
 from .requests import LEAVE_GROUP_STATIC_MEMBER_EPOCH, StreamsHeartbeat, validate_heartbeat
-from .topology import SHUTDOWN_APPLICATION, STALE_TOPOLOGY, configure, describer, from_request
+from .topology import MISSING_CLIENT_TAGS, SHUTDOWN_APPLICATION, STALE_TOPOLOGY, configure, describer, from_request
 from .topology import metadata_hash as topology_metadata_hash
 
 log = get_logger("kafkaemu.streams_groups")
@@ -64,6 +65,15 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
 
     def num_standby_replicas(self, group_id: str) -> int:
         return self.config(group_id, "streams.num.standby.replicas")
+
+    def assignment_configs(self, group_id: str) -> tuple[tuple[str, str], ...]:
+        """streamsGroupAssignmentConfigs, by name: the standby replicas and, when set (Kafka 4.4), the
+        client tags rack-aware standby assignment uses; a change of them bumps the group epoch."""
+        configs = [("num.standby.replicas", str(self.num_standby_replicas(group_id)))]
+        tags = self.config(group_id, "streams.rack.aware.assignment.tags")
+        if tags:
+            configs.append(("rack.aware.assignment.tags", ",".join(tags)))
+        return tuple(configs)
 
     # ============================================================ heartbeat
     def validate(self, req: StreamsHeartbeat) -> None:
@@ -151,7 +161,7 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
             group.put_member(updated)
         if validated != group.validated_topology_epoch:
             bump = True
-        assignment_configs = (("num.standby.replicas", str(self.num_standby_replicas(group.group_id))),)
+        assignment_configs = self.assignment_configs(group.group_id)
         if assignment_configs != group.assignment_configs:
             bump = True
         if bump:
@@ -197,6 +207,14 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
             statuses.append({"status_code": SHUTDOWN_APPLICATION, "status_detail":
                              f"Streams group member {group.shutdown_request_member_id} encountered a fatal error "
                              f"and requested a shutdown for the entire application."})
+        tags = dict(group.assignment_configs).get("rack.aware.assignment.tags", "").strip()
+        if req.api_version >= 1 and tags:
+            missing = [t for t in re.split(r"\s*,\s*", tags) if t not in dict(member.client_tags)]
+            if missing:
+                statuses.append({"status_code": MISSING_CLIENT_TAGS, "status_detail":
+                                 f"Missing required client tags for rack-aware standby assignment: "
+                                 f"[{', '.join(missing)}]. Configure them via 'client.tag.<tagKey>' in your "
+                                 f"Streams config."})
         return response
 
     def _maybe_init_topology(self, group: StreamsGroup, req: StreamsHeartbeat) -> None:
