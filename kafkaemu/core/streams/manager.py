@@ -90,6 +90,21 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
         if joining:
             super().check_size(group, req, joining)
 
+    def leave(self, req: StreamsHeartbeat) -> dict:
+        """streamsGroupLeave: a member may ask for the application's shutdown as it leaves."""
+        group = self.group(req.group_id)
+        if req.shutdown_application and group is not None:
+            self.request_shutdown(group, req.member_id)
+        return super().leave(req)
+
+    @staticmethod
+    def request_shutdown(group: StreamsGroup, member_id: str) -> None:
+        """StreamsGroup.setShutdownRequestMemberId: the first member to ask is the one named, until
+        the group is empty."""
+        if group.shutdown_request_member_id is None:
+            log.info("streams_shutdown_requested", group=group.group_id, member=member_id)
+            group.shutdown_request_member_id = member_id
+
     def left_for_now(self, member: StreamsMember) -> StreamsMember:
         """streamsGroupStaticMemberGroupLeave: epoch -2, nothing pending revocation, its active tasks'
         assignment epochs reset to 0."""
@@ -174,7 +189,7 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
                                group.owners, note[3])
         self.store_reconciled(group, updated, reconciled)
         if req.shutdown_application:
-            group.shutdown_request_member_id = reconciled.member_id
+            self.request_shutdown(group, reconciled.member_id)
         return reconciled
 
     def answer(self, group: StreamsGroup, before: StreamsMember, member: StreamsMember, req: StreamsHeartbeat,

@@ -341,3 +341,15 @@ def test_rack_aware_assignment_tags_join_the_assignment_configs_and_a_member_wit
     assert [x["status_detail"].split(":")[1].split(".")[0] for x in r["status"]] == [" [az]"]
     v0 = s.gc.streams_group_heartbeat(s.now, request("m2", r["member_epoch"], set(), api_version=0), TOPICS.get)[0]
     assert v0["status"] == []   # v0 members are not told
+
+
+def test_a_member_leaving_may_ask_for_the_shutdown_and_the_first_to_ask_is_named():
+    """streamsGroupLeave sets the shutdown request too; setShutdownRequestMemberId keeps the first."""
+    s = Streams()
+    r1 = joined(s)
+    s.hb("m2", 0)
+    s.hb("m3", 0)
+    assert s.hb("m2", -1, shutdown_application=True)["error_code"] == 0
+    s.hb("m3", -1, shutdown_application=True)
+    r1 = s.hb("m1", r1["member_epoch"], owned=s.active(r1))
+    assert [x["status_code"] for x in r1["status"]] == [4] and "member m2 " in r1["status"][0]["status_detail"]
