@@ -91,3 +91,23 @@ def test_streams_missing_client_tags(differential):
         peer.call("a member without the zone tag", K.STREAMS_GROUP_HEARTBEAT, VERSION,
                   _heartbeat(group, member, epoch, None, active=held))
     differential.check(scenario, "streams-missing-client-tags")
+
+
+def test_streams_group_named_by_leave_group(differential):
+    """A classic LeaveGroup naming a streams group (or no group): Kafka's classicGroupLeave finds no
+    classic or consumer group and answers each member UNKNOWN_MEMBER_ID."""
+    def scenario(peer):
+        topic, group, member = peer.name("t"), peer.name("g"), peer.name("member")
+        p.create_topic(peer, topic, 2)
+        p.find_coordinator(peer, group)
+        peer.until(K.STREAMS_GROUP_HEARTBEAT, VERSION, _heartbeat(group, member, 0, "i1", _topology(topic)),
+                   lambda x: x.error_code not in p.LOADING)
+        leaving = [{"member_id": member, "group_instance_id": None, "reason": None},
+                   {"member_id": "", "group_instance_id": "i1", "reason": None}]
+        for name in (group, peer.name("nobody")):
+            what = "a streams group" if name == group else "no group"
+            peer.call(f"v5 naming {what}", K.LEAVE_GROUP, 5, {"group_id": name, "members": leaving})
+            peer.call(f"v2 naming {what}", K.LEAVE_GROUP, 2, {"group_id": name, "member_id": member})
+        peer.call("the streams member is still there", K.STREAMS_GROUP_HEARTBEAT, VERSION,
+                  _heartbeat(group, member, -1, "i1"))
+    differential.check(scenario, "streams-leave-group")

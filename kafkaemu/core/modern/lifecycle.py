@@ -43,6 +43,7 @@ from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import GroupError, GroupType
 from ..group_configs import GroupConfigs
+from ..classic.requests import unknown_members_left
 from ..record_format import fits_record_key
 from .group import ModernGroup
 from .replay import replay
@@ -439,8 +440,9 @@ class ModernGroupManager:
 
     # ============================================================ other APIs
     def leave_group(self, req) -> dict:
-        """A classic LeaveGroup naming a group of this kind: Kafka answers that the group is unknown."""
-        return {"error_code": int(E.GROUP_ID_NOT_FOUND), "members": []}
+        """A classic LeaveGroup naming a group of this kind: Kafka's classicGroupLeave finds no classic
+        or consumer group, and GroupCoordinatorService answers each member UNKNOWN_MEMBER_ID."""
+        return unknown_members_left(req)
 
     def offset_committed(self, group: ModernGroup, member_id: str) -> None:
         """Nothing: a member's session is kept by its heartbeats alone."""
