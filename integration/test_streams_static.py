@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
 from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 
 from kafkaemu.testing import KafkaEmulator
 
 from .test_streams_app import PARTITIONS, TASKS, CountsReader, Instance, lines, wait_for, word_totals
-
-import pytest
 
 
 @pytest.fixture(scope="module")
