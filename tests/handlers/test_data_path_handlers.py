@@ -54,7 +54,8 @@ def test_list_offsets_after_delete_records_and_errors(broker, client):
 
 
 @pytest.mark.parametrize(("api", "version"), [(ApiKey.LIST_OFFSETS, 0), (ApiKey.FETCH, 3), (ApiKey.PRODUCE, 2),
-                                                (ApiKey.OFFSET_FOR_LEADER_EPOCH, 1), (ApiKey.CREATE_TOPICS, 1)])
+                                                (ApiKey.OFFSET_FOR_LEADER_EPOCH, 1), (ApiKey.CREATE_TOPICS, 1),
+                                                (ApiKey.OFFSET_COMMIT, 1), (ApiKey.WRITE_TXN_MARKERS, 0)])
 def test_versions_kafka_4_removed_close_the_connection(broker, client, api, version):
     """KIP-896: Kafka 4 parses no request below an API's oldest version (SocketServer closes the
     connection with UnsupportedVersionException); Produce v0-v2 too, although ApiVersions advertises v0."""
