@@ -8,7 +8,8 @@ down-conversion of Fetch v0-3). Limits, as Kafka's KafkaApis/ReplicaManager: the
 at most min(``max_bytes``, the broker's ``fetch.max.bytes``) (55 MiB by default), each partition at
 most its ``partition_max_bytes`` of what remains; the first partition with data returns at least one
 batch even when it is larger (KIP-74), so consumers make progress. ``min_bytes`` is capped at the
-response limit too. zstd topics answer UNSUPPORTED_COMPRESSION_TYPE before v10.
+response limit too. Every version gets the batches in their stored codec: Kafka 3's
+UNSUPPORTED_COMPRESSION_TYPE for zstd topics before v10 went with down-conversion.
 
 Long poll: when no partition has an error and fewer than ``min_bytes`` are available, the reply
 is parked (DEFERRED) in the store's fetch purgatory; an append to a watched partition that makes
@@ -42,7 +43,6 @@ fields consumers do not send, which a single-replica log has no use for.
 from operator import itemgetter
 
 from ..protocol.errors import ErrorCode
-from ..storage import topic_config
 from ..storage.fetch_purgatory import FetchWaiter
 from ..storage.fetch_sessions import SessionPartition
 from ..storage.record_batch import parse_header
@@ -246,8 +246,6 @@ def _read_partition(fp, plog, remaining, min_one, v, committed=False):
     offset = fp.fetch_offset
     hw = plog.high_watermark
     lso = plog.last_stable_offset
-    if v < 10 and topic_config.effective(plog.configs, "compression.type") == "zstd":
-        return ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, None, 0
     entry = {"partition_index": fp.partition, "error_code": ErrorCode.NONE, "high_watermark": hw,
              "last_stable_offset": lso, "log_start_offset": plog.log_start_offset,
              "aborted_transactions": [] if committed else None, "preferred_read_replica": -1, "records": b""}

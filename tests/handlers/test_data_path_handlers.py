@@ -155,6 +155,16 @@ def test_fetch_limits_across_partitions(broker, client):
     assert parse_header(parts[0].records).base_offset == 1
 
 
+@pytest.mark.parametrize("version", [4, 9, 10])
+def test_a_zstd_topic_is_fetched_at_every_version(broker, client, version):
+    """Kafka 4's KafkaApis serves stored batches as they are: the UNSUPPORTED_COMPRESSION_TYPE that
+    Kafka 3 answered Fetch v0-9 on a zstd topic went with down-conversion."""
+    topic = broker.topics.create("z", 1, {"compression.type": "zstd"})
+    assert topic.partitions[0].append(build_batch([(None, b"z", [], T0)], codec=compression.ZSTD), T0).error == "NONE"
+    [part] = _fetch(client, topic, [(0, 0)], max_bytes=1 << 20, partition_max_bytes=1 << 20, version=version)
+    assert part.error_code == ErrorCode.NONE and parse_header(part.records).codec == compression.ZSTD
+
+
 def test_topic_max_message_bytes_defaults_to_the_broker_setting(broker, client):
     broker.config.message_max_bytes = 500
     broker.topics.create("m", 1, {})
