@@ -55,6 +55,8 @@ def go_env(cache_dir: Path) -> dict[str, str]:
 
 def _fail_or_skip(what: str, done: subprocess.CompletedProcess, cache_dir: Path) -> None:
     output = done.stdout + done.stderr
+    if too_old := re.search(r"requires go >= ?\S+ \(running go [0-9.]+", output):   # GOTOOLCHAIN=local
+        raise Skip(f"{MODULE}@{FRANZ_GO_VERSION} needs a newer go command: {too_old.group(0)})")
     if network := next((line.strip() for line in output.splitlines() if UNREACHABLE.search(line)), None):
         raise Skip(f"{what} is not in {cache_dir / 'go-mod'} and the Go module proxy cannot be reached "
                    f"({network[:300]}); run it once with the proxy reachable to fill the cache")

@@ -133,3 +133,10 @@ def test_a_reachable_proxy_without_the_module_fails_rather_than_skips(tmp_path):
     done = run_suite_module(tmp_path, GOPROXY=(tmp_path / "proxy").as_uri(), GONOSUMDB="*", GOFLAGS="")
     assert done.returncode == 1 and "SKIPPED" not in done.stdout
     assert f"compat: go could not download {suite.MODULE}@{suite.FRANZ_GO_VERSION}" in done.stderr
+
+
+def test_a_go_older_than_the_module_needs_skips_naming_both_versions(tmp_path):
+    said = "go: go.mod requires go >= 1.99.0 (running go 1.26.8; GOTOOLCHAIN=local)\n"
+    done = subprocess.CompletedProcess(["go", "mod", "download"], 1, stdout="", stderr=said)
+    with pytest.raises(suite.Skip, match=r"needs a newer go command: requires go >= 1\.99\.0 \(running go 1\.26\.8\)$"):
+        suite._fail_or_skip("the modules", done, tmp_path)
