@@ -122,10 +122,12 @@ class GroupSetup:
     def __init__(self, server: Server, versions: dict[int, int]) -> None:
         self.server = server
         self.topic = f"peer-{uuid.uuid4().hex[:8]}"
-        pc.create_topic(server.host, server.port, versions[pc.CREATE_TOPICS], self.topic)
+        self.topic_id = pc.create_topic(server.host, server.port, versions[pc.CREATE_TOPICS], self.topic)
+        if self.topic_id == bytes(16):   # CreateTopics before v7 does not say it
+            self.topic_id = pc.topic_id_of(server.host, server.port, versions[pc.METADATA], self.topic)
         self.member = pc.form_group(server.host, server.port, versions[pc.JOIN_GROUP], versions[pc.SYNC_GROUP],
-                                    f"{self.topic}-group")
-        self.bodies = pc.request_bodies(self.topic, self.member)
+                                    f"{self.topic}-group", find_version=versions[pc.FIND_COORDINATOR])
+        self.bodies = pc.request_bodies(self.topic, self.member, self.topic_id)
         self.keepalive = pc.Keepalive(server.host, server.port, versions[pc.HEARTBEAT], self.member)
 
     def stop(self) -> None:
@@ -168,7 +170,7 @@ def pipelined_tables(servers: list[Server], reps: int, measure_s: float, join_no
             setup_failures[s.name] = f"ApiVersions failed: {_short(exc)}"
     servers = [s for s in servers if s.name in ranges]
     versions = {k: pc.highest_common(k, *ranges.values()) for k in
-                (pc.CREATE_TOPICS, pc.JOIN_GROUP, pc.SYNC_GROUP, pc.HEARTBEAT) + tuple(k for k, _ in PIPELINED_APIS)}
+                (pc.CREATE_TOPICS, pc.FIND_COORDINATOR, pc.JOIN_GROUP, pc.SYNC_GROUP, pc.HEARTBEAT) + tuple(k for k, _ in PIPELINED_APIS)}
     setups: dict[str, GroupSetup] = {}
     for s in servers:
         try:
