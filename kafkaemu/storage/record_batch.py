@@ -327,6 +327,50 @@ def build_batch(records, *, base_offset: int = 0, codec: int = compression.NONE,
     return bytes(buf)
 
 
+# zigzag varints of 0..63: one byte each (the offset deltas of small batches, short keys)
+_SMALL_VARINTS = [bytes(((n << 1),)) for n in range(64)]
+_NULL_VARINT = b"\x01"
+_CRC = struct.Struct(">I")
+
+
+def _varint(n: int) -> bytes:
+    """The zigzag varint of ``n`` >= 0 (a length or an offset delta)."""
+    if n < 64:
+        return _SMALL_VARINTS[n]
+    v = n << 1
+    if v < 0x4000:
+        return bytes(((v & 0x7F) | 0x80, v >> 7))
+    out = bytearray()
+    write_varint(out, n)
+    return bytes(out)
+
+
+def build_keyed_batch(records, timestamp: int, *, base_offset: int = 0, partition_leader_epoch: int = -1,
+                      producer_id: int = -1, producer_epoch: int = -1, transactional: bool = False) -> bytearray:
+    """The batch ``build_batch`` encodes for ``(key, value)`` records (a key, a value or None, no
+    headers) all at ``timestamp``, uncompressed, with no sequence: what a coordinator writes to its
+    internal topic. Built straight at its offsets (``base_offset``, ``partition_leader_epoch``), so
+    the log keeps it as it is."""
+    parts = []
+    for delta, (key, value) in enumerate(records):
+        # attributes 0, timestamp delta 0, the offset delta, key, value, no headers
+        if key is None:
+            head = b"\x00\x00" + _varint(delta) + _NULL_VARINT
+        else:
+            head = b"\x00\x00" + _varint(delta) + _varint(len(key)) + key
+        body = head + _NULL_VARINT + b"\x00" if value is None else head + _varint(len(value)) + value + b"\x00"
+        parts.append(_varint(len(body)))
+        parts.append(body)
+    payload = b"".join(parts)
+    attrs = TRANSACTIONAL_BIT if transactional else 0
+    buf = bytearray(_HEADER.pack(base_offset, HEADER_SIZE - LOG_OVERHEAD + len(payload), partition_leader_epoch,
+                                 2, 0, attrs, len(records) - 1, timestamp, timestamp, producer_id, producer_epoch,
+                                 -1, len(records)))
+    buf += payload
+    _CRC.pack_into(buf, CRC_OFFSET, _crc32c(memoryview(buf)[ATTRIBUTES_OFFSET:]))
+    return buf
+
+
 # -- transaction markers (control batches) --------------------------------------------------------
 
 CONTROL_ABORT, CONTROL_COMMIT = 0, 1
