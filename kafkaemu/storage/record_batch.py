@@ -330,7 +330,9 @@ def build_batch(records, *, base_offset: int = 0, codec: int = compression.NONE,
 # zigzag varints of 0..63: one byte each (the offset deltas of small batches, short keys)
 _SMALL_VARINTS = [bytes(((n << 1),)) for n in range(64)]
 _NULL_VARINT = b"\x01"
-_CRC = struct.Struct(">I")
+# a batch header in two: what precedes the CRC, and what the CRC covers
+_HEADER_TO_CRC = struct.Struct(">qiibI")
+_HEADER_AFTER_CRC = struct.Struct(">hiqqqhii")
 
 
 def _varint(n: int) -> bytes:
@@ -346,7 +348,7 @@ def _varint(n: int) -> bytes:
 
 
 def build_keyed_batch(records, timestamp: int, *, base_offset: int = 0, partition_leader_epoch: int = -1,
-                      producer_id: int = -1, producer_epoch: int = -1, transactional: bool = False) -> bytearray:
+                      producer_id: int = -1, producer_epoch: int = -1, transactional: bool = False) -> bytes:
     """The batch ``build_batch`` encodes for ``(key, value)`` records (a key, a value or None, no
     headers) all at ``timestamp``, uncompressed, with no sequence: what a coordinator writes to its
     internal topic. Built straight at its offsets (``base_offset``, ``partition_leader_epoch``), so
@@ -354,21 +356,13 @@ def build_keyed_batch(records, timestamp: int, *, base_offset: int = 0, partitio
     parts = []
     for delta, (key, value) in enumerate(records):
         # attributes 0, timestamp delta 0, the offset delta, key, value, no headers
-        if key is None:
-            head = b"\x00\x00" + _varint(delta) + _NULL_VARINT
-        else:
-            head = b"\x00\x00" + _varint(delta) + _varint(len(key)) + key
-        body = head + _NULL_VARINT + b"\x00" if value is None else head + _varint(len(value)) + value + b"\x00"
-        parts.append(_varint(len(body)))
-        parts.append(body)
-    payload = b"".join(parts)
-    attrs = TRANSACTIONAL_BIT if transactional else 0
-    buf = bytearray(_HEADER.pack(base_offset, HEADER_SIZE - LOG_OVERHEAD + len(payload), partition_leader_epoch,
-                                 2, 0, attrs, len(records) - 1, timestamp, timestamp, producer_id, producer_epoch,
-                                 -1, len(records)))
-    buf += payload
-    _CRC.pack_into(buf, CRC_OFFSET, _crc32c(memoryview(buf)[ATTRIBUTES_OFFSET:]))
-    return buf
+        record = b"".join((b"\x00\x00", _varint(delta), _NULL_VARINT if key is None else _varint(len(key)), key or b"",
+                           _NULL_VARINT if value is None else _varint(len(value)), value or b"", b"\x00"))
+        parts.append(_varint(len(record)))
+        parts.append(record)
+    covered = _HEADER_AFTER_CRC.pack(TRANSACTIONAL_BIT if transactional else 0, len(records) - 1, timestamp,
+                                     timestamp, producer_id, producer_epoch, -1, len(records)) + b"".join(parts)
+    return _HEADER_TO_CRC.pack(base_offset, len(covered) + 9, partition_leader_epoch, 2, _crc32c(covered)) + covered
 
 
 # -- transaction markers (control batches) --------------------------------------------------------
