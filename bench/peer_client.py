@@ -351,30 +351,37 @@ def form_group(host: str, port: int, join_version: int, sync_version: int, group
                timeout_s: float = 60.0) -> Member:
     """A one-member classic group, Stable, as a client forms it: FindCoordinator, then JoinGroup
     (twice when the broker asks for a member id first) and SyncGroup, starting again after a backoff
-    while the coordinator is loading or moving. Tansu answers a new group's JoinGroup after half the
-    session timeout, hence a short one; ``Keepalive`` keeps the member alive between runs."""
-    deadline, backoff = time.monotonic() + timeout_s, 0.05
+    while the coordinator is loading or moving (with the member id it was given, as a client rejoins).
+    Tansu answers a new group's JoinGroup after half the session timeout, hence a short one;
+    ``Keepalive`` keeps the member alive between runs."""
+    deadline, backoff, member_id = time.monotonic() + timeout_s, 0.05, ""
     while True:
         if find_version is not None:
             find_coordinator(host, port, find_version, group_id, max(deadline - time.monotonic(), 0.0))
         try:
-            return _join_and_sync(host, port, join_version, sync_version, group_id, session_timeout_ms)
-        except _CoordinatorNotReady:
+            return _join_and_sync(host, port, join_version, sync_version, group_id, session_timeout_ms, member_id)
+        except _CoordinatorNotReady as exc:
             if time.monotonic() > deadline:
                 raise
+            member_id = exc.member_id
         time.sleep(backoff)
         backoff = min(backoff * 2, 1.0)
 
 
 class _CoordinatorNotReady(RuntimeError):
-    """The group's coordinator answered one of the errors a client retries."""
+    """The group's coordinator answered one of the errors a client retries; ``member_id``: the id
+    the member was given so far ("" for none)."""
+
+    def __init__(self, message: str, member_id: str) -> None:
+        super().__init__(message)
+        self.member_id = member_id
 
 
 def _join_and_sync(host: str, port: int, join_version: int, sync_version: int, group_id: str,
-                   session_timeout_ms: int) -> Member:
+                   session_timeout_ms: int, member_id: str) -> Member:
     with socket.create_connection((host, port), timeout=60) as sock:
         join = {"group_id": group_id, "session_timeout_ms": session_timeout_ms,
-                "rebalance_timeout_ms": session_timeout_ms, "member_id": "", "group_instance_id": None,
+                "rebalance_timeout_ms": session_timeout_ms, "member_id": member_id, "group_instance_id": None,
                 "protocol_type": "consumer", "protocols": [{"name": "range", "metadata": SUBSCRIPTION}],
                 "reason": None}
         start = time.perf_counter()
@@ -385,7 +392,7 @@ def _join_and_sync(host: str, port: int, join_version: int, sync_version: int, g
             answer = call_on(sock, JOIN_GROUP, join_version, join)
         joined = time.perf_counter() - start
         if answer["error_code"] in COORDINATOR_RETRIABLE:
-            raise _CoordinatorNotReady(f"JoinGroup v{join_version}: error {answer['error_code']}")
+            raise _CoordinatorNotReady(f"JoinGroup v{join_version}: error {answer['error_code']}", join["member_id"])
         if answer["error_code"]:
             raise RuntimeError(f"JoinGroup v{join_version}: error {answer['error_code']}")
         member_id, generation = answer["member_id"], answer["generation_id"]
@@ -394,7 +401,7 @@ def _join_and_sync(host: str, port: int, join_version: int, sync_version: int, g
             "protocol_type": "consumer", "protocol_name": "range",
             "assignments": [{"member_id": member_id, "assignment": ASSIGNMENT}]})
         if sync["error_code"] in COORDINATOR_RETRIABLE:
-            raise _CoordinatorNotReady(f"SyncGroup v{sync_version}: error {sync['error_code']}")
+            raise _CoordinatorNotReady(f"SyncGroup v{sync_version}: error {sync['error_code']}", member_id)
         if sync["error_code"]:
             raise RuntimeError(f"SyncGroup v{sync_version}: error {sync['error_code']}")
         return Member(group_id, member_id, generation, joined)
