@@ -27,22 +27,18 @@ from .registry import registry
 
 @registry.register(ApiKey.OFFSET_COMMIT, 2, 10)
 def offset_commit(ctx, req):
-    if ctx.api_version >= 10:
-        if not authorize(ctx, READ, GROUP, req.group_id):
-            return _all(req.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED)
-        return _by_topic_id(ctx, req)
-    if ctx.authorizer is None:   # authorization off: the common case, kept short
-        if not is_coordinator(ctx, req.group_id):
-            return _all(req.topics, ErrorCode.NOT_COORDINATOR)
-        return _commit(ctx, req, req.topics)
-    if not authorize(ctx, READ, GROUP, req.group_id):
+    if ctx.authorizer is not None and not authorize(ctx, READ, GROUP, req.group_id):
         return _all(req.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED)
+    if ctx.api_version >= 10:
+        return _by_topic_id(ctx, req)
     return _named(ctx, req, req.topics)
 
 
 def _named(ctx, req, topics) -> dict:
     if not is_coordinator(ctx, req.group_id):
         return _all(topics, ErrorCode.NOT_COORDINATOR)
+    if ctx.authorizer is None:   # authorization off: the common case, kept short
+        return _commit(ctx, req, topics)
     denied = denied_names(ctx, READ, TOPIC, [t.name for t in topics])
     if denied:   # those topics' partitions fail; the rest are committed
         allowed = [t for t in topics if t.name not in denied]
@@ -59,7 +55,9 @@ def _by_topic_id(ctx, req) -> dict:
     response = _named(ctx, req, known) if known else {"topics": []}
     for t in response["topics"]:
         t["topic_id"] = ids[t["name"]]
-    return dict(response, topics=_all(unknown, ErrorCode.UNKNOWN_TOPIC_ID)["topics"] + response["topics"])
+    if unknown:
+        response["topics"] = _all(unknown, ErrorCode.UNKNOWN_TOPIC_ID)["topics"] + response["topics"]
+    return response
 
 
 def _all(topics, code) -> dict:

@@ -26,8 +26,8 @@ from . import compaction, compression, topic_config
 from .append_checks import validate
 from .batch_store import MemoryBatchStore, StorageError
 from .producer_state import ProducerStateTable
-from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, NO_TIMESTAMP, InvalidBatch, control_record, end_txn_marker,
-                           iter_records, parse_header, rewrite_offsets, set_max_timestamp)
+from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, NO_TIMESTAMP, InvalidBatch, build_keyed_batch, control_record,
+                           end_txn_marker, iter_records, parse_header, rewrite_offsets, set_max_timestamp)
 from .record_validation import check_records
 
 log = get_logger("kafkaemu.storage")
@@ -127,6 +127,41 @@ class PartitionLog:
         producer epoch is checked, not its sequence, as Kafka's coordinator appends."""
         h = parse_header(batch)
         return self._append_validated([(bytearray(batch), h, h.max_timestamp)], now_ms, False, client=False)
+
+    def append_keyed(self, records, now_ms: int, producer_id: int = -1, producer_epoch: int = -1) -> int:
+        """Append a coordinator's ``(key, value)`` records as one batch at ``now_ms`` (transactional
+        when written for a producer: it joins the producer's transaction, its epoch checked, not a
+        sequence, as Kafka's coordinator appends). The batch is built at the log end, with this
+        log's offsets and leader epoch, and kept as built: what ``append_batch`` would store for
+        ``build_batch``'s batch of the records. Returns its base offset; raises InvalidBatch
+        (``code_name``: the partition's error) when refused, appending nothing."""
+        base = self.high_watermark
+        batch = build_keyed_batch(records, now_ms, base_offset=base, partition_leader_epoch=self.leader_epoch,
+                                  producer_id=producer_id, producer_epoch=producer_epoch,
+                                  transactional=producer_id >= 0)
+        h = None
+        if producer_id >= 0:
+            h = parse_header(batch)
+            try:
+                self.producers.check_epoch(h)
+            except InvalidBatch as exc:
+                log.info("produce_rejected", topic=self.topic.name, partition=self.index, error=exc.code_name,
+                         reason=str(exc))
+                raise
+        self.last_append_ms = now_ms
+        try:
+            self._store(batch, base, base + len(records) - 1, now_ms, now_ms)
+        except StorageError as exc:   # nothing of this batch stays; the log takes writes again when it can
+            log.warning("storage_error", topic=self.topic.name, partition=self.index, offset=base, reason=str(exc))
+            raise
+        if h is not None:
+            self.producers.record(h, base, now_ms)
+        if self.waiters:
+            size = len(batch)
+            stable = size if not self.producers.ongoing else self._bytes_between(base, self.last_stable_offset)
+            for waiter in list(self.waiters):
+                waiter.on_append(self, size, stable)
+        return base
 
     def _append_validated(self, batches: list, now_ms: int, log_append_time: bool, client: bool = True) -> AppendResult:
         """Append validated batches. ``client``: a producer's (duplicates answered from the

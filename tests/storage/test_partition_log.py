@@ -8,7 +8,7 @@ from kafka.record.legacy_records import LegacyRecordBatchBuilder
 from kafkaemu.storage import compression
 from kafkaemu.storage.fetch_purgatory import FetchPurgatory, FetchWaiter
 from kafkaemu.storage.log_store import LogStore
-from kafkaemu.storage.record_batch import build_batch, crc_ok, iter_records, parse_header
+from kafkaemu.storage.record_batch import InvalidBatch, build_batch, crc_ok, iter_records, parse_header
 
 NOW = 1_700_000_000_000
 
@@ -256,6 +256,36 @@ def test_trusted_batches_from_the_broker_append(store):
     plog = store.create_topic("__consumer_offsets", 1, internal=True).partitions[0]
     r = plog.append_batch(build_batch([(b"k", b"v", [], NOW)]), NOW)
     assert r.base_offset == 0 and plog.high_watermark == 1
+
+
+def test_a_coordinators_keyed_batch_is_stored_as_append_batch_would_store_it(store):
+    records = [(b"k%d" % i, None if i == 2 else b"v" * (i * 40)) for i in range(4)] + [(None, b"x")]
+    built = store.create_topic("__consumer_offsets", 2, internal=True).partitions
+    built[0].append_batch(build_batch([(b"first", b"1", [], NOW)]), NOW)
+    built[1].append_batch(build_batch([(b"first", b"1", [], NOW)]), NOW)
+    built[0].bump_leader_epoch()
+    built[1].bump_leader_epoch()
+    built[0].append_batch(build_batch([(k, v, [], NOW + 5) for k, v in records]), NOW + 5)
+    assert built[1].append_keyed(records, NOW + 5) == 1 and built[1].high_watermark == 6
+    assert [bytes(b) for b in built[1].batches()] == [bytes(b) for b in built[0].batches()]
+    stored = built[1].batches()[1]
+    assert crc_ok(stored) and parse_header(stored).partition_leader_epoch == built[1].leader_epoch
+
+
+def test_a_keyed_batch_of_a_stale_producer_epoch_is_refused_and_not_appended(log):
+    log.append_keyed([(b"key", b"offset")], NOW, producer_id=9, producer_epoch=1)
+    assert log.open_transactions() == {9: 0} and log.last_stable_offset == 0
+    with pytest.raises(InvalidBatch) as refused:
+        log.append_keyed([(b"key", b"offset")], NOW, producer_id=9, producer_epoch=0)
+    assert refused.value.code_name == "INVALID_PRODUCER_EPOCH" and log.high_watermark == 1
+
+
+def test_a_keyed_append_wakes_a_long_poll(log):
+    purgatory, done = FetchPurgatory(), []
+    purgatory.park(FetchWaiter([log], min_bytes=1, deadline_ms=NOW + 500, accumulated=0,
+                               complete=lambda: done.append("data")))
+    log.append_keyed([(b"k", b"v")], NOW)
+    assert done == ["data"]
 
 
 def test_corrupt_length_field(log):
