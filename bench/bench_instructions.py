@@ -21,7 +21,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-APIS = "ApiVersions,Metadata,Heartbeat,OffsetCommit,OffsetFetch,ConsumerGroupHeartbeat,Produce,Fetch"
+APIS = ("ApiVersions,Metadata,Heartbeat,OffsetCommit,OffsetCommitV10,OffsetFetch,OffsetFetchV10,ConsumerGroupHeartbeat,"
+        "Produce,Fetch")
 HELPER = r"""#include <valgrind/callgrind.h>
 void cg_start(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION; CALLGRIND_TOGGLE_COLLECT; }
 void cg_stop(const char *name) { CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS_AT(name); }
@@ -55,6 +56,15 @@ def measure(tree: Path, apis: str, count: int) -> None:
                                   {"partition": 0, "current_leader_epoch": -1, "fetch_offset": 0,
                                    "last_fetched_epoch": -1, "log_start_offset": -1,
                                    "partition_max_bytes": 1 << 20}]}]})
+    # v10 of OffsetCommit and OffsetFetch (what clients of KIP-848 brokers send) name the topic by id
+    topic_id = conn.broker.store.get(b.TOPIC).topic_id
+    specs["OffsetCommitV10"] = (8, 10, lambda i: {
+        "group_id": b.GROUP, "generation_id_or_member_epoch": 1, "member_id": mid, "group_instance_id": None,
+        "topics": [{"topic_id": topic_id, "partitions": [{"partition_index": 0, "committed_offset": i,
+                                                          "committed_leader_epoch": -1, "committed_metadata": ""}]}]})
+    specs["OffsetFetchV10"] = (9, 10, {"groups": [{"group_id": b.GROUP, "member_id": None, "member_epoch": -1,
+                                                   "topics": [{"topic_id": topic_id, "partition_indexes": [0]}]}],
+                                       "require_stable": False})
     names = apis.split(",")
     if "ConsumerGroupHeartbeat" in names:
         specs["ConsumerGroupHeartbeat"] = b.consumer_heartbeat(conn)

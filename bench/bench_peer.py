@@ -52,6 +52,8 @@ PEERS = ("Kafka", "Tansu")
 PIPELINED_APIS = ((pc.API_VERSIONS, "ApiVersions"), (pc.METADATA, "Metadata"), (pc.HEARTBEAT, "Heartbeat"),
                   (pc.OFFSET_COMMIT, "OffsetCommit"), (pc.OFFSET_FETCH, "OffsetFetch"))
 ONE_CONNECTION_WINDOW = 64
+# what the machine's load moves least: each broker's own CPU for an answer (the JVM's every thread)
+PIPELINED_EXTRA = "client CPU; broker CPU µs per request"
 MANY_CONNECTIONS, MANY_WINDOW = 50, 16
 # (client, record bytes, megabytes per run)
 # megabytes large enough that a client's start-up is not much of a run
@@ -122,10 +124,12 @@ class GroupSetup:
     def __init__(self, server: Server, versions: dict[int, int]) -> None:
         self.server = server
         self.topic = f"peer-{uuid.uuid4().hex[:8]}"
-        pc.create_topic(server.host, server.port, versions[pc.CREATE_TOPICS], self.topic)
+        self.topic_id = pc.create_topic(server.host, server.port, versions[pc.CREATE_TOPICS], self.topic)
+        if self.topic_id == bytes(16):   # CreateTopics before v7 does not say it
+            self.topic_id = pc.topic_id_of(server.host, server.port, versions[pc.METADATA], self.topic)
         self.member = pc.form_group(server.host, server.port, versions[pc.JOIN_GROUP], versions[pc.SYNC_GROUP],
-                                    f"{self.topic}-group")
-        self.bodies = pc.request_bodies(self.topic, self.member)
+                                    f"{self.topic}-group", find_version=versions[pc.FIND_COORDINATOR])
+        self.bodies = pc.request_bodies(self.topic, self.member, self.topic_id)
         self.keepalive = pc.Keepalive(server.host, server.port, versions[pc.HEARTBEAT], self.member)
 
     def stop(self) -> None:
@@ -159,6 +163,7 @@ def choose_version(api_key: int, setups: dict[str, GroupSetup], top: int, notes:
 
 
 def pipelined_tables(servers: list[Server], reps: int, measure_s: float, join_notes: list[str]) -> list[Table]:
+    from bench_data_path import _cpu_s
     ranges = {}
     setup_failures: dict[str, str] = {}
     for s in servers:
@@ -168,7 +173,7 @@ def pipelined_tables(servers: list[Server], reps: int, measure_s: float, join_no
             setup_failures[s.name] = f"ApiVersions failed: {_short(exc)}"
     servers = [s for s in servers if s.name in ranges]
     versions = {k: pc.highest_common(k, *ranges.values()) for k in
-                (pc.CREATE_TOPICS, pc.JOIN_GROUP, pc.SYNC_GROUP, pc.HEARTBEAT) + tuple(k for k, _ in PIPELINED_APIS)}
+                (pc.CREATE_TOPICS, pc.FIND_COORDINATOR, pc.JOIN_GROUP, pc.SYNC_GROUP, pc.HEARTBEAT) + tuple(k for k, _ in PIPELINED_APIS)}
     setups: dict[str, GroupSetup] = {}
     for s in servers:
         try:
@@ -197,16 +202,20 @@ def pipelined_tables(servers: list[Server], reps: int, measure_s: float, join_no
             if version is not None:
                 def measure(server, api_key=api_key, version=version):
                     setup = setups[server.name]
+                    cpu = _cpu_s(server.pid)
                     out = pc.run_pipelined(server.host, server.port, api_key, version, setup.bodies[api_key],
                                            connections=connections, window=window, measure_s=measure_s)
+                    broker_cpu = _cpu_s(server.pid) - cpu
                     if out.errors:
                         raise RuntimeError("; ".join(out.errors))
-                    return out.rate, out.client_cpu_share
+                    # the broker's CPU over the whole run (warm-up and drain too) per answer it gave
+                    per_request = broker_cpu * 1e6 / out.total_answered if server.pid and out.total_answered else None
+                    return out.rate, (out.client_cpu_share, per_request)
                 alternate([s for s in servers if s.name in setups], reps, measure, row)
             rows.append(row)
         what = "one connection" if connections == 1 else f"{connections} connections"
         tables.append(Table(f"Pipelined requests/s, {what} ({window} in flight"
-                            f"{' per connection' if connections > 1 else ''})", rows, "client CPU"))
+                            f"{' per connection' if connections > 1 else ''})", rows, PIPELINED_EXTRA))
     tables[0].notes = notes + [f"{name}'s keepalive: {'; '.join(st.keepalive.errors)}"
                                for name, st in setups.items() if st.keepalive.errors]
     for setup in setups.values():
@@ -605,6 +614,10 @@ def _extra(row: Row, header: str, brokers: list[str], skipped: dict[str, str]) -
             parts.append("--")
         elif header == "client CPU":
             parts.append(f"{statistics.median(vals) * 100:.0f}%")
+        elif header == PIPELINED_EXTRA:
+            per_request = [v[1] for v in vals if v[1] is not None]
+            parts.append(f"{statistics.median(v[0] for v in vals) * 100:.0f}%; "
+                         + (f"{statistics.median(per_request):.0f} µs" if per_request else "--"))
         elif header == "broker CPU ms per MB":
             parts.append(f"{statistics.median(vals):.1f}")
         else:

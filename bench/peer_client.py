@@ -22,8 +22,11 @@ from kafkaemu.testing import raw_client
 from kafkaemu.wire.framing import FrameDecoder
 
 API_VERSIONS, METADATA, HEARTBEAT, OFFSET_COMMIT, OFFSET_FETCH = 18, 3, 12, 8, 9
-CREATE_TOPICS, JOIN_GROUP, SYNC_GROUP = 19, 11, 14
+CREATE_TOPICS, JOIN_GROUP, SYNC_GROUP, FIND_COORDINATOR = 19, 11, 14, 10
 MEMBER_ID_REQUIRED = 79
+# what a client retries while a coordinator settles (a fresh Kafka has not loaded, or not even
+# created, __consumer_offsets): COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
+COORDINATOR_RETRIABLE = frozenset({14, 15, 16})
 CLIENT_ID = "peer-bench"
 
 # ConsumerProtocolSubscription v1 of topic "orders" and an assignment of its partition 0: the
@@ -290,13 +293,49 @@ def highest_common(api_key: int, *ranges: dict[int, tuple[int, int]]) -> int | N
     return hi if hi >= lo else None
 
 
-def create_topic(host: str, port: int, version: int, name: str, partitions: int = 1) -> None:
+def create_topic(host: str, port: int, version: int, name: str, partitions: int = 1) -> bytes:
+    """Creates ``name``; its topic id (from the answer, CreateTopics v7+)."""
     answer = call(host, port, CREATE_TOPICS, version, {
         "topics": [{"name": name, "num_partitions": partitions, "replication_factor": 1,
                     "assignments": [], "configs": []}], "timeout_ms": 30000, "validate_only": False})
     problems = errors_in(answer)
     if problems:
         raise RuntimeError(f"CreateTopics {name}: {problems}")
+    return answer["topics"][0].get("topic_id") or bytes(16)
+
+
+def topic_id_of(host: str, port: int, version: int, name: str, timeout_s: float = 30.0) -> bytes:
+    """``name``'s topic id from Metadata (v10+ carries it), asked again until the broker's metadata
+    has the topic, as a client does after creating one."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        answer = call(host, port, METADATA, version, {
+            "topics": [{"name": name, "topic_id": bytes(16)}], "allow_auto_topic_creation": False,
+            "include_cluster_authorized_operations": False, "include_topic_authorized_operations": False})
+        topic = answer["topics"][0]
+        if not topic["error_code"] and topic.get("topic_id", bytes(16)) != bytes(16):
+            return topic["topic_id"]
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"Metadata v{version} {name}: error {topic['error_code']}, no topic id")
+        time.sleep(0.1)
+
+
+def find_coordinator(host: str, port: int, version: int, group_id: str, timeout_s: float = 60.0) -> None:
+    """FindCoordinator for ``group_id`` until the broker names a coordinator, retrying the
+    coordinator errors with a backoff as clients do (it also makes a fresh Kafka create
+    __consumer_offsets). The benchmark's brokers are single nodes, so the coordinator is the broker
+    asked."""
+    body = {"key": group_id, "key_type": 0, "coordinator_keys": [group_id]}
+    deadline, backoff = time.monotonic() + timeout_s, 0.05
+    while True:
+        answer = call(host, port, FIND_COORDINATOR, version, body)
+        code = answer["coordinators"][0]["error_code"] if version >= 4 else answer["error_code"]
+        if not code:
+            return
+        if code not in COORDINATOR_RETRIABLE or time.monotonic() > deadline:
+            raise RuntimeError(f"FindCoordinator v{version}: error {code}")
+        time.sleep(backoff)
+        backoff = min(backoff * 2, 1.0)
 
 
 @dataclass
@@ -308,13 +347,41 @@ class Member:
 
 
 def form_group(host: str, port: int, join_version: int, sync_version: int, group_id: str,
-               session_timeout_ms: int = 10_000) -> Member:
-    """A one-member classic group, Stable, through JoinGroup (twice when the broker asks for a
-    member id first) and SyncGroup. Tansu answers a new group's JoinGroup after half the session
-    timeout, hence a short one; ``Keepalive`` keeps the member alive between runs."""
+               session_timeout_ms: int = 10_000, find_version: int | None = None,
+               timeout_s: float = 60.0) -> Member:
+    """A one-member classic group, Stable, as a client forms it: FindCoordinator, then JoinGroup
+    (twice when the broker asks for a member id first) and SyncGroup, starting again after a backoff
+    while the coordinator is loading or moving (with the member id it was given, as a client rejoins).
+    Tansu answers a new group's JoinGroup after half the session timeout, hence a short one;
+    ``Keepalive`` keeps the member alive between runs."""
+    deadline, backoff, member_id = time.monotonic() + timeout_s, 0.05, ""
+    while True:
+        if find_version is not None:
+            find_coordinator(host, port, find_version, group_id, max(deadline - time.monotonic(), 0.0))
+        try:
+            return _join_and_sync(host, port, join_version, sync_version, group_id, session_timeout_ms, member_id)
+        except _CoordinatorNotReady as exc:
+            if time.monotonic() > deadline:
+                raise
+            member_id = exc.member_id
+        time.sleep(backoff)
+        backoff = min(backoff * 2, 1.0)
+
+
+class _CoordinatorNotReady(RuntimeError):
+    """The group's coordinator answered one of the errors a client retries; ``member_id``: the id
+    the member was given so far ("" for none)."""
+
+    def __init__(self, message: str, member_id: str) -> None:
+        super().__init__(message)
+        self.member_id = member_id
+
+
+def _join_and_sync(host: str, port: int, join_version: int, sync_version: int, group_id: str,
+                   session_timeout_ms: int, member_id: str) -> Member:
     with socket.create_connection((host, port), timeout=60) as sock:
         join = {"group_id": group_id, "session_timeout_ms": session_timeout_ms,
-                "rebalance_timeout_ms": session_timeout_ms, "member_id": "", "group_instance_id": None,
+                "rebalance_timeout_ms": session_timeout_ms, "member_id": member_id, "group_instance_id": None,
                 "protocol_type": "consumer", "protocols": [{"name": "range", "metadata": SUBSCRIPTION}],
                 "reason": None}
         start = time.perf_counter()
@@ -324,6 +391,8 @@ def form_group(host: str, port: int, join_version: int, sync_version: int, group
             start = time.perf_counter()
             answer = call_on(sock, JOIN_GROUP, join_version, join)
         joined = time.perf_counter() - start
+        if answer["error_code"] in COORDINATOR_RETRIABLE:
+            raise _CoordinatorNotReady(f"JoinGroup v{join_version}: error {answer['error_code']}", join["member_id"])
         if answer["error_code"]:
             raise RuntimeError(f"JoinGroup v{join_version}: error {answer['error_code']}")
         member_id, generation = answer["member_id"], answer["generation_id"]
@@ -331,6 +400,8 @@ def form_group(host: str, port: int, join_version: int, sync_version: int, group
             "group_id": group_id, "generation_id": generation, "member_id": member_id, "group_instance_id": None,
             "protocol_type": "consumer", "protocol_name": "range",
             "assignments": [{"member_id": member_id, "assignment": ASSIGNMENT}]})
+        if sync["error_code"] in COORDINATOR_RETRIABLE:
+            raise _CoordinatorNotReady(f"SyncGroup v{sync_version}: error {sync['error_code']}", member_id)
         if sync["error_code"]:
             raise RuntimeError(f"SyncGroup v{sync_version}: error {sync['error_code']}")
         return Member(group_id, member_id, generation, joined)
@@ -364,8 +435,9 @@ class Keepalive:
         self.thread.join(5)
 
 
-def request_bodies(topic: str, member: Member) -> dict[int, dict]:
-    """The body each pipelined API sends (fields of every version; each codec takes its own)."""
+def request_bodies(topic: str, member: Member, topic_id: bytes = bytes(16)) -> dict[int, dict]:
+    """The body each pipelined API sends (fields of every version; each codec takes its own: the
+    topic's name up to OffsetCommit / OffsetFetch v9, its id from v10)."""
     return {
         API_VERSIONS: {"client_software_name": CLIENT_ID, "client_software_version": "1"},
         METADATA: {"topics": [{"name": topic}], "allow_auto_topic_creation": False,
@@ -374,11 +446,11 @@ def request_bodies(topic: str, member: Member) -> dict[int, dict]:
                     "member_id": member.member_id, "group_instance_id": None},
         OFFSET_COMMIT: {"group_id": member.group_id, "generation_id_or_member_epoch": member.generation_id,
                         "member_id": member.member_id, "group_instance_id": None, "retention_time_ms": -1,
-                        "topics": [{"name": topic, "partitions": [
+                        "topics": [{"name": topic, "topic_id": topic_id, "partitions": [
                             {"partition_index": 0, "committed_offset": 0, "committed_leader_epoch": -1,
                              "commit_timestamp": -1, "committed_metadata": ""}]}]},
         OFFSET_FETCH: {"group_id": member.group_id, "topics": [{"name": topic, "partition_indexes": [0]}],
                        "groups": [{"group_id": member.group_id, "member_id": None, "member_epoch": -1,
-                                   "topics": [{"name": topic, "partition_indexes": [0]}]}],
+                                   "topics": [{"name": topic, "topic_id": topic_id, "partition_indexes": [0]}]}],
                        "require_stable": False},
     }

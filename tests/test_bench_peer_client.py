@@ -14,18 +14,23 @@ from kafkaemu.testing import KafkaEmulator  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def broker():
+def emulator():
     with KafkaEmulator(group_initial_rebalance_delay_ms=0) as emu:
-        host, port = emu.bootstrap_server.rsplit(":", 1)
-        yield host, int(port)
+        yield emu
+
+
+@pytest.fixture(scope="module")
+def broker(emulator):
+    host, port = emulator.bootstrap_server.rsplit(":", 1)
+    return host, int(port)
 
 
 @pytest.fixture(scope="module")
 def group(broker):
     host, port = broker
-    pc.create_topic(host, port, 7, "peer-test")
-    member = pc.form_group(host, port, 9, 5, "peer-test-group")
-    return member, pc.request_bodies("peer-test", member)
+    topic_id = pc.create_topic(host, port, 7, "peer-test")
+    member = pc.form_group(host, port, 9, 5, "peer-test-group", find_version=4)
+    return member, pc.request_bodies("peer-test", member, topic_id)
 
 
 def test_api_versions_every_request_answered_cleanly(broker):
@@ -37,7 +42,8 @@ def test_api_versions_every_request_answered_cleanly(broker):
 
 
 @pytest.mark.parametrize("api_key,version", [(pc.METADATA, 12), (pc.HEARTBEAT, 4), (pc.OFFSET_COMMIT, 9),
-                                             (pc.OFFSET_FETCH, 9), (pc.OFFSET_FETCH, 7)])
+                                             (pc.OFFSET_COMMIT, 10), (pc.OFFSET_FETCH, 9), (pc.OFFSET_FETCH, 7),
+                                             (pc.OFFSET_FETCH, 10)])
 def test_group_requests_over_several_connections(broker, group, api_key, version):
     host, port = broker
     member, bodies = group
@@ -78,3 +84,31 @@ def test_record_replaces_only_its_own_section(tmp_path):
     assert text.startswith("# Benchmarks\n\nhand-written\n")
     assert "second run" in text and "first run" not in text
     assert text.count(bench_peer.BEGIN) == text.count(bench_peer.END) == 1
+
+
+def test_the_topic_id_from_create_topics_is_the_one_metadata_gives(broker, group):
+    host, port = broker
+    member, bodies = group
+    topic_id = bodies[pc.OFFSET_COMMIT]["topics"][0]["topic_id"]
+    assert topic_id != bytes(16) and pc.topic_id_of(host, port, 12, "peer-test") == topic_id
+
+
+def test_group_setup_retries_what_a_coordinator_answers_while_it_loads(emulator, broker):
+    """A fresh Kafka answers NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or COORDINATOR_LOAD_IN_PROGRESS
+    until its __consumer_offsets is loaded; the bench's setup retries them as clients do."""
+    host, port = broker
+    emulator.inject_fault("FindCoordinator", error="COORDINATOR_NOT_AVAILABLE", times=2)
+    emulator.inject_fault("JoinGroup", error="NOT_COORDINATOR", times=1)
+    member = pc.form_group(host, port, 9, 5, "peer-retry-group", find_version=4)
+    assert member.member_id and member.generation_id >= 1
+    emulator.inject_fault("SyncGroup", error="COORDINATOR_LOAD_IN_PROGRESS", times=1)
+    again = pc.form_group(host, port, 9, 5, "peer-retry-sync-group", find_version=4)
+    assert again.member_id and again.generation_id >= 1
+    assert [r["fired"] for r in emulator.faults()] == [2, 1, 1]
+
+
+def test_group_setup_gives_up_on_an_error_clients_do_not_retry(emulator, broker):
+    host, port = broker
+    emulator.inject_fault("JoinGroup", error="GROUP_AUTHORIZATION_FAILED", times=1)
+    with pytest.raises(RuntimeError, match="JoinGroup v9: error 30"):
+        pc.form_group(host, port, 9, 5, "peer-denied-group", find_version=4)

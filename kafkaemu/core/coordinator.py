@@ -152,7 +152,7 @@ class GroupCoordinator:
         return self.classic.create_group(group_id)
 
     def offset_committed(self, group: Group, member_id: str) -> None:
-        self._manager(group).offset_committed(group, member_id)
+        self.kinds[group.type].offset_committed(group, member_id)   # _manager, inline: every commit
 
     # ============================================================ classic group protocol
     def join_group(self, now_ms: int, req: JoinGroup, respond: Reply, topics: dict[str, TopicMeta] | None = None

@@ -31,6 +31,10 @@ class GroupType(Enum):
     SHARE = "share"
     STREAMS = "streams"
 
+    # Members are singletons, equal only to themselves: hashed by identity, as Enum's own hash (of
+    # the name, in Python code) would cost every lookup of a group's kind, on every group request.
+    __hash__ = object.__hash__
+
 
 class GroupError(Exception):
     """A request-level error: the Kafka error code to answer with and, where Kafka words one, its message."""
@@ -47,6 +51,8 @@ def by_commit_timestamp(committed: Committed) -> int:
 
 class GroupStateEnum(Enum):
     """A kind of group's states: each ``value`` is Kafka's state name."""
+
+    __hash__ = object.__hash__   # as GroupType's: a state's answers are looked up on every request
 
     @property
     def lower_name(self) -> str:

@@ -11,7 +11,7 @@ from ..core.runtime import AppendError
 from ..logging import get_logger
 from ..protocol.errors import ErrorCode
 from . import topic_config
-from .record_batch import build_batch, iter_records, parse_header
+from .record_batch import InvalidBatch, iter_records, parse_header
 
 log = get_logger("kafkaemu.coordinator_log")
 
@@ -25,13 +25,12 @@ def append_coordinator_batch(topic, partition: int, records: list[tuple[bytes, b
     partition's error, which the coordinator's runtime answers as Kafka does (the write is undone)."""
     if topic is None or not 0 <= partition < len(topic.partitions):
         raise AppendError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"no partition {partition} to write to")
-    batch = build_batch([(key, value, (), now_ms) for key, value in records], producer_id=producer_id,
-                        producer_epoch=producer_epoch, transactional=producer_id >= 0)
     plog = topic.partitions[partition]
-    result = plog.append_batch(batch, now_ms)
-    if result.error != "NONE":
-        error = ErrorCode.__members__.get(result.error, ErrorCode.UNKNOWN_SERVER_ERROR)
-        raise AppendError(error, f"{topic.name}-{partition} refused the coordinator's batch: {result.message or ''}")
+    try:
+        plog.append_keyed(records, now_ms, producer_id, producer_epoch)
+    except InvalidBatch as exc:
+        error = ErrorCode.__members__.get(exc.code_name, ErrorCode.UNKNOWN_SERVER_ERROR)
+        raise AppendError(error, f"{topic.name}-{partition} refused the coordinator's batch: {exc}") from None
     for _, value in records:   # a loop, not any(): no generator on every commit
         if value is None:   # compaction drops tombstones after delete.retention.ms
             due = now_ms + topic_config.int_config(plog.configs, "delete.retention.ms")

@@ -6,7 +6,7 @@ size, offset range, record count, control batches, idempotent sequences, then ev
 epoch in place, set the max timestamp Kafka recomputes from the records (LogAppendTime topics: the
 append time), and wake fetches waiting for data. As in Kafka, a batch is re-encoded only when it
 cannot be kept: a compressed batch whose offset deltas are not 0, 1, 2, ... or whose codec is not
-the topic's ``compression.type``, and legacy (v0/v1) message sets. Reads return whole stored
+the topic's ``compression.type``. Reads return whole stored
 batches, so a fetch is a concatenation. Single replica: the high watermark is the log end offset.
 The batches are kept by a batch store: in memory (``batch_store``), or in segment files with a
 data directory (``segmented_log``, set up by ``data_dir``).
@@ -26,8 +26,8 @@ from . import compaction, compression, topic_config
 from .append_checks import validate
 from .batch_store import MemoryBatchStore, StorageError
 from .producer_state import ProducerStateTable
-from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, NO_TIMESTAMP, InvalidBatch, control_record, end_txn_marker,
-                           iter_records, parse_header, rewrite_offsets, set_max_timestamp)
+from .record_batch import (CONTROL_ABORT, CONTROL_COMMIT, NO_TIMESTAMP, InvalidBatch, build_keyed_batch, control_record,
+                           end_txn_marker, iter_records, parse_header, rewrite_offsets, set_max_timestamp)
 from .record_validation import check_records
 
 log = get_logger("kafkaemu.storage")
@@ -58,7 +58,6 @@ class PartitionLog:
         self.producers = ProducerStateTable()
         self.waiters: set = set()          # long-polling fetches; each has on_append(partition, nbytes, stable)
         self.duplicate_batches = 0         # idempotent retries answered from the producer state
-        self.last_append_ms = 0            # the "segment file time" ListOffsets v0 compares against
         self._clean_bytes = 0              # log size right after the last compaction
         self.tombstones_due_ms: int | None = None   # when the oldest tombstone kept passes delete.retention.ms
         self.persistence = None            # the store's DataDir, when there is one
@@ -129,6 +128,41 @@ class PartitionLog:
         h = parse_header(batch)
         return self._append_validated([(bytearray(batch), h, h.max_timestamp)], now_ms, False, client=False)
 
+    def append_keyed(self, records, now_ms: int, producer_id: int = -1, producer_epoch: int = -1) -> int:
+        """Append a coordinator's ``(key, value)`` records as one batch at ``now_ms`` (transactional
+        when written for a producer: it joins the producer's transaction, its epoch checked, not a
+        sequence, as Kafka's coordinator appends). The batch is built at the log end, with this
+        log's offsets and leader epoch, and kept as built: what ``append_batch`` would store for
+        ``build_batch``'s batch of the records. Returns its base offset; raises InvalidBatch
+        (``code_name``: the partition's error) when refused, appending nothing."""
+        base = self.high_watermark
+        batch = build_keyed_batch(records, now_ms, base_offset=base, partition_leader_epoch=self.leader_epoch,
+                                  producer_id=producer_id, producer_epoch=producer_epoch,
+                                  transactional=producer_id >= 0)
+        h = None
+        if producer_id >= 0:
+            h = parse_header(batch)
+            try:
+                self.producers.check_epoch(h)
+            except InvalidBatch as exc:
+                log.info("produce_rejected", topic=self.topic.name, partition=self.index, error=exc.code_name,
+                         reason=str(exc))
+                raise
+        self.last_append_ms = now_ms
+        try:
+            self._store(batch, base, base + len(records) - 1, now_ms, now_ms)
+        except StorageError as exc:   # nothing of this batch stays; the log takes writes again when it can
+            log.warning("storage_error", topic=self.topic.name, partition=self.index, offset=base, reason=str(exc))
+            raise
+        if h is not None:
+            self.producers.record(h, base, now_ms)
+        if self.waiters:
+            size = len(batch)
+            stable = size if not self.producers.ongoing else self._bytes_between(base, self.last_stable_offset)
+            for waiter in list(self.waiters):
+                waiter.on_append(self, size, stable)
+        return base
+
     def _append_validated(self, batches: list, now_ms: int, log_append_time: bool, client: bool = True) -> AppendResult:
         """Append validated batches. ``client``: a producer's (duplicates answered from the
         producer state, sequences checked); otherwise the broker's own (Kafka's COORDINATOR
@@ -155,7 +189,6 @@ class PartitionLog:
                     return AppendResult(exc.code_name, log_start_offset=self.log_start_offset, message=str(exc))
         first = self.high_watermark
         total = 0
-        self.last_append_ms = now_ms
         for batch, h, max_ts in batches:
             base = self.high_watermark
             rewrite_offsets(batch, base, self.leader_epoch)
@@ -163,7 +196,7 @@ class PartitionLog:
                 max_ts = now_ms
             set_max_timestamp(batch, log_append_time, max_ts)
             try:
-                self._store(batch, base, base + h.last_offset_delta, max_ts)
+                self._store(batch, base, base + h.last_offset_delta, max_ts, now_ms)
             except StorageError as exc:   # nothing of this batch stays; the log takes writes again when it can
                 log.warning("storage_error", topic=self.topic.name, partition=self.index, offset=base, reason=str(exc))
                 return AppendResult(exc.code_name, log_start_offset=self.log_start_offset, message=str(exc))
@@ -178,10 +211,10 @@ class PartitionLog:
         return AppendResult(base_offset=first, log_append_time=now_ms if log_append_time else -1,
                             log_start_offset=self.log_start_offset, appended_bytes=total)
 
-    def _store(self, batch, base: int, last: int, max_ts: int) -> None:
+    def _store(self, batch, base: int, last: int, max_ts: int, now_ms: int) -> None:
         """Index a batch (offsets already assigned) at the log end."""
         # the validated copy is kept as is (a bytearray only this log holds); the append time can roll a segment
-        self.batch_store.append(batch, base, last, max_ts, self.last_append_ms)
+        self.batch_store.append(batch, base, last, max_ts, now_ms)
         self.high_watermark = last + 1
 
     def _bytes_between(self, start: int, end: int) -> int:
@@ -203,8 +236,7 @@ class PartitionLog:
         batch = bytearray(end_txn_marker(producer_id, producer_epoch, commit, coordinator_epoch, now_ms))
         offset = self.high_watermark
         rewrite_offsets(batch, offset, self.leader_epoch)
-        self.last_append_ms = now_ms
-        self._store(batch, offset, offset, now_ms)
+        self._store(batch, offset, offset, now_ms, now_ms)
         aborted = producers.complete(producer_id, producer_epoch, commit, coordinator_epoch, offset, now_ms)
         log.debug("txn_marker", topic=self.topic.name, partition=self.index, producer_id=producer_id,
                   commit=commit, offset=offset, aborted_from=aborted.first_offset if aborted else None)

@@ -327,6 +327,44 @@ def build_batch(records, *, base_offset: int = 0, codec: int = compression.NONE,
     return bytes(buf)
 
 
+# zigzag varints of 0..63: one byte each (the offset deltas of small batches, short keys)
+_SMALL_VARINTS = [bytes(((n << 1),)) for n in range(64)]
+_NULL_VARINT = b"\x01"
+# a batch header in two: what precedes the CRC, and what the CRC covers
+_HEADER_TO_CRC = struct.Struct(">qiibI")
+_HEADER_AFTER_CRC = struct.Struct(">hiqqqhii")
+
+
+def _varint(n: int) -> bytes:
+    """The zigzag varint of ``n`` >= 0 (a length or an offset delta)."""
+    if n < 64:
+        return _SMALL_VARINTS[n]
+    v = n << 1
+    if v < 0x4000:
+        return bytes(((v & 0x7F) | 0x80, v >> 7))
+    out = bytearray()
+    write_varint(out, n)
+    return bytes(out)
+
+
+def build_keyed_batch(records, timestamp: int, *, base_offset: int = 0, partition_leader_epoch: int = -1,
+                      producer_id: int = -1, producer_epoch: int = -1, transactional: bool = False) -> bytes:
+    """The batch ``build_batch`` encodes for ``(key, value)`` records (a key, a value or None, no
+    headers) all at ``timestamp``, uncompressed, with no sequence: what a coordinator writes to its
+    internal topic. Built straight at its offsets (``base_offset``, ``partition_leader_epoch``), so
+    the log keeps it as it is."""
+    parts = []
+    for delta, (key, value) in enumerate(records):
+        # attributes 0, timestamp delta 0, the offset delta, key, value, no headers
+        record = b"".join((b"\x00\x00", _varint(delta), _NULL_VARINT if key is None else _varint(len(key)), key or b"",
+                           _NULL_VARINT if value is None else _varint(len(value)), value or b"", b"\x00"))
+        parts.append(_varint(len(record)))
+        parts.append(record)
+    covered = _HEADER_AFTER_CRC.pack(TRANSACTIONAL_BIT if transactional else 0, len(records) - 1, timestamp,
+                                     timestamp, producer_id, producer_epoch, -1, len(records)) + b"".join(parts)
+    return _HEADER_TO_CRC.pack(base_offset, len(covered) + 9, partition_leader_epoch, 2, _crc32c(covered)) + covered
+
+
 # -- transaction markers (control batches) --------------------------------------------------------
 
 CONTROL_ABORT, CONTROL_COMMIT = 0, 1

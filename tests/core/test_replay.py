@@ -1,6 +1,8 @@
 """Rebuilding the coordinator from __consumer_offsets gives the same groups and offsets."""
 import struct
 
+import pytest
+
 from kafkaemu.core.coordinator import GroupCoordinator
 from kafkaemu.core.offsets.store import CommittedOffset
 from kafkaemu.core.classic import records as group_records
@@ -98,6 +100,26 @@ def test_offset_commit_record_bytes_match_kafkas_layout():
     value1 = offset_records.encode_offset_value(CommittedOffset(42, 5, "", 1000, 2000))
     # v1 (explicit expiry): offset, metadata, commit_timestamp, expire_timestamp; no leader epoch
     assert value1 == struct.pack(">hqhqq", 1, 42, 0, 1000, 2000)
+
+
+@pytest.mark.parametrize("committed", [
+    CommittedOffset(0, -1, "", 0), CommittedOffset(2**63 - 1, 2**31 - 1, "é" * 100, -1),
+    CommittedOffset(-1, -(2**31), "m" * 32767, 2**63 - 1), CommittedOffset(7, -1, "x", 1000, 2000)])
+def test_offset_commit_values_are_what_the_generated_codec_writes(committed):
+    from kafkaemu.protocol.catalog import catalog
+    version = 3 if committed.expire_timestamp_ms is None else 1
+    value = offset_records.encode_offset_value(committed)
+    assert value == struct.pack(">h", version) + catalog().data("OffsetCommitValue", version).encode({
+        "offset": committed.offset, "leader_epoch": committed.leader_epoch, "metadata": committed.metadata,
+        "commit_timestamp": committed.commit_timestamp_ms, "expire_timestamp": committed.expire_timestamp_ms or -1})
+    assert offset_records.decode_offset_value(value) == committed
+
+
+def test_an_offset_commit_value_that_cannot_be_written_raises():
+    with pytest.raises(ValueError):
+        offset_records.encode_offset_value(CommittedOffset(1, -1, "m" * 32768, 0))
+    with pytest.raises(struct.error):
+        offset_records.encode_offset_value(CommittedOffset(2**63, -1, "", 0))
 
 
 def test_group_metadata_record_bytes_match_kafkas_layout():

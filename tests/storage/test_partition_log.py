@@ -8,7 +8,7 @@ from kafka.record.legacy_records import LegacyRecordBatchBuilder
 from kafkaemu.storage import compression
 from kafkaemu.storage.fetch_purgatory import FetchPurgatory, FetchWaiter
 from kafkaemu.storage.log_store import LogStore
-from kafkaemu.storage.record_batch import build_batch, crc_ok, iter_records, parse_header
+from kafkaemu.storage.record_batch import InvalidBatch, build_batch, crc_ok, iter_records, parse_header
 
 NOW = 1_700_000_000_000
 
@@ -72,15 +72,14 @@ def test_zstd_needs_produce_v7(log):
     assert log.append(batch(codec=compression.ZSTD), NOW, produce_version=7).error == "NONE"
 
 
-def test_legacy_message_sets_on_old_produce_are_converted(log):
-    lb = LegacyRecordBatchBuilder(magic=1, compression_type=0, batch_size=1 << 20)
+@pytest.mark.parametrize("magic", [0, 1])
+def test_legacy_message_sets_are_invalid_records(log, magic):
+    """ProduceRequest.validateRecords: magic 2 only (Produce v0-2, which sent message sets, are gone)."""
+    lb = LegacyRecordBatchBuilder(magic=magic, compression_type=0, batch_size=1 << 20)
     for i in range(4):
-        lb.append(i, NOW + i, b"k", b"v%d" % i)
-    data = bytes(lb.build())
-    assert log.append(data, NOW, produce_version=3).error == "INVALID_RECORD"
-    r = log.append(data, NOW, produce_version=2)
-    assert r.error == "NONE" and log.high_watermark == 4
-    assert [x.value for x in iter_records(log.batches()[0])] == [b"v0", b"v1", b"v2", b"v3"]
+        lb.append(i, NOW + i if magic else None, b"k", b"v%d" % i)
+    r = log.append(bytes(lb.build()), NOW, produce_version=3)
+    assert r.error == "INVALID_RECORD" and "magic version 2" in r.message and log.high_watermark == 0
 
 
 def test_reads_return_whole_batches_within_limits(log):
@@ -259,6 +258,36 @@ def test_trusted_batches_from_the_broker_append(store):
     assert r.base_offset == 0 and plog.high_watermark == 1
 
 
+def test_a_coordinators_keyed_batch_is_stored_as_append_batch_would_store_it(store):
+    records = [(b"k%d" % i, None if i == 2 else b"v" * (i * 40)) for i in range(4)] + [(None, b"x")]
+    built = store.create_topic("__consumer_offsets", 2, internal=True).partitions
+    built[0].append_batch(build_batch([(b"first", b"1", [], NOW)]), NOW)
+    built[1].append_batch(build_batch([(b"first", b"1", [], NOW)]), NOW)
+    built[0].bump_leader_epoch()
+    built[1].bump_leader_epoch()
+    built[0].append_batch(build_batch([(k, v, [], NOW + 5) for k, v in records]), NOW + 5)
+    assert built[1].append_keyed(records, NOW + 5) == 1 and built[1].high_watermark == 6
+    assert [bytes(b) for b in built[1].batches()] == [bytes(b) for b in built[0].batches()]
+    stored = built[1].batches()[1]
+    assert crc_ok(stored) and parse_header(stored).partition_leader_epoch == built[1].leader_epoch
+
+
+def test_a_keyed_batch_of_a_stale_producer_epoch_is_refused_and_not_appended(log):
+    log.append_keyed([(b"key", b"offset")], NOW, producer_id=9, producer_epoch=1)
+    assert log.open_transactions() == {9: 0} and log.last_stable_offset == 0
+    with pytest.raises(InvalidBatch) as refused:
+        log.append_keyed([(b"key", b"offset")], NOW, producer_id=9, producer_epoch=0)
+    assert refused.value.code_name == "INVALID_PRODUCER_EPOCH" and log.high_watermark == 1
+
+
+def test_a_keyed_append_wakes_a_long_poll(log):
+    purgatory, done = FetchPurgatory(), []
+    purgatory.park(FetchWaiter([log], min_bytes=1, deadline_ms=NOW + 500, accumulated=0,
+                               complete=lambda: done.append("data")))
+    log.append_keyed([(b"k", b"v")], NOW)
+    assert done == ["data"]
+
+
 def test_corrupt_length_field(log):
     data = bytearray(batch())
     struct.pack_into(">i", data, 8, 2)
@@ -308,7 +337,7 @@ def test_mutated_input_is_answered_never_raised(store, magic):
             data[rng.randrange(len(data))] = rng.randrange(256)
         if rng.random() < 0.3:
             data = data[:rng.randrange(len(data))]
-        for version in (2, 9):
+        for version in (3, 9):
             result = plog.append(bytes(data), NOW, produce_version=version)
             assert result.error in ("NONE", "CORRUPT_MESSAGE", "INVALID_RECORD", "MESSAGE_TOO_LARGE",
                                     "UNSUPPORTED_COMPRESSION_TYPE", "OUT_OF_ORDER_SEQUENCE_NUMBER",

@@ -58,7 +58,8 @@ class OffsetManager:
         return self.store.has_group(group_id) or self.pending.has_open_transactions(group_id)
 
     def _sequenced(self, committed: CommittedOffset) -> CommittedOffset:
-        c = committed  # not dataclasses.replace: this is on every commit's path
+        """A record read back, numbered in log order (a commit numbers its offsets as it decides them)."""
+        c = committed  # not dataclasses.replace: a load replays every record
         return CommittedOffset(c.offset, c.leader_epoch, c.metadata, c.commit_timestamp_ms, c.expire_timestamp_ms,
                                next(self._record_seq))
 
@@ -81,6 +82,7 @@ class OffsetManager:
         expire = None if req.retention_time_ms == -1 else _int64(now + req.retention_time_ms)
         topics_out, commits = [], []
         limit = self.ctx.settings.offsets.metadata_max_bytes
+        seq = self._record_seq   # numbered as decided: the write appends them next, in this order
         for topic, partitions in req.topics:
             parts_out = []
             for p in partitions:
@@ -94,9 +96,8 @@ class OffsetManager:
                     code = E.STALE_MEMBER_EPOCH
                 else:
                     code = E.NONE
-                    commit_ts = now if p.commit_timestamp_ms == -1 else p.commit_timestamp_ms
-                    commits.append((topic, p.partition,
-                                    CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", commit_ts, expire)))
+                    commits.append((topic, p.partition, CommittedOffset(p.offset, p.leader_epoch, p.metadata or "",
+                                                                        now, expire, next(seq))))
                 parts_out.append({"partition_index": p.partition, "error_code": int(code)})
             topics_out.append({"name": topic, "partitions": parts_out})
         # All or nothing: every record is built before anything changes; if one cannot be (a field its
@@ -121,9 +122,9 @@ class OffsetManager:
                 self.groups.offset_committed(group, req.member_id)
             elif req.group_id not in self.ctx.groups:
                 self.groups.create_simple_group(req.group_id)
-        put, sequenced, group_id = self.store.put, self._sequenced, req.group_id
+        put, group_id = self.store.put, req.group_id
         for topic, partition, committed in commits:
-            put(group_id, topic, partition, sequenced(committed))
+            put(group_id, topic, partition, committed)
 
     @staticmethod
     def commit_failed(error: ErrorCode, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
@@ -177,7 +178,8 @@ class OffsetManager:
                     row.append(E.ILLEGAL_GENERATION)   # as a stale epoch of the whole request
                 else:
                     row.append(E.NONE)
-                    commits.append((topic, p.partition, CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", now)))
+                    commits.append((topic, p.partition, CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", now,
+                                                                        None, next(self._record_seq))))
             codes.append(row)
         try:
             records = [(encode_offset_key(req.group_id, topic, partition), encode_offset_value(committed))
@@ -194,7 +196,7 @@ class OffsetManager:
         if req.group_id not in self.ctx.groups:
             self.groups.create_simple_group(req.group_id)
         for topic, partition, committed in commits:
-            self.pending.put(req.producer_id, req.group_id, topic, partition, self._sequenced(committed))
+            self.pending.put(req.producer_id, req.group_id, topic, partition, committed)
 
     txn_commit_failed = commit_failed   # TxnOffsetCommit's request has the same topics
 

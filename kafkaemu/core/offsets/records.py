@@ -6,6 +6,7 @@ current Kafka writes them. A tombstone (null value) deletes the committed offset
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -32,6 +33,7 @@ def _encoder(name: str, version: int):
     return catalog().data(name, version).fast.encode
 
 
+@lru_cache(maxsize=8192)   # written on every commit: a group commits the same partitions again and again
 def encode_offset_key(group: str, topic: str, partition: int) -> bytes:
     body = _encoder("OffsetCommitKey", OFFSET_COMMIT_KEY_VERSION)({"group": group, "topic": topic, "partition": partition})
     return versioned(OFFSET_COMMIT_KEY_VERSION, body)
@@ -41,8 +43,25 @@ def tombstone(group: str, topic: str, partition: int) -> tuple[bytes, None]:
     return encode_offset_key(group, topic, partition), None
 
 
+# OffsetCommitValue v3 (not flexible): version, offset, leader epoch, metadata's length; the
+# metadata; the commit timestamp. What its generated encoder writes, in two packs: every commit
+# writes one (tests/core/test_replay.py compares the two).
+_VALUE_V3_HEAD = struct.Struct(">hqih")
+_INT64 = struct.Struct(">q")
+
+
 def encode_offset_value(c: CommittedOffset) -> bytes:
-    version = OFFSET_COMMIT_VALUE_VERSION if c.expire_timestamp_ms is None else OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRY
+    if c.expire_timestamp_ms is None:
+        metadata = c.metadata.encode() if c.metadata else b""
+        if len(metadata) > 0x7FFF:
+            raise ValueError("metadata longer than 32767 bytes")
+        return _VALUE_V3_HEAD.pack(OFFSET_COMMIT_VALUE_VERSION, c.offset, c.leader_epoch, len(metadata)) + metadata \
+            + _INT64.pack(c.commit_timestamp_ms)
+    return _encode_value(OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRY, c)
+
+
+def _encode_value(version: int, c: CommittedOffset) -> bytes:
+    """OffsetCommitValue ``version`` by its generated encoder."""
     body = _encoder("OffsetCommitValue", version)({
         "offset": c.offset,
         "leader_epoch": c.leader_epoch,
