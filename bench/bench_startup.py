@@ -76,8 +76,9 @@ def client():
 
 sys.stdout = Stdout()
 threading.Thread(target=client, daemon=True).start()
-from kafkaemu.cli import main
-main(["serve", "--port", "0"])
+sys.argv = ["kafkaemu", "serve", "--port", "0"]
+import runpy
+runpy.run_module("kafkaemu", run_name="__main__")   # as python -m kafkaemu starts
 """
 
 
