@@ -224,12 +224,12 @@ async def serve(server) -> int:
     print(f"kafkaemu listening on {config.host}:{server.port}", flush=True)
     for node_id, (_, port) in sorted(server.broker.placement.listeners.items())[1:]:
         print(f"kafkaemu node {node_id} listening on {config.host}:{port}", flush=True)
-    if server.control_server is not None:
-        print(f"kafkaemu control on {server.control_server.url}", flush=True)
+    if server.control_url is not None:
+        print(f"kafkaemu control on {server.control_url}", flush=True)
     if server.schema_registry is not None:
         print(f"kafkaemu schema registry on {server.schema_registry.url}", flush=True)
-    if server.control_server is not None:   # last: readers of the lines above stop at theirs
-        print(f"kafkaemu web page on {server.control_server.url}/", flush=True)
+    if server.control_url is not None:   # last: readers of the lines above stop at theirs
+        print(f"kafkaemu web page on {server.control_url}/", flush=True)
     collect_from_now()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -298,8 +298,7 @@ class KafkaEmulator(metaclass=_ControlMethods):
             self._loop = None
             raise failure[0]
         self.port = self.server.port
-        if self.server.control_server is not None:
-            self.control_url = self.server.control_server.url
+        self.control_url = self.server.control_url
         if self.server.schema_registry is not None:
             self.schema_registry_url = self.server.schema_registry.url
 
