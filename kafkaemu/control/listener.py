@@ -1,10 +1,12 @@
 """The control API's listening sockets and URL, made at start without the HTTP server's imports.
 
-A start binds the control port (a busy one stops it, as a Kafka listener's does) and prints
-``kafkaemu control on URL`` at once; ``control/http.py``'s server (aiohttp and the operations
-table, a few hundred ms of imports) is loaded right after the start and serves these sockets. A
-client that connects meanwhile waits in the kernel's backlog for its answer, so readiness is
-unchanged for it, and ``KafkaEmulator(subprocess_mode=True)`` does not wait for those imports.
+A start binds the control port (a busy one stops it, as a Kafka listener's does), logs
+``control_listening`` and prints ``kafkaemu control on URL`` at once. ``control/http.py``'s server
+(aiohttp and the operations table: a few hundred ms of imports) is loaded when the first client
+connects (``KafkaServer._load_control``) and serves these sockets; that client waits in the
+kernel's backlog meanwhile. So ``KafkaEmulator(subprocess_mode=True)`` does not wait for those
+imports at start, and its broker's first answers do not wait behind them either; the first
+control call pays them.
 """
 from __future__ import annotations
 
