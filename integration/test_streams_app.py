@@ -47,14 +47,17 @@ def word_totals(text: list[str]) -> collections.Counter:
 class Instance:
     """One WordCountApp JVM; its STATE and TASKS lines are read on a thread."""
 
-    def __init__(self, classpath: str, bootstrap: str, app: str, input_topic: str, output_topic: str, state_dir):
+    def __init__(self, classpath: str, bootstrap: str, app: str, input_topic: str, output_topic: str, state_dir,
+                 instance_id: str | None = None):
+        """``instance_id``: its group.instance.id (a static member), none by default."""
         self.proc = subprocess.Popen(
             ["java", *JVM_OPTIONS, "-cp", classpath, "kafkaemu.jvm.WordCountApp", bootstrap, app, input_topic,
-             output_topic, str(state_dir)],
+             output_topic, str(state_dir), *([instance_id] if instance_id is not None else [])],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         self.states: list[str] = []
         self.tasks: set[str] = set()
+        self.reported_tasks: list[set[str]] = []   # every TASKS line, in order
         self.stderr: collections.deque[str] = collections.deque(maxlen=60)
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True).start()
@@ -66,6 +69,7 @@ class Instance:
                 self.states.append(value)
             elif kind == "TASKS":
                 self.tasks = set(filter(None, value.split(",")))
+                self.reported_tasks.append(self.tasks)
 
     def describe(self) -> str:
         return f"states {self.states}, tasks {sorted(self.tasks)}, stderr:\n" + "".join(self.stderr)

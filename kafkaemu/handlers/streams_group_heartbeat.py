@@ -89,7 +89,7 @@ def streams_group_heartbeat(ctx, req):
         process_id=req.process_id, user_endpoint=req.user_endpoint, client_tags=req.client_tags,
         task_offsets=req.task_offsets, task_end_offsets=req.task_end_offsets,
         shutdown_application=bool(req.shutdown_application),
-        client_id=ctx.client_id or "", client_host=client_host(ctx))
+        client_id=ctx.client_id or "", client_host=client_host(ctx), api_version=ctx.api_version)
     reply, to_create = ctx.groups.streams_group_heartbeat(ctx.now_ms, heartbeat, lambda t: _partitions(ctx, t))
     to_create = {name: t for name, t in to_create.items() if ctx.store.topics.get(name) is None}
     if to_create:

@@ -229,3 +229,30 @@ def test_a_heartbeat_failing_after_the_upgrade_leaves_the_classic_group_as_it_wa
     assert group.type is GroupType.CLASSIC and set(group.members) == {a.member_id, b.member_id}
     assert len(h.records) == written                  # neither the conversion nor the member was written
     assert a.heartbeat() == E.NONE and b.heartbeat() == E.NONE
+
+
+def test_a_consumer_protocol_member_takes_the_instance_id_of_a_classic_static_member():
+    """Kafka checks that an instance id is released only when neither member speaks the classic
+    protocol: a consumer-protocol member joining with a classic static member's instance id takes its
+    place (getOrMaybeSubscribeStaticConsumerGroupMember), where two consumer-protocol members would
+    be UNRELEASED_INSTANCE_ID."""
+    h = ConsumerHarness()
+    replies: list = []
+    h.c.join_group(h.now, JoinGroup("g", "", "consumer", [("range", subscription())], session_timeout_ms=10000,
+                                    rebalance_timeout_ms=30000, group_instance_id="ia", api_version=5),
+                   replies.append, dict(h.topics))
+    h.advance(5000)   # the classic group's initial rebalance delay
+    (joined,) = replies
+    classic_id = joined["member_id"]
+    assert joined["error_code"] == E.NONE and classic_id
+    synced: list = []
+    h.c.sync_group(h.now, SyncGroup("g", joined["generation_id"], classic_id, {classic_id: assignment({0, 1})},
+                                    "ia", "consumer", "range"), synced.append)
+    assert synced[-1]["error_code"] == E.NONE
+    modern = Client(h, "m1", instance="ia")
+    r = modern.beat()
+    assert r["error_code"] == E.NONE and r["member_id"] == "m1"
+    group = h.group()
+    assert set(group.members) == {"m1"} and group.static_member("ia").member_id == "m1"
+    assert not group.members["m1"].uses_classic_protocol
+    assert Client(h, "m2", instance="ia").beat()["error_code"] == E.UNRELEASED_INSTANCE_ID

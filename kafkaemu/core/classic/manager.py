@@ -20,7 +20,7 @@ from .member import Member, Reply
 from . import records
 from .rebalance import ClassicRebalance
 from .records import StoredGroup, decode_group_value, decode_key
-from .requests import Heartbeat, JoinGroup, LeaveGroup, SyncGroup, distinct_protocols
+from .requests import Heartbeat, JoinGroup, LeaveGroup, SyncGroup, distinct_protocols, unknown_members_left
 from .responses import current_join_answer, described_group, join_response, sync_response
 from .state import DEAD_ANSWER, HEARTBEAT, JOIN, SYNC, ClassicGroupState
 
@@ -297,7 +297,7 @@ class ClassicGroupManager:
             return {"error_code": int(E.INVALID_GROUP_ID), "members": []}
         group = self.group(req.group_id)
         if group is None:
-            return {"error_code": int(E.UNKNOWN_MEMBER_ID), "members": []}
+            return unknown_members_left(req)
         if group.is_in(S.DEAD):
             return {"error_code": int(DEAD_ANSWER), "members": []}
         results = []

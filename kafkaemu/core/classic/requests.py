@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...protocol.errors import ErrorCode
+
 
 @dataclass
 class JoinGroup:
@@ -68,3 +70,12 @@ class LeavingMember:
 class LeaveGroup:
     group_id: str
     members: list[LeavingMember]
+
+
+def unknown_members_left(req: LeaveGroup) -> dict:
+    """The LeaveGroup answer when no classic or consumer group is there to leave (Kafka's
+    classicGroupLeave throws UnknownMemberIdException, which GroupCoordinatorService answers): no
+    top-level error, every member UNKNOWN_MEMBER_ID."""
+    return {"error_code": 0, "members": [
+        {"member_id": who.member_id, "group_instance_id": who.group_instance_id,
+         "error_code": int(ErrorCode.UNKNOWN_MEMBER_ID)} for who in req.members]}

@@ -45,7 +45,6 @@ class ConsumerGroup(ModernGroup, group_type=GroupType.CONSUMER, records=records,
 
     def __init__(self, group_id: str, now_ms: int) -> None:
         super().__init__(group_id, now_ms)
-        self.static_members: dict[str, str] = {}          # instance id -> member id
         self.subscription_metadata: dict[str, TopicMeta] = {}
         self.regexes = None   # RegexResolutions while authorization is on (regex_resolution.py)
         self.state_timestamp_ms = now_ms
@@ -65,34 +64,6 @@ class ConsumerGroup(ModernGroup, group_type=GroupType.CONSUMER, records=records,
         if any(not m.is_reconciled_to(self.assignment_epoch) for m in self.members.values()):
             return ConsumerGroupState.RECONCILING
         return ConsumerGroupState.STABLE
-
-    # --- members ------------------------------------------------------------------------
-    def static_member(self, instance_id: str | None) -> ConsumerMember | None:
-        if instance_id is None:
-            return None
-        mid = self.static_members.get(instance_id)
-        return self.members.get(mid) if mid is not None else None
-
-    def put_member(self, member: ConsumerMember) -> None:
-        self.members[member.member_id] = member
-        if member.instance_id is not None:
-            self.static_members[member.instance_id] = member.member_id
-
-    def remove_member(self, member_id: str) -> ConsumerMember | None:
-        member = self.members.pop(member_id, None)
-        self.target.pop(member_id, None)
-        if member is not None and member.instance_id is not None \
-                and self.static_members.get(member.instance_id) == member_id:
-            del self.static_members[member.instance_id]
-        return member
-
-    def replace_member(self, old_id: str, new: ConsumerMember) -> None:
-        """A static member rejoining under a new member id takes the old one's place and target."""
-        target = self.target.pop(old_id, None)
-        self.members.pop(old_id, None)
-        self.put_member(new)
-        if target is not None:
-            self.target[new.member_id] = target
 
     def partition_epochs(self, excluding: str | None = None) -> dict[tuple[bytes, int], int]:
         """(topic id, partition) -> epoch of the member that still owns it (assigned or being revoked)."""

@@ -15,7 +15,7 @@ a consumer group; any other classic group keeps its id.
 
 The lifecycle (leave vs beat, the revert of a failed heartbeat, persistence, timers, fencing,
 deletion, loading) is modern/lifecycle.py's; this module supplies the consumer kind's hooks, its
-static members and the online downgrade. Every change is written to __consumer_offsets as Kafka's
+static members' hooks and the online downgrade. Every change is written to __consumer_offsets as Kafka's
 ConsumerGroup* records (records.py); replay.py rebuilds the groups on start.
 """
 from __future__ import annotations
@@ -26,7 +26,6 @@ from typing import Callable
 from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
-from ..group_api import GroupError
 from ..modern import wire_assignment
 from ..modern.lifecycle import ModernGroupManager
 from ..group_configs import GroupConfigs
@@ -109,7 +108,8 @@ class ConsumerGroupManager(ModernGroupManager, name="consumer", group_class=Cons
             else member.subscribed_topic_names,
             subscribed_topic_regex=req.subscribed_topic_regex if req.subscribed_topic_regex is not None
             else member.subscribed_topic_regex,
-            client_id=req.client_id, client_host=req.client_host)
+            client_id=req.client_id, client_host=req.client_host,
+            classic=None)   # a consumer-protocol heartbeat: the member no longer speaks the classic protocol
         is_new = member.member_id not in group.members
         # As Kafka: a changed server assignor alone does not bump the epoch; the next bump uses it.
         bump = is_new or (updated.subscribed_topic_names != member.subscribed_topic_names
@@ -174,66 +174,13 @@ class ConsumerGroupManager(ModernGroupManager, name="consumer", group_class=Cons
         return None if self.describe_topic is None else resolved_topics(group.regexes)
 
     # ------------------------------------------------------------ static members
-    def member_for(self, group: ConsumerGroup, req: ConsumerHeartbeat, joining: bool,
-                   member_id: str) -> ConsumerMember:
-        if req.instance_id is None:
-            return super().member_for(group, req, joining, member_id)
-        existing = group.static_member(req.instance_id)
-        if req.member_epoch == 0:
-            if existing is None:
-                member = group.members.get(member_id)
-                if member is not None:
-                    self.check_epoch(member, req)
-                    return member
-                log.info("consumer_static_member_joining", group=group.group_id, member=member_id,
-                         instance=req.instance_id)
-                return ConsumerMember(member_id, instance_id=req.instance_id)
-            if existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH:
-                raise GroupError(E.UNRELEASED_INSTANCE_ID,
-                                 f"Static member {member_id} with instance id {req.instance_id} cannot join "
-                                 f"the group because the instance id is owned by {existing.member_id} member.")
-            # The rejoining instance takes the old member's place: same assignment and target, epoch 0.
-            new = replace(existing, member_id=member_id, member_epoch=0, previous_member_epoch=0)
-            self.cancel_timers(group.group_id, existing.member_id)
-            group.replace_member(existing.member_id, new)
-            log.info("consumer_static_member_replaced", group=group.group_id, instance=req.instance_id,
-                     old_member=existing.member_id, member=member_id)
-            return new
-        if existing is None:
-            raise GroupError(E.UNKNOWN_MEMBER_ID, f"Instance id {req.instance_id} is unknown.")
-        if existing.member_id != member_id:
-            raise GroupError(E.FENCED_INSTANCE_ID,
-                             f"Static member {member_id} with instance id {req.instance_id} was fenced by "
-                             f"member {existing.member_id}.")
-        self.check_epoch(existing, req)
-        return existing
+    def instance_released(self, existing: ConsumerMember) -> bool:
+        """A member speaking the classic protocol holds its instance id for no consumer-protocol member
+        (Kafka checks the release only when neither speaks it)."""
+        return existing.uses_classic_protocol or super().instance_released(existing)
 
-    def leave(self, req: ConsumerHeartbeat) -> dict:
-        if req.instance_id is None:
-            return super().leave(req)
-        group = self.group(req.group_id)
-        if group is None:
-            raise GroupError(E.GROUP_ID_NOT_FOUND, self.not_found.format(req.group_id))
-        member = group.static_member(req.instance_id)
-        if member is None:
-            raise GroupError(E.UNKNOWN_MEMBER_ID, f"Instance id {req.instance_id} is unknown.")
-        if member.member_id != req.member_id:
-            raise GroupError(E.FENCED_INSTANCE_ID,
-                             f"Static member {req.member_id} with instance id {req.instance_id} was fenced by "
-                             f"member {member.member_id}.")
-        if req.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
-            # A temporary leave: the instance keeps its assignment until its session times out.
-            old_state = group.state
-            group.put_member(replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH, pending_revocation={}))
-            self.ctx.cancel((self._rebalance, group.group_id, member.member_id))
-            log.info("consumer_static_member_left_temporarily", group=group.group_id, member=member.member_id,
-                     instance=req.instance_id)
-            self.note_state(group, old_state)
-            return self.left_answer(req)
-        log.info("consumer_static_member_left", group=group.group_id, member=member.member_id,
-                 instance=req.instance_id)
-        self.fence(group, member.member_id)
-        return self.left_answer(req)
+    def left_for_now(self, member: ConsumerMember) -> ConsumerMember:
+        return replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH, pending_revocation={})
 
     # ------------------------------------------------------------ fencing
     def fence(self, group: ConsumerGroup, member_id: str) -> None:

@@ -54,18 +54,41 @@ class ModernGroup(Group):
         self.group_epoch = 1
         self.assignment_epoch = 1
         self.members: dict = {}      # member id -> the kind's immutable member
+        self.static_members: dict[str, str] = {}   # instance id -> member id (static members)
         self.target: dict = {}       # member id -> its target assignment
         self.created_ms = now_ms
         self.dead = False
         self.written: dict = {}      # what its records in __consumer_offsets say (record_format.RecordDiff)
 
+    # --- members, static ones also by instance id (share members have no instance id) --------
+    def static_member(self, instance_id: str | None):
+        if instance_id is None:
+            return None
+        member_id = self.static_members.get(instance_id)
+        return self.members.get(member_id) if member_id is not None else None
+
     def put_member(self, member) -> None:
         self.members[member.member_id] = member
+        instance_id = getattr(member, "instance_id", None)
+        if instance_id is not None:
+            self.static_members[instance_id] = member.member_id
 
     def remove_member(self, member_id: str):
         """The member and its target go; returns the member (None if it was not there)."""
         self.target.pop(member_id, None)
-        return self.members.pop(member_id, None)
+        member = self.members.pop(member_id, None)
+        instance_id = getattr(member, "instance_id", None)
+        if instance_id is not None and self.static_members.get(instance_id) == member_id:
+            del self.static_members[instance_id]
+        return member
+
+    def replace_member(self, old_id: str, new) -> None:
+        """A static member rejoining under a new member id takes the old one's place and target."""
+        target = self.target.get(old_id)
+        self.remove_member(old_id)
+        self.put_member(new)
+        if target is not None:
+            self.target[new.member_id] = target
 
     def state_changed(self, now_ms: int) -> None:
         """Its state has just changed (a consumer group notes when)."""

@@ -13,6 +13,14 @@ CoordinatorRuntime applies an operation's records only once it returns them; an 
 throws leaves the shard at its last written snapshot. Here the runtime reverts the write under way
 to the snapshot it took (``CoordinatorRuntime.revert``) and the member gets the error.
 
+Static members (consumer and streams heartbeats with an instance id; Kafka's
+getOrMaybeSubscribeStaticConsumerGroupMember and getOrMaybeCreateStaticStreamsGroupMember): the
+group knows each by its instance id. Joining with an instance id a live member holds is
+UNRELEASED_INSTANCE_ID; one whose member left with epoch -2 gives that member's place (assignment,
+target) to the new member id at epoch 0 (``rejoined``); a beat or leave from any other member id
+than the holder's is FENCED_INSTANCE_ID, an unknown instance id UNKNOWN_MEMBER_ID. Leaving with -2
+keeps the member (``left_for_now``) until its session times out; -1 removes it.
+
 Timers: ``(<kind>-session, group, member)`` fences a member that stops heartbeating (the group's
 session timeout); ``(<kind>-rebalance, group, member)`` one still revoking when its rebalance timeout
 ends, at the epoch it was revoking at. Removing a member (leave, fence, expiry, a LeaveGroup of an
@@ -21,11 +29,13 @@ sessions of replayed members.
 
 A kind subclasses ``ModernGroupManager`` with its name, group type, group class, records module and
 replay, and supplies the hooks: ``new_group`` (the class), ``update_member``, ``assign``,
-``reconcile`` and ``answer``; ``validate`` comes from its requests module, the session timeout and
-heartbeat interval from its settings and the group's configs.
+``reconcile``, ``answer`` and, for kinds with static members, ``left_for_now``; ``validate`` comes
+from its requests module, the session timeout and heartbeat interval from its settings and the
+group's configs.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ...logging import get_logger
@@ -33,6 +43,7 @@ from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import GroupError, GroupType
 from ..group_configs import GroupConfigs
+from ..classic.requests import unknown_members_left
 from ..record_format import fits_record_key
 from .group import ModernGroup
 from .replay import replay
@@ -40,6 +51,12 @@ from .wire import error_response
 
 log = get_logger("kafkaemu.modern_groups")
 E = ErrorCode
+LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
+
+
+def instance_id_of(req) -> str | None:
+    """The heartbeat's instance id (share heartbeats have none)."""
+    return getattr(req, "instance_id", None)
 
 
 class ModernGroupManager:
@@ -191,6 +208,9 @@ class ModernGroupManager:
         return group, True
 
     def check_size(self, group: ModernGroup, req, joining: bool) -> None:
+        """A static member taking its instance's place never counts as one more."""
+        if group.static_member(instance_id_of(req)) is not None:
+            return
         max_size = self.settings.max_size
         if len(group.members) >= max_size and req.member_id not in group.members:
             raise GroupError(E.GROUP_MAX_SIZE_REACHED,
@@ -200,7 +220,11 @@ class ModernGroupManager:
         return req.member_id
 
     def member_for(self, group: ModernGroup, req, joining: bool, member_id: str):
-        """The member the heartbeat is of: a new one joining, or a known one at a valid epoch."""
+        """The member the heartbeat is of: a new one joining, or a known one at a valid epoch; with
+        an instance id, the static member of that instance."""
+        instance_id = instance_id_of(req)
+        if instance_id is not None:
+            return self.static_member_for(group, req, joining, member_id, instance_id)
         member = group.members.get(member_id)
         if member is None:
             if not joining:
@@ -211,6 +235,60 @@ class ModernGroupManager:
         if self.check_epoch_on_join or not joining:
             self.check_epoch(member, req)
         return member
+
+    # --- static members (Kafka's getOrMaybeSubscribeStatic... / getOrMaybeCreateStatic...Member) --
+    def static_member_for(self, group: ModernGroup, req, joining: bool, member_id: str, instance_id: str):
+        """Joining, an instance id nobody holds makes a new member; one held by a member that left
+        for now (epoch -2) gives that member's place, tasks or partitions and target to the new
+        member id at epoch 0; one held by a live member is UNRELEASED_INSTANCE_ID. A beat must come
+        from the member holding the instance id (FENCED_INSTANCE_ID otherwise) at a valid epoch."""
+        existing = group.static_member(instance_id)
+        if joining:
+            if existing is None:
+                member = group.members.get(member_id)
+                if member is not None:
+                    if self.check_epoch_on_join:
+                        self.check_epoch(member, req)
+                    return member
+                log.info(f"{self.name}_static_member_joining", group=group.group_id, member=member_id,
+                         instance=instance_id)
+                return self.group_class.member_class(member_id, instance_id=instance_id)
+            if not self.instance_released(existing):
+                raise GroupError(E.UNRELEASED_INSTANCE_ID,
+                                 f"Static member {member_id} with instance id {instance_id} cannot join the group "
+                                 f"because the instance id is owned by {existing.member_id} member.")
+            new = self.rejoined(existing, member_id)
+            self.cancel_timers(group.group_id, existing.member_id)
+            group.replace_member(existing.member_id, new)
+            log.info(f"{self.name}_static_member_replaced", group=group.group_id, instance=instance_id,
+                     old_member=existing.member_id, member=member_id)
+            return new
+        self.check_static_member(existing, member_id, instance_id)
+        self.check_epoch(existing, req)
+        return existing
+
+    @staticmethod
+    def check_static_member(existing, member_id: str, instance_id: str) -> None:
+        """throwIfStaticMemberIsUnknown, then throwIfInstanceIdIsFenced."""
+        if existing is None:
+            raise GroupError(E.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
+        if existing.member_id != member_id:
+            raise GroupError(E.FENCED_INSTANCE_ID,
+                             f"Static member {member_id} with instance id {instance_id} was fenced by member "
+                             f"{existing.member_id}.")
+
+    def instance_released(self, existing) -> bool:
+        """Whether a new member may take this static member's instance id: it left for now."""
+        return existing.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH
+
+    def rejoined(self, existing, member_id: str):
+        """The member a static member becomes when its instance rejoins under ``member_id``: the same
+        assignment, at epoch 0."""
+        return replace(existing, member_id=member_id, member_epoch=0, previous_member_epoch=0)
+
+    def left_for_now(self, member):
+        """The static member as it stays after leaving with epoch -2: nothing pending revocation."""
+        raise NotImplementedError
 
     def owns_only_assigned(self, member, req) -> bool:
         """Whether what the member reports owning is within what it was assigned (a member one epoch
@@ -262,13 +340,32 @@ class ModernGroupManager:
 
     # ============================================================ leaving, fencing, expiry
     def leave(self, req) -> dict:
+        """Epoch -1 removes the member; a static member (an instance id) leaving with -2 stays, its
+        assignment kept, until its session times out or its instance rejoins."""
         group = self.group(req.group_id)
         if group is None:
             raise GroupError(E.GROUP_ID_NOT_FOUND, self.not_found.format(req.group_id))
-        if req.member_id not in group.members:
-            raise GroupError(E.UNKNOWN_MEMBER_ID, f"Member {req.member_id} is not a member of group {req.group_id}.")
-        log.info(f"{self.name}_member_left", group=group.group_id, member=req.member_id, epoch=req.member_epoch)
-        self.fence(group, req.member_id)
+        instance_id = instance_id_of(req)
+        if instance_id is None:
+            if req.member_id not in group.members:
+                raise GroupError(E.UNKNOWN_MEMBER_ID,
+                                 f"Member {req.member_id} is not a member of group {req.group_id}.")
+            log.info(f"{self.name}_member_left", group=group.group_id, member=req.member_id, epoch=req.member_epoch)
+            self.fence(group, req.member_id)
+            return self.left_answer(req)
+        member = group.static_member(instance_id)
+        self.check_static_member(member, req.member_id, instance_id)
+        if req.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+            old_state = group.state
+            group.put_member(self.left_for_now(member))
+            self.ctx.cancel((self._rebalance, group.group_id, member.member_id))
+            log.info(f"{self.name}_static_member_left_temporarily", group=group.group_id, member=member.member_id,
+                     instance=instance_id)
+            self.note_state(group, old_state)
+            return self.left_answer(req)
+        log.info(f"{self.name}_static_member_left", group=group.group_id, member=member.member_id,
+                 instance=instance_id)
+        self.fence(group, member.member_id)
         return self.left_answer(req)
 
     def left_answer(self, req) -> dict:
@@ -343,8 +440,9 @@ class ModernGroupManager:
 
     # ============================================================ other APIs
     def leave_group(self, req) -> dict:
-        """A classic LeaveGroup naming a group of this kind: Kafka answers that the group is unknown."""
-        return {"error_code": int(E.GROUP_ID_NOT_FOUND), "members": []}
+        """A classic LeaveGroup naming a group of this kind: Kafka's classicGroupLeave finds no classic
+        or consumer group, and GroupCoordinatorService answers each member UNKNOWN_MEMBER_ID."""
+        return unknown_members_left(req)
 
     def offset_committed(self, group: ModernGroup, member_id: str) -> None:
         """Nothing: a member's session is kept by its heartbeats alone."""

@@ -148,7 +148,6 @@ class StreamsGroup(ModernGroup, group_type=GroupType.STREAMS, records=records, m
 
     def __init__(self, group_id: str, now_ms: int) -> None:
         super().__init__(group_id, now_ms)
-        self.static_members: dict[str, str] = {}   # instance id -> member id
         self.topology: StreamsTopology | None = None
         self.configured: ConfiguredTopology | None = None
         self.metadata_hash = 0

@@ -1,7 +1,8 @@
 """Streams groups (KIP-1071): StreamsGroupHeartbeat, member expiry and rebalance timeouts, deletion.
 
-Follows Apache Kafka's GroupMetadataManager.streamsGroupHeartbeat: get or create the group and the
-member (epoch checks), update the member (a change bumps the group epoch), initialize the topology
+Follows Apache Kafka 4.4's GroupMetadataManager.streamsGroupHeartbeat: get or create the group and
+the member (epoch checks; a static member by its instance id, as the shared lifecycle keeps them),
+update the member (a change bumps the group epoch), initialize the topology
 from the first member, configure it against the topics that exist (topology.py; a change of those
 topics bumps the group epoch, as Kafka's metadata hash does), recompute the target assignment with
 the task assignor when the group epoch is ahead, and reconcile the member towards it
@@ -19,6 +20,7 @@ supplies the streams kind's hooks. Every change is written as Kafka's StreamsGro
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from ...logging import get_logger
@@ -32,8 +34,8 @@ from . import assignor, records, replay
 from .describe import endpoint_partitions
 from .group import EMPTY, Endpoint, MemberState, StreamsGroup, StreamsMember, TasksTuple, wire_tasks
 from .reconciliation import reconcile
-from .requests import StreamsHeartbeat, validate_heartbeat
-from .topology import SHUTDOWN_APPLICATION, STALE_TOPOLOGY, configure, describer, from_request
+from .requests import LEAVE_GROUP_STATIC_MEMBER_EPOCH, StreamsHeartbeat, validate_heartbeat
+from .topology import MISSING_CLIENT_TAGS, SHUTDOWN_APPLICATION, STALE_TOPOLOGY, configure, describer, from_request
 from .topology import metadata_hash as topology_metadata_hash
 
 log = get_logger("kafkaemu.streams_groups")
@@ -64,6 +66,15 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
     def num_standby_replicas(self, group_id: str) -> int:
         return self.config(group_id, "streams.num.standby.replicas")
 
+    def assignment_configs(self, group_id: str) -> tuple[tuple[str, str], ...]:
+        """streamsGroupAssignmentConfigs, by name: the standby replicas and, when set (Kafka 4.4), the
+        client tags rack-aware standby assignment uses; a change of them bumps the group epoch."""
+        configs = [("num.standby.replicas", str(self.num_standby_replicas(group_id)))]
+        tags = self.config(group_id, "streams.rack.aware.assignment.tags")
+        if tags:
+            configs.append(("rack.aware.assignment.tags", ",".join(tags)))
+        return tuple(configs)
+
     # ============================================================ heartbeat
     def validate(self, req: StreamsHeartbeat) -> None:
         validate_heartbeat(req)
@@ -79,10 +90,31 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
         if joining:
             super().check_size(group, req, joining)
 
-    def member_for(self, group: StreamsGroup, req: StreamsHeartbeat, joining: bool, member_id: str) -> StreamsMember:
-        if req.instance_id is not None:   # Kafka 4.3's GroupMetadataManager.streamsGroupHeartbeat
-            raise GroupError(E.UNKNOWN_SERVER_ERROR, "Static members are not supported yet.")
-        return super().member_for(group, req, joining, member_id)
+    def leave(self, req: StreamsHeartbeat) -> dict:
+        """streamsGroupLeave: a member may ask for the application's shutdown as it leaves."""
+        group = self.group(req.group_id)
+        if req.shutdown_application and group is not None:
+            self.request_shutdown(group, req.member_id)
+        return super().leave(req)
+
+    @staticmethod
+    def request_shutdown(group: StreamsGroup, member_id: str) -> None:
+        """StreamsGroup.setShutdownRequestMemberId: the first member to ask is the one named, until
+        the group is empty."""
+        if group.shutdown_request_member_id is None:
+            log.info("streams_shutdown_requested", group=group.group_id, member=member_id)
+            group.shutdown_request_member_id = member_id
+
+    def left_for_now(self, member: StreamsMember) -> StreamsMember:
+        """streamsGroupStaticMemberGroupLeave: epoch -2, nothing pending revocation, its active tasks'
+        assignment epochs reset to 0."""
+        return replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH, pending_revocation=EMPTY,
+                       active_epochs=tuple((s, p, 0) for s, ps in sorted(member.assigned.active.items())
+                                           for p in sorted(ps)))
+
+    def rejoined(self, existing: StreamsMember, member_id: str) -> StreamsMember:
+        """As the consumer kind's; the task offsets Kafka keeps by member id start empty."""
+        return replace(super().rejoined(existing, member_id), task_offsets=(), task_end_offsets=())
 
     def owns_only_assigned(self, member: StreamsMember, req: StreamsHeartbeat) -> bool:
         owned = req.owned()
@@ -93,10 +125,12 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
 
     def update_member(self, group: StreamsGroup, member: StreamsMember, req: StreamsHeartbeat, partitions_of):
         """The member, then the topology, then the topology configured against the topics that
-        exist now (``partitions_of``); any change bumps the group epoch."""
+        exist now (``partitions_of``); any change bumps the group epoch (a static member's only when it
+        changes what the assignor reads)."""
         owned = req.owned()
         updated = replace(
-            member, rack_id=req.rack_id if req.rack_id is not None else member.rack_id,
+            member, instance_id=req.instance_id if req.instance_id is not None else member.instance_id,
+            rack_id=req.rack_id if req.rack_id is not None else member.rack_id,
             rebalance_timeout_ms=req.rebalance_timeout_ms if req.rebalance_timeout_ms != -1
             else member.rebalance_timeout_ms,
             topology_epoch=req.topology.epoch if req.topology is not None else member.topology_epoch,
@@ -106,12 +140,12 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
             if req.client_tags is not None else member.client_tags,
             user_endpoint=Endpoint(req.user_endpoint.host, req.user_endpoint.port)
             if req.user_endpoint is not None else member.user_endpoint)
-        if req.task_offsets is not None:
-            updated = replace(updated, task_offsets=_offsets(req.task_offsets))
-        if req.task_end_offsets is not None:
-            updated = replace(updated, task_end_offsets=_offsets(req.task_end_offsets))
-        bump = req.member_id not in group.members or records.member_metadata(updated) != records.member_metadata(member)
-        group.members[updated.member_id] = updated
+        changed = updated.member_id not in group.members or \
+            records.member_metadata(updated) != records.member_metadata(member)
+        # hasStreamsMemberMetadataChanged: a static member's change bumps the group epoch only when
+        # it touches what the assignment reads (its restarted instance gets its tasks back as they were)
+        bump = changed and (req.instance_id is None or _assignment_inputs(updated) != _assignment_inputs(member))
+        group.put_member(updated)
 
         statuses: list[dict] = []
         if req.topology is not None:
@@ -136,9 +170,13 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
         if configured.ready:
             for tasks in (owned.active, owned.standby, owned.warmup) if owned is not None else ():
                 _check_tasks(configured, tasks)
+        if req.task_offsets is not None or req.task_end_offsets is not None:
+            updated = replace(updated, task_offsets=_offsets(req.task_offsets, updated.task_offsets),
+                              task_end_offsets=_offsets(req.task_end_offsets, updated.task_end_offsets))
+            group.put_member(updated)
         if validated != group.validated_topology_epoch:
             bump = True
-        assignment_configs = (("num.standby.replicas", str(self.num_standby_replicas(group.group_id))),)
+        assignment_configs = self.assignment_configs(group.group_id)
         if assignment_configs != group.assignment_configs:
             bump = True
         if bump:
@@ -151,7 +189,7 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
                                group.owners, note[3])
         self.store_reconciled(group, updated, reconciled)
         if req.shutdown_application:
-            group.shutdown_request_member_id = reconciled.member_id
+            self.request_shutdown(group, reconciled.member_id)
         return reconciled
 
     def answer(self, group: StreamsGroup, before: StreamsMember, member: StreamsMember, req: StreamsHeartbeat,
@@ -184,6 +222,14 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
             statuses.append({"status_code": SHUTDOWN_APPLICATION, "status_detail":
                              f"Streams group member {group.shutdown_request_member_id} encountered a fatal error "
                              f"and requested a shutdown for the entire application."})
+        tags = dict(group.assignment_configs).get("rack.aware.assignment.tags", "").strip()
+        if req.api_version >= 1 and tags:
+            missing = [t for t in re.split(r"\s*,\s*", tags) if t not in dict(member.client_tags)]
+            if missing:
+                statuses.append({"status_code": MISSING_CLIENT_TAGS, "status_detail":
+                                 f"Missing required client tags for rack-aware standby assignment: "
+                                 f"[{', '.join(missing)}]. Configure them via 'client.tag.<tagKey>' in your "
+                                 f"Streams config."})
         return response
 
     def _maybe_init_topology(self, group: StreamsGroup, req: StreamsHeartbeat) -> None:
@@ -213,6 +259,8 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
             except assignor.TaskAssignorError as exc:
                 raise GroupError(E.UNKNOWN_SERVER_ERROR, f"Failed to compute a new target assignment for epoch "
                                                          f"{group.group_epoch}: {exc}") from None
+            # Kafka 4.4.0's AssignmentRefiner, which is to add warm-up tasks, gives this target back
+            # unchanged: no warm-up task is assigned, whatever streams.num.warmup.replicas says
             group.target = {mid: TasksTuple(dict(a.active_tasks), dict(a.standby_tasks), dict(a.warmup_tasks))
                             for mid, a in result.items()}
             for mid in group.members:
@@ -235,8 +283,23 @@ class StreamsGroupManager(ModernGroupManager, name="streams", group_class=Stream
             group.configured = configure(group.topology, self.partitions_of)
 
 
-def _offsets(entries) -> tuple:
+def _offsets(entries, kept: tuple) -> tuple:
+    """MemberTaskOffsets.update: the reported offsets (the kept ones when not reported); a task
+    reported twice is INVALID_REQUEST (Kafka 4.4)."""
+    if entries is None:
+        return kept
+    seen: set[tuple[str, int]] = set()
+    for e in entries:
+        if (e.subtopology_id, e.partition) in seen:
+            raise GroupError(E.INVALID_REQUEST, f"Task offsets contain a duplicate entry for subtopology "
+                                                f"{e.subtopology_id} and partition {e.partition}.")
+        seen.add((e.subtopology_id, e.partition))
     return tuple(sorted((e.subtopology_id, e.partition, e.offset) for e in entries))
+
+
+def _assignment_inputs(m: StreamsMember) -> tuple:
+    """GroupMetadataManager.hasEpochRelevantMemberConfigChanged: topology epoch, rack, client tags, process."""
+    return m.topology_epoch, m.rack_id, m.client_tags, m.process_id
 
 
 def _check_tasks(configured, tasks) -> None:

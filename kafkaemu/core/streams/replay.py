@@ -64,7 +64,7 @@ def apply(group, k, v, now_ms: int) -> None:
             member = replace(member, member_epoch=v.member_epoch, previous_member_epoch=v.previous_member_epoch,
                              state=state, assigned=_tasks(v), pending_revocation=_tasks(v, suffix="_pending_revocation"),
                              active_epochs=_active_epochs(v))
-        group.members[k.member_id] = member
+        group.put_member(member)
 
 
 def remove(group, k) -> None:

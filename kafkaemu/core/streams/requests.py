@@ -37,6 +37,7 @@ class StreamsHeartbeat:
     shutdown_application: bool = False
     client_id: str = ""
     client_host: str = ""
+    api_version: int = 1
 
     def owned(self) -> TasksTuple | None:
         """The tasks the member reports owning; None when it did not report them."""

@@ -23,6 +23,7 @@ from ..group_api import GroupError
 # StreamsGroupHeartbeatResponse.Status codes
 STALE_TOPOLOGY, MISSING_SOURCE_TOPICS, INCORRECTLY_PARTITIONED_TOPICS = 0, 1, 2
 MISSING_INTERNAL_TOPICS, SHUTDOWN_APPLICATION = 3, 4
+MISSING_CLIENT_TAGS = 6   # Kafka 4.4: a member lacks a client tag rack-aware standby assignment needs
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,7 @@ def test_unknown_group_answers():
     h = Harness()
     assert h.heartbeat("nope", "m", 1) == E.UNKNOWN_MEMBER_ID
     assert h.sync("nope", "m", 1).error == E.UNKNOWN_MEMBER_ID
-    assert h.leave("nope", "m")["error_code"] == E.UNKNOWN_MEMBER_ID
+    assert [(r["member_id"], r["error_code"]) for r in h.leave("nope", "m")["members"]] == [("m", E.UNKNOWN_MEMBER_ID)]
     assert h.join("nope", "m").error == E.UNKNOWN_MEMBER_ID
     assert h.commit_errors("nope", {("t", 0): 1}, member_id="m", generation=3) == {E.GROUP_ID_NOT_FOUND}
     assert h.commit_errors("nope", {("t", 0): 1}, member_id="m", generation=3, version=8) == {E.ILLEGAL_GENERATION}

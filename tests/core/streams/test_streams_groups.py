@@ -16,7 +16,8 @@ TOPOLOGY = {"epoch": 1, "subtopologies": [{"subtopology_id": "0", "source_topics
 
 
 def request(member, epoch, owned=None, **over):
-    """A heartbeat as the handler builds it from a decoded request."""
+    """A heartbeat as the handler builds it from a decoded request (``api_version``: the request's, 1 unless given)."""
+    api_version = over.pop("api_version", 1)
     codec = catalog().request(88, 0)
     body = {"group_id": "app", "member_id": member, "member_epoch": epoch, "endpoint_information_epoch": 0,
             "rebalance_timeout_ms": 1000 if epoch == 0 else -1, "topology": TOPOLOGY if epoch == 0 else None,
@@ -29,7 +30,7 @@ def request(member, epoch, owned=None, **over):
     return StreamsHeartbeat(r.group_id, r.member_id, r.member_epoch, r.endpoint_information_epoch, r.instance_id,
                             r.rack_id, r.rebalance_timeout_ms, r.topology, r.active_tasks, r.standby_tasks,
                             r.warmup_tasks, r.process_id, r.user_endpoint, r.client_tags, r.task_offsets,
-                            r.task_end_offsets, r.shutdown_application, "client", "/127.0.0.1")
+                            r.task_end_offsets, r.shutdown_application, "client", "/127.0.0.1", api_version)
 
 
 class Streams:
@@ -306,19 +307,6 @@ def test_group_streams_max_size_from_the_broker_setting_refuses_one_member_more(
         (E.GROUP_MAX_SIZE_REACHED, "The streams group has reached its maximum capacity of 1 members.")
 
 
-def test_a_static_member_is_refused_as_kafka_4_3_refuses_it():
-    """GroupMetadataManager.streamsGroupHeartbeat throws UnsupportedOperationException after finding the
-    group; GroupCoordinatorService answers UNKNOWN_SERVER_ERROR without a message."""
-    s = Streams()
-    refused = s.hb("m1", 0, instance_id="i1")
-    assert (refused["error_code"], refused["error_message"]) == (E.UNKNOWN_SERVER_ERROR, None)
-    assert s.gc.group("app") is None
-    assert s.hb("m1", 3, instance_id="i1", owned=set())["error_code"] == E.GROUP_ID_NOT_FOUND
-    epoch = joined(s)["member_epoch"]
-    assert s.hb("m1", epoch, instance_id="i1", owned=set())["error_code"] == E.UNKNOWN_SERVER_ERROR
-    assert list(s.gc.group("app").members) == ["m1"]
-
-
 def test_the_group_metadata_record_carries_assignment_configs_as_kafkas_tagged_field_1():
     """StreamsGroupMetadataValue: Epoch, MetadataHash, then tagged ValidatedTopologyEpoch (0) and
     AssignmentConfigs (1, KAFKA-19765)."""
@@ -329,3 +317,39 @@ def test_the_group_metadata_record_carries_assignment_configs_as_kafkas_tagged_f
         b"\x00\x04" + (1).to_bytes(4, "big") + b"\x01" + bytes([len(config)]) + config + b""
     decoded = records.decode_value(records.Key(records.GROUP_METADATA, "app"), value)
     assert [(c.key, c.value) for c in decoded.assignment_configs] == [("num.standby.replicas", "0")]
+
+
+def test_rack_aware_assignment_tags_join_the_assignment_configs_and_a_member_without_them_is_told():
+    """Kafka 4.4: streams.rack.aware.assignment.tags is an assignment config (its change rebalances),
+    and from v1 a member lacking one of the tags gets the status MISSING_CLIENT_TAGS (6)."""
+    from kafkaemu.core.streams import records
+    s = Streams()
+    s.gc.ctx.sink = log = Log()
+    r = joined(s)
+    epoch = r["member_epoch"]
+    s.gc.group_configs.set("app", "streams.rack.aware.assignment.tags", "az,rack")
+    r = s.hb("m1", epoch, owned=s.active(r))
+    assert r["member_epoch"] == epoch + 1
+    assert r["status"] == [{"status_code": 6, "status_detail":
+                            "Missing required client tags for rack-aware standby assignment: [az, rack]. "
+                            "Configure them via 'client.tag.<tagKey>' in your Streams config."}]
+    key = records.Key(records.GROUP_METADATA, "app")
+    value = records.decode_value(key, [v for k, v in log.records if k == records.encode_key(key)][-1])
+    assert [(c.key, c.value) for c in value.assignment_configs] == [("num.standby.replicas", "0"),
+                                                                    ("rack.aware.assignment.tags", "az,rack")]
+    r = s.hb("m2", 0, client_tags=[{"key": "rack", "value": "r1"}])
+    assert [x["status_detail"].split(":")[1].split(".")[0] for x in r["status"]] == [" [az]"]
+    v0 = s.gc.streams_group_heartbeat(s.now, request("m2", r["member_epoch"], set(), api_version=0), TOPICS.get)[0]
+    assert v0["status"] == []   # v0 members are not told
+
+
+def test_a_member_leaving_may_ask_for_the_shutdown_and_the_first_to_ask_is_named():
+    """streamsGroupLeave sets the shutdown request too; setShutdownRequestMemberId keeps the first."""
+    s = Streams()
+    r1 = joined(s)
+    s.hb("m2", 0)
+    s.hb("m3", 0)
+    assert s.hb("m2", -1, shutdown_application=True)["error_code"] == 0
+    s.hb("m3", -1, shutdown_application=True)
+    r1 = s.hb("m1", r1["member_epoch"], owned=s.active(r1))
+    assert [x["status_code"] for x in r1["status"]] == [4] and "member m2 " in r1["status"][0]["status_detail"]

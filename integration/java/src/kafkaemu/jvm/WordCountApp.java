@@ -5,6 +5,7 @@ import java.util.Properties;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
@@ -30,7 +31,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * Prints {@code STATE <state>} on every state change and {@code TASKS <active task ids>} whenever its
  * active tasks change, until it is stopped (SIGTERM closes it cleanly).
  *
- * Usage: java kafkaemu.jvm.WordCountApp BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR
+ * With GROUP_INSTANCE_ID it is a static member: {@code group.instance.id} (Kafka Streams gives its
+ * one stream thread {@code <GROUP_INSTANCE_ID>-1}), and a clean stop leaves the group with epoch -2,
+ * so a restart with the same id and state directory takes its tasks back.
+ *
+ * Usage: java kafkaemu.jvm.WordCountApp BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR [GROUP_INSTANCE_ID]
  */
 public final class WordCountApp {
     private WordCountApp() {}
@@ -71,11 +76,13 @@ public final class WordCountApp {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        if (args.length != 5) {
-            System.err.println("usage: WordCountApp BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR");
+        if (args.length != 5 && args.length != 6) {
+            System.err.println("usage: WordCountApp BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR [GROUP_INSTANCE_ID]");
             System.exit(2);
         }
-        KafkaStreams streams = new KafkaStreams(topology(args[2], args[3]), config(args[0], args[1], args[4]));
+        Properties config = config(args[0], args[1], args[4]);
+        if (args.length == 6) config.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, args[5]);
+        KafkaStreams streams = new KafkaStreams(topology(args[2], args[3]), config);
         CountDownLatch stopped = new CountDownLatch(1);
         streams.setStateListener((now, before) -> {
             System.out.println("STATE " + now);
