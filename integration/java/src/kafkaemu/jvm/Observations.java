@@ -19,7 +19,10 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.ShareGroupDescription;
+import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
+import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -168,12 +171,28 @@ public final class Observations {
         out.put("type", d.type().toString());
         out.put("simple", d.isSimpleConsumerGroup());
         out.put("assignor", d.partitionAssignor());
-        out.put("members", d.members().size());
+        out.put("members", d.members().stream().map(m -> {
+            Map<String, Object> member = new LinkedHashMap<>();
+            member.put("client id", m.clientId());
+            member.put("host", m.host());
+            member.put("instance id", m.groupInstanceId().orElse(null));
+            member.put("assignment", partitionNames(m.assignment().topicPartitions()));
+            member.put("target assignment", m.targetAssignment().map(a -> partitionNames(a.topicPartitions()))
+                    .orElse(null));
+            member.put("epoch", m.memberEpoch().orElse(-1));
+            member.put("upgraded", m.upgraded().orElse(null));
+            return member;
+        }).collect(Collectors.toList()));
+        out.put("coordinator", d.coordinator().id());
         out.put("group epoch", d.groupEpoch().orElse(-1));
         out.put("target assignment epoch", d.targetAssignmentEpoch().orElse(-1));
         out.put("offsets", byPartition(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(),
                 Observations::committed));
         return out;
+    }
+
+    static List<String> partitionNames(java.util.Collection<TopicPartition> partitions) {
+        return partitions.stream().map(TopicPartition::toString).sorted().collect(Collectors.toList());
     }
 
     /** Admin creates a topic (twice), an idempotent producer writes keyed records to chosen partitions, a
@@ -194,6 +213,7 @@ public final class Observations {
                 seen.put("consumed", records(readAll(consumer, RECORDS)));
                 seen.put("assignment", consumer.assignment().stream().map(TopicPartition::toString).sorted()
                         .collect(Collectors.toList()));
+                seen.put("group while member", consumerGroup(admin, group));
                 consumer.commitSync();
                 seen.put("committed", byPartition(consumer.committed(partitions(topic)), Observations::committed));
                 seen.put("end offsets", byPartition(consumer.endOffsets(partitions(topic)), o -> o));
@@ -209,10 +229,17 @@ public final class Observations {
         ShareGroupDescription d = admin.describeShareGroups(List.of(group)).all().get().get(group);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("state", d.groupState().toString());
-        out.put("members", d.members().size());
-        out.put("assignments", d.members().stream()
-                .flatMap(m -> m.assignment().topicPartitions().stream()).map(TopicPartition::toString).sorted()
-                .collect(Collectors.toList()));
+        out.put("members", d.members().stream().map(m -> {
+            Map<String, Object> member = new LinkedHashMap<>();
+            member.put("client id", m.clientId());
+            member.put("host", m.host());
+            member.put("epoch", m.memberEpoch());
+            member.put("assignment", partitionNames(m.assignment().topicPartitions()));
+            return member;
+        }).collect(Collectors.toList()));
+        out.put("coordinator", d.coordinator().id());
+        out.put("group epoch", d.groupEpoch());
+        out.put("target assignment epoch", d.targetAssignmentEpoch());
         return out;
     }
 
@@ -262,6 +289,15 @@ public final class Observations {
             // every acknowledgement is committed by close(); which poll or commit carried each is timing
             seen.put("acknowledged", acknowledged);
             seen.put("group after leaving", shareGroupDescription(admin, group));
+            seen.put("offsets", byPartition(admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
+                    .partitionsToOffsetInfo(group).get(), o -> {
+                        SharePartitionOffsetInfo info = (SharePartitionOffsetInfo) o;
+                        Map<String, Object> offset = new LinkedHashMap<>();
+                        offset.put("start offset", info.startOffset());
+                        offset.put("leader epoch", info.leaderEpoch().orElse(-1));
+                        offset.put("lag", info.lag().orElse(-1L));
+                        return offset;
+                    }));
         }
         return seen;
     }
@@ -275,7 +311,8 @@ public final class Observations {
             admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
         }
         Properties props = producerProps(bootstrap);
-        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "client-java-txn-" + name);
+        String transactionalId = "client-java-txn-" + name;
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
             producer.initTransactions();
             producer.beginTransaction();
@@ -284,6 +321,30 @@ public final class Observations {
             producer.beginTransaction();
             seen.put("aborted delivered", delivered(produceKeyed(producer, topic, RECORDS)));
             producer.abortTransaction();
+            try (Admin admin = admin(bootstrap)) {
+                TransactionDescription d = admin.describeTransactions(List.of(transactionalId)).all().get()
+                        .get(transactionalId);
+                Map<String, Object> described = new LinkedHashMap<>();
+                described.put("state", d.state().toString());
+                described.put("producer epoch", d.producerEpoch());
+                described.put("timeout", d.transactionTimeoutMs());
+                described.put("transaction_start_time_ms", d.transactionStartTimeMs().orElse(-1));
+                described.put("partitions", partitionNames(d.topicPartitions()));
+                seen.put("described", described);
+            }
+            // a second producer with the same transactional id fences this one
+            try (KafkaProducer<String, String> successor = new KafkaProducer<>(props)) {
+                successor.initTransactions();
+                String fenced = "none";
+                try {
+                    producer.beginTransaction();
+                    producer.send(new ProducerRecord<>(topic, 0, "k", "fenced")).get();
+                    producer.commitTransaction();
+                } catch (Exception e) {
+                    fenced = (e instanceof ExecutionException ? e.getCause() : e).getClass().getSimpleName();
+                }
+                seen.put("fenced producer", fenced);
+            }
         }
         for (String isolation : List.of("read_committed", "read_uncommitted")) {
             Properties c = consumerProps(bootstrap, null);
