@@ -97,15 +97,6 @@ KNOWN: list[Known] = [
           reason="follows from the first heartbeat (StreamsGroupHeartbeat, on purpose): Kafka's group is still "
                  "Assigning (epoch 2, assignment and member at 1), kafkaemu's is Stable with the tasks assigned "
                  "at epoch 2"),
-    # -- open ------------------------------------------------------------------------------------
-    Known("client: Java", r"offsets\.[^.]+\.start offset", scenario="Java: share group.*", on_purpose=False,
-          owner="diff-clients",
-          reason="DescribeShareGroupOffsets reads the share coordinator's state, which Kafka's SharePartition "
-                 "writes (writeShareGroupState: startOffset(), deliveryCompleteCount()) before "
-                 "maybeUpdateCachedStateAndOffsets moves the start offset past the records just acknowledged: "
-                 "after one consumer accepted all 4 records of each partition Kafka answers start offset 0 "
-                 "(with 4 records complete, so lag 0) until a later state write; kafkaemu answers its "
-                 "in-memory start offset, 4"),
 ]
 
 
