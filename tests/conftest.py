@@ -5,7 +5,7 @@ as a client reads them.
 - ``new_broker(now_ms, topics=..., **settings)``: a ``Broker`` of ``BrokerConfig(**settings)``.
 - the ``broker`` fixture: ``new_broker()``, or what a ``@pytest.mark.broker(...)`` on the test or its
   module (``pytestmark``) asks for, e.g. ``pytest.mark.broker(T0, topics={"t": 2}, nodes=3)``.
-- ``call``: one request through its handler (``broker.context``), at any version.
+- ``call``: one request through its handler (``broker.context``), at a version the API accepts.
 - ``WireClient`` (the ``client`` fixture) and ``wire_call``: requests as bytes through a connection.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from kafkaemu.handlers import REGISTRY
 from kafkaemu.protocol import envelope
 from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
-from kafkaemu.wire.connection import Connection
+from kafkaemu.wire.connection import Connection, ProtocolViolation
 from kafkaemu.wire.framing import FrameDecoder
 
 T0 = 1_700_000_000_000   # a realistic clock (ms since the epoch) for tests of timestamps
@@ -51,12 +51,16 @@ def call(broker: Broker, api_key: ApiKey, version: int, body: dict, **context):
     """Run one request through its handler as a client sends it (``body`` encoded, then decoded at
     ``version``) and return its one reply, encoded and decoded at ``version`` as a client reads it:
     the one answered at once, or given through ``respond`` by a request parked and answered within
-    the call. ``context``: ``broker.context``'s (``node_id``, ``now_ms``, ``client_id``, ...)."""
+    the call. ``context``: ``broker.context``'s (``node_id``, ``now_ms``, ``client_id``, ...). A version
+    the API does not accept raises ProtocolViolation, as the connection closes before any handler."""
+    api = REGISTRY.get(api_key)
+    if not api.supports(version):
+        raise ProtocolViolation(f"unsupported api key {int(api_key)} version {version}")
     cat = catalog()
     request = cat.request(api_key, version)
     replies: list = []
     ctx = broker.context(api_key, version, respond=replies.append, **context)
-    result = REGISTRY.get(api_key).func(ctx, request.decode(request.encode(body)))
+    result = api.func(ctx, request.decode(request.encode(body)))
     if result is not DEFERRED and result is not NO_RESPONSE:
         replies.append(result)
     [reply] = replies

@@ -85,7 +85,7 @@ class QuotaEnforcer:
             else:
                 respond(response)
 
-        if api_key == ApiKey.FETCH and version >= 3 and getattr(body, "replica_id", -1) < 0:
+        if api_key == ApiKey.FETCH and getattr(body, "replica_id", -1) < 0:
             window = managers.fetch.max_value_in_window(user, client_id)   # getMaxValueInQuotaWindow
             if window is not None and window < body.max_bytes:
                 body.max_bytes = int(window)

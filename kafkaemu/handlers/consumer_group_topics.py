@@ -5,11 +5,13 @@ from ..core.modern import TopicMeta
 
 
 class TopicMetas(Mapping):
-    """The cluster's non-internal topics as name -> TopicMeta, each built when looked up: a member
-    subscribing by name reads only its topics, where building every topic's entry for each
-    heartbeat cost 7 ms at 10,000 topics. Live: it reads the topics as they are when asked (as
-    Kafka's coordinator reads its current metadata image). A regex subscription still walks the
-    names."""
+    """The cluster's topics as name -> TopicMeta, each built when looked up: a member subscribing by
+    name reads only its topics, where building every topic's entry for each heartbeat cost 7 ms at
+    10,000 topics. Live: it reads the topics as they are when asked (as Kafka's coordinator reads
+    its current metadata image). A regex subscription still walks the names.
+
+    Internal topics are in it: Kafka's coordinator assigns from every topic of its metadata image,
+    and its TopicRegexResolver matches every name there, ``__consumer_offsets`` included."""
     __slots__ = ("_store",)
 
     def __init__(self, store) -> None:
@@ -17,19 +19,18 @@ class TopicMetas(Mapping):
 
     def __getitem__(self, name: str) -> TopicMeta:
         topic = self._store.topics.get(name)
-        if topic is None or topic.internal:
+        if topic is None:
             raise KeyError(name)
         return TopicMeta(name, topic.topic_id, len(topic.partitions))
 
     def __contains__(self, name) -> bool:
-        topic = self._store.topics.get(name)
-        return topic is not None and not topic.internal
+        return name in self._store.topics
 
     def __iter__(self):
-        return iter([name for name, topic in self._store.topics.items() if not topic.internal])
+        return iter(list(self._store.topics))
 
     def __len__(self) -> int:
-        return sum(1 for topic in self._store.topics.values() if not topic.internal)
+        return len(self._store.topics)
 
 
 def topic_metas(ctx) -> TopicMetas:

@@ -2,16 +2,14 @@
 
 Returns whole stored batches from the one holding the fetch offset (clients skip records below
 their position), concatenated as stored: a partition's ``records`` is the list of stored batches,
-which the codec writes one after the other without joining them (``primitives.write_bytes``). Limits, as Kafka's KafkaApis/ReplicaManager: the
-response carries at most min(``max_bytes``, the broker's ``fetch.max.bytes``) (55 MiB by
-default; v0-v2, which have no ``max_bytes``, get fetch.max.bytes), each partition at most its
-``partition_max_bytes`` of what remains; from v3 the first partition with data returns at least
-one batch even when it is larger (KIP-74), so consumers make progress; v0-v2 have no such
-exception, as in Kafka. ``min_bytes`` is capped at the response limit too. v0-v3 get legacy
-message sets (magic 0 for v0-1, magic 1 for v2-3), down-converted as Kafka 3.9 does (headers
-dropped; zstd topics answer UNSUPPORTED_COMPRESSION_TYPE before v10); down-conversion stops at the
-partition's limit (at least one message), so a batch that inflates far beyond its stored size is
-not converted whole.
+which the codec writes one after the other without joining them (``primitives.write_bytes``).
+Every stored batch is a v2 record batch (appends convert nothing older; Kafka 4 removed the
+down-conversion of Fetch v0-3). Limits, as Kafka's KafkaApis/ReplicaManager: the response carries
+at most min(``max_bytes``, the broker's ``fetch.max.bytes``) (55 MiB by default), each partition at
+most its ``partition_max_bytes`` of what remains; the first partition with data returns at least one
+batch even when it is larger (KIP-74), so consumers make progress. ``min_bytes`` is capped at the
+response limit too. Every version gets the batches in their stored codec: Kafka 3's
+UNSUPPORTED_COMPRESSION_TYPE for zstd topics before v10 went with down-conversion.
 
 Long poll: when no partition has an error and fewer than ``min_bytes`` are available, the reply
 is parked (DEFERRED) in the store's fetch purgatory; an append to a watched partition that makes
@@ -45,10 +43,8 @@ fields consumers do not send, which a single-replica log has no use for.
 from operator import itemgetter
 
 from ..protocol.errors import ErrorCode
-from ..storage import topic_config
 from ..storage.fetch_purgatory import FetchWaiter
 from ..storage.fetch_sessions import SessionPartition
-from ..storage.legacy_records import down_convert
 from ..storage.record_batch import parse_header
 from .authorization import CLUSTER_ACTION, READ, TOPIC, authorize, authorize_cluster
 from .partition_access import current_leader, node_endpoints, serve_partition
@@ -100,17 +96,15 @@ def fetch(ctx, req):
         sent()
         ctx.respond(response)
 
-    committed = v >= 4 and req.isolation_level == READ_COMMITTED
+    committed = req.isolation_level == READ_COMMITTED
     store.fetches.park(FetchWaiter(watched, min_bytes, ctx.now_ms + req.max_wait_ms, available, complete,
                                    committed), req.max_wait_ms)
     return DEFERRED
 
 
 def _max_bytes(ctx, req) -> int:
-    """The response limit: min(request max_bytes, fetch.max.bytes); v0-v2 send none (Kafka reads
-    Int.MaxValue) and so get fetch.max.bytes."""
-    limit = ctx.config.fetch_max_bytes
-    return min(req.max_bytes, limit) if ctx.api_version >= 3 else limit
+    """The response limit: min(request max_bytes, fetch.max.bytes)."""
+    return min(req.max_bytes, ctx.config.fetch_max_bytes)
 
 
 def _top_error(code):
@@ -197,10 +191,7 @@ def _read(ctx, req, plan, session=None, incremental=False):
     leaders = set()
     sent = []   # (session partition, hw, lso, log start) to remember once the response goes out
     remaining = _max_bytes(ctx, req)
-    limit = ctx.config.max_uncompressed_batch_bytes
-    min_one = v >= 3
-    legacy_magic = 0 if v <= 1 else 1 if v <= 3 else None
-    committed = v >= 4 and req.isolation_level == READ_COMMITTED
+    committed = req.isolation_level == READ_COMMITTED
     total = 0
     has_error = False
     topics = []
@@ -211,8 +202,7 @@ def _read(ctx, req, plan, session=None, incremental=False):
         before_reading = error in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_ID,
                                    ErrorCode.TOPIC_AUTHORIZATION_FAILED)
         if error == ErrorCode.NONE:
-            error, entry, size = _read_partition(t, plog, remaining, min_one and total == 0, legacy_magic, v,
-                                                 limit, committed)
+            error, entry, size = _read_partition(t, plog, remaining, total == 0, v, committed)
         else:
             entry = None
         if entry is None:
@@ -251,13 +241,11 @@ def _read(ctx, req, plan, session=None, incremental=False):
             "node_endpoints": node_endpoints(ctx, leaders)}, total, has_error, mark_sent
 
 
-def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit, committed=False):
+def _read_partition(fp, plog, remaining, min_one, v, committed=False):
     """(error, response entry or None on error, bytes of records in it)."""
     offset = fp.fetch_offset
     hw = plog.high_watermark
     lso = plog.last_stable_offset
-    if v < 10 and topic_config.effective(plog.configs, "compression.type") == "zstd":
-        return ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, None, 0
     entry = {"partition_index": fp.partition, "error_code": ErrorCode.NONE, "high_watermark": hw,
              "last_stable_offset": lso, "log_start_offset": plog.log_start_offset,
              "aborted_transactions": [] if committed else None, "preferred_read_replica": -1, "records": b""}
@@ -280,20 +268,7 @@ def _read_partition(fp, plog, remaining, min_one, legacy_magic, v, limit, commit
                                                  for a in plog.aborted_transactions(offset, upper)]
         else:
             batches = plog.read(offset, max_bytes, min_one)
-        if legacy_magic is not None:
-            batches = _down_convert(batches, legacy_magic, max_bytes, limit)
         if batches:
             entry["records"] = batches            # the stored batches themselves, written as they are
             size = sum(map(len, batches))
     return ErrorCode.NONE, entry, size
-
-
-def _down_convert(batches, magic: int, max_bytes: int, limit: int) -> list:
-    out, size = [], 0
-    for b in batches:
-        if out and size >= max_bytes:
-            break
-        part = down_convert(b, magic, max(max_bytes - size, 1), limit)
-        out.append(part)
-        size += len(part)
-    return out

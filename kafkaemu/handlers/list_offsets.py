@@ -9,15 +9,11 @@ offset -1 without remote storage). Any other timestamp finds the first record (n
 batches as needed; none found answers offset -1 and timestamp -1, as does a record found at or
 past the last fetchable offset (the LSO under read_committed), as in Kafka.
 
-v0 answers the legacy offsets list as Kafka's legacyFetchOffsetsBefore does for a log of one
-segment (starting at the log start, last modified at the last append): latest
-[high watermark, log start], earliest [log start], a timestamp the entries not newer than it.
 current_leader_epoch (v4+) is checked (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH), then
 leadership (NOT_LEADER_OR_FOLLOWER when another emulated node leads the partition).
 As ReplicaManager.fetchOffset, after authorization: a partition listed twice answers INVALID_REQUEST,
 a negative timestamp that is no sentinel or is newer than the request's version (-3 before v7, -4
-before v8, -5 before v9, -6 before v11) UNSUPPORTED_VERSION (-1 and -2 are kafkaemu's from v0,
-where Kafka 4 starts at v1).
+before v8, -5 before v9, -6 before v11) UNSUPPORTED_VERSION.
 Not implemented: timeout_ms (answers are immediate).
 """
 from ..protocol.errors import ErrorCode
@@ -27,7 +23,7 @@ from .authorization import DESCRIBE, TOPIC, denied_names
 from .registry import registry
 
 LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED, EARLIEST_PENDING_UPLOAD = -1, -2, -3, -4, -5, -6
-# ReplicaManager.timestampMinSupportedVersion (-1 and -2 from v0 here: kafkaemu still answers v0)
+# ReplicaManager.timestampMinSupportedVersion
 _SENTINEL_SINCE = {LATEST: 0, EARLIEST: 0, MAX_TIMESTAMP: 7, EARLIEST_LOCAL: 8, LATEST_TIERED: 9,
                    EARLIEST_PENDING_UPLOAD: 11}
 READ_COMMITTED = 1
@@ -58,11 +54,9 @@ def list_offsets(ctx, req):
                 plog, error = None, ErrorCode.UNSUPPORTED_VERSION
             else:
                 plog, error = serve_partition(ctx, topic, p.partition_index, p.current_leader_epoch)
-            out = {"partition_index": p.partition_index, "error_code": error, "old_style_offsets": [],
-                   "timestamp": -1, "offset": -1, "leader_epoch": -1}
-            if error == ErrorCode.NONE and v == 0:
-                out["old_style_offsets"] = _legacy_offsets(plog, p.timestamp, p.max_num_offsets, ctx.now_ms)
-            elif error == ErrorCode.NONE:
+            out = {"partition_index": p.partition_index, "error_code": error, "timestamp": -1, "offset": -1,
+                   "leader_epoch": -1}
+            if error == ErrorCode.NONE:
                 out["timestamp"], out["offset"], out["leader_epoch"] = _lookup(plog, p.timestamp, committed)
             parts.append(out)
         topics.append({"name": t.name, "partitions": parts})
@@ -84,18 +78,3 @@ def _lookup(plog, ts, committed):
     found = plog.max_timestamp_offset() if ts == MAX_TIMESTAMP else plog.offset_for_timestamp(ts)
     return found if found is not None and found[1] < last_fetchable else (-1, -1, -1)
 
-
-def _legacy_offsets(plog, ts, max_num, now_ms):
-    """Kafka's legacyFetchOffsetsBefore over one segment: (log start, last append time), plus
-    (high watermark, now) when the log holds data; latest starts from the end, earliest from the
-    start, a timestamp from the last entry not newer than it; offsets are listed newest first."""
-    entries = [(plog.log_start_offset, plog.last_append_ms)]
-    if plog.batch_count:
-        entries.append((plog.high_watermark, now_ms))
-    if ts == LATEST:
-        start = len(entries) - 1
-    elif ts == EARLIEST:
-        start = 0
-    else:
-        start = max((i for i, (_, modified) in enumerate(entries) if modified <= ts), default=-1)
-    return [entries[i][0] for i in range(start, -1, -1)][:max(max_num, 0)]

@@ -5,8 +5,8 @@ FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS in CompletingRebalance, commits in Pre
 with the current generation); standalone commits (generation -1, no member) while the group has no
 members; OFFSET_METADATA_TOO_LARGE; UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist;
 v9 answers GROUP_ID_NOT_FOUND for an unknown group with a generation, older versions
-ILLEGAL_GENERATION. v0 carries no generation or member; v1's per-partition commit timestamp is
-kept when set (else the broker's time), as Kafka does; v2-4 retention_time_ms sets an expiry
+ILLEGAL_GENERATION. The commit timestamp is the broker's time (Kafka 4's OffsetAndMetadata.fromRequest:
+v1's client timestamp went with v0-1, KIP-896); v2-4 retention_time_ms sets an expiry
 (now + retention in Java long arithmetic: a huge one wraps to the past, as in Kafka). A commit
 whose records cannot be written (a group id over 32767 UTF-8 bytes) gets UNKNOWN_SERVER_ERROR
 with nothing changed; the empty group id is a valid one here, as in Kafka.
@@ -73,11 +73,10 @@ def _commit(ctx, req, topics) -> dict:
         group_id=req.group_id,
         topics=[(t.name, [CommitPartition(p.partition_index, p.committed_offset,
                                           p.committed_leader_epoch if version >= 6 else -1,
-                                          p.committed_metadata,
-                                          p.commit_timestamp if version == 1 else -1) for p in t.partitions])
+                                          p.committed_metadata) for p in t.partitions])
                 for t in topics],
-        generation_id=req.generation_id_or_member_epoch if version >= 1 else -1,
-        member_id=req.member_id if version >= 1 else "",
+        generation_id=req.generation_id_or_member_epoch,
+        member_id=req.member_id,
         group_instance_id=req.group_instance_id if version >= 7 else None,
         retention_time_ms=req.retention_time_ms if 2 <= version <= 4 else -1,
         api_version=version,

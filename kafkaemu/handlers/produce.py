@@ -5,7 +5,7 @@ Appends each partition's records to its log (see ``storage/partition_log.py`` fo
 validation: CRC -> CORRUPT_MESSAGE, batch over max.message.bytes -> MESSAGE_TOO_LARGE, v3+ needs
 exactly one v2 batch -> INVALID_RECORD, zstd before v7 -> UNSUPPORTED_COMPRESSION_TYPE,
 idempotent sequences -> OUT_OF_ORDER_SEQUENCE_NUMBER / INVALID_PRODUCER_EPOCH, duplicates get
-their original offsets). Legacy message sets (magic 0/1, sent with v0-v2) are converted to v2.
+their original offsets). A legacy message set (magic 0/1, what v0-v2 sent) is INVALID_RECORD.
 Errors are per partition; the other partitions of the request are appended.
 
 Every record of a batch is walked as Kafka's LogValidator does (count and framing, max timestamp

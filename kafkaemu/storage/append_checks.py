@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import compression, legacy_records, topic_config
+from . import topic_config
 from .record_batch import (HEADER_SIZE, NO_TIMESTAMP, InvalidBatch, build_batch, crc_ok, iter_records, parse_header,
                            split_batches)
 from .record_validation import check_records
@@ -19,74 +19,64 @@ def validate(plog, records, produce_version: int, max_message_bytes: int, config
     if records is None:
         raise InvalidBatch("INVALID_RECORD", "produce request without records for the partition")
     found = list(split_batches(records))
-    if produce_version >= 3:
-        if not found:
-            raise InvalidBatch("INVALID_RECORD", f"Produce requests with version {produce_version} must have "
-                               "at least one record batch per partition")
-        if found[0][2] != 2:
-            raise InvalidBatch("INVALID_RECORD", f"Produce requests with version {produce_version} are only "
-                               "allowed to contain record batches with magic version 2")
-        if produce_version < 7 and records[21 + found[0][0] + 1] & 0x07 == 4:
-            raise InvalidBatch("UNSUPPORTED_COMPRESSION_TYPE", f"Produce requests with version "
-                               f"{produce_version} are not allowed to use ZStandard compression")
-        if len(found) > 1:
-            raise InvalidBatch("INVALID_RECORD", f"Produce requests with version {produce_version} are only "
-                               "allowed to contain exactly one record batch per partition")
-    elif not found:
-        raise InvalidBatch("CORRUPT_MESSAGE", "no complete message in the message set")
-    view = memoryview(records)
-    if produce_version < 3 and any(magic < 2 for _, _, magic in found):   # v3+: one v2 batch, checked above
-        batch, source = convert_legacy(plog, view, found, max_message_bytes, limit, inflated)
-        out = [validate_records(plog, batch, parse_header(batch), configs, now_ms, max_message_bytes,
-                                limit, inflated, source)]
-    else:
-        out = []
-        for pos, size, magic in found:
-            if magic >= 2 and records[pos:pos + 8] != b"\0" * 8:
-                raise InvalidBatch("INVALID_RECORD", f"The baseOffset of the record batch in the append to "
-                                   f"{plog.topic.name}-{plog.index} should be 0, but it is "
-                                   f"{int.from_bytes(records[pos:pos + 8], 'big', signed=True)}")
-            if size > max_message_bytes:
-                raise InvalidBatch("MESSAGE_TOO_LARGE", f"The record batch size in the append is {size} bytes, "
-                                   f"which exceeds the maximum configured value of {max_message_bytes}.")
-            if size < HEADER_SIZE:
-                raise InvalidBatch("CORRUPT_MESSAGE", f"record batch of {size} bytes is shorter than its header")
-            batch = bytearray(view[pos:pos + size])
-            if not crc_ok(batch):
-                raise InvalidBatch("CORRUPT_MESSAGE", "Record is corrupt (stored crc does not match the computed crc)")
-            h = parse_header(batch)
-            if h.last_offset_delta < 0:
-                raise InvalidBatch("INVALID_RECORD", f"Batch has an invalid offset range: [0, {h.last_offset_delta}] "
-                                   f"in topic partition {plog.topic.name}-{plog.index}")
-            if h.records_count <= 0:
-                raise InvalidBatch("INVALID_RECORD", f"Invalid reported count for record batch: {h.records_count} "
-                                   f"in topic partition {plog.topic.name}-{plog.index}")
-            if h.records_count != h.last_offset_delta + 1:
-                raise InvalidBatch("INVALID_RECORD", f"Inconsistent batch offset range [0, {h.last_offset_delta}] "
-                                   f"and count of records {h.records_count} in topic partition "
-                                   f"{plog.topic.name}-{plog.index}")
-            if h.is_control:
-                raise InvalidBatch("INVALID_RECORD", f"Clients are not allowed to write control records in topic "
-                                   f"partition {plog.topic.name}-{plog.index}")
-            out.append(validate_records(plog, batch, h, configs, now_ms, max_message_bytes, limit, inflated))
-    size = len(out[0][0]) if len(out) == 1 else sum(len(b) for b, _, _ in out)
+    # ProduceRequest.validateRecords (Produce v0-2, whose legacy message sets Kafka converted, are gone)
+    if not found:
+        raise InvalidBatch("INVALID_RECORD", f"Produce requests with version {produce_version} must have "
+                           "at least one record batch per partition")
+    if found[0][2] != 2:
+        raise InvalidBatch("INVALID_RECORD", f"Produce requests with version {produce_version} are only "
+                           "allowed to contain record batches with magic version 2")
+    if produce_version < 7 and records[21 + found[0][0] + 1] & 0x07 == 4:
+        raise InvalidBatch("UNSUPPORTED_COMPRESSION_TYPE", f"Produce requests with version "
+                           f"{produce_version} are not allowed to use ZStandard compression")
+    if len(found) > 1:
+        raise InvalidBatch("INVALID_RECORD", f"Produce requests with version {produce_version} are only "
+                           "allowed to contain exactly one record batch per partition")
+    [(pos, size, _)] = found
+    if records[pos:pos + 8] != b"\0" * 8:
+        raise InvalidBatch("INVALID_RECORD", f"The baseOffset of the record batch in the append to "
+                           f"{plog.topic.name}-{plog.index} should be 0, but it is "
+                           f"{int.from_bytes(records[pos:pos + 8], 'big', signed=True)}")
+    if size > max_message_bytes:
+        raise InvalidBatch("MESSAGE_TOO_LARGE", f"The record batch size in the append is {size} bytes, "
+                           f"which exceeds the maximum configured value of {max_message_bytes}.")
+    if size < HEADER_SIZE:
+        raise InvalidBatch("CORRUPT_MESSAGE", f"record batch of {size} bytes is shorter than its header")
+    batch = bytearray(memoryview(records)[pos:pos + size])
+    if not crc_ok(batch):
+        raise InvalidBatch("CORRUPT_MESSAGE", "Record is corrupt (stored crc does not match the computed crc)")
+    h = parse_header(batch)
+    if h.last_offset_delta < 0:
+        raise InvalidBatch("INVALID_RECORD", f"Batch has an invalid offset range: [0, {h.last_offset_delta}] "
+                           f"in topic partition {plog.topic.name}-{plog.index}")
+    if h.records_count <= 0:
+        raise InvalidBatch("INVALID_RECORD", f"Invalid reported count for record batch: {h.records_count} "
+                           f"in topic partition {plog.topic.name}-{plog.index}")
+    if h.records_count != h.last_offset_delta + 1:
+        raise InvalidBatch("INVALID_RECORD", f"Inconsistent batch offset range [0, {h.last_offset_delta}] "
+                           f"and count of records {h.records_count} in topic partition "
+                           f"{plog.topic.name}-{plog.index}")
+    if h.is_control:
+        raise InvalidBatch("INVALID_RECORD", f"Clients are not allowed to write control records in topic "
+                           f"partition {plog.topic.name}-{plog.index}")
+    validated = validate_records(plog, batch, h, configs, now_ms, max_message_bytes, limit, inflated)
+    size = len(validated[0])
     segment_bytes = configs.get("segment.bytes")
     segment_bytes = _DEFAULT_SEGMENT_BYTES if segment_bytes is None else int(segment_bytes)
     if size > segment_bytes:   # UnifiedLog.append: no segment could hold it
         raise InvalidBatch("RECORD_LIST_TOO_LARGE", f"Message batch size is {size} bytes in append to partition "
                            f"{plog.topic.name}-{plog.index}, which exceeds the maximum configured segment size "
                            f"of {segment_bytes}.")
-    return out
+    return [validated]
 
 
 def validate_records(plog, batch: bytearray, h, configs, now_ms: int, max_message_bytes: int, limit: int,
-                     inflated: list, source: int | None = None):
+                     inflated: list):
     """LogValidator's record pass over one v2 batch: (batch, header, max timestamp), the batch
     re-encoded when it cannot be kept (a compressed batch whose offset deltas are not 0, 1, 2, ...
-    or whose codec is not the topic's ``compression.type``). ``source``: the codec the producer
-    used, when not the batch's (a converted legacy message set)."""
+    or whose codec is not the topic's ``compression.type``)."""
     lat_topic, compacted, before_ms, after_ms, ranged = _settings_of(tuple(map(configs.get, _SETTINGS_KEYS)))
-    target = topic_config.target_codec(configs, h.codec if source is None else source)
+    target = topic_config.target_codec(configs, h.codec)
     keep = h.codec == target   # in place unless the codec changes (or, below, deltas are off)
     check = check_records(batch, h, fields=compacted, limit=limit - inflated[0])
     inflated[0] += check.uncompressed_bytes
@@ -136,26 +126,6 @@ def reencode(plog, batch, h, codec: int, lat_topic: bool, now_ms: int, max_messa
                            f"partition {plog.topic.name}-{plog.index} which exceeds the maximum configured "
                            f"size of {max_message_bytes}.")
     return bytearray(new)
-
-
-def convert_legacy(plog, view, found, max_message_bytes: int, limit: int, inflated: list):
-    """A legacy (magic 0/1) message set becomes one v2 batch, as Kafka converts on append:
-    (uncompressed batch, the message set's codec); validation then encodes it in the codec
-    the topic stores."""
-    if any(magic == 2 for _, _, magic in found):
-        raise InvalidBatch("INVALID_RECORD", "legacy messages and v2 record batches mixed in one message set")
-    for _, size, _ in found:
-        if size > max_message_bytes:
-            raise InvalidBatch("MESSAGE_TOO_LARGE", f"The message size {size} exceeds the maximum "
-                               f"configured value of {max_message_bytes}.")
-    end = found[-1][0] + found[-1][1]
-    converted, _, used, source = legacy_records.to_v2_batch(view[:end], limit - inflated[0], compression.NONE)
-    inflated[0] += used
-    if source == compression.NONE and len(converted) > max_message_bytes:
-        raise InvalidBatch("MESSAGE_TOO_LARGE", f"Message batch size is {len(converted)} bytes in append to"
-                           f"partition {plog.topic.name}-{plog.index} which exceeds the maximum configured "
-                           f"size of {max_message_bytes}.")
-    return bytearray(converted), source
 
 
 def _record_errors(errors: list) -> InvalidBatch:

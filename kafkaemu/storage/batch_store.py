@@ -64,6 +64,12 @@ class MemoryBatchStore:
         self._ts_prefix.append(max(max_ts, self._ts_prefix[-1]) if self._ts_prefix else max_ts)
         self.size_bytes += len(batch)
 
+    def close(self) -> None:
+        """Its partition was deleted: let go of the batches now (reads in flight keep the ones they
+        took; later reads find none)."""
+        self._bases, self._lasts, self._batches, self._max_ts, self._ts_prefix = [], [], [], [], []
+        self.size_bytes = 0
+
     def read(self, offset: int, max_bytes: int, min_one: bool = True, max_offset: int | None = None) -> list:
         return read_batches(self._bases, self._lasts, self._batches, offset, max_bytes, min_one, max_offset)
 
@@ -163,6 +169,3 @@ class MemoryBatchStore:
         """Hold exactly ``other``'s batches (a control snapshot restore)."""
         copied = other.copy()
         self.__dict__.update(copied.__dict__)
-
-    def close(self) -> None:
-        pass

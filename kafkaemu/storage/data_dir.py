@@ -115,8 +115,7 @@ class DataDir:
 
     def topic_deleted(self, topic) -> None:
         import shutil
-        for plog in topic.partitions:
-            plog.batch_store.close()
+        for plog in topic.partitions:   # its batch stores are closed (LogStore.delete_topic)
             self._partitions.pop(id(plog), None)
             self._checkpointed.pop(id(plog), None)
             shutil.rmtree(self._dir(topic.name, plog.index), ignore_errors=True)

@@ -159,6 +159,10 @@ class LogStore:
         if topic is None:
             raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
         del self._by_id[topic.topic_id]
+        # its batches go now: a partition log and its topic refer to each other, so without this
+        # they would wait for a cyclic garbage collection, which may not come for many minutes
+        for plog in topic.partitions:
+            plog.batch_store.close()
         if self.persistence is not None:
             self.persistence.topic_deleted(topic)
             self.persistence.topics_changed(self)

@@ -6,7 +6,7 @@ size, offset range, record count, control batches, idempotent sequences, then ev
 epoch in place, set the max timestamp Kafka recomputes from the records (LogAppendTime topics: the
 append time), and wake fetches waiting for data. As in Kafka, a batch is re-encoded only when it
 cannot be kept: a compressed batch whose offset deltas are not 0, 1, 2, ... or whose codec is not
-the topic's ``compression.type``, and legacy (v0/v1) message sets. Reads return whole stored
+the topic's ``compression.type``. Reads return whole stored
 batches, so a fetch is a concatenation. Single replica: the high watermark is the log end offset.
 The batches are kept by a batch store: in memory (``batch_store``), or in segment files with a
 data directory (``segmented_log``, set up by ``data_dir``).
@@ -58,7 +58,6 @@ class PartitionLog:
         self.producers = ProducerStateTable()
         self.waiters: set = set()          # long-polling fetches; each has on_append(partition, nbytes, stable)
         self.duplicate_batches = 0         # idempotent retries answered from the producer state
-        self.last_append_ms = 0            # the "segment file time" ListOffsets v0 compares against
         self._clean_bytes = 0              # log size right after the last compaction
         self.tombstones_due_ms: int | None = None   # when the oldest tombstone kept passes delete.retention.ms
         self.persistence = None            # the store's DataDir, when there is one
@@ -155,7 +154,6 @@ class PartitionLog:
                     return AppendResult(exc.code_name, log_start_offset=self.log_start_offset, message=str(exc))
         first = self.high_watermark
         total = 0
-        self.last_append_ms = now_ms
         for batch, h, max_ts in batches:
             base = self.high_watermark
             rewrite_offsets(batch, base, self.leader_epoch)
@@ -163,7 +161,7 @@ class PartitionLog:
                 max_ts = now_ms
             set_max_timestamp(batch, log_append_time, max_ts)
             try:
-                self._store(batch, base, base + h.last_offset_delta, max_ts)
+                self._store(batch, base, base + h.last_offset_delta, max_ts, now_ms)
             except StorageError as exc:   # nothing of this batch stays; the log takes writes again when it can
                 log.warning("storage_error", topic=self.topic.name, partition=self.index, offset=base, reason=str(exc))
                 return AppendResult(exc.code_name, log_start_offset=self.log_start_offset, message=str(exc))
@@ -178,10 +176,10 @@ class PartitionLog:
         return AppendResult(base_offset=first, log_append_time=now_ms if log_append_time else -1,
                             log_start_offset=self.log_start_offset, appended_bytes=total)
 
-    def _store(self, batch, base: int, last: int, max_ts: int) -> None:
+    def _store(self, batch, base: int, last: int, max_ts: int, now_ms: int) -> None:
         """Index a batch (offsets already assigned) at the log end."""
         # the validated copy is kept as is (a bytearray only this log holds); the append time can roll a segment
-        self.batch_store.append(batch, base, last, max_ts, self.last_append_ms)
+        self.batch_store.append(batch, base, last, max_ts, now_ms)
         self.high_watermark = last + 1
 
     def _bytes_between(self, start: int, end: int) -> int:
@@ -203,8 +201,7 @@ class PartitionLog:
         batch = bytearray(end_txn_marker(producer_id, producer_epoch, commit, coordinator_epoch, now_ms))
         offset = self.high_watermark
         rewrite_offsets(batch, offset, self.leader_epoch)
-        self.last_append_ms = now_ms
-        self._store(batch, offset, offset, now_ms)
+        self._store(batch, offset, offset, now_ms, now_ms)
         aborted = producers.complete(producer_id, producer_epoch, commit, coordinator_epoch, offset, now_ms)
         log.debug("txn_marker", topic=self.topic.name, partition=self.index, producer_id=producer_id,
                   commit=commit, offset=offset, aborted_from=aborted.first_offset if aborted else None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -15,6 +16,7 @@ from typing import Any, Callable
 
 from ..config import SETTINGS, BrokerConfig
 from ..logging import configure_default_logging
+from .parent_watch import ParentWatch
 
 
 class StateName(str):
@@ -112,6 +114,7 @@ class KafkaEmulator(metaclass=_ControlMethods):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._proc: subprocess.Popen | None = None
+        self._watch: ParentWatch | None = None
         self._client = None
 
     def __getattr__(self, name: str):
@@ -138,6 +141,9 @@ class KafkaEmulator(metaclass=_ControlMethods):
         return self
 
     def stop(self) -> None:
+        if self._watch is not None:
+            self._watch.release()
+            self._watch = None
         if self._proc is not None:
             self._proc.terminate()
             try:
@@ -314,9 +320,13 @@ class KafkaEmulator(metaclass=_ControlMethods):
         env = {key: value for key, value in os.environ.items() if not key.startswith("KAFKA_")}
         self._proc = subprocess.Popen(self.subprocess_command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                       text=True, env=env)
+        # the child stops (SIGTERM, as stop() does) when this process dies without stopping it, even by SIGKILL
+        self._watch = ParentWatch(self._proc.pid, signum=signal.SIGTERM, grace_s=10)
         stderr = _StderrForwarder(self._proc.stderr)
         line = self._proc.stdout.readline()
         if not line.startswith("kafkaemu listening on "):
+            self._watch.release()
+            self._watch = None
             if line:
                 self._proc.kill()
             code = self._proc.wait(10)

@@ -115,14 +115,27 @@ def test_a_heartbeat_subscribing_by_name_reads_only_its_topics(broker):
     assert owned.topic_id == broker.store.get("t").topic_id and sorted(owned.partitions) == [0, 1, 2, 3]
 
 
-def test_a_regex_subscription_matches_existing_non_internal_topics(broker):
+def test_a_regex_subscription_matches_existing_topics_internal_ones_included(broker):
+    """Kafka's TopicRegexResolver matches every topic name of the metadata image: a regex that
+    names __consumer_offsets gets it assigned (franz-go's Test848RegexBrokerResolves relies on it)."""
     broker.topics.create("t2", 2, {})
     broker.topics.create("u", 1, {})
+    offsets = broker.store.get("__consumer_offsets")
+    assert offsets is not None and offsets.internal
     r = call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1,
-             join_body(subscribed_topic_names=[], subscribed_topic_regex="t.*|__.*"))
+             join_body(subscribed_topic_names=[], subscribed_topic_regex="t.*|__consumer_offsets"))
     assert r.error_code == 0
     assigned = {tp.topic_id: sorted(tp.partitions) for tp in r.assignment.topic_partitions}
-    assert assigned == {broker.store.get("t").topic_id: [0, 1, 2, 3], broker.store.get("t2").topic_id: [0, 1]}
+    assert assigned == {broker.store.get("t").topic_id: [0, 1, 2, 3], broker.store.get("t2").topic_id: [0, 1],
+                        offsets.topic_id: list(range(len(offsets.partitions)))}
+
+
+def test_a_name_subscription_to_an_internal_topic_is_assigned(broker):
+    offsets = broker.store.get("__consumer_offsets")
+    r = call(broker, ApiKey.CONSUMER_GROUP_HEARTBEAT, 1, join_body(subscribed_topic_names=["__consumer_offsets"]))
+    assert r.error_code == 0
+    (owned,) = r.assignment.topic_partitions
+    assert owned.topic_id == offsets.topic_id and sorted(owned.partitions) == list(range(len(offsets.partitions)))
 
 
 def test_a_session_timeout_fences_with_the_topics_as_they_are(broker):

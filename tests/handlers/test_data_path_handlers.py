@@ -54,7 +54,8 @@ def test_list_offsets_after_delete_records_and_errors(broker, client):
 
 
 @pytest.mark.parametrize(("api", "version"), [(ApiKey.LIST_OFFSETS, 0), (ApiKey.FETCH, 3), (ApiKey.PRODUCE, 2),
-                                                (ApiKey.OFFSET_FOR_LEADER_EPOCH, 1), (ApiKey.CREATE_TOPICS, 1)])
+                                                (ApiKey.OFFSET_FOR_LEADER_EPOCH, 1), (ApiKey.CREATE_TOPICS, 1),
+                                                (ApiKey.OFFSET_COMMIT, 1), (ApiKey.WRITE_TXN_MARKERS, 0)])
 def test_versions_kafka_4_removed_close_the_connection(broker, client, api, version):
     """KIP-896: Kafka 4 parses no request below an API's oldest version (SocketServer closes the
     connection with UnsupportedVersionException); Produce v0-v2 too, although ApiVersions advertises v0."""
@@ -152,6 +153,16 @@ def test_fetch_limits_across_partitions(broker, client):
     parts = _fetch(client, topic, [(0, 1), (1, 0)], max_bytes=10, partition_max_bytes=10)
     assert [len(p.records) // size for p in parts] == [1, 0]
     assert parse_header(parts[0].records).base_offset == 1
+
+
+@pytest.mark.parametrize("version", [4, 9, 10])
+def test_a_zstd_topic_is_fetched_at_every_version(broker, client, version):
+    """Kafka 4's KafkaApis serves stored batches as they are: the UNSUPPORTED_COMPRESSION_TYPE that
+    Kafka 3 answered Fetch v0-9 on a zstd topic went with down-conversion."""
+    topic = broker.topics.create("z", 1, {"compression.type": "zstd"})
+    assert topic.partitions[0].append(build_batch([(None, b"z", [], T0)], codec=compression.ZSTD), T0).error == "NONE"
+    [part] = _fetch(client, topic, [(0, 0)], max_bytes=1 << 20, partition_max_bytes=1 << 20, version=version)
+    assert part.error_code == ErrorCode.NONE and parse_header(part.records).codec == compression.ZSTD
 
 
 def test_topic_max_message_bytes_defaults_to_the_broker_setting(broker, client):

@@ -1,13 +1,12 @@
-"""Fetch answers a partition's records as the list of stored batches (down-converted messages for
-v0-v3), which the codec writes without joining; on the wire that is the same bytes as their
-concatenation, in every version and for read_committed."""
+"""Fetch answers a partition's records as the list of stored batches, which the codec writes without
+joining; on the wire that is the same bytes as their concatenation, in every version and for
+read_committed."""
 import pytest
 
 from kafkaemu.handlers import REGISTRY
 from kafkaemu.broker.context import DEFERRED
 from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.catalog import catalog
-from kafkaemu.storage.legacy_records import down_convert
 from kafkaemu.storage.record_batch import build_batch
 from tests.conftest import T0, new_broker
 
@@ -30,23 +29,22 @@ def fetch(broker, version, isolation=0):
                  "log_start_offset": -1, "partition_max_bytes": 1 << 20}]}]}
     req = cat.request(ApiKey.FETCH, version).decode(cat.request(ApiKey.FETCH, version).encode(body))
     ctx = broker.context(ApiKey.FETCH, version, client_id="c", now_ms=T0)
-    result = REGISTRY.get(ApiKey.FETCH).func(ctx, req)
+    result = FETCH.func(ctx, req)
     assert result is not DEFERRED
     return result
 
 
-@pytest.mark.parametrize("version", range(18))
+FETCH = REGISTRY.get(ApiKey.FETCH)
+
+
+@pytest.mark.parametrize("version", range(FETCH.min_version, FETCH.max_version + 1))
 def test_fetch_records_are_the_stored_batches_unjoined(broker, version):
     plog = broker.store.get("t").partitions[0]
     stored = plog.read(0, 1 << 20)
-    response = fetch(broker, version, isolation=1 if version >= 4 else 0)
+    response = fetch(broker, version, isolation=version % 2)
     records = response["responses"][0]["partitions"][0]["records"]
     assert isinstance(records, list) and len(records) == 3
-    if version >= 4:
-        assert [bytes(r) for r in records] == [bytes(b) for b in stored]
-    else:
-        magic = 0 if version <= 1 else 1
-        assert [bytes(r) for r in records] == [down_convert(b, magic, 1 << 20, 1 << 25) for b in stored]
+    assert [bytes(r) for r in records] == [bytes(b) for b in stored]
     codec = catalog().response(ApiKey.FETCH, version)
     joined = dict(response, responses=[dict(response["responses"][0], partitions=[
         dict(response["responses"][0]["partitions"][0], records=b"".join(bytes(r) for r in records))])])

@@ -6,7 +6,7 @@ import pytest
 
 from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode as E
-from tests.conftest import call, new_broker
+from tests.conftest import T0, call, new_broker
 
 # no initial rebalance delay: on this manual clock a new group's first join completes at once
 pytestmark = pytest.mark.broker(topics={"t": 2}, group_initial_rebalance_delay_ms=0)
@@ -80,22 +80,18 @@ def test_find_coordinator_versions(broker, version):
     assert topic is not None and topic.internal and len(topic.partitions) == 50
 
 
-@pytest.mark.parametrize("version", range(0, 10))
+@pytest.mark.parametrize("version", range(2, 10))
 def test_offset_commit_and_fetch_versions(broker, version):
     mid, gen = joined(broker)
     body = {"group_id": "g", "generation_id_or_member_epoch": gen, "member_id": mid, "group_instance_id": None,
             "retention_time_ms": -1, "topics": [{"name": "t", "partitions": [
-                {"partition_index": 0, "committed_offset": 11, "committed_leader_epoch": 2, "commit_timestamp": -1,
-                 "committed_metadata": "m"},
-                {"partition_index": 9, "committed_offset": 1, "committed_leader_epoch": -1, "commit_timestamp": -1,
+                {"partition_index": 0, "committed_offset": 11, "committed_leader_epoch": 2, "committed_metadata": "m"},
+                {"partition_index": 9, "committed_offset": 1, "committed_leader_epoch": -1,
                  "committed_metadata": None}]}]}
     resp = call(broker, ApiKey.OFFSET_COMMIT, version, body)
     codes = [p.error_code for p in resp.topics[0].partitions]
-    # v0 carries no member or generation: a standalone commit to a group with members is refused.
-    assert codes == ([E.UNKNOWN_MEMBER_ID] if version == 0 else [0]) + [E.UNKNOWN_TOPIC_OR_PARTITION]
-    if version == 0:
-        return
-    for fv in range(0, 10):
+    assert codes == [0, E.UNKNOWN_TOPIC_OR_PARTITION]
+    for fv in range(1, 10):
         if fv >= 8:
             f = call(broker, ApiKey.OFFSET_FETCH, fv, {
                 "groups": [{"group_id": "g", "member_id": None, "member_epoch": -1, "topics": None},
@@ -195,16 +191,13 @@ def test_several_nodes_spread_coordinators_and_refuse_groups_they_do_not_coordin
     assert key in [g.group_id for g in listed_owner.groups] and key not in [g.group_id for g in listed_other.groups]
 
 
-def test_offset_commit_v1_keeps_the_client_commit_timestamp_and_v2_retention_sets_expiry(broker):
-    part = {"partition_index": 0, "committed_offset": 3, "committed_leader_epoch": -1, "commit_timestamp": 12345,
-            "committed_metadata": ""}
-    call(broker, ApiKey.OFFSET_COMMIT, 1, {"group_id": "s1", "generation_id_or_member_epoch": -1, "member_id": "",
-                                           "topics": [{"name": "t", "partitions": [part]}]})
-    assert broker.coordinator.offsets.store.get("s1", "t", 0).commit_timestamp_ms == 12345
+@pytest.mark.broker(T0, topics={"t": 1})
+def test_offset_commit_is_stamped_with_the_broker_time_and_v2_retention_sets_expiry(broker):
+    part = {"partition_index": 0, "committed_offset": 3, "committed_leader_epoch": -1, "committed_metadata": ""}
     call(broker, ApiKey.OFFSET_COMMIT, 2, {"group_id": "s2", "generation_id_or_member_epoch": -1, "member_id": "",
                                            "retention_time_ms": 5000, "topics": [{"name": "t", "partitions": [part]}]})
     stored = broker.coordinator.offsets.store.get("s2", "t", 0)
-    assert stored.commit_timestamp_ms == 0 and stored.expire_timestamp_ms == 5000
+    assert stored.commit_timestamp_ms == T0 and stored.expire_timestamp_ms == T0 + 5000
 
 
 def test_the_empty_group_id_is_invalid_before_any_not_coordinator():

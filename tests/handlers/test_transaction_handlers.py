@@ -325,7 +325,7 @@ def write_markers(broker, pid, epoch, partitions, commit=False, coordinator_epoc
     return {(t.name, p.partition_index): E(p.error_code) for m in resp.markers for t in m.topics for p in t.partitions}
 
 
-@pytest.mark.parametrize("version", [0, 1])
+@pytest.mark.parametrize("version", [1, 2])
 def test_write_txn_markers_ends_a_hanging_transaction_on_a_partition(broker, version):
     init(broker)
     pid, epoch = started(broker, partitions=(("t", 0),))   # epoch 1

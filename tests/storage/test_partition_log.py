@@ -72,15 +72,14 @@ def test_zstd_needs_produce_v7(log):
     assert log.append(batch(codec=compression.ZSTD), NOW, produce_version=7).error == "NONE"
 
 
-def test_legacy_message_sets_on_old_produce_are_converted(log):
-    lb = LegacyRecordBatchBuilder(magic=1, compression_type=0, batch_size=1 << 20)
+@pytest.mark.parametrize("magic", [0, 1])
+def test_legacy_message_sets_are_invalid_records(log, magic):
+    """ProduceRequest.validateRecords: magic 2 only (Produce v0-2, which sent message sets, are gone)."""
+    lb = LegacyRecordBatchBuilder(magic=magic, compression_type=0, batch_size=1 << 20)
     for i in range(4):
-        lb.append(i, NOW + i, b"k", b"v%d" % i)
-    data = bytes(lb.build())
-    assert log.append(data, NOW, produce_version=3).error == "INVALID_RECORD"
-    r = log.append(data, NOW, produce_version=2)
-    assert r.error == "NONE" and log.high_watermark == 4
-    assert [x.value for x in iter_records(log.batches()[0])] == [b"v0", b"v1", b"v2", b"v3"]
+        lb.append(i, NOW + i if magic else None, b"k", b"v%d" % i)
+    r = log.append(bytes(lb.build()), NOW, produce_version=3)
+    assert r.error == "INVALID_RECORD" and "magic version 2" in r.message and log.high_watermark == 0
 
 
 def test_reads_return_whole_batches_within_limits(log):
@@ -308,7 +307,7 @@ def test_mutated_input_is_answered_never_raised(store, magic):
             data[rng.randrange(len(data))] = rng.randrange(256)
         if rng.random() < 0.3:
             data = data[:rng.randrange(len(data))]
-        for version in (2, 9):
+        for version in (3, 9):
             result = plog.append(bytes(data), NOW, produce_version=version)
             assert result.error in ("NONE", "CORRUPT_MESSAGE", "INVALID_RECORD", "MESSAGE_TOO_LARGE",
                                     "UNSUPPORTED_COMPRESSION_TYPE", "OUT_OF_ORDER_SEQUENCE_NUMBER",

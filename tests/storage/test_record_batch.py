@@ -3,10 +3,9 @@ import struct
 
 import pytest
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
-from kafka.record.legacy_records import LegacyRecordBatchBuilder
 from kafka.record.memory_records import MemoryRecords
 
-from kafkaemu.storage import compression, legacy_records
+from kafkaemu.storage import compression
 from kafkaemu.storage.record_batch import (InvalidBatch, build_batch, crc_ok, iter_records, parse_header,
                                            read_varint, rewrite_offsets, set_log_append_time, split_batches,
                                            write_varint)
@@ -99,29 +98,3 @@ def test_snappy_raw_and_xerial_both_decode():
     blocks = [bytes(cramjam.snappy.compress_raw(payload[:half])), bytes(cramjam.snappy.compress_raw(payload[half:]))]
     framed = b"\x82SNAPPY\x00" + struct.pack(">ii", 1, 1) + b"".join(struct.pack(">i", len(x)) + x for x in blocks)
     assert compression.decompress(compression.SNAPPY, framed) == payload
-
-
-@pytest.mark.parametrize("magic,codec", [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (1, 3)])
-def test_legacy_message_sets_convert_to_v2_and_back(magic, codec):
-    lb = LegacyRecordBatchBuilder(magic=magic, compression_type=codec, batch_size=1 << 20)
-    for i in range(5):
-        lb.append(i, 2000 + i if magic else None, b"k%d" % i, b"v%d" % i)
-    v2, n, _, source = legacy_records.to_v2_batch(bytes(lb.build()))
-    recs = list(iter_records(v2))
-    assert n == 5 and parse_header(v2).codec == codec == source
-    assert [(r.key, r.value, r.timestamp) for r in recs][2] == (b"k2", b"v2", 2002 if magic else -1)
-    mr = MemoryRecords(legacy_records.down_convert(v2, magic))
-    out = []
-    while (b := mr.next_batch()) is not None:
-        out += [(r.offset, r.key, r.value) for r in b]
-    assert out == [(i, b"k%d" % i, b"v%d" % i) for i in range(5)]
-
-
-def test_legacy_bad_crc_is_corrupt():
-    lb = LegacyRecordBatchBuilder(magic=1, compression_type=0, batch_size=1 << 20)
-    lb.append(0, 1, b"k", b"v")
-    data = bytearray(lb.build())
-    data[-1] ^= 1
-    with pytest.raises(InvalidBatch) as exc:
-        legacy_records.to_v2_batch(bytes(data))
-    assert exc.value.code_name == "CORRUPT_MESSAGE"

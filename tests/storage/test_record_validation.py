@@ -247,8 +247,8 @@ def test_data_a_codec_rejects_is_unknown_server_error_as_in_kafka(log):
     assert r.error == "UNKNOWN_SERVER_ERROR" and log.high_watermark == 0
 
 
-def test_a_legacy_gzip_bomb_is_refused_without_converting_it(log):
-    # Produce v2's 954 KiB gzip message set: ~37 million empty messages once inflated
+def test_a_legacy_gzip_bomb_is_refused_without_inflating_it(log):
+    # a 954 KiB gzip message set: ~37 million empty messages once inflated; magic 1 is refused first
     message = LegacyRecordBatchBuilder(magic=1, compression_type=0, batch_size=1 << 20)
     message.append(0, NOW, None, None)
     one = bytes(message.build())
@@ -259,8 +259,8 @@ def test_a_legacy_gzip_bomb_is_refused_without_converting_it(log):
     data = bytearray(wrapper.build())
     data[17] |= compression.GZIP                       # mark the wrapper gzip; fix its CRC
     struct.pack_into(">I", data, 12, zlib.crc32(bytes(data[16:])))
-    r, peak = _peak(lambda: log.append(bytes(data), NOW, produce_version=2))
-    assert r.error == "MESSAGE_TOO_LARGE" and peak < 48 << 20 and log.high_watermark == 0
+    r, peak = _peak(lambda: log.append(bytes(data), NOW, produce_version=3))
+    assert r.error == "INVALID_RECORD" and peak < 8 << 20 and log.high_watermark == 0
 
 
 def test_reads_of_a_stored_bomb_stay_bounded(store, zstd_bomb):
@@ -268,13 +268,11 @@ def test_reads_of_a_stored_bomb_stay_bounded(store, zstd_bomb):
     plog = store.create_topic("old", 1, {"cleanup.policy": "compact"}).partitions[0]
     bomb = raw_batch(zstd_bomb, 1, codec=compression.ZSTD, max_ts=-1)
     plog.restore([bomb, build_batch(records(2, ts=NOW + 10), base_offset=1)], 0)
-    from kafkaemu.storage.legacy_records import down_convert
 
     def reads():
-        return (plog.offset_for_timestamp(NOW), plog.max_timestamp_offset(), plog.compact(NOW, force=True),
-                down_convert(plog.batches()[0], 1))
-    (by_time, newest, _, converted), peak = _peak(reads)
-    assert by_time[:2] == (NOW + 10, 1) and newest[:2] == (NOW + 11, 2) and converted == b""
+        return plog.offset_for_timestamp(NOW), plog.max_timestamp_offset(), plog.compact(NOW, force=True)
+    (by_time, newest, _), peak = _peak(reads)
+    assert by_time[:2] == (NOW + 10, 1) and newest[:2] == (NOW + 11, 2)
     assert peak < 64 << 20
 
 
@@ -285,23 +283,6 @@ def test_one_requests_batches_share_one_inflation_budget(store):
     assert first.error == "NONE" and 800_000 < first.uncompressed_bytes < 900_000
     second = plog[1].append(batch, NOW, max_uncompressed_bytes=1_200_000 - first.uncompressed_bytes)
     assert second.error == "MESSAGE_TOO_LARGE"
-
-
-def test_a_legacy_gzip_message_set_is_stored_in_the_topics_codec_and_inflated_once(store):
-    wrapper = LegacyRecordBatchBuilder(magic=1, compression_type=1, batch_size=1 << 30)
-    for i in range(70):
-        wrapper.append(i, NOW + i, b"k%d" % i, bytes(10_000))       # ~700 KB inflated
-    data = bytes(wrapper.build())
-    plog = store.create_topic("legacy", 1).partitions[0]
-    plog.max_uncompressed_bytes = 1_000_000
-    r = plog.append(data, NOW, produce_version=2)
-    assert r.error == "NONE" and 700_000 < r.uncompressed_bytes < 1_000_000
-    stored = plog.batches()[0]
-    assert parse_header(stored).codec == compression.GZIP and parse_header(stored).max_timestamp == NOW + 69
-    assert [r.offset for r in iter_records(stored)] == list(range(70))
-    lz4_topic = store.create_topic("legacy-lz4", 1, {"compression.type": "lz4"}).partitions[0]
-    assert lz4_topic.append(data, NOW, produce_version=2).error == "NONE"
-    assert parse_header(lz4_topic.batches()[0]).codec == compression.LZ4
 
 
 def test_an_empty_cleanup_policy_is_legal_and_neither_deletes_nor_compacts():

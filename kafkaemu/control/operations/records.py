@@ -242,7 +242,7 @@ class RecordOps(ControlBase):
         Answers what reading answers."""
         result = self._read(topic, partition, offset, limit, group, encoding)
         from ...core.offsets.requests import CommitPartition, OffsetCommit
-        commits = [CommitPartition(n["partition"], n["offset"], -1, "", -1) for n in result["next_offsets"]]
+        commits = [CommitPartition(n["partition"], n["offset"], -1, "") for n in result["next_offsets"]]
         if commits:
             answer = self.broker.coordinator.commit_offsets(self._now(), OffsetCommit(group, [(topic, commits)]))
             errors = {p["partition_index"]: p["error_code"] for t in answer["topics"] for p in t["partitions"]

@@ -94,9 +94,8 @@ class OffsetManager:
                     code = E.STALE_MEMBER_EPOCH
                 else:
                     code = E.NONE
-                    commit_ts = now if p.commit_timestamp_ms == -1 else p.commit_timestamp_ms
                     commits.append((topic, p.partition,
-                                    CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", commit_ts, expire)))
+                                    CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", now, expire)))
                 parts_out.append({"partition_index": p.partition, "error_code": int(code)})
             topics_out.append({"name": topic, "partitions": parts_out})
         # All or nothing: every record is built before anything changes; if one cannot be (a field its

@@ -13,7 +13,6 @@ class CommitPartition:
     offset: int
     leader_epoch: int = -1
     metadata: str | None = ""
-    commit_timestamp_ms: int = -1      # OffsetCommit v1 only; -1 means the broker's time
 
 
 @dataclass
