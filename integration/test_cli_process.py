@@ -83,6 +83,16 @@ def test_a_busy_port_is_one_line_and_exit_status_1():
     assert "address already in use" in out.stderr
 
 
+def test_a_busy_control_port_is_one_line_and_exit_status_1():
+    """The control API's port is bound at start, before its server is loaded (control/listener.py)."""
+    with busy_port() as sock:
+        out = subprocess.run([*SERVE, "--port", "0", "--control-port", str(sock.getsockname()[1])],
+                             capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.startswith("kafkaemu: cannot listen on 127.0.0.1: ") and out.stderr.count("\n") == 1
+    assert "address already in use" in out.stderr.lower()
+
+
 def test_a_bad_setting_ends_the_process_with_one_line():
     out = subprocess.run([*SERVE, "--port", "70000"], capture_output=True, text=True, timeout=60)
     assert (out.returncode, out.stdout, out.stderr) == \

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import signal
 import sys
@@ -223,12 +224,13 @@ async def serve(server) -> int:
     print(f"kafkaemu listening on {config.host}:{server.port}", flush=True)
     for node_id, (_, port) in sorted(server.broker.placement.listeners.items())[1:]:
         print(f"kafkaemu node {node_id} listening on {config.host}:{port}", flush=True)
-    if server.control_server is not None:
-        print(f"kafkaemu control on {server.control_server.url}", flush=True)
+    if server.control_url is not None:
+        print(f"kafkaemu control on {server.control_url}", flush=True)
     if server.schema_registry is not None:
         print(f"kafkaemu schema registry on {server.schema_registry.url}", flush=True)
-    if server.control_server is not None:   # last: readers of the lines above stop at theirs
-        print(f"kafkaemu web page on {server.control_server.url}/", flush=True)
+    if server.control_url is not None:   # last: readers of the lines above stop at theirs
+        print(f"kafkaemu web page on {server.control_url}/", flush=True)
+    collect_from_now()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -236,6 +238,14 @@ async def serve(server) -> int:
     await stop.wait()
     await server.stop()
     return 0
+
+
+def collect_from_now() -> None:
+    """Once started by ``__main__.run`` (the garbage collector off): keep what the start made out of
+    every later collection (``gc.freeze``) and collect from now on."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 def _settings_error(message: str):
@@ -259,6 +269,7 @@ def _to_stdout(write) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["ctl"]:  # its own parser, so that its options may come anywhere
+        collect_from_now()
         from .control.cli import main as ctl_main
         return ctl_main(argv[1:])
     args = build_parser().parse_args(argv)

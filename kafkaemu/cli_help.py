@@ -45,19 +45,25 @@ AREAS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
 OTHER = "other settings"
 
 
+def _prefixes_longest_first() -> tuple[tuple[str, bool, str], ...]:
+    """Every (prefix, of the Kafka name?, title), longest first (a Kafka name's prefix counted as long
+    as the flag's "--" form); among equally long ones, AREAS' order, which decides a tie."""
+    prefixes = [(prefix, kafka, title) for title, flag_prefixes, kafka_prefixes in AREAS
+                for kafka, group in ((False, flag_prefixes), (True, kafka_prefixes)) for prefix in group]
+    return tuple(sorted(prefixes, key=lambda p: -(len(p[0]) + 2 * p[1])))   # sorted() keeps ties in order
+
+
+_PREFIXES = _prefixes_longest_first()
+
+
 def area_of(flag: str, kafka_name: str | None = None) -> str | None:
     """The section a flag belongs to: None for the common ones, else an area's title (or OTHER)."""
     if flag in COMMON:
         return None
-    best, length = OTHER, 0
-    for title, flag_prefixes, kafka_prefixes in AREAS:
-        for prefix in flag_prefixes:
-            if flag.startswith(prefix) and len(prefix) > length:
-                best, length = title, len(prefix)
-        for prefix in kafka_prefixes if kafka_name else ():
-            if kafka_name.startswith(prefix) and len(prefix) + 2 > length:   # as long as the flag's "--" form
-                best, length = title, len(prefix) + 2
-    return best
+    for prefix, kafka, title in _PREFIXES:
+        if (kafka_name or "").startswith(prefix) if kafka else flag.startswith(prefix):
+            return title
+    return OTHER
 
 
 def section_order() -> list[str]:

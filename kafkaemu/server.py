@@ -58,7 +58,10 @@ class KafkaServer:
         self.journal = GroupJournal(self.broker)   # group transitions, recorded from the start
         self._control = None
         self._control_lock = threading.Lock()
-        self.control_server = None   # the HTTP control API, when config.control_port >= 0
+        self.control_url: str | None = None   # the HTTP control API's, when config.control_port >= 0
+        self.control_server = None   # its server, once loaded (by its first client: _load_control)
+        self._control_sockets: list = []
+        self._control_loading: asyncio.Task | None = None
         self.schema_registry = None  # the schema registry's server, when config.schema_registry_port >= 0
 
     @property
@@ -81,10 +84,13 @@ class KafkaServer:
         refused = refusal()
         if refused is not None:
             log.warning("codec_cache_not_used", reason=refused)
-        if self.config.control_port >= 0:
-            from .control.http import ControlServer
-            self.control_server = ControlServer(self.control, self.config)
-            await self.control_server.start()
+        if self.config.control_port >= 0:   # bound now, its server loaded by its first client (control/listener.py)
+            from .control import listener
+            self._control_sockets = listener.bind(self.config.control_host, self.config.control_port)
+            self.control_url = listener.url(self.config.control_host, self._control_sockets[0].getsockname()[1])
+            listener.log_listening(self.control_url, self.config)
+            for sock in self._control_sockets:
+                self._loop.add_reader(sock.fileno(), self._load_control)
         if self.config.schema_registry_port >= 0:
             from .schema_registry.service import SchemaRegistryServer
             self.schema_registry = SchemaRegistryServer(self.broker, self.clock, self.config)
@@ -92,6 +98,36 @@ class KafkaServer:
         if self.clock.manual:
             self.broker.use_real_time_for_fetch_waits(self._loop.call_later)
         self.schedule_tick()
+
+    def _load_control(self) -> None:
+        """A first client is connecting to the control API: load its server, which accepts it."""
+        if self._control_loading is None:
+            self._stop_watching_control()
+            self._control_loading = self._loop.create_task(self._start_control())
+
+    def _stop_watching_control(self) -> None:
+        for sock in self._control_sockets:
+            if sock.fileno() >= 0:
+                self._loop.remove_reader(sock.fileno())
+
+    async def _start_control(self) -> None:
+        """The control API's server (aiohttp, the operations table) on the sockets bound at start."""
+        try:
+            from .control.http import ControlServer
+            self.control_server = ControlServer(self.control, self.config, self._control_sockets)
+            await self.control_server.start()
+        except Exception:   # its clients are refused rather than left waiting
+            log.exception("control_api_failed")
+            await self._stop_control()
+
+    async def _stop_control(self) -> None:
+        if self._control_loading is None:
+            self._stop_watching_control()
+        if self.control_server is not None:
+            await self.control_server.stop()   # closes the sockets its sites serve
+            self.control_server = None
+        for sock in self._control_sockets:   # and those no site took (no start, or a failed one)
+            sock.close()
 
     async def start_listener(self, node_id: int) -> None:
         """Listen for ``node_id`` (on its port of before, when it had one)."""
@@ -136,8 +172,13 @@ class KafkaServer:
     async def stop(self) -> None:
         if self._timer:
             self._timer.cancel()
-        if self.control_server is not None:
-            await self.control_server.stop()
+        if self._control_loading is not None and not self._control_loading.done():
+            self._control_loading.cancel()
+            try:
+                await self._control_loading
+            except asyncio.CancelledError:
+                pass
+        await self._stop_control()
         if self.schema_registry is not None:
             await self.schema_registry.stop()
         for server in self._servers.values():

@@ -95,6 +95,11 @@ KNOWN: list[Known] = [
     Known("ShareGroupDescribe", scenario="(api|auth)-.*",
           path=r"groups\[[^]]+\]\.(group_epoch|assignment_epoch|members\[[^]]+\]\..*)", on_purpose=True,
           reason="follows from the first heartbeat's epochs and assignment (ShareGroupHeartbeat, on purpose)"),
+    Known("client: Java", r"group (while member|after leaving)\.(group epoch|target assignment epoch)|"
+          r"group while member\.members\.0\.epoch", scenario="Java: share group.*", on_purpose=True,
+          reason="follows from the first heartbeat (ShareGroupHeartbeat, on purpose): Kafka 4.4 answered the "
+                 "join at epoch 2 without partitions and assigned them at group epoch 3, once their share state "
+                 "was initialized; kafkaemu assigns at the join's epoch 2, so each later epoch is one lower"),
     Known("StreamsGroupHeartbeat", r"(status(\..*)?|active_tasks\.length|member_epoch)",
           scenario="api-streamsgroupheartbeat", on_purpose=True,
           reason="as ConsumerGroupHeartbeat: kafkaemu assigns the tasks in the first heartbeat, so its joining "

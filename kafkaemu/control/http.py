@@ -31,6 +31,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from ..logging import get_logger
 from aiohttp import http_exceptions, web
 
+from . import listener
 from . import web as page
 from ..http_guard import Guard, Refused, is_loopback  # noqa: F401 (is_loopback: part of this module's interface)
 from .operations import OPS, Control
@@ -144,28 +145,25 @@ def _depth(value, level: int = 0) -> int:
 
 
 class ControlServer:
-    def __init__(self, control: Control, config) -> None:
+    """Serves the control API on ``sockets`` (``listener.bind``: bound at start, before this module
+    was imported)."""
+
+    def __init__(self, control: Control, config, sockets: list) -> None:
         self.control = control
+        self.sockets = sockets
         self.host = config.control_host
-        self.requested_port = config.control_port
         self.token = config.control_token
         self.allow_remote = config.control_allow_remote
         self.idle_timeout_s = config.control_idle_timeout_ms / 1000
         self.guard = Guard("the control API", allow_remote=config.control_allow_remote,
                            names=(config.control_host, config.advertised_host), token=config.control_token)
-        self.open_warning = None
-        if self.allow_remote and self.token is None:
-            self.open_warning = ("the control API accepts remote peers without a token: anyone who can reach "
-                                 "its port can reset the broker, inject faults and read every topic "
-                                 "(start with --control-token; docs/security.md)")
-        self.port: int | None = None
+        self.open_warning = listener.open_warning(config)
+        self.port: int = sockets[0].getsockname()[1]
         self._runner: web.ServerRunner | None = None
 
     @property
     def url(self) -> str:
-        host = self.host if self.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
-        host = f"[{host}]" if ":" in host else host
-        return f"http://{host}:{self.port}"
+        return listener.url(self.host, self.port)
 
     async def start(self) -> None:
         server = web.Server(self._handle, keepalive_timeout=self.idle_timeout_s, lingering_time=0,
@@ -173,12 +171,8 @@ class ControlServer:
                             logger=_aiohttp_log)
         self._runner = web.ServerRunner(server, shutdown_timeout=0.1)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.requested_port, reuse_address=True)
-        await site.start()
-        self.port = self._runner.addresses[0][1]
-        log.info("control_listening", url=self.url, token=self.token is not None, allow_remote=self.allow_remote)
-        if self.open_warning:
-            log.warning("control_open_to_remote_peers", url=self.url, warning=self.open_warning)
+        for sock in self.sockets:
+            await web.SockSite(self._runner, sock).start()
 
     async def stop(self) -> None:
         if self._runner is not None:

@@ -38,6 +38,7 @@ INVALID_UPDATE_VERSION = 95   # Errors.INVALID_UPDATE_VERSION
 
 @dataclass(frozen=True)
 class FeatureUpdate:
+    """One feature of an UpdateFeatures request: its name, the level asked for and the upgrade type."""
     name: str
     level: int
     upgrade_type: int

@@ -1,6 +1,8 @@
 """DescribeShareGroupOffsets (key 90), v0-v1 (KIP-932): each share partition's start offset (the
 share-partition start offset, SPSO) and, from v1, its lag: the records from the start offset to
-the high watermark not yet acknowledged or archived. ``topics`` null means every partition with
+the high watermark not yet acknowledged or archived. Both as the partition's last state write told
+the share coordinator (SharePartition.written: Kafka reads the share state summary), so the start
+offset lags one write behind the records just acknowledged. ``topics`` null means every partition with
 share state. As Kafka's GroupCoordinatorService.describeShareGroupOffsets, which reads the share
 state summary without looking the group up: a group with no share state (one that does not exist,
 or of another kind) answers NONE, with no topics when all are asked for; a partition without share
@@ -65,9 +67,10 @@ def _group(ctx, req_group) -> dict:
                 sp = state.get((topic.topic_id, p))
                 if sp is not None:
                     plog = topic.partitions[p]
-                    part["start_offset"] = sp.start_offset
+                    start, complete = sp.written
+                    part["start_offset"] = start
                     part["leader_epoch"] = plog.leader_epoch
-                    part["lag"] = max(plog.high_watermark - sp.start_offset - sp.done_count(), 0)
+                    part["lag"] = max(plog.high_watermark - start - complete, 0)
             entry["partitions"].append(part)
         out["topics"].append(entry)
     for name, partitions in refused:

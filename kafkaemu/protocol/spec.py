@@ -32,6 +32,7 @@ class SpecError(ValueError):
 
 @dataclass(frozen=True)
 class VersionRange:
+    """A version range of Kafka's message JSON (``"0+"``, ``"3-7"``, ``"none"``)."""
     lo: int
     hi: int | None  # None: open ended. lo > hi encodes "none".
 
@@ -68,6 +69,7 @@ NONE = VersionRange(1, 0)
 
 @dataclass
 class FieldSpec:
+    """One field of a message spec, with the versions it exists, is nullable, tagged, in."""
     name: str
     type: str
     versions: VersionRange = ALL
@@ -94,6 +96,7 @@ class FieldSpec:
 
 @dataclass
 class MessageSpec:
+    """One message spec (a request, a response, a header or a data record) of Kafka's message JSON."""
     kind: str  # request | response | header | data
     name: str
     versions: VersionRange

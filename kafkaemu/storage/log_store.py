@@ -35,6 +35,7 @@ class TopicError(Exception):
 
 @dataclass
 class Topic:
+    """A topic: its id, its partitions' logs and its configs (those set on it, and the broker's defaults)."""
     name: str
     topic_id: bytes
     partitions: list[PartitionLog]

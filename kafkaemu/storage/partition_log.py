@@ -35,6 +35,7 @@ log = get_logger("kafkaemu.storage")
 
 @dataclass
 class AppendResult:
+    """What one partition's append answers: an error name or where the batches went."""
     error: str = "NONE"                 # ErrorCode member name
     base_offset: int = -1
     log_append_time: int = -1

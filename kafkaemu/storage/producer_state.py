@@ -32,6 +32,7 @@ MAX_CACHED_BATCHES = 5
 
 @dataclass(slots=True)
 class BatchMetadata:
+    """A producer's appended batch: its sequence numbers and offsets (Kafka's BatchMetadata)."""
     first_seq: int
     last_seq: int
     first_offset: int
@@ -50,6 +51,8 @@ class AbortedTxn:
 
 @dataclass
 class ProducerEntry:
+    """A producer id's state on one partition: its epoch, its last batches (duplicate detection)
+    and its open transaction."""
     epoch: int
     batches: deque = field(default_factory=lambda: deque(maxlen=MAX_CACHED_BATCHES))
     coordinator_epoch: int = -1

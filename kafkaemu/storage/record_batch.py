@@ -75,6 +75,7 @@ class InvalidBatch(Exception):
 
 @dataclass(slots=True)
 class BatchHeader:
+    """The fixed fields of a v2 record batch's header, as read from its first 61 bytes."""
     base_offset: int
     batch_length: int
     partition_leader_epoch: int
@@ -209,6 +210,7 @@ def write_varint(out: bytearray, value: int) -> None:
 
 @dataclass(slots=True)
 class Record:
+    """One record of a batch, with its absolute offset and timestamp."""
     offset: int
     timestamp: int
     key: bytes | None

@@ -37,6 +37,7 @@ _MIN = -(1 << 63)
 
 @dataclass(slots=True)
 class RecordsCheck:
+    """What walking a batch's records found."""
     max_timestamp: int = NO_TIMESTAMP       # Kafka's: the largest record timestamp, at least -1
     sequential: bool = True                 # offset deltas 0, 1, 2, ... (only checked when asked)
     null_keys: list = field(default_factory=list)   # indexes of records without a key (when asked)

@@ -233,6 +233,9 @@ class KafkaEmulator(metaclass=_ControlMethods):
         if self.port is None:
             raise RuntimeError("the emulator is not running")
         if self.subprocess_mode:
+            if self._client is None:   # imported with the first call: the client reads the operation table
+                from ..control.client import ControlClient
+                self._client = ControlClient(self.control_url, self.config.control_token)
             return self._client.call(op, **params)
         wait = 30 + (params.get("timeout_ms", 0) / 1000 if isinstance(params.get("timeout_ms"), int) else 0)
         return asyncio.run_coroutine_threadsafe(self.server.control.call(op, params), self._loop).result(wait)
@@ -304,8 +307,7 @@ class KafkaEmulator(metaclass=_ControlMethods):
             self._loop = None
             raise failure[0]
         self.port = self.server.port
-        if self.server.control_server is not None:
-            self.control_url = self.server.control_server.url
+        self.control_url = self.server.control_url
         if self.server.schema_registry is not None:
             self.schema_registry_url = self.server.schema_registry.url
 
@@ -346,8 +348,6 @@ class KafkaEmulator(metaclass=_ControlMethods):
             if not line.startswith("kafkaemu schema registry on "):
                 raise RuntimeError(f"kafkaemu did not print its schema registry URL: {line.strip() or 'no output'}")
             self.schema_registry_url = line.split(" on ", 1)[1].strip()
-        from ..control.client import ControlClient
-        self._client = ControlClient(self.control_url, self.config.control_token)
 
 
 class _StderrForwarder:

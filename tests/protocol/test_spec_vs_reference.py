@@ -62,10 +62,14 @@ def reference_dir() -> Path | None:
     return None
 
 
+def kafka_4_4_jar() -> Path:
+    from kafka_reference.broker import JARS, KAFKA_VERSION
+    return JARS / f"kafka-clients-{KAFKA_VERSION}.jar"
+
+
 def kafka_4_4_definition(name: str) -> dict | None:
     """Kafka 4.4.0's JSON definition of message ``name`` from its kafka-clients jar, when fetched."""
-    from kafka_reference.broker import JARS, KAFKA_VERSION
-    jar = JARS / f"kafka-clients-{KAFKA_VERSION}.jar"
+    jar = kafka_4_4_jar()
     if not jar.exists():
         return None
     with zipfile.ZipFile(jar) as archive:
@@ -148,6 +152,9 @@ def test_spec_matches_reference(kind, spec):
             assert ref["apiKey"] == spec.api_key
     for v in spec.version_list:
         ref = next((r for r in refs if v in VersionRange.parse(r["validVersions"])), None)
+        if ref is None and not kafka_4_4_jar().exists():
+            pytest.skip(f"{spec.name} v{v} is newer than Kafka 4.3's definitions, and Kafka 4.4.0's are not "
+                        f"here: no {kafka_4_4_jar()} (make kafka-deps fetches it)")
         assert ref is not None, f"v{v} is none of Apache Kafka's versions " \
                                 f"({', '.join(r['validVersions'] for r in refs)})"
         flexible = VersionRange.parse(ref["flexibleVersions"])

@@ -146,6 +146,19 @@ def test_a_fresh_kafka_emulator_imports_nothing_heavy_before_answering():
     assert control_method_works == "True", run.stdout
 
 
+def test_a_start_with_the_control_api_leaves_its_server_to_its_first_client():
+    """Its port is bound and printed at start (as KafkaEmulator(subprocess_mode=True) starts), and
+    the broker answers, without aiohttp or the operations table; FIRST_USES shows the first
+    client is served."""
+    proc, printed = start("--control-port", "0", importtime=True)
+    try:
+        assert api_versions(printed["kafka"]).error_code == 0
+    finally:
+        report = stop(proc)
+    assert printed["control"].startswith("http://127.0.0.1:")
+    assert heavy(imported(report), ("aiohttp", "kafkaemu.control.http", "kafkaemu.control.operations")) == []
+
+
 def test_a_data_dir_with_groups_and_transactions_is_loaded_at_start(tmp_path):
     """Their coordinators are built before any request arrives (timers, transactions caught
     mid-commit), and a client's first request sees what they hold."""

@@ -9,6 +9,7 @@ from ..settings import INT32_MAX, setting
 
 @dataclass
 class ClassicSettings:
+    """The classic group coordinator's settings, each with its Kafka name (``group.*``)."""
     min_session_timeout_ms: int = setting(
         6000, "group.min.session.timeout.ms", "smallest session timeout a member may ask for", min=None)
     max_session_timeout_ms: int = setting(

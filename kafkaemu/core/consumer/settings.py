@@ -12,6 +12,7 @@ MIGRATION_POLICIES = ("bidirectional", "upgrade", "downgrade", "disabled")
 
 @dataclass
 class ConsumerSettings:
+    """KIP-848 consumer groups' settings, each with its Kafka name (``group.consumer.*``)."""
     session_timeout_ms: int = setting(45000, "group.consumer.session.timeout.ms",
                                       "session timeout of KIP-848 consumer group members", min=1)
     min_session_timeout_ms: int = setting(45000, "group.consumer.min.session.timeout.ms",

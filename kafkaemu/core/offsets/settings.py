@@ -10,6 +10,7 @@ from ..settings import INT64_MAX, setting
 
 @dataclass
 class OffsetsSettings:
+    """Committed offsets' settings, each with its Kafka name (``offsets.*``, ``offset.*``)."""
     topic_num_partitions: int = setting(50, "offsets.topic.num.partitions", "partitions of __consumer_offsets", min=1)
     metadata_max_bytes: int = setting(4096, "offset.metadata.max.bytes", "longest metadata of a committed offset",
                                       min=None)

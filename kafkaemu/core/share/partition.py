@@ -16,6 +16,12 @@ ACCEPT, REJECT and GAP end it; RENEW (ShareFetch/ShareAcknowledge v2) extends it
 the records at the start are done, the start offset moves past them. No new records are acquired
 while ``end_offset - start_offset`` is at the cap on in-flight records.
 
+``written`` is what the partition's last state write told the share coordinator, the start offset
+and how many records above it are complete: DescribeShareGroupOffsets answers from it. As Kafka's
+SharePartition writes the state (writeShareGroupState) before the write's completion moves the start
+offset past what it completed (maybeUpdateCachedStateAndOffsets), the start offset written is the one
+from before the change, and the next write carries the moved one. Acquiring writes nothing.
+
 Acknowledgements of a partition apply all or nothing: a record not ACQUIRED by that member, or an
 offset outside the in-flight window, makes the whole set fail with INVALID_RECORD_STATE, as Kafka
 rolls back a failed acknowledgement.
@@ -77,14 +83,16 @@ class SharePartition:
         self.records: dict[int, InFlight] = {}
         self.delivered = 0   # records handed out, redeliveries included
         self.state_epoch = -1   # the snapshot epoch of its last __share_group_state record
+        self.written = (start_offset, 0)   # (start offset, records complete above it) last written
 
     def snapshot(self) -> tuple:
         """What ``restore`` puts back: a write to __share_group_state that fails reverts to it."""
-        return (self.start_offset, self.end_offset, self.limits, self.delivered, self.state_epoch,
+        return (self.start_offset, self.end_offset, self.limits, self.delivered, self.state_epoch, self.written,
                 {o: replace(r) for o, r in self.records.items()})
 
     def restore(self, snapshot: tuple) -> None:
-        (self.start_offset, self.end_offset, self.limits, self.delivered, self.state_epoch, records) = snapshot
+        (self.start_offset, self.end_offset, self.limits, self.delivered, self.state_epoch, self.written,
+         records) = snapshot
         self.records = records
 
     # ------------------------------------------------------------ acquisition
@@ -185,6 +193,8 @@ class SharePartition:
                 self._release(rec)
             else:   # REJECT, GAP
                 self._finish(rec, RecordState.ARCHIVED)
+        if any(ack != AckType.RENEW for _, _, ack in changes):
+            self._write_state()
         self.advance_start()
         return E.NONE
 
@@ -196,6 +206,10 @@ class SharePartition:
     def _release(self, rec: InFlight) -> None:
         limit_reached = rec.delivery_count >= self.limits.delivery_count_limit
         self._finish(rec, RecordState.ARCHIVED if limit_reached else RecordState.AVAILABLE)
+
+    def _write_state(self) -> None:
+        """A state change written, before it moves the start offset (see ``written``)."""
+        self.written = (self.start_offset, self.done_count())
 
     def advance_start(self) -> None:
         while self.start_offset < self.end_offset:
@@ -214,6 +228,7 @@ class SharePartition:
                 self._release(rec)
                 expired += 1
         if expired:
+            self._write_state()
             self.advance_start()
         return expired
 
@@ -225,6 +240,7 @@ class SharePartition:
                 self._release(rec)
                 released += 1
         if released:
+            self._write_state()
             self.advance_start()
         return released
 
@@ -234,6 +250,7 @@ class SharePartition:
         if rec is None or rec.state is not RecordState.ACQUIRED:
             return False
         self._release(rec)
+        self._write_state()
         self.advance_start()
         return True
 
@@ -250,6 +267,7 @@ class SharePartition:
         """AlterShareGroupOffsets: start over at ``start_offset`` (the group must be empty)."""
         self.records.clear()
         self.start_offset = self.end_offset = start_offset
+        self.written = (start_offset, 0)
 
     def skip_to(self, log_start_offset: int) -> None:
         """Records deleted from the log (retention, DeleteRecords) are no longer in flight."""
@@ -259,6 +277,7 @@ class SharePartition:
             self.start_offset = log_start_offset
             self.end_offset = max(self.end_offset, log_start_offset)
             self.advance_start()
+            self.written = (self.start_offset, self.done_count())
 
     def in_flight(self) -> list[dict]:
         """Every in-flight record: offset, state, delivery count, owner, lock deadline."""

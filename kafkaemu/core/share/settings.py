@@ -16,6 +16,7 @@ def _within(name: str) -> tuple[tuple[str, str, str], ...]:
 
 @dataclass
 class ShareSettings:
+    """Share groups' settings, each with its Kafka name (``group.share.*``)."""
     session_timeout_ms: int = setting(45000, "group.share.session.timeout.ms",
                                       "session timeout of share group members", min=1)
     min_session_timeout_ms: int = setting(45000, "group.share.min.session.timeout.ms",

@@ -81,5 +81,6 @@ def decode_value(data: bytes, limits: PartitionLimits) -> SharePartition:
         for offset in range(max(b.first_offset, v.start_offset), b.last_offset + 1):
             sp.records[offset] = InFlight(state, b.delivery_count)
         sp.end_offset = max(sp.end_offset, b.last_offset + 1)
+    sp.written = (sp.start_offset, sp.done_count())
     sp.advance_start()
     return sp

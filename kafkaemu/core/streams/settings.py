@@ -11,6 +11,7 @@ from ..settings import INT32_MAX, INT64_MAX, bounded, setting
 
 @dataclass
 class StreamsSettings:
+    """Streams groups' settings, each with its Kafka name (``group.streams.*``)."""
     session_timeout_ms: int = setting(45000, "group.streams.session.timeout.ms",
                                       "session timeout of streams group members", min=1)
     min_session_timeout_ms: int = setting(45000, "group.streams.min.session.timeout.ms",

@@ -10,6 +10,7 @@ from ..settings import setting
 
 @dataclass
 class TransactionSettings:
+    """The transaction coordinator's settings, each with its Kafka name (``transaction.*``, ``transactional.id.*``)."""
     state_log_num_partitions: int = setting(50, "transaction.state.log.num.partitions",
                                             "partitions of __transaction_state", min=1)
     max_timeout_ms: int = setting(900000, "transaction.max.timeout.ms",

@@ -137,3 +137,21 @@ def test_redeliveries_come_before_new_records():
     sp, _ = fresh()
     sp.acknowledge("m1", [(0, 4, [int(A), int(A), int(R), int(A), int(A)])], now_ms=1)
     assert sp.acquire("m2", 500, [(5, 6)], now_ms=2) == [Acquired(2, 2, 2), Acquired(5, 6, 1)]
+
+
+def test_the_state_written_carries_the_start_offset_from_before_the_write_moved_it():
+    """As Kafka's SharePartition.writeShareGroupState runs before maybeUpdateCachedStateAndOffsets:
+    what DescribeShareGroupOffsets reads lags one write behind the start offset; acquiring, and
+    renewing a lock, write nothing."""
+    sp, _ = fresh(batches=[(0, 4), (5, 9)])
+    assert sp.written == (0, 0)
+    assert sp.acknowledge("m1", [(0, 0, [int(N)])], now_ms=10) == E.NONE
+    assert sp.written == (0, 0)
+    assert sp.acknowledge("m1", [(0, 3, [int(A)])], now_ms=10) == E.NONE
+    assert (sp.start_offset, sp.written) == (4, (0, 4))
+    assert sp.acknowledge("m1", [(4, 4, [int(X)])], now_ms=10) == E.NONE
+    assert (sp.start_offset, sp.written) == (5, (4, 1))
+    assert sp.expire_locks(now_ms=30000) == 5   # 5-9 released: a write, the start offset stays
+    assert sp.written == (5, 0)
+    sp.reset(2)
+    assert sp.written == (2, 0)
