@@ -67,16 +67,6 @@ KNOWN: list[Known] = [
                  "so it answered the first batch alone. kafkaemu's in-memory log has no segments and answers "
                  "every batch up to the last stable offset, with the aborted transaction, in one fetch "
                  "(docs/data_path.md); a consumer sees the same records"),
-    # -- open
-    Known("DescribeShareGroupOffsets", r"groups\[[^]]+\]\.topics\.\d+\.partitions\.\d+\.(start_offset|lag)",
-          scenario="auth-share", on_purpose=False, owner="diff-scenarios",
-          reason="a share partition whose state Kafka's share coordinator has initialized but no member has fetched "
-                 "from yet: Kafka answers start offset and lag -1 (InitializeShareGroupState writes -1; the "
-                 "SharePartition sets the start offset from share.auto.offset.reset when a fetch first loads it), "
-                 "kafkaemu the start offset its share partition has from the assignment on (its share partitions "
-                 "are ready at once, as for ShareFetch). Whether a first fetch then starts from a different offset "
-                 "(records produced between the assignment and that fetch, with the default 'latest') is not "
-                 "measured yet; the change belongs to kafkaemu's share partitions (core/share/)"),
     # -- on purpose: the first modern-group heartbeat assigns at once (docs/groups.md, docs/share_groups.md)
     Known("ConsumerGroupHeartbeat", r"(member_epoch|assignment\.topic_partitions\.length)", on_purpose=True,
           reason="kafkaemu's first heartbeat answers the member with its assignment at once, so test consumers "

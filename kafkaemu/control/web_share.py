@@ -37,6 +37,12 @@ def _partitions(assignment: list[dict]) -> str:
     return ", ".join(a["topic"] + "-" + str(p) for a in assignment for p in a["partitions"])
 
 
+def _offsets(p: dict) -> str:
+    if p["start_offset"] < 0:   # assigned, not fetched from yet: uninitialized, as in Kafka
+        return "not fetched yet"
+    return f'start {p["start_offset"]} · end {p["end_offset"]}'
+
+
 def _strip(control, group_id: str, p: dict, colour: dict) -> str:
     records = control.run("share_records", {"group": group_id, "topic": p["topic"], "partition": p["partition"]})
     cells = []
@@ -50,5 +56,5 @@ def _strip(control, group_id: str, p: dict, colour: dict) -> str:
     rest = f' <span class="sub">+{more} more</span>' if more > 0 else ""
     return (f'<div class="share-partition" data-partition="{esc(p["topic"])}-{p["partition"]}">'
             f'<span class="mono">{esc(p["topic"])}-{p["partition"]}</span> '
-            f'<span class="sub">start {p["start_offset"]} · end {p["end_offset"]}</span> '
+            f'<span class="sub">{_offsets(p)}</span> '
             f'<span class="strip">{"".join(cells)}</span>{rest}</div>')

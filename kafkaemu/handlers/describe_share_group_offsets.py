@@ -7,12 +7,14 @@ share state. As Kafka's GroupCoordinatorService.describeShareGroupOffsets, which
 state summary without looking the group up: a group with no share state (one that does not exist,
 or of another kind) answers NONE, with no topics when all are asked for; a partition without share
 state, of an unknown topic (its id zero) or beyond the topic's partitions, start offset -1, leader
-epoch 0 and lag -1.
+epoch 0 and lag -1. A share partition assigned but not fetched from yet (or fetched, but its state
+not written since) answers start offset -1 and lag -1, as Kafka's share state is uninitialized then.
 
 With authorization on, as KafkaApis.handleDescribeShareGroupOffsetsRequest: a group the principal
 may not DESCRIBE is GROUP_AUTHORIZATION_FAILED; topics it may not DESCRIBE are left out of an
 all-topics answer, and a named one answers TOPIC_AUTHORIZATION_FAILED for each partition, after the
 others."""
+from ..core.share.partition import UNINITIALIZED
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import DEFAULT_MESSAGES, ErrorCode
 from .authorization import DESCRIBE, GROUP, TOPIC, authorize, denied_names
@@ -70,7 +72,8 @@ def _group(ctx, req_group) -> dict:
                     start, complete = sp.written
                     part["start_offset"] = start
                     part["leader_epoch"] = plog.leader_epoch
-                    part["lag"] = max(plog.high_watermark - start - complete, 0)
+                    if start != UNINITIALIZED:   # never fetched from, or not written since: no lag
+                        part["lag"] = max(plog.high_watermark - start - complete, 0)
             entry["partitions"].append(part)
         out["topics"].append(entry)
     for name, partitions in refused:

@@ -51,7 +51,11 @@ def produce(topic, n, partition=0):
     plog.append(build_batch([(b"k", b"v%d" % i, [], T0) for i in range(n)]), T0)
 
 
-def join(client, member="m1", group="g"):
+def join(client, member="m1", group="g", reset="earliest"):
+    """A member joins; ``reset`` (share.auto.offset.reset, None: the default latest) decides where
+    the share partitions start at their first ShareFetch."""
+    if reset is not None:
+        client.broker.shares.group_configs.set(group, "share.auto.offset.reset", reset)
     r = client.call(HB, 1, {"group_id": group, "member_id": member, "member_epoch": 0, "rack_id": None,
                             "subscribed_topic_names": ["q"]})
     assert r.error_code == 0, r
@@ -104,13 +108,24 @@ def test_a_member_fetches_and_accepts():
     assert broker.shares.start_offsets("g") == {(topic.topic_id, 0): 5}
 
 
-def test_latest_starts_at_the_end_when_assigned():
+def test_latest_starts_at_the_end_when_first_fetched():
     broker, topic, c = setup()
     produce(topic, 3)
-    join(c)
-    produce(topic, 2)
+    join(c, reset=None)
+    assert broker.shares.start_offsets("g") == {(topic.topic_id, 0): -1}   # assigned, uninitialized
+    produce(topic, 2)                  # between the assignment and the first fetch: skipped, as Kafka
     r = c.call(FETCH, 1, fetch_body(topic, 0))
-    assert acquired(r) == [(3, 4, 1)]
+    assert acquired(r) == [] and broker.shares.start_offsets("g") == {(topic.topic_id, 0): 5}
+    produce(topic, 2)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 1))) == [(5, 6, 1)]
+
+
+def test_earliest_delivers_what_was_produced_before_the_first_fetch():
+    broker, topic, c = setup()
+    produce(topic, 3)
+    join(c, reset="earliest")
+    produce(topic, 2)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0))) == [(0, 4, 1)]
 
 
 def test_release_redelivers_and_reject_archives():
@@ -418,3 +433,45 @@ def test_an_empty_group_id_is_a_group_like_any_other_for_the_data_path():
     r = c.call(ACK, 1, {"group_id": "", "member_id": "m1", "share_session_epoch": 1, "topics": []})
     assert (r.error_code, r.responses) == (E.NONE, [])
     assert c.call(FETCH, 1, dict(body, member_id="")).error_code == E.INVALID_REQUEST
+
+
+def _describe(client, topic):
+    d = client.call(ApiKey.DESCRIBE_SHARE_GROUP_OFFSETS, 1, {"groups": [{"group_id": "g", "topics": [
+        {"topic_name": topic.name, "partitions": [0]}]}]})
+    (p,) = d.groups[0].topics[0].partitions
+    return p.error_code, p.start_offset, p.lag
+
+
+def test_describe_answers_minus_one_until_the_state_is_first_written_after_the_first_fetch():
+    broker, topic, c = setup()
+    produce(topic, 3)
+    join(c, reset=None)
+    assert _describe(c, topic) == (E.NONE, -1, -1)                  # assigned, never fetched
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0))) == []  # latest: starts at 3
+    assert _describe(c, topic) == (E.NONE, -1, -1)                  # resolving writes nothing
+    produce(topic, 2)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 1))) == [(3, 4, 1)]
+    assert _describe(c, topic) == (E.NONE, -1, -1)                  # nor does acquiring
+    c.call(FETCH, 1, fetch_body(topic, 2, {0: [batch(3, 4, ACCEPT)]}))
+    assert _describe(c, topic) == (E.NONE, 3, 0)                    # the acknowledgement's write
+
+
+def test_a_restart_replays_an_uninitialized_share_partition(tmp_path):
+    broker = Broker(BrokerConfig(data_dir=str(tmp_path)), T0)
+    topic = broker.topics.create("q", 1, {})
+    produce(topic, 3)
+    join(Client(broker), reset=None)
+    assert broker.shares.start_offsets("g") == {(topic.topic_id, 0): -1}
+    broker.close()
+
+    again = Broker(BrokerConfig(data_dir=str(tmp_path)), T0 + 1000)
+    topic = again.store.get("q")
+    assert again.shares.start_offsets("g") == {(topic.topic_id, 0): -1}   # before any member is back
+    c = Client(again)
+    assert _describe(c, topic) == (E.NONE, -1, -1)
+    produce(topic, 2)
+    join(c, "m2", reset=None)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 0, member="m2"))) == []   # latest, at its first fetch
+    produce(topic, 1)
+    assert acquired(c.call(FETCH, 1, fetch_body(topic, 1, member="m2"))) == [(5, 5, 1)]
+    again.close()

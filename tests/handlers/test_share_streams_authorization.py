@@ -119,7 +119,7 @@ def test_share_fetch_and_acknowledge_need_read_on_each_topic_per_partition():
     r = c.call(FETCH, 1, fetch_body(secret, 2, {0: [batch(0, 1, ACCEPT)]}, max_wait=0))
     ack_codes = {t.topic_id: t.partitions[0].acknowledge_error_code for t in r.responses}
     assert ack_codes[secret.topic_id] == E.TOPIC_AUTHORIZATION_FAILED
-    assert broker.shares.start_offsets("g")[(secret.topic_id, 0)] == 0
+    assert broker.shares.start_offsets("g")[(secret.topic_id, 0)] == -1   # assigned, never fetched
     r = c.call(ACK, 1, ack_body(q, 3, batch(0, 1, ACCEPT)))
     assert r.responses[0].partitions[0].error_code == E.NONE
     assert broker.shares.start_offsets("g")[(q.topic_id, 0)] == 2
@@ -174,15 +174,17 @@ def test_share_offsets_apis_check_the_group_then_each_topic():
     d = c.call(DESCRIBE_OFFSETS, 1, {"groups": [{"group_id": "g", "topics": [
         {"topic_name": "secret", "partitions": [0]}, {"topic_name": "q", "partitions": [0]}]}]}).groups[0]
     assert d.error_code == E.NONE
-    assert [(t.topic_name, [(p.error_code, p.start_offset) for p in t.partitions]) for t in d.topics] == \
-        [("secret", [(E.NONE, 0)]), ("q", [(E.NONE, 0)])]
+    # secret never fetched, q fetched with nothing acknowledged: neither state written since it was
+    # initialized at -1 (Kafka's SharePartition writes nothing when a fetch resolves the start offset)
+    assert [(t.topic_name, [(p.error_code, p.start_offset, p.lag) for p in t.partitions]) for t in d.topics] == \
+        [("secret", [(E.NONE, -1, -1)]), ("q", [(E.NONE, -1, -1)])]
     r = c.call(ALTER_OFFSETS, 0, {"group_id": "g", "topics": [
         {"topic_name": "q", "partitions": [{"partition_index": 0, "start_offset": 1}]},
         {"topic_name": "secret", "partitions": [{"partition_index": 0, "start_offset": 1}]}]})
     assert r.error_code == E.NONE
     assert {t.topic_name: [p.error_code for p in t.partitions] for t in r.responses} == \
         {"q": [E.NONE], "secret": [E.TOPIC_AUTHORIZATION_FAILED]}
-    assert broker.shares.start_offsets("g") == {(q.topic_id, 0): 1, (secret.topic_id, 0): 0}
+    assert broker.shares.start_offsets("g") == {(q.topic_id, 0): 1, (secret.topic_id, 0): -1}
     # DESCRIBE on a topic is needed to see its offsets: without it, named topics answer 29, all-topics hides them
     broker.authorizer.create([Acl(RT.TOPIC, "q", PT.LITERAL, ALICE, "*", Op.DESCRIBE, Perm.DENY)])
     d = c.call(DESCRIBE_OFFSETS, 1, {"groups": [{"group_id": "g", "topics": [
@@ -199,7 +201,7 @@ def test_share_offsets_apis_check_the_group_then_each_topic():
     assert r.error_code == E.NONE
     assert [(t.topic_name, t.error_code) for t in r.responses] == [("secret", E.TOPIC_AUTHORIZATION_FAILED),
                                                                    ("q", E.NONE)]
-    assert broker.shares.start_offsets("g") == {(secret.topic_id, 0): 0}
+    assert broker.shares.start_offsets("g") == {(secret.topic_id, 0): -1}
 
 
 def test_share_groups_work_with_the_acls_kafka_asks_for():

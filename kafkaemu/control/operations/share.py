@@ -67,7 +67,8 @@ class ShareOps(ControlBase):
         cli=Cli("share group", "group"))
     def share_group(self, group: str) -> dict:
         """A share group: state, epoch, members with their assignments, and each share partition's
-        start and end offsets with its in-flight records counted by state."""
+        start and end offsets (-1 while it is assigned but not fetched from yet) with its in-flight
+        records counted by state."""
         if group not in self._share_group_ids():
             raise ControlError(404, f"no share group {group!r}")
         return self._share_view(group)

@@ -25,6 +25,12 @@ from before the change, and the next write carries the moved one. Acquiring writ
 Acknowledgements of a partition apply all or nothing: a record not ACQUIRED by that member, or an
 offset outside the in-flight window, makes the whole set fail with INVALID_RECORD_STATE, as Kafka
 rolls back a failed acknowledgement.
+
+A share partition its group was assigned but no ShareFetch has loaded yet is uninitialized: its start
+offset is ``UNINITIALIZED`` (-1, Kafka's PartitionFactory.UNINITIALIZED_START_OFFSET, what the group
+coordinator's InitializeShareGroupState writes) and it holds no records; the first ShareFetch
+``initialize``s it where share.auto.offset.reset says then. Until a later state write, ``written``
+keeps the -1 (Kafka's SharePartition writes nothing when it resolves the start offset).
 """
 from __future__ import annotations
 
@@ -35,6 +41,7 @@ from typing import Iterable
 from ...protocol.errors import ErrorCode
 
 E = ErrorCode
+UNINITIALIZED = -1
 
 
 class RecordState(Enum):
@@ -84,6 +91,14 @@ class SharePartition:
         self.delivered = 0   # records handed out, redeliveries included
         self.state_epoch = -1   # the snapshot epoch of its last __share_group_state record
         self.written = (start_offset, 0)   # (start offset, records complete above it) last written
+
+    @property
+    def initialized(self) -> bool:
+        return self.start_offset != UNINITIALIZED
+
+    def initialize(self, start_offset: int) -> None:
+        """The first ShareFetch of an uninitialized share partition: it starts at ``start_offset``."""
+        self.start_offset = self.end_offset = start_offset
 
     def snapshot(self) -> tuple:
         """What ``restore`` puts back: a write to __share_group_state that fails reverts to it."""
@@ -271,7 +286,7 @@ class SharePartition:
 
     def skip_to(self, log_start_offset: int) -> None:
         """Records deleted from the log (retention, DeleteRecords) are no longer in flight."""
-        if log_start_offset > self.start_offset:
+        if self.initialized and log_start_offset > self.start_offset:
             for offset in [o for o in self.records if o < log_start_offset]:
                 del self.records[offset]
             self.start_offset = log_start_offset

@@ -7,9 +7,11 @@ reach it as ``ctx.shares`` and give it the time of each request (``now_ms``: its
 and its due timers fire first), and the group coordinator tells it about share groups only through
 the events of ``events.ShareGroupEvents``, which this class receives.
 
-A share partition starts where share.auto.offset.reset says (``latest``: the partition's end;
-``earliest``: its log start; ``by_duration:<ISO-8601>``: the first record at most that old, else the
-end) when its group is first assigned it, or when it is first fetched.
+A share partition its group is first assigned is recorded uninitialized (start offset -1, as
+Kafka's group coordinator initializes its share state: partition.py ``UNINITIALIZED``); it starts
+where share.auto.offset.reset says (``latest``: the partition's end; ``earliest``: its log start;
+``by_duration:<ISO-8601>``: the first record at most that old, else the end) when a ShareFetch first
+loads it, as Kafka's SharePartition.maybeInitialize, and that resolution writes nothing.
 The log is seen through ``SharePorts.log_offsets(topic_id, partition, read_committed)`` ->
 (log start offset, end offset readable under that isolation) or None for an unknown partition.
 One timer per share partition, ``("share-locks", group, topic id, partition)``, fires at its
@@ -32,7 +34,7 @@ from ...logging import get_logger
 from ...protocol.errors import ErrorCode
 from ..group_configs import GroupConfigs
 from . import state_records
-from .partition import AckType, Acquired, PartitionLimits, SharePartition
+from .partition import UNINITIALIZED, AckType, Acquired, PartitionLimits, SharePartition
 from .sessions import NO_CONNECTION, ShareSession, ShareSessionCache, SessionKey, TopicPartition
 from .state_runtime import Key, ShareStateContext, StateSink
 
@@ -146,23 +148,37 @@ class SharePartitionManager:
 
     # ------------------------------------------------------------ partitions
     def partition(self, now_ms: int, group_id: str, topic_id: bytes, index: int) -> SharePartition | None:
-        """The group's share partition, started now if it has none (None for a partition the log
-        does not know). Raises ShareStateNotWritten when its first state cannot be written."""
+        """The group's share partition as a ShareFetch loads it: started now if it has none, or
+        initialized now if it is uninitialized (None for a partition the log does not know). Raises
+        ShareStateNotWritten when its first state cannot be written."""
         self.tick(now_ms)
-        return self._partition(group_id, topic_id, index)
-
-    def _partition(self, group_id: str, topic_id: bytes, index: int) -> SharePartition | None:
         key = (group_id, topic_id, index)
         sp = self.partitions.get(key)
+        if sp is not None and sp.initialized:
+            return sp
+        offsets = self.ports.log_offsets(topic_id, index, self.read_committed(group_id))
+        if offsets is None:
+            return None
         if sp is None:
-            offsets = self.ports.log_offsets(topic_id, index, self.read_committed(group_id))
-            if offsets is None:
-                return None
             self._run(key, self._start, (key, offsets), _not_written)
-            sp = self.partitions[key]
-        return sp
+        else:
+            self._run(key, self._initialize, (key, offsets), _not_written)
+        return self.partitions[key]
 
     def _start(self, key: Key, offsets: tuple[int, int]) -> None:
+        self.partitions[key] = SharePartition(self._reset_offset(key, offsets), self.limits(key[0]))
+        self._changed(key)
+
+    def _initialize(self, key: Key, offsets: tuple[int, int]) -> None:
+        self.partitions[key].initialize(self._reset_offset(key, offsets))
+
+    def _uninitialized(self, key: Key) -> None:
+        self.partitions[key] = SharePartition(UNINITIALIZED, self.limits(key[0]))
+        log.info("share_partition_assigned", group=key[0], partition=key[2])
+        self._changed(key)
+
+    def _reset_offset(self, key: Key, offsets: tuple[int, int]) -> int:
+        """Where share.auto.offset.reset starts the share partition now."""
         group_id, topic_id, index = key
         log_start, end = offsets
         reset = self.config(group_id, "share.auto.offset.reset")
@@ -171,9 +187,8 @@ class SharePartitionManager:
             span = duration_ms(reset[len("by_duration:"):])
             found = self.ports.offset_for_time(topic_id, index, self.now_ms - span) if span is not None else None
             start = min(max(found, log_start), end) if found is not None else end
-        self.partitions[key] = SharePartition(start, self.limits(group_id))
         log.info("share_partition_initialized", group=group_id, partition=index, start_offset=start, reset=reset)
-        self._changed(key)
+        return start
 
     def existing(self, group_id: str, topic_id: bytes, index: int) -> SharePartition | None:
         return self.partitions.get((group_id, topic_id, index))
@@ -298,10 +313,13 @@ class SharePartitionManager:
 
     # ------------------------------------------------------------ the events of share groups (events.py)
     def assigned(self, now_ms: int, group_id: str, partitions: Iterable[tuple[bytes, int]]) -> None:
-        """Partitions newly assigned to a group start where share.auto.offset.reset says, now."""
+        """Partitions newly assigned to a group that has no share state of them are recorded
+        uninitialized (a partition the log does not know is left alone)."""
         self.tick(now_ms)
         for tid, p in partitions:
-            self._partition(group_id, tid, p)
+            key = (group_id, tid, p)
+            if key not in self.partitions and self.ports.log_offsets(tid, p, self.read_committed(group_id)) is not None:
+                self._run(key, self._uninitialized, (key,), _not_written)
 
     def offsets_altered(self, now_ms: int, group_id: str, topic_id: bytes, index: int, offset: int) -> None:
         self.tick(now_ms)

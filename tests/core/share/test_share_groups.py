@@ -94,13 +94,29 @@ def test_session_expiry_removes_the_member_and_releases_its_records():
     assert {r["state"] for r in shares.existing("g", T1, 0).in_flight()} == {"Available"}
 
 
-def test_start_offsets_follow_auto_offset_reset_at_assignment():
-    c, shares = coordinator_with_plane(log_offsets=lambda tid, p, committed: (3, 42))
+def test_assigned_partitions_start_where_auto_offset_reset_says_at_their_first_fetch():
+    ends = {"end": 42}
+    c, shares = coordinator_with_plane(log_offsets=lambda tid, p, committed: (3, ends["end"]))
     hb(c, 0, "m1", 0, ["a"])
-    assert shares.start_offsets("g") == {(T1, 0): 42, (T1, 1): 42}
+    assert shares.start_offsets("g") == {(T1, 0): -1, (T1, 1): -1}    # uninitialized, as Kafka's
+    ends["end"] = 45                                                   # records produced meanwhile
+    assert shares.partition(1, "g", T1, 0).start_offset == 45          # latest: the end at the fetch
+    assert shares.start_offsets("g") == {(T1, 0): 45, (T1, 1): -1}
     shares.group_configs.set("h", "share.auto.offset.reset", "earliest")
     hb(c, 0, "m1", 0, ["a"], group="h")
-    assert shares.start_offsets("h") == {(T1, 0): 3, (T1, 1): 3}
+    assert shares.start_offsets("h") == {(T1, 0): -1, (T1, 1): -1}
+    assert shares.partition(2, "h", T1, 1).start_offset == 3
+
+
+def test_an_uninitialized_partition_is_left_alone_by_retention_and_members_leaving():
+    c, shares = coordinator_with_plane(log_offsets=lambda tid, p, committed: (3, 42))
+    hb(c, 0, "m1", 0, ["a"])
+    sp = shares.existing("g", T1, 0)
+    sp.skip_to(10)                                 # retention: nothing of it is in flight yet
+    assert (sp.start_offset, sp.end_offset, sp.written) == (-1, -1, (-1, 0))
+    hb(c, 1, "m1", -1)
+    assert shares.start_offsets("g") == {(T1, 0): -1, (T1, 1): -1} and shares.next_deadline_ms() is None
+    assert shares.partition(2, "g", T1, 0).start_offset == 42
 
 
 def test_lock_timers_fire_on_the_data_planes_tick():
@@ -183,11 +199,16 @@ def test_by_duration_starts_at_the_first_record_that_young():
     c, spm = coordinator_with_plane(log_offsets=lambda tid, p, committed: (0, 100),
                                     offset_for_time=lambda tid, p, ts: asked.append(ts) or (40 if ts <= 7_000_000 else None))
     spm.group_configs.set("g", "share.auto.offset.reset", "by_duration:PT1H")
-    hb(c, 10_000_000, "m1", 0, ["a"])
+    hb(c, 9_000_000, "m1", 0, ["a"])
+    assert asked == []                             # resolved at the first fetch, not at the assignment
+    for p in (0, 1):
+        spm.partition(10_000_000, "g", T1, p)
     assert asked[0] == 10_000_000 - 3_600_000
     assert spm.start_offsets("g") == {(T1, 0): 40, (T1, 1): 40}
     c.group_configs.set("h", "share.auto.offset.reset", "by_duration:PT1S")
     hb(c, 10_000_000, "m1", 0, ["a"], group="h")
+    for p in (0, 1):
+        spm.partition(10_000_000, "h", T1, p)
     assert spm.start_offsets("h") == {(T1, 0): 100, (T1, 1): 100}   # nothing that young: the end
 
 

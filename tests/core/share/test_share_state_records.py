@@ -61,6 +61,18 @@ def test_replay_rebuilds_the_share_partitions():
     assert sp0.start_offset == 5 and {r["state"] for r in sp0.in_flight()} == {"Available"}
 
 
+def test_replay_brings_an_uninitialized_share_partition_back_uninitialized():
+    written = []
+    spm = share_plane(lambda tid, p, committed: (0, 10), sink=lambda partition, records, now: written.extend(records))
+    spm.assigned(0, "g", [(T, 0)])
+    assert len(written) == 1 and state_records.decode_value(written[0][1], LIMITS).start_offset == -1
+    again = share_plane(lambda tid, p, committed: (2, 12))
+    assert again.load(written) == 1
+    sp = again.existing("g", T, 0)
+    assert (sp.start_offset, sp.end_offset, sp.written, sp.in_flight()) == (-1, -1, (-1, 0), [])
+    assert again.partition(1, "g", T, 0).start_offset == 12        # latest, resolved at the first fetch
+
+
 class _batch:
     def __init__(self, first, last, ack):
         self.first_offset, self.last_offset, self.acknowledge_types = first, last, [int(ack)]

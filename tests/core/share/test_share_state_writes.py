@@ -69,7 +69,17 @@ def test_a_share_partition_whose_first_state_is_not_written_does_not_start():
         spm.assigned(0, "g", [(T, 0)])
     log.fail = None
     spm.assigned(1, "g", [(T, 0)])
-    assert spm.existing("g", T, 0).start_offset == 0
+    assert spm.existing("g", T, 0).start_offset == -1      # uninitialized until its first fetch
+    assert spm.partition(2, "g", T, 0).start_offset == 0
+
+
+def test_an_uninitialized_partition_that_cannot_be_written_is_not_recorded():
+    log = RecordingLog()
+    spm = plane(log)
+    log.fail = AppendError(E.NOT_ENOUGH_REPLICAS)
+    with pytest.raises(ShareStateNotWritten):
+        spm.assigned(0, "g", [(T, 0)])
+    assert spm.existing("g", T, 0) is None and log.records == []
 
 
 def test_a_lapsed_lock_whose_release_is_not_written_is_retried():
