@@ -89,23 +89,8 @@ public final class Observations {
     }
 
     static Properties producerProps(String bootstrap) {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        Properties p = Support.producerProps(bootstrap);
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        return p;
-    }
-
-    static Properties consumerProps(String bootstrap, String group) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        if (group != null) p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         return p;
     }
 
@@ -206,7 +191,7 @@ public final class Observations {
             try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(bootstrap))) {
                 seen.put("delivered", delivered(produceKeyed(producer, topic, 0)));
             }
-            Properties props = consumerProps(bootstrap, group);
+            Properties props = Support.consumerProps(bootstrap, group, null);
             props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
                 consumer.subscribe(List.of(topic));
@@ -260,7 +245,7 @@ public final class Observations {
             try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(bootstrap))) {
                 seen.put("delivered", delivered(produceKeyed(producer, topic, 0)));
             }
-            Properties props = consumerProps(bootstrap, group);
+            Properties props = Support.consumerProps(bootstrap, group, null);
             props.remove(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG);
             props.remove(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG);
             props.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
@@ -347,7 +332,7 @@ public final class Observations {
             }
         }
         for (String isolation : List.of("read_committed", "read_uncommitted")) {
-            Properties c = consumerProps(bootstrap, null);
+            Properties c = Support.consumerProps(bootstrap, null, null);
             c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c)) {
                 consumer.assign(partitions(topic));
