@@ -110,7 +110,8 @@ def test_kafka_pythons_fixture_properties(given, started, tmp_path):
     assert entries["num.io.threads"] == "8" and entries["num.partitions"] == "4"
     assert entries["replica.lag.time.max.ms"] == "1000" and entries["offsets.topic.num.partitions"] == "2"
     assert entries["authorizer.class.name"] == "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
-    assert entries["log.retention.hours"] == "168" and entries["log.retention.ms"] == str(168 * 3600 * 1000)
+    # as Kafka 4.4 answers: log.retention.ms unset has no value (its synonyms start at its own name)
+    assert entries["log.retention.hours"] == "168" and entries["log.retention.ms"] is None
     assert entries["controller.listener.names"] == "CONTROLLER" and entries["log.flush.interval.ms"] is None
 
 
