@@ -51,12 +51,11 @@ browser-deps:
 
 # Said before anything is downloaded: what the full test run installs.
 test-notice:
-	@echo "make: installs the test extras into $(VENV) (pyspark, about 300 MB, and the test clients), the Java client, Kafka Streams and Spark Kafka connector jars (from Maven Central with mvn, about 110 MB, once, into integration/java/lib and .cache/spark-kafka-*), Apache Kafka 4.4.0's jars (from Maven Central, about 45 MB, once, into .cache/kafka-4.4.0), kafka-python's sdist for its own integration suite (from PyPI, once, into .cache/compat), franz-go and the modules its tests build with for its kgo integration tests (from the Go module proxy with go, about 180 MB, once, into .cache/compat/go-mod), and, as root with apt-get, Debian's chromium and chromium-driver for the browser test; 'make unit' needs only the test extras"
+	@echo "make: installs the test extras into $(VENV) (pyspark, about 300 MB, and the test clients), the Java client, Kafka Streams and Spark Kafka connector jars (from Maven Central with mvn, about 110 MB, once, into integration/java/lib and .cache/spark-kafka-*), Apache Kafka 4.4.0's jars (from Maven Central, about 45 MB, once, into .cache/kafka-4.4.0), kafka-python's sdist for its own integration suite (from PyPI, once, into .cache/compat), and, as root with apt-get, Debian's chromium and chromium-driver for the browser test; 'make unit' needs only the test extras"
 
 test: test-notice $(TEST_STAMP) java-deps kafka-deps browser-deps
 	$(PY) -m pytest -q -m "not differential_only" tests integration
 	$(PY) -m compat.kafka_python_suite
-	$(PY) -m compat.franz_go_suite
 
 unit: $(TEST_STAMP)
 	$(PY) -m pytest -q tests
