@@ -113,12 +113,17 @@ class KafkaServer:
     async def _start_control(self) -> None:
         """The control API's server (aiohttp, the operations table) on the sockets bound at start."""
         try:
-            from .control.http import ControlServer
-            self.control_server = ControlServer(self.control, self.config, self._control_sockets)
+            # the imports (aiohttp, the operations table) run on a thread: the Kafka listeners keep answering
+            ControlServer, control = await asyncio.to_thread(self._control_imports)
+            self.control_server = ControlServer(control, self.config, self._control_sockets)
             await self.control_server.start()
         except Exception:   # its clients are refused rather than left waiting
             log.exception("control_api_failed")
             await self._stop_control()
+
+    def _control_imports(self):
+        from .control.http import ControlServer
+        return ControlServer, self.control
 
     async def _stop_control(self) -> None:
         if self._control_loading is None:
