@@ -100,6 +100,7 @@ class RequestContext:
     broker_configs: "DynamicBrokerConfigs" = None  # type: ignore[assignment]  # broker configs set at run time
     quotas = None       # client quotas (ClientQuotas): AlterClientQuotas, DescribeClientQuotas
     client_metrics = None  # KIP-714 telemetry (ClientMetricsManager): CLIENT_METRICS, pushed metrics
+    metadata_answers: dict = None  # type: ignore[assignment]  # Metadata answers kept (handlers/metadata.py)
 
     def __repr__(self) -> str:
         return (f"RequestContext(api_key={self.api_key!r}, api_version={self.api_version}, "
@@ -144,4 +145,4 @@ def services_for(store: "LogStore", placement: "Placement", config: "BrokerConfi
     ``txn_path`` on it as it builds them, and ``authorizer`` when authorization is on)."""
     return type("RequestContext", (RequestContext,), {
         "__slots__": (), "__module__": __name__, "store": store, "placement": placement, "config": config,
-        "cluster_id": config.cluster_id})
+        "cluster_id": config.cluster_id, "metadata_answers": {}})

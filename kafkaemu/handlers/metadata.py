@@ -19,7 +19,16 @@ Topic ids and null names, as KafkaApis.handleTopicMetadataRequest:
   UNKNOWN_SERVER_ERROR.
 Names asked twice are answered once (Kafka works on a set).
 v13 (KIP-1102) adds a top-level error code for the client's rebootstrap; a broker answers it NONE.
+
+Answers reused. A client asks the same Metadata again and again; with authorization off, on a
+single live node, the answer naming topics is kept (``ctx.metadata_answers``, a ConstantResponse,
+so its bytes are encoded once) under the request's version, names and flags, with what it was made
+from: each named topic (the object, or its absence), its internal flag and its partitions' leader
+epochs, the node's listener and the cluster id. It is answered again only while all of those are
+the same (a created or deleted topic, a new partition, a leader change or a moved listener makes a
+new one); an answer that auto-created a topic, or failed to, is not kept.
 """
+from ..broker.context import ConstantResponse
 from ..storage.offsets_topic import ensure_offsets_topic
 from ..protocol.defaults import ZERO_UUID
 from ..protocol.errors import ErrorCode
@@ -51,7 +60,7 @@ def metadata(ctx, req):
         allow_create = ctx.config.auto_create_topics and (v < 4 or req.allow_auto_topic_creation)
         names = dict.fromkeys(t.name for t in req.topics)
         if ctx.authorizer is None:   # the common case, asking nothing
-            results = [_by_name(ctx, name, allow_create, topic_ops) for name in names]
+            return _named_answer(ctx, req, v, names, allow_create, topic_ops)
         else:
             # a missing topic the principal may not create is refused, not unknown (KafkaApis:
             # unauthorizedForCreateTopics), when the request may auto-create it
@@ -62,6 +71,59 @@ def metadata(ctx, req):
         for topic in results:
             if topic.get("topic_authorized_operations", NOT_REQUESTED) != NOT_REQUESTED:
                 topic["topic_authorized_operations"] = authorized_operations(ctx, TOPIC, topic["name"])
+    return _response(ctx, req, v, results)
+
+
+MAX_KEPT_ANSWERS = 256
+
+
+class _KeptAnswer:
+    """An answer and what it was made from (see the module docstring)."""
+    __slots__ = ("response", "topics", "listener", "cluster_id")
+
+    def __init__(self, response: ConstantResponse, store, names, listener, cluster_id) -> None:
+        self.response = response
+        self.topics = [(name, topic, topic is not None and topic.internal,
+                        topic is not None and [p.leader_epoch for p in topic.partitions])
+                       for name in names for topic in (store.topics.get(name),)]
+        self.listener = listener
+        self.cluster_id = cluster_id
+
+    def current(self, store, listener, cluster_id) -> bool:
+        if listener != self.listener or cluster_id != self.cluster_id:
+            return False
+        topics = store.topics
+        for name, topic, internal, epochs in self.topics:
+            if topics.get(name) is not topic:
+                return False
+            if topic is not None and (topic.internal != internal
+                                      or [p.leader_epoch for p in topic.partitions] != epochs):
+                return False
+        return True
+
+
+def _named_answer(ctx, req, v, names, allow_create, topic_ops):
+    """The answer to named topics with authorization off, reused while it would be the same."""
+    placement = ctx.placement
+    nodes = placement.node_ids
+    kept = key = None
+    if len(nodes) == 1 and not placement.absent(nodes[0]):   # one node: the answer's brokers and leaders
+        listener = placement.listeners.get(nodes[0])
+        key = (v, tuple(names), allow_create, topic_ops, req.include_cluster_authorized_operations)
+        answers = ctx.metadata_answers
+        kept = answers.get(key)
+        if kept is not None and kept.current(ctx.store, listener, ctx.cluster_id):
+            return kept.response
+    results = [_by_name(ctx, name, allow_create, topic_ops) for name in names]
+    response = ConstantResponse(_response(ctx, req, v, results))
+    if key is not None and not (allow_create and any(r["error_code"] for r in results)):
+        if len(answers) >= MAX_KEPT_ANSWERS and key not in answers:
+            answers.clear()
+        answers[key] = _KeptAnswer(response, ctx.store, names, listener, ctx.cluster_id)
+    return response
+
+
+def _response(ctx, req, v, results) -> dict:
     return {
         "brokers": brokers(ctx.placement),
         "cluster_id": ctx.cluster_id,
