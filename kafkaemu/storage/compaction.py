@@ -4,6 +4,7 @@ batch store rewrites what changed (in memory, or segment files through a rename)
 from __future__ import annotations
 
 import struct
+from bisect import bisect_left
 
 from ..logging import get_logger
 from . import topic_config
@@ -31,14 +32,21 @@ def compact(plog, now_ms: int | None, force: bool) -> int:
     stable = plog.last_stable_offset      # open transactions are never looked at (Kafka's first uncleanable offset)
     aborted = _aborted_ranges(plog)
     latest: dict[bytes, int] = {}
+    undecodable: set[int] = set()   # base offsets of batches kept as they are
     for batch in store.batches():
         h = parse_header(batch)
         if h.last_offset >= stable:
             break
         if h.is_control or _in_aborted(h, aborted):
             continue
-        for rec in _decodable(batch, plog.max_uncompressed_bytes):
+        records = _decodable(batch, plog.max_uncompressed_bytes)
+        if not records:
+            undecodable.add(h.base_offset)
+        for rec in records:
             latest[rec.key] = rec.offset
+    # a batch holding no key's latest record loses every record: dropped without decoding it again
+    # (the commits of one group partition to __consumer_offsets are each a batch of one record)
+    latest_offsets = sorted(latest.values())
     removed = 0
 
     def clean(batch):
@@ -46,6 +54,11 @@ def compact(plog, now_ms: int | None, force: bool) -> int:
         h = parse_header(batch)
         if h.is_control:
             return batch
+        if h.base_offset not in undecodable and not _in_aborted(h, aborted):
+            at = bisect_left(latest_offsets, h.base_offset)
+            if at == len(latest_offsets) or latest_offsets[at] > h.last_offset:
+                removed += h.records_count
+                return None
         expired = horizon is not None and h.max_timestamp < horizon
         recs = _decodable(batch, plog.max_uncompressed_bytes)
         if not recs:

@@ -232,6 +232,18 @@ def test_compacted_topic_requires_keys_and_keeps_latest_per_key(store):
     assert plog.high_watermark == 4 and all(crc_ok(b) for b in plog.batches())
 
 
+def test_compaction_drops_whole_batches_whose_records_are_all_superseded(store):
+    plog = store.create_topic("c", 1, {"cleanup.policy": "compact"}).partitions[0]
+    plog.append(build_batch([(b"a", b"1", [], NOW), (b"b", b"1", [], NOW)]), NOW)   # 0-1: both superseded
+    plog.append(build_batch([(b"a", b"2", [], NOW)]), NOW)                          # 2: superseded
+    plog.append(build_batch([(b"b", b"2", [], NOW), (b"a", b"3", [], NOW)], codec=compression.GZIP), NOW)
+    plog.append(build_batch([(b"c", b"1", [], NOW)]), NOW)                          # the last: never cleaned
+    assert plog.compact() == 3
+    assert [(r.offset, r.key, r.value) for b in plog.batches() for r in iter_records(b)] == [
+        (3, b"b", b"2"), (4, b"a", b"3"), (5, b"c", b"1")]
+    assert plog.high_watermark == 6 and plog.batch_store.batch_count == 2
+
+
 def test_purgatory_completes_on_enough_bytes_or_deadline(store):
     plog = store.create_topic("w", 1).partitions[0]
     purgatory = FetchPurgatory()
