@@ -99,12 +99,20 @@ def response_codec(api_key: int, api_version: int):
     return catalog().response(api_key, api_version)
 
 
+# Requests a client repeats byte for byte (a member's Heartbeat, a Metadata refresh, a committed
+# offsets poll) whose handlers only read the decoded body: a body seen before is reused, not decoded
+# again (``Route.reused_bodies``, body bytes -> decoded body, at most MAX_REUSED_BODIES a route).
+REUSED_BODY_APIS = frozenset({ApiKey.METADATA, ApiKey.HEARTBEAT, ApiKey.OFFSET_FETCH})
+MAX_REUSED_BODIES = 64
+
+
 class Route:
     """What the connection needs to handle one (api key, version), looked up once: the request
-    header's and body's generated decoders, the response body's encoder and its header's form."""
+    header's and body's generated decoders, the response body's encoder and its header's form, and
+    for the APIs of REUSED_BODY_APIS the bodies decoded lately."""
 
     __slots__ = ("api_key", "api_version", "name", "decode_header", "decode_body", "encode_body",
-                 "chunked", "head_tag")
+                 "chunked", "head_tag", "reused_bodies")
 
     def __init__(self, api_key: int, api_version: int) -> None:
         cat = catalog()
@@ -115,6 +123,7 @@ class Route:
         self.encode_body = fast._encode
         self.chunked = fast.has_chunks   # a bytes/records field may be given as chunks
         self.head_tag = b"\x00" if response_header_version(api_key, api_version) else b""
+        self.reused_bodies: dict[bytes, Any] | None = {} if api_key in REUSED_BODY_APIS else None
 
 
 _routes: dict[tuple[int, int], Route] = {}

@@ -11,7 +11,9 @@ On a SASL listener a ``SaslAuthenticator`` (kafkaemu.auth) sees every frame unti
 has authenticated; only the ApiVersions it lets through reach the handlers before that.
 
 Replies. A request is decoded and its reply encoded by the codecs generated from the specs,
-looked up once per (api key, version) (``envelope.route``). A reply whose ``records`` fields are
+looked up once per (api key, version) (``envelope.route``); the body of a Metadata, Heartbeat or
+OffsetFetch request its client sent before, byte for byte, is the one decoded then (their handlers
+only read it: ``envelope.REUSED_BODY_APIS``). A reply whose ``records`` fields are
 lists of chunks (a Fetch answer carrying stored batches as memoryviews) stays a list of chunks:
 ``take_output_chunks`` hands them to the transport's ``writelines`` uncopied, small replies joined;
 ``take_output`` joins everything into one ``bytes``.
@@ -43,7 +45,7 @@ from ..broker.context import ANONYMOUS, NO_RESPONSE, ConstantResponse
 from ..logging import bind_request_context, unbind_request_context
 from ..protocol import envelope
 from ..protocol.api_keys import ApiKey
-from ..protocol.envelope import _routes
+from ..protocol.envelope import MAX_REUSED_BODIES, _routes
 from ..protocol.fastcodec import coalesce
 from .framing import FrameDecoder, FrameError
 
@@ -225,7 +227,17 @@ class Connection:
             if route is None:
                 route = envelope.route(api_key, api_version)
             header, pos = route.decode_header(data, 0)
-            body = route.decode_body(data, pos)[0]
+            reused = route.reused_bodies
+            if reused is None:
+                body = route.decode_body(data, pos)[0]
+            else:   # a body its client sent before, decoded then (envelope.REUSED_BODY_APIS)
+                raw = data[pos:]
+                body = reused.get(raw)
+                if body is None:
+                    body = route.decode_body(data, pos)[0]
+                    if len(reused) >= MAX_REUSED_BODIES:
+                        reused.clear()
+                    reused[raw] = body
         except Exception:  # the reference codecs name what does not parse
             try:
                 header, body = envelope.decode_request(data, api_key, api_version)
