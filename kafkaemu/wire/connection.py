@@ -121,6 +121,7 @@ class Connection:
         self._queued_bytes = 0
         self._output_paused = False
         self._processing = False
+        self._output_due = False   # replies completed while processing: on_output once it ends
         self.last_active_ms = broker.now_ms if now_ms is None else now_ms
         self._idle_ms = broker.config.connections_max_idle_ms
         self._idle_key = f"connection-idle-{connection_id}-{next(_timer_serial)}"
@@ -161,6 +162,16 @@ class Connection:
                 self._handle_frame(body, now_ms)
         finally:
             self._processing = False
+            self._end_processing()
+
+    def _end_processing(self) -> None:
+        """What each reply's flush leaves to the end of the frames a read brought: the idle check
+        armed once nothing waits, and one ``on_output`` for every reply completed meanwhile."""
+        if not self._slots:
+            self._arm_idle_timer()
+        if self._output_due:
+            self._output_due = False
+            self.on_output()
 
     @property
     def blocked(self) -> bool:
@@ -333,6 +344,9 @@ class Connection:
                     self._out.append(data)
                 self._out_bytes += slot.size
                 ready = True
+        if self._processing:   # the rest once for all of them (_end_processing)
+            self._output_due = self._output_due or ready
+            return
         if not slots:
             self._arm_idle_timer()
         if ready:
@@ -362,6 +376,9 @@ class Connection:
 
     def abort(self) -> None:
         """Close from inside (a reply can't be sent): forget pending replies and drop the socket."""
+        if self._output_due:   # replies completed earlier in this read are announced first
+            self._output_due = False
+            self.on_output()
         self.on_close()   # first: the transport writes the replies already completed
         self.close()
 
