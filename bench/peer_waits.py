@@ -28,7 +28,8 @@ import peer_client as pc
 from peer_servers import Server
 
 GROUP_MEMBERS = 3
-GROUP_TIMEOUT_S = 45.0   # Kafka's slowest formation is ~10 s (two 5 s heartbeat intervals)
+# the slowest wait that completes: Tansu's classic rebalance, ~26 s (Kafka's consumer formation: ~10 s)
+GROUP_TIMEOUT_S = 45.0
 # The heartbeat interval the remaining members use: librdkafka's heartbeat.interval.ms for the
 # classic protocol; the interval the broker gives (group.consumer.heartbeat.interval.ms,
 # group.share.heartbeat.interval.ms: 5000 ms for kafkaemu and Kafka alike) for the others.
