@@ -67,7 +67,8 @@ def _instrument_throughput_consumer() -> None:
             log = logging.getLogger("consume_rows_alternating.throughput")
             log.propagate = False
             log.setLevel(logging.DEBUG)
-            log.handlers[:] = [_FetchLog()]
+            self.log = _FetchLog()
+            log.handlers[:] = [self.log]
             super().__init__({**config, "debug": "fetch,queue"}, logger=log)
             self.started = None
 
@@ -79,8 +80,25 @@ def _instrument_throughput_consumer() -> None:
         def close(self):
             CLIENT["cpu_s"] = time.process_time() - self.started[0]
             CLIENT["wall_s"] = time.perf_counter() - self.started[1]
+            CLIENT["queue_full"] = self.log.count
             return super().close()
     bench_data_path.Consumer = Instrumented
+
+    from confluent_kafka import Producer
+
+    class TimedProducer(Producer):
+        """Notes the process's CPU and wall seconds from its creation to the end of its flush()."""
+
+        def __init__(self, config):
+            super().__init__(config)
+            self.started = (time.process_time(), time.perf_counter())
+
+        def flush(self, *args):
+            left = super().flush(*args)
+            CLIENT["produce_cpu_s"] = time.process_time() - self.started[0]
+            CLIENT["produce_wall_s"] = time.perf_counter() - self.started[1]
+            return left
+    bench_data_path.Producer = TimedProducer
 
 
 def _time_consume(name: str) -> None:
@@ -191,9 +209,12 @@ def main() -> None:
                     r = bench_data_path.throughput(s.bootstrap, admins[s.name], args.size, int(mb), server_pid=s.pid)
                     rate = (r["produce_mb_s"], r["consume_mb_s"])
                     line = (f"produce {r['produce_mb_s']:6.1f} MB/s ({r.get('server_produce_cpu_ms_per_mb')} ms/MB), "
+                            f"client CPU {CLIENT['produce_cpu_s'] / CLIENT['produce_wall_s'] * 100:3.0f}% "
+                            f"({CLIENT['produce_cpu_s'] * 1000 / r['megabytes']:4.1f} ms per MB); "
                             f"consume {r['consume_mb_s']:6.1f} MB/s ({r.get('server_consume_cpu_ms_per_mb')} ms/MB), "
                             f"client CPU {CLIENT['cpu_s'] / CLIENT['wall_s'] * 100:3.0f}% "
-                            f"({CLIENT['cpu_s'] * 1000 / r['megabytes']:4.1f} ms per MB)")
+                            f"({CLIENT['cpu_s'] * 1000 / r['megabytes']:4.1f} ms per MB); "
+                            f"queue-full backoff lines {CLIENT['queue_full']}")
                 results[s.name].append(rate)
                 extra = f"; queue-full backoff lines {pauses[0]}" if pauses else ""
                 print(f"run {rep + 1} {s.name:8} {line}{extra}  {_fetch_summary()}", flush=True)
