@@ -9,6 +9,7 @@ every round), several runs each, with the median and spread per broker, and what
 - the first table's confluent-kafka 100 B produce/consume row (``bench_data_path.throughput``).
 
     .venv/bin/python bench/consume_rows_alternating.py order kafka-python 100 3 closed [--runs 6] [--mb 15]
+    .venv/bin/python bench/consume_rows_alternating.py order kafka-python 100 3 closed --fetch-max-wait-ms 10
     .venv/bin/python bench/consume_rows_alternating.py throughput confluent-kafka 100 [--runs 6] [--mb 50]
 """
 from __future__ import annotations
@@ -56,6 +57,30 @@ def _log_confluent_fetches() -> None:
     consume_order._consume_confluent = with_queue_debug
 
 
+def _schedstat() -> dict[str, tuple[int, int]]:
+    """Each thread of this process: (ns on a CPU, ns runnable but waiting for one), from Linux's
+    /proc/self/task/*/schedstat."""
+    found = {}
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            on_cpu, waiting, _ = (task / "schedstat").read_text().split()
+        except (OSError, ValueError):
+            continue
+        found[task.name] = (int(on_cpu), int(waiting))
+    return found
+
+
+def _note_schedstat(before: dict, wall_s: float) -> None:
+    """The consuming process's threads between ``before`` and now: the share of the wall time they
+    ran and the share they were runnable but waiting for a CPU (the machine's load). A client that
+    never waits on the broker is one or the other all the time (GIL-bound Python: about 100% in
+    all); what is left is time it waited on the network."""
+    after = _schedstat()
+    on_cpu = sum(a[0] - before.get(t, (0, 0))[0] for t, a in after.items())
+    waiting = sum(a[1] - before.get(t, (0, 0))[1] for t, a in after.items())
+    CLIENT["sched"] = (on_cpu / 1e9 / wall_s * 100, waiting / 1e9 / wall_s * 100)
+
+
 def _instrument_throughput_consumer() -> None:
     """bench_data_path.throughput's consumer, with its ``debug=fetch,queue`` log counted and the
     process's CPU and wall seconds from its first consume() to its close() noted."""
@@ -75,12 +100,14 @@ def _instrument_throughput_consumer() -> None:
         def consume(self, *args, **kwargs):
             if self.started is None:
                 self.started = (time.process_time(), time.perf_counter())
+                self.sched = _schedstat()
             return super().consume(*args, **kwargs)
 
         def close(self):
             CLIENT["cpu_s"] = time.process_time() - self.started[0]
             CLIENT["wall_s"] = time.perf_counter() - self.started[1]
             CLIENT["queue_full"] = self.log.count
+            _note_schedstat(self.sched, CLIENT["wall_s"])
             return super().close()
     bench_data_path.Consumer = Instrumented
 
@@ -108,6 +135,7 @@ def _time_consume(name: str) -> None:
 
     def timed(*args, **kwargs):
         cpu, wall = time.process_time(), time.perf_counter()
+        CLIENT["sched_before"], CLIENT["sched_wall"] = _schedstat(), wall
         took = consume(*args, **kwargs)
         CLIENT["cpu_s"], CLIENT["wall_s"] = time.process_time() - cpu, time.perf_counter() - wall
         return took
@@ -145,6 +173,25 @@ def _record_kafka_python_fetches() -> None:
     fetcher.Fetcher._handle_fetch_response = recording
 
 
+def _kafka_python_schedstat_at_close() -> None:
+    import kafka
+    close = kafka.KafkaConsumer.close
+
+    def noting(self, *args, **kwargs):
+        _note_schedstat(CLIENT["sched_before"], time.perf_counter() - CLIENT["sched_wall"])
+        return close(self, *args, **kwargs)
+    kafka.KafkaConsumer.close = noting
+
+
+def _kafka_python_fetch_max_wait(ms: int) -> None:
+    import kafka
+
+    class Consumer(kafka.KafkaConsumer):
+        def __init__(self, *topics, **configs):
+            super().__init__(*topics, **{**configs, "fetch_max_wait_ms": ms})
+    kafka.KafkaConsumer = Consumer
+
+
 def _fetch_summary() -> str:
     if ENQUEUED:
         return (f"Fetch answers enqueued {len(ENQUEUED)}, messages per answer median "
@@ -172,6 +219,8 @@ def main() -> None:
     ap.add_argument("partitions", type=int, nargs="?", default=1)
     ap.add_argument("order", nargs="?", default="closed")
     ap.add_argument("--runs", type=int, default=6)
+    ap.add_argument("--fetch-max-wait-ms", type=int,
+                    help="kafka-python's fetch_max_wait_ms (default: its own, 500), to show what its long polls cost")
     ap.add_argument("--mb", type=float, help="megabytes per run (default: bench_peer's at --scale 0.5)")
     args = ap.parse_args()
     from confluent_kafka.admin import AdminClient
@@ -179,6 +228,9 @@ def main() -> None:
     configure_logging("console", "warning")
     if args.consumer == "kafka-python":
         _record_kafka_python_fetches()
+        _kafka_python_schedstat_at_close()
+        if args.fetch_max_wait_ms is not None:
+            _kafka_python_fetch_max_wait(args.fetch_max_wait_ms)
     else:
         _log_confluent_fetches()
     _instrument_throughput_consumer()
@@ -215,6 +267,8 @@ def main() -> None:
                             f"client CPU {CLIENT['cpu_s'] / CLIENT['wall_s'] * 100:3.0f}% "
                             f"({CLIENT['cpu_s'] * 1000 / r['megabytes']:4.1f} ms per MB); "
                             f"queue-full backoff lines {CLIENT['queue_full']}")
+                if "sched" in CLIENT:
+                    line += " [threads on a CPU {:.0f}%, waiting for one {:.0f}%]".format(*CLIENT.pop("sched"))
                 results[s.name].append(rate)
                 extra = f"; queue-full backoff lines {pauses[0]}" if pauses else ""
                 print(f"run {rep + 1} {s.name:8} {line}{extra}  {_fetch_summary()}", flush=True)
