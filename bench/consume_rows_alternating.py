@@ -8,6 +8,10 @@ every round), several runs each, with the median and spread per broker, and what
   handling); for confluent-kafka, its ``debug=fetch`` "Local: Queue full" fetch backoffs.
 - the first table's confluent-kafka 100 B produce/consume row (``bench_data_path.throughput``).
 
+Beside each run the client process's CPU per MB and, from Linux's schedstat, the share of the wall
+time its threads were on a CPU or waiting for one: what is left is time the client waited on the
+broker.
+
     .venv/bin/python bench/consume_rows_alternating.py order kafka-python 100 3 closed [--runs 6] [--mb 15]
     .venv/bin/python bench/consume_rows_alternating.py order kafka-python 100 3 closed --fetch-max-wait-ms 10
     .venv/bin/python bench/consume_rows_alternating.py throughput confluent-kafka 100 [--runs 6] [--mb 50]
@@ -30,11 +34,9 @@ import bench_data_path  # noqa: E402
 import consume_order  # noqa: E402
 from peer_servers import start_kafka, start_kafkaemu  # noqa: E402
 
-FETCHES: list[dict] = []
-CLIENT: dict = {}
-
-
-ENQUEUED: list[int] = []
+FETCHES: list[dict] = []     # kafka-python's Fetch answers in the current run
+ENQUEUED: list[int] = []     # librdkafka's messages enqueued per Fetch answer in the current run
+CLIENT: dict = {}            # the client process's CPU, wall and scheduling figures of the current run
 
 
 class _FetchLog(consume_order.QueueFullCounter):
@@ -140,6 +142,14 @@ def _time_consume(name: str) -> None:
         CLIENT["cpu_s"], CLIENT["wall_s"] = time.process_time() - cpu, time.perf_counter() - wall
         return took
     setattr(consume_order, name, timed)
+
+
+def _delete_bench_topics(admin) -> None:
+    """bench_data_path.throughput leaves its topic; the brokers need not hold every run's records."""
+    names = [t for t in admin.list_topics(timeout=10).topics if t.startswith("bench-")]
+    if names:
+        for done in admin.delete_topics(names, operation_timeout=10).values():
+            done.result(20)
 
 
 def _batches(records: bytes) -> tuple[int, int, int]:
@@ -252,13 +262,14 @@ def main() -> None:
                 ENQUEUED.clear()
                 pauses: list = []
                 if args.kind == "order":
-                    rate, cpu = consume_order.run(s.bootstrap, admins[s.name], args.order, args.consumer, args.size,
+                    rate, _ = consume_order.run(s.bootstrap, admins[s.name], args.order, args.consumer, args.size,
                                                   mb, args.partitions, pauses=pauses)
                     megabytes = consume_order.record_count(mb, args.size) * args.size / 1e6
                     line = (f"{rate:7.1f} MB/s, client CPU {CLIENT['cpu_s'] / CLIENT['wall_s'] * 100:3.0f}% "
                             f"({CLIENT['cpu_s'] * 1000 / megabytes:4.0f} ms per MB)")
                 else:
                     r = bench_data_path.throughput(s.bootstrap, admins[s.name], args.size, int(mb), server_pid=s.pid)
+                    _delete_bench_topics(admins[s.name])
                     rate = (r["produce_mb_s"], r["consume_mb_s"])
                     line = (f"produce {r['produce_mb_s']:6.1f} MB/s ({r.get('server_produce_cpu_ms_per_mb')} ms/MB), "
                             f"client CPU {CLIENT['produce_cpu_s'] / CLIENT['produce_wall_s'] * 100:3.0f}% "
