@@ -29,6 +29,8 @@ HEAVY = ("aiohttp", "multidict", "yarl", "fastavro", "avro", "jsonschema", "goog
          "kafkaemu.control.operations", "kafkaemu.control.http", "kafkaemu.control.web", "kafkaemu.control.table",
          "kafkaemu.control.cli", "kafkaemu.control.python_api", "kafkaemu.schema_registry", "kafkaemu.spark",
          "kafkaemu.protocol.constructs",
+         # argparse's parser: a plain serve line is read without it (cli_args.py)
+         "argparse", "kafkaemu.cli_parser", "kafkaemu.cli_help",
          # the coordinators (built on first use) and what only they use
          "kafkaemu.core.coordinator", "kafkaemu.core.classic", "kafkaemu.core.consumer", "kafkaemu.core.share",
          "kafkaemu.core.offsets", "kafkaemu.core.transactions", "kafkaemu.core.streams", "kafkaemu.core.modern",
