@@ -31,6 +31,8 @@ HEAVY = ("aiohttp", "multidict", "yarl", "fastavro", "avro", "jsonschema", "goog
          "kafkaemu.protocol.constructs",
          # argparse's parser: a plain serve line is read without it (cli_args.py)
          "argparse", "kafkaemu.cli_parser", "kafkaemu.cli_help",
+         # the idna codec: the listeners' ASCII host is given to uvloop as bytes (server.listen_hosts)
+         "encodings.idna", "stringprep",
          # the coordinators (built on first use) and what only they use
          "kafkaemu.core.coordinator", "kafkaemu.core.classic", "kafkaemu.core.consumer", "kafkaemu.core.share",
          "kafkaemu.core.offsets", "kafkaemu.core.transactions", "kafkaemu.core.streams", "kafkaemu.core.modern",
@@ -62,7 +64,7 @@ from kafkaemu.protocol.envelope import encode_request
 from kafkaemu.wire.framing import FrameDecoder
 emu = KafkaEmulator().start()
 host, port = emu.bootstrap_server.rsplit(":", 1)
-with socket.create_connection((host, int(port))) as sock:
+with socket.create_connection((host.encode(), int(port))) as sock:   # bytes: a str host imports the idna codec
     sock.sendall(encode_request(18, 3, {"client_software_name": "t", "client_software_version": "1"}))
     decoder = FrameDecoder(1 << 20)
     while not decoder.feed(sock.recv(65536)):
@@ -306,3 +308,25 @@ def test_each_lazily_imported_part_works_on_first_use_in_a_fresh_process(feature
         use(printed)
     finally:
         stop(proc)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "0.0.0.0", "Example.COM", "a-b.c."])
+def test_an_ascii_host_is_given_as_the_bytes_the_idna_codec_makes(host):
+    from kafkaemu.server import listen_hosts
+    assert listen_hosts(host) == [host.encode("idna")]
+
+
+def test_every_interface_and_a_non_ascii_name_stay_as_given():
+    from kafkaemu.server import listen_hosts
+    assert listen_hosts("") == "" and listen_hosts("bücher.example") == "bücher.example"
+
+
+@pytest.mark.parametrize("host", ["localhost", "0.0.0.0"])
+def test_a_named_or_wildcard_host_is_listened_on(host):
+    proc, printed = start("--host", host)
+    try:
+        assert printed["kafka"] == f"{host}:{printed['kafka'].rsplit(':', 1)[1]}"
+        answer = api_versions(f"127.0.0.1:{printed['kafka'].rsplit(':', 1)[1]}")
+    finally:
+        stop(proc)
+    assert answer.error_code == 0
