@@ -33,6 +33,8 @@ HEAVY = ("aiohttp", "multidict", "yarl", "fastavro", "avro", "jsonschema", "goog
          "argparse", "kafkaemu.cli_parser", "kafkaemu.cli_help",
          # the idna codec: the listeners' ASCII host is given to uvloop as bytes (server.listen_hosts)
          "encodings.idna", "stringprep",
+         # what KafkaEmulator.group_transitions() returns, made with its first call
+         "kafkaemu.testing.transitions",
          # the coordinators (built on first use) and what only they use
          "kafkaemu.core.coordinator", "kafkaemu.core.classic", "kafkaemu.core.consumer", "kafkaemu.core.share",
          "kafkaemu.core.offsets", "kafkaemu.core.transactions", "kafkaemu.core.streams", "kafkaemu.core.modern",
