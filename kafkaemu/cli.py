@@ -125,6 +125,7 @@ def print_errors() -> None:
 
 
 async def serve(server) -> int:
+    from .server import LISTENING_EVENT_DELAY_S
     config = server.config
     try:
         await server.start()
@@ -143,6 +144,7 @@ async def serve(server) -> int:
     collect_from_now()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    loop.call_later(LISTENING_EVENT_DELAY_S, keep_large_buffers)   # after the first clients' answers
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
@@ -198,7 +200,6 @@ def main(argv: list[str] | None = None) -> int:
         import json
         return _to_stdout(lambda: print(json.dumps(config.as_dict(), indent=2)))
     configure_logging(args.log_format, args.log_level, stdlib=True)
-    keep_large_buffers()
     raise_open_files_limit()   # a connection is a file descriptor: 1024 is soon reached
     import uvloop
     from .extras import MissingExtra

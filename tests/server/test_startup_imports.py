@@ -8,10 +8,13 @@ docs/architecture.md "What runs at start" says why each waits."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import select
 import socket
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -141,6 +144,26 @@ def test_a_default_start_imports_nothing_heavy_before_answering():
     modules = imported(report)
     assert {"kafkaemu.server", "kafkaemu.broker", "kafkaemu.handlers.api_versions"} <= modules   # read right
     assert heavy(modules) == [], f"a default start imported {heavy(modules)}"
+
+
+def test_serve_sets_the_allocator_thresholds_once_listening():
+    """ctypes (for glibc's mallopt, kafkaemu/allocator.py) is imported by a timer once the server
+    listens, not among the start's imports: after the server module's in the import report."""
+    proc, printed = start(importtime=True)
+    report = b""
+    try:
+        assert api_versions(printed["kafka"]).error_code == 0
+        deadline = time.monotonic() + 60
+        while not re.search(rb"\|\s*ctypes\n", report):
+            assert time.monotonic() < deadline, "ctypes was never imported"
+            if select.select([proc.stderr], [], [], 1)[0]:
+                report += os.read(proc.stderr.fileno(), 65536)
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    order = [line.rsplit("|", 1)[1].strip() for line in report.decode().splitlines()
+             if line.startswith("import time:") and "|" in line]
+    assert order.index("ctypes") > order.index("kafkaemu.server")
 
 
 def test_a_fresh_kafka_emulator_imports_nothing_heavy_before_answering():
