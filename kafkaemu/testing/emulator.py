@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..config import SETTINGS, BrokerConfig
 from ..logging import configure_default_logging
-from .parent_watch import ParentWatch
 
 if TYPE_CHECKING:
+    from .parent_watch import ParentWatch
     from .transitions import Transition
 
 _install_lock = threading.Lock()
@@ -305,6 +305,7 @@ class KafkaEmulator(metaclass=_ControlMethods):
         self._proc = subprocess.Popen(self.subprocess_command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                       text=True, env=env)
         # the child stops (SIGTERM, as stop() does) when this process dies without stopping it, even by SIGKILL
+        from .parent_watch import ParentWatch   # subprocess mode's alone
         self._watch = ParentWatch(self._proc.pid, signum=signal.SIGTERM, grace_s=10)
         stderr = _StderrForwarder(self._proc.stderr)
         line = self._proc.stdout.readline()

@@ -38,6 +38,8 @@ HEAVY = ("aiohttp", "multidict", "yarl", "fastavro", "avro", "jsonschema", "goog
          "encodings.idna", "stringprep",
          # what KafkaEmulator.group_transitions() returns, made with its first call
          "kafkaemu.testing.transitions",
+         # subprocess mode's watchdog
+         "kafkaemu.testing.parent_watch",
          # the coordinators (built on first use) and what only they use
          "kafkaemu.core.coordinator", "kafkaemu.core.classic", "kafkaemu.core.consumer", "kafkaemu.core.share",
          "kafkaemu.core.offsets", "kafkaemu.core.transactions", "kafkaemu.core.streams", "kafkaemu.core.modern",
