@@ -493,32 +493,46 @@ def waits_table(servers: list[Server], reps: int) -> Table:
     admins = {s.name: AdminClient({"bootstrap.servers": s.bootstrap}) for s in servers}
     rows = [Row("CreateTopics, one 1-partition topic (median of 10)", "time", "ms")]
     alternate(servers, reps, lambda s: peer_waits.topic_creation_s(s, admins[s.name]) * 1000, rows[0])
+    per_run: list[str] = []
     for protocol in GROUP_PROTOCOLS:
         formed = Row(f"{protocol} group of {peer_waits.GROUP_MEMBERS}: formation", "time", "s")
         left = Row(f"{protocol} group: a member closes, until the others hold every partition"
                    if protocol != "share" else "share group: a member closes, until the others received a record "
                    "from every partition", "time", "s")
-        after: list[tuple[str, float]] = []
+        after: dict[str, list[float]] = {}
+        phases = peer_waits.close_phases(protocol)
+        # each broker takes the same waits in the same order, whichever goes first in a round
+        upcoming = {s.name: iter(phases) for s in servers}
 
-        def run(server, protocol=protocol, after=after):
-            f, a = peer_waits.group_times(server, admins[server.name], protocol)
-            after.append((server.name, a))
+        def run(server, protocol=protocol, after=after, upcoming=upcoming):
+            f, a = peer_waits.group_times(server, admins[server.name], protocol,
+                                          close_after_s=next(upcoming[server.name]))
+            after.setdefault(server.name, []).append(a)
             return f
-        alternate(servers, min(reps, 2), run, formed)
+        alternate(servers, len(phases), run, formed)
         left.failures = dict(formed.failures)
-        for name, value in after:
-            left.values.setdefault(name, []).append(value)
+        for name, values in after.items():
+            left.values[name] = values
         rows += [formed, left]
+        per_run.append(f"{protocol}, the close {', '.join(f'{p:g}' for p in phases)} s after formation: "
+                       + "; ".join(f"{name} " + ", ".join(f"{v:.2f}" for v in values)
+                                   for name, values in after.items()))
     commit = Row("transaction commit_transaction() of one record (median of 20)", "time", "ms")
     alternate(servers, reps, lambda s: peer_waits.commit_latency_s(s, admins[s.name]) * 1000, commit)
     rows.append(commit)
     return Table("What a test suite waits on", rows, notes=[
         f"confluent-kafka with its defaults, {peer_waits.GROUP_MEMBERS} members on a "
-        f"{peer_waits.GROUP_MEMBERS}-partition topic (2 runs at most per broker); classic and consumer: subscribe() "
-        "until every member's assignment() holds a different partition; share: until each ShareConsumer received "
-        "a record (share.auto.offset.reset=earliest set on the group), then after one closed, one new record per "
-        "partition until all three arrived. Each broker's defaults: Kafka's group.initial.rebalance.delay.ms "
-        "is 3000 ms"])
+        f"{peer_waits.GROUP_MEMBERS}-partition topic ({len(peer_waits.CLOSE_FRACTIONS)} runs per broker); classic "
+        "and consumer: subscribe() until every member's assignment() holds a different partition; share: until each "
+        "ShareConsumer received a record (share.auto.offset.reset=earliest set on the group), then after one "
+        "closed, one new record per partition until all three arrived. Each broker's defaults: Kafka's "
+        "group.initial.rebalance.delay.ms is 3000 ms",
+        "The remaining members learn of a close at their next heartbeat (classic: librdkafka's "
+        "heartbeat.interval.ms, 3 s; consumer and share: the broker's group.consumer.heartbeat.interval.ms and "
+        "group.share.heartbeat.interval.ms, 5 s on both kafkaemu and Kafka), so each run closes the member a "
+        "different time after formation, spreading the close over that interval, the same waits for every "
+        "broker; seconds per run, in the order of the waits",
+        *per_run])
 
 
 def rss_table(names: list[str], after_run: dict[str, int]) -> Table:

@@ -6,11 +6,14 @@ confluent-kafka client code for every broker:
   to the first record a producer had acknowledged;
 - ``topic_creation_s``: CreateTopics of one 1-partition topic, to the answer;
 - ``group_times``: three consumers of a 3-partition topic subscribing (``classic`` or ``consumer``
-  group protocol) until every one holds a different partition, then one closing until the other two
-  hold all three; for ``share``, three ShareConsumers until each received a record, then one closing
-  until the other two received a record from each partition produced after it closed (a record goes
-  to every partition each polling round, so that a member assigned late still gets one however fast
-  the others drained what was there);
+  group protocol) until every one holds a different partition, then, ``close_after_s`` later (polling
+  on), one closing until the other two hold all three; for ``share``, three ShareConsumers until each
+  received a record, then one closing until the other two received a record from each partition
+  produced after it closed (a record goes to every partition each polling round, so that a member
+  assigned late still gets one however fast the others drained what was there). The remaining
+  members learn of the close at their next heartbeat, so the second figure is set by where in their
+  heartbeat interval the close falls: ``close_phases`` gives the waits that spread it over the
+  interval, the same for every broker;
 - ``commit_latency_s``: a transactional producer's ``commit_transaction()`` of one record;
 - ``rss_bytes`` / ``with_partitions``: the broker's resident memory (``/proc/<pid>/status``), idle and
   after topics holding 10,000 partitions were created.
@@ -25,7 +28,15 @@ import peer_client as pc
 from peer_servers import Server
 
 GROUP_MEMBERS = 3
-GROUP_TIMEOUT_S = 90.0
+# the slowest wait that completes: Tansu's classic rebalance, ~26 s (Kafka's consumer formation: ~10 s)
+GROUP_TIMEOUT_S = 45.0
+# The heartbeat interval the remaining members use: librdkafka's heartbeat.interval.ms for the
+# classic protocol; the interval the broker gives (group.consumer.heartbeat.interval.ms,
+# group.share.heartbeat.interval.ms: 5000 ms for kafkaemu and Kafka alike) for the others.
+HEARTBEAT_INTERVAL_S = {"classic": 3.0, "consumer": 5.0, "share": 5.0}
+# The waits after formation before the close, as fractions of that interval: one close in each
+# quarter of it, the same sequence for every broker.
+CLOSE_FRACTIONS = (0.125, 0.375, 0.625, 0.875)
 PARTITIONS_FOR_RSS = 10_000
 PARTITIONS_PER_TOPIC = 1000
 
@@ -88,6 +99,18 @@ def _delete(admin, names: list[str]) -> None:
         pass   # only the broker's memory is at stake
 
 
+def close_phases(protocol: str) -> list[float]:
+    """The seconds to wait after formation before the close, one run each."""
+    return [round(f * HEARTBEAT_INTERVAL_S[protocol], 3) for f in CLOSE_FRACTIONS]
+
+
+def _hold(seconds: float, poll) -> None:
+    """Poll on for ``seconds`` (the members keep heartbeating)."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        poll()
+
+
 def _wait(done, what: str, poll) -> float:
     t0 = time.perf_counter()
     while not done():
@@ -97,23 +120,30 @@ def _wait(done, what: str, poll) -> float:
     return time.perf_counter() - t0
 
 
-def group_times(server: Server, admin, protocol: str) -> tuple[float, float]:
+def group_times(server: Server, admin, protocol: str, close_after_s: float = 0.0,
+                client_config: dict | None = None, on_close=None) -> tuple[float, float]:
     """(formation seconds, rebalance-after-a-member-left seconds) for ``protocol`` (classic,
-    consumer, share), three members on a 3-partition topic, the client's defaults otherwise."""
+    consumer, share), three members on a 3-partition topic, the client's defaults otherwise (plus
+    ``client_config``, e.g. ``{"debug": "cgrp"}``); the close comes ``close_after_s`` after the
+    formation. ``on_close(what)`` is called just before the close and once the others hold
+    everything (``"close"``, ``"rebalanced"``), for a caller marking its log."""
     from confluent_kafka.admin import NewTopic
     topic = f"bench-group-{uuid.uuid4().hex[:8]}"
     admin.create_topics([NewTopic(topic, GROUP_MEMBERS, 1)])[topic].result(30)
+    mark = on_close or (lambda what: None)
     try:
         if protocol == "share":
-            return _share_times(server, admin, topic)
-        return _consumer_times(server, topic, protocol)
+            return _share_times(server, admin, topic, close_after_s, client_config or {}, mark)
+        return _consumer_times(server, topic, protocol, close_after_s, client_config or {}, mark)
     finally:
         _delete(admin, [topic])
 
 
-def _consumer_times(server: Server, topic: str, protocol: str) -> tuple[float, float]:
+def _consumer_times(server: Server, topic: str, protocol: str, close_after_s: float, extra: dict,
+                    mark) -> tuple[float, float]:
     from confluent_kafka import Consumer
-    config = {"bootstrap.servers": server.bootstrap, "group.id": f"{topic}-{protocol}", "enable.auto.commit": False}
+    config = {"bootstrap.servers": server.bootstrap, "group.id": f"{topic}-{protocol}", "enable.auto.commit": False,
+              **extra}
     if protocol == "consumer":
         config["group.protocol"] = "consumer"
     consumers = [Consumer({**config, "client.id": f"m{i}"}) for i in range(GROUP_MEMBERS)]
@@ -135,18 +165,23 @@ def _consumer_times(server: Server, topic: str, protocol: str) -> tuple[float, f
         for c in consumers:
             c.subscribe([topic])
         formed = _wait(covered, f"{protocol} group formation", poll)
+        _hold(close_after_s, poll)
         leaving = live.pop()
+        mark("close")
         t0 = time.perf_counter()
         leaving.close()
         consumers.remove(leaving)
         _wait(covered, f"{protocol} rebalance after a member left", poll)
-        return formed, time.perf_counter() - t0
+        after = time.perf_counter() - t0
+        mark("rebalanced")
+        return formed, after
     finally:
         for c in consumers:
             c.close()
 
 
-def _share_times(server: Server, admin, topic: str) -> tuple[float, float]:
+def _share_times(server: Server, admin, topic: str, close_after_s: float, extra: dict,
+                 mark) -> tuple[float, float]:
     import confluent_kafka as ck
     from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
     if not hasattr(ck, "ShareConsumer"):
@@ -165,8 +200,8 @@ def _share_times(server: Server, admin, topic: str) -> tuple[float, float]:
         producer.flush(30)
     produce_each_partition("before")
     phase = ["before"]
-    consumers = [ck.ShareConsumer({"bootstrap.servers": server.bootstrap, "group.id": group})
-                 for _ in range(GROUP_MEMBERS)]
+    consumers = [ck.ShareConsumer({"bootstrap.servers": server.bootstrap, "group.id": group,
+                                   "client.id": f"m{i}", **extra}) for i in range(GROUP_MEMBERS)]
     live = list(consumers)
     got: dict[int, set] = {id(c): set() for c in consumers}
     after: set[int] = set()
@@ -187,13 +222,17 @@ def _share_times(server: Server, admin, topic: str) -> tuple[float, float]:
         for c in consumers:
             c.subscribe([topic])
         formed = _wait(lambda: all(got[id(c)] for c in live), "share group formation", poll)
+        _hold(close_after_s, poll)
         leaving = live.pop()
+        mark("close")
         t0 = time.perf_counter()
         leaving.close()
         consumers.remove(leaving)
         phase[0] = "after"
         _wait(lambda: len(after) == GROUP_MEMBERS, "share group after a member left", poll)
-        return formed, time.perf_counter() - t0
+        took = time.perf_counter() - t0
+        mark("rebalanced")
+        return formed, took
     finally:
         for c in consumers:
             c.close()

@@ -7,11 +7,12 @@ machine about 1 ms per MB, more than decoding or validating the data. Raising th
 to 16 MiB and the trim threshold to 64 MiB keeps those blocks in the heap for reuse: at most
 64 MiB of free memory at the heap's top stays mapped (free memory below a live block stays too,
 until reused: after deleting 100 MB of topics, about 100 MiB; BENCHMARKS.md). Elsewhere (musl,
-macOS) nothing changes.
+macOS) nothing changes. ``kafkaemu serve`` sets them once its first clients were answered (with
+the held ``listening`` event): ctypes, which calls ``mallopt``, costs a start about 1.3 ms to import,
+and the thresholds matter only to the large buffers of later requests.
 """
 from __future__ import annotations
 
-import ctypes
 import sys
 
 M_TRIM_THRESHOLD = -1   # glibc's mallopt parameters (malloc.h)
@@ -22,6 +23,7 @@ def keep_large_buffers(mmap_threshold: int = 16 << 20, trim_threshold: int = 64 
     """Set glibc's mmap and trim thresholds; returns whether they were set."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):   # no mallopt: not glibc

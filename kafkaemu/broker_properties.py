@@ -19,7 +19,7 @@ INT32 = (-2**31, 2**31 - 1)
 INT64 = (-2**63, 2**63 - 1)
 SHORT = (-2**15, 2**15 - 1)
 # per-listener settings (listener.name.sasl_ssl.plain.sasl.jaas.config): Kafka takes any config behind the prefix
-LISTENER_PREFIX = re.compile(r"listener\.name\.[a-z0-9_-]+\.", re.I)
+LISTENER_PREFIX = r"listener\.name\.[a-z0-9_-]+\."   # compiled with its first use (re caches it), not at import
 # Kafka's container image (docker/resources/common-scripts): these KAFKA_* variables configure the JVM
 IMAGE_EXCLUDES = frozenset({"KAFKA_VERSION", "KAFKA_HEAP_OPT", "KAFKA_LOG4J_OPTS", "KAFKA_OPTS", "KAFKA_JMX_OPTS",
                             "KAFKA_JVM_PERFORMANCE_OPTS", "KAFKA_GC_LOG_OPTS", "KAFKA_LOG4J_ROOT_LOGLEVEL",
@@ -47,7 +47,7 @@ def definitions() -> dict[str, tuple]:
 def kafka_defined(name: str) -> bool:
     """Whether Apache Kafka 4.4 defines this broker config (or takes it behind a listener prefix),
     or is one of the few it ignores that test brokers are given (``IGNORED_BY_KAFKA``)."""
-    return name in definitions() or bool(LISTENER_PREFIX.match(name)) or name in IGNORED_BY_KAFKA
+    return name in definitions() or bool(re.match(LISTENER_PREFIX, name, re.I)) or name in IGNORED_BY_KAFKA
 
 
 def check(name: str, text: str) -> str | None:

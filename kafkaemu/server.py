@@ -34,6 +34,17 @@ LISTEN_BACKLOG = 1024
 LISTENING_EVENT_DELAY_S = 0.05
 
 
+def listen_hosts(host: str):
+    """``create_server``'s host for ``host``: an ASCII name or address as bytes, in a list (a bare
+    bytes host would be taken for a sequence of hosts). uvloop encodes a str host with the idna
+    codec, whose first use imports ``encodings.idna``, ``stringprep`` and ``unicodedata`` (about
+    2 ms of a start); for an ASCII host that codec gives these same bytes. "" (every interface)
+    and a non-ASCII name stay as they are."""
+    if host and host.isascii():
+        return [host.encode("ascii")]
+    return host
+
+
 class KafkaServer:
     def __init__(self, config: BrokerConfig, clock=None, registry=REGISTRY) -> None:
         if config.schema_registry_port >= 0:
@@ -138,8 +149,8 @@ class KafkaServer:
         """Listen for ``node_id`` (on its port of before, when it had one)."""
         advertised, port = self.broker.placement.listeners[node_id]
         server = await self._loop.create_server(
-            lambda: _KafkaProtocol(self, node_id), self.config.host, port, reuse_address=True, ssl=self.ssl_context,
-            backlog=LISTEN_BACKLOG)
+            lambda: _KafkaProtocol(self, node_id), listen_hosts(self.config.host), port, reuse_address=True,
+            ssl=self.ssl_context, backlog=LISTEN_BACKLOG)
         self._servers[node_id] = server
         self.broker.placement.listeners[node_id] = (advertised, server.sockets[0].getsockname()[1])
         fields = {"host": self.config.host, "port": self.broker.placement.listeners[node_id][1], "node_id": node_id,

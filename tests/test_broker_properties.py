@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from kafkaemu.broker_properties import from_environment
-from kafkaemu.cli import build_parser, config_from_args, main
+from kafkaemu.cli import config_from_args, main
+from kafkaemu.cli_parser import build_parser
 from kafkaemu.config import BrokerConfig
 
 # confluent-kafka-python's test suite gives its brokers these (tests/trivup config)

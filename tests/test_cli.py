@@ -4,7 +4,9 @@ import sys
 
 import pytest
 
-from kafkaemu.cli import build_parser, config_from_args, main
+from kafkaemu.cli import config_from_args, main
+from kafkaemu.cli_args import plain_serve_args
+from kafkaemu.cli_parser import build_parser
 from kafkaemu.config import SETTINGS
 
 
@@ -39,7 +41,7 @@ def test_apis_lists_what_api_versions_advertises(capsys):
 
 
 def test_every_serve_flag_has_help_including_log_level():
-    from kafkaemu.cli import build_parser
+    from kafkaemu.cli_parser import build_parser
     serve = next(a for a in build_parser()._subparsers._group_actions[0].choices.items() if a[0] == "serve")[1]
     missing = [a.option_strings for a in serve._actions if a.option_strings and not a.help]
     assert missing == []
@@ -81,3 +83,41 @@ def test_a_flags_area_comes_from_its_name_not_from_where_it_is_defined():
     assert area_of("--connection-failed-authentication-delay-ms") == "security: SASL, TLS, ACLs, delegation tokens"
     assert area_of("--metric-reporters", "metric.reporters") == "quotas, metrics and client telemetry"
     assert area_of("--something-new") == OTHER
+
+
+# serve lines read without argparse, and the namespace its parser gives for each
+PLAIN = [[], ["--port", "0"], ["--port=0", "--log-level", "WARNING"], ["--log-level=Debug", "--log-format", "json"],
+         ["--no-auto-create-topics", "--sasl-user", "a:b", "--sasl-user=c:d", "--port", "1", "--port", "2"],
+         ["--override", "num.partitions=3", "--override=log.retention.ms=5", "--config", "server.properties"],
+         ["--host=", "--control-port", "0", "--print-config", "--feature=transaction.version=1"],
+         ["--host", "", "--cluster-id", "a=b", "--data-dir", "/tmp/x y"],
+         # every flag once: a switch alone, any other with a value
+         [arg for s in SETTINGS.values() if s.flag for arg in ([s.flag] if s.kind == "bool" else [s.flag, "7"])]]
+# lines argparse reads: help, abbreviations, unknown flags, values starting with "-", a switch given a value,
+# refused choices, a missing value, positional arguments, other commands
+NOT_PLAIN = [["--help"], ["-h"], ["--po", "0"], ["--port"], ["--port", "-1"], ["--control-port", "--port"],
+             ["--no-auto-create-topics=true"], ["--print-config=yes"], ["--log-level", "loud"],
+             ["--log-format", "xml"], ["--log-format=JSON"], ["--unknown", "1"], ["extra"], ["--port", "0", "--"],
+             ["--version"]]
+
+
+@pytest.mark.parametrize("argv", PLAIN, ids=lambda argv: " ".join(argv)[:60] or "no flags")
+def test_a_plain_serve_line_reads_as_argparse_reads_it(argv):
+    assert vars(plain_serve_args(["serve", *argv])) == vars(build_parser().parse_args(["serve", *argv]))
+
+
+@pytest.mark.parametrize("argv", NOT_PLAIN, ids=" ".join)
+def test_any_other_serve_line_is_left_to_argparse(argv):
+    assert plain_serve_args(["serve", *argv]) is None
+
+
+@pytest.mark.parametrize("argv", [["apis"], ["errors"], ["--version"], ["ctl", "--help"], [], ["serv"]])
+def test_other_commands_are_left_to_argparse(argv):
+    assert plain_serve_args(argv) is None
+
+
+def test_a_line_argparse_refuses_keeps_its_one_line_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve", "--port"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == "kafkaemu serve: error: argument --port: expected one argument\n"

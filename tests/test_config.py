@@ -6,7 +6,8 @@ import logging
 
 import pytest
 
-from kafkaemu.cli import build_parser, config_from_args, main
+from kafkaemu.cli import config_from_args, main
+from kafkaemu.cli_parser import build_parser
 from kafkaemu.config import DEFAULTS, KAFKA_NAMES, SETTINGS, BrokerConfig, setting_named
 from kafkaemu.core.consumer.settings import ConsumerSettings
 from kafkaemu.core.transactions.settings import TransactionSettings

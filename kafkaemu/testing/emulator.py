@@ -11,34 +11,15 @@ import signal
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, fields, replace
-from typing import Any, Callable
+from dataclasses import fields, replace
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..config import SETTINGS, BrokerConfig
 from ..logging import configure_default_logging
-from .parent_watch import ParentWatch
 
-
-class StateName(str):
-    """A group state's name ("Stable"); ``.value`` is the name too, as on the core's state enums,
-    so code written against those keeps working."""
-
-    @property
-    def value(self) -> str:
-        return str(self)
-
-
-@dataclass(frozen=True)
-class Transition:
-    """One group state change of the control API's journal (``generation_id`` is the group epoch
-    of a KIP-848 consumer group)."""
-    seq: int
-    at_ms: int
-    group_id: str
-    from_state: str
-    to_state: str
-    generation_id: int
-
+if TYPE_CHECKING:
+    from .parent_watch import ParentWatch
+    from .transitions import Transition
 
 _install_lock = threading.Lock()
 _installed = False
@@ -242,6 +223,7 @@ class KafkaEmulator(metaclass=_ControlMethods):
 
     def group_transitions(self, group_id: str | None = None) -> list[Transition]:
         """Every group state transition so far (oldest first), optionally for one group."""
+        from .transitions import StateName, Transition   # a dataclass made with the first call, not at import
         entries, after = [], 0
         while True:
             page = self.control("journal_get", group=group_id, after=after, limit=100_000)["entries"]
@@ -323,6 +305,7 @@ class KafkaEmulator(metaclass=_ControlMethods):
         self._proc = subprocess.Popen(self.subprocess_command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                       text=True, env=env)
         # the child stops (SIGTERM, as stop() does) when this process dies without stopping it, even by SIGKILL
+        from .parent_watch import ParentWatch   # subprocess mode's alone
         self._watch = ParentWatch(self._proc.pid, signum=signal.SIGTERM, grace_s=10)
         stderr = _StderrForwarder(self._proc.stderr)
         line = self._proc.stdout.readline()

@@ -1,7 +1,8 @@
 """Security options: CLI flags, BrokerConfig defaults and the listener's security protocol."""
 import pytest
 
-from kafkaemu.cli import build_parser, config_from_args, main
+from kafkaemu.cli import config_from_args, main
+from kafkaemu.cli_parser import build_parser
 from kafkaemu.config import BrokerConfig
 
 

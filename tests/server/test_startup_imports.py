@@ -8,10 +8,13 @@ docs/architecture.md "What runs at start" says why each waits."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import select
 import socket
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -29,6 +32,14 @@ HEAVY = ("aiohttp", "multidict", "yarl", "fastavro", "avro", "jsonschema", "goog
          "kafkaemu.control.operations", "kafkaemu.control.http", "kafkaemu.control.web", "kafkaemu.control.table",
          "kafkaemu.control.cli", "kafkaemu.control.python_api", "kafkaemu.schema_registry", "kafkaemu.spark",
          "kafkaemu.protocol.constructs",
+         # argparse's parser: a plain serve line is read without it (cli_args.py)
+         "argparse", "kafkaemu.cli_parser", "kafkaemu.cli_help",
+         # the idna codec: the listeners' ASCII host is given to uvloop as bytes (server.listen_hosts)
+         "encodings.idna", "stringprep",
+         # what KafkaEmulator.group_transitions() returns, made with its first call
+         "kafkaemu.testing.transitions",
+         # subprocess mode's watchdog
+         "kafkaemu.testing.parent_watch",
          # the coordinators (built on first use) and what only they use
          "kafkaemu.core.coordinator", "kafkaemu.core.classic", "kafkaemu.core.consumer", "kafkaemu.core.share",
          "kafkaemu.core.offsets", "kafkaemu.core.transactions", "kafkaemu.core.streams", "kafkaemu.core.modern",
@@ -60,7 +71,7 @@ from kafkaemu.protocol.envelope import encode_request
 from kafkaemu.wire.framing import FrameDecoder
 emu = KafkaEmulator().start()
 host, port = emu.bootstrap_server.rsplit(":", 1)
-with socket.create_connection((host, int(port))) as sock:
+with socket.create_connection((host.encode(), int(port))) as sock:   # bytes: a str host imports the idna codec
     sock.sendall(encode_request(18, 3, {"client_software_name": "t", "client_software_version": "1"}))
     decoder = FrameDecoder(1 << 20)
     while not decoder.feed(sock.recv(65536)):
@@ -135,6 +146,26 @@ def test_a_default_start_imports_nothing_heavy_before_answering():
     modules = imported(report)
     assert {"kafkaemu.server", "kafkaemu.broker", "kafkaemu.handlers.api_versions"} <= modules   # read right
     assert heavy(modules) == [], f"a default start imported {heavy(modules)}"
+
+
+def test_serve_sets_the_allocator_thresholds_once_listening():
+    """ctypes (for glibc's mallopt, kafkaemu/allocator.py) is imported by a timer once the server
+    listens, not among the start's imports: after the server module's in the import report."""
+    proc, printed = start(importtime=True)
+    report = b""
+    try:
+        assert api_versions(printed["kafka"]).error_code == 0
+        deadline = time.monotonic() + 60
+        while not re.search(rb"\|\s*ctypes\n", report):
+            assert time.monotonic() < deadline, "ctypes was never imported"
+            if select.select([proc.stderr], [], [], 1)[0]:
+                report += os.read(proc.stderr.fileno(), 65536)
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    order = [line.rsplit("|", 1)[1].strip() for line in report.decode().splitlines()
+             if line.startswith("import time:") and "|" in line]
+    assert order.index("ctypes") > order.index("kafkaemu.server")
 
 
 def test_a_fresh_kafka_emulator_imports_nothing_heavy_before_answering():
@@ -304,3 +335,25 @@ def test_each_lazily_imported_part_works_on_first_use_in_a_fresh_process(feature
         use(printed)
     finally:
         stop(proc)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "0.0.0.0", "Example.COM", "a-b.c."])
+def test_an_ascii_host_is_given_as_the_bytes_the_idna_codec_makes(host):
+    from kafkaemu.server import listen_hosts
+    assert listen_hosts(host) == [host.encode("idna")]
+
+
+def test_every_interface_and_a_non_ascii_name_stay_as_given():
+    from kafkaemu.server import listen_hosts
+    assert listen_hosts("") == "" and listen_hosts("bücher.example") == "bücher.example"
+
+
+@pytest.mark.parametrize("host", ["localhost", "0.0.0.0"])
+def test_a_named_or_wildcard_host_is_listened_on(host):
+    proc, printed = start("--host", host)
+    try:
+        assert printed["kafka"] == f"{host}:{printed['kafka'].rsplit(':', 1)[1]}"
+        answer = api_versions(f"127.0.0.1:{printed['kafka'].rsplit(':', 1)[1]}")
+    finally:
+        stop(proc)
+    assert answer.error_code == 0

@@ -232,6 +232,31 @@ def test_leave_moves_partitions_to_the_others_and_they_keep_theirs():
     assert clients[1].partitions() | clients[2].partitions() == set(range(6))
 
 
+def test_after_a_leave_each_remaining_member_is_given_its_new_target_in_its_next_heartbeat_answer():
+    # As Kafka 4.4 answers librdkafka (debug=cgrp, BENCHMARKS.md issue 31): the first heartbeat of
+    # each remaining member after the leave is answered at the bumped epoch with its whole new target
+    # (the leaver's partitions are free: nothing to revoke first, no second heartbeat needed).
+    h = ConsumerHarness(topics={"t": 3})
+    clients = [Client(h, f"m{i}") for i in range(3)]
+    for c in clients:
+        c.beat()
+    settle(clients)
+    assert sorted(len(c.partitions()) for c in clients) == [1, 1, 1]
+    before = {c.member_id: c.partitions() for c in clients[:2]}
+    h.advance(2500)
+    epoch = h.group().group_epoch
+    clients[2].leave()
+    assert h.group().group_epoch == epoch + 1
+    h.advance(2500)
+    answers = [c.beat() for c in clients[:2]]
+    assert [r["member_epoch"] for r in answers] == [epoch + 1, epoch + 1]
+    assert clients[0].partitions() | clients[1].partitions() == {0, 1, 2}
+    for c, r in zip(clients[:2], answers):
+        assert before[c.member_id] <= c.partitions()
+        assert (r["assignment"] is not None) == (c.partitions() != before[c.member_id])
+    assert all(m.state is MemberState.STABLE for m in h.group().members.values())
+
+
 def test_leave_of_unknown_member_and_group():
     h = ConsumerHarness()
     assert h.heartbeat(member_id="a", epoch=-1)["error_code"] == E.GROUP_ID_NOT_FOUND

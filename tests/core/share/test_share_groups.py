@@ -39,6 +39,29 @@ def test_join_heartbeat_and_leave():
     assert c.share.group("g").state.value == "Empty"
 
 
+def test_after_a_leave_each_remaining_member_is_given_its_new_target_in_its_next_heartbeat_answer():
+    # As Kafka 4.4 answers librdkafka (debug=cgrp, BENCHMARKS.md issue 31): the next
+    # ShareGroupHeartbeat of each remaining member is answered at the bumped epoch with its new
+    # assignment, the leaver's partition in it.
+    c = GroupCoordinator()
+    members = ["m0", "m1", "m2"]
+    for i, m in enumerate(members):
+        hb(c, i, m, 0, ["b"])
+    group = c.share.group("g")
+    for m in members:
+        hb(c, 10, m, group.members[m].member_epoch)
+    held = {m: {(t, p) for t, ps in group.members[m].assigned.items() for p in ps} for m in members}
+    assert sorted(len(v) for v in held.values()) == [1, 1, 1]
+    epoch = group.group_epoch
+    hb(c, 2500, "m2", -1)
+    assert group.group_epoch == epoch + 1
+    answers = {m: hb(c, 5010, m, epoch) for m in members[:2]}
+    assert {m: r["member_epoch"] for m, r in answers.items()} == {"m0": epoch + 1, "m1": epoch + 1}
+    now = {m: parts(r) if r["assignment"] is not None else held[m] for m, r in answers.items()}
+    assert now["m0"] | now["m1"] == {(T2, 0), (T2, 1), (T2, 2)}
+    assert any(r["assignment"] is not None and held["m2"] <= parts(r) for r in answers.values())
+
+
 def test_more_members_than_partitions_share_partitions():
     c = GroupCoordinator()
     for i in range(3):
