@@ -134,6 +134,8 @@ class GroupCoordinator:
     def _request(self, now_ms: int) -> "_RequestScope":
         """``with self._request(now_ms):`` around each request: timers due by ``now_ms`` fire first,
         and timers due now (a zero initial rebalance delay) complete within the request that set them."""
+        if self.ctx.runtime.batch is not None:   # lingering commits are written before anything else
+            self.ctx.runtime.flush()
         self.tick(now_ms)
         return self._scope
 
@@ -288,6 +290,25 @@ class GroupCoordinator:
         with self._request(now_ms):
             return self._run(req.group_id, self.offsets.commit, (req, partition_exists), OffsetManager.commit_failed,
                              False)
+
+    def commit_offsets_then(self, now_ms: int, req: OffsetCommit, partition_exists: PartitionExists | None,
+                            reply: Callable[[dict], None]) -> None:
+        """``commit_offsets``, its answer given to ``reply``: inside the runtime's ``linger`` once its
+        records are appended with those of the commits that arrived with it (Kafka's adaptive
+        ``group.coordinator.append.linger.ms``; ``CoordinatorRuntime.run_lingering``)."""
+        runtime = self.ctx.runtime
+        if not runtime.lingering:
+            reply(self.commit_offsets(now_ms, req, partition_exists))
+            return
+        self.tick(now_ms)   # as ``_request``, leaving the lingering writes open
+        runtime.run_lingering(req.group_id, self.offsets.commit, (req, partition_exists),
+                              OffsetManager.commit_failed, reply)
+        self.ctx.timers.poll(self.ctx.now_ms)
+
+    @property
+    def runtime(self):
+        """The runtime running this coordinator's writes (a connection opens its ``linger`` for a read)."""
+        return self.ctx.runtime
 
     def commit_transactional_offsets(self, now_ms: int, req: TxnOffsetCommit,
                                      partition_exists: PartitionExists | None = None) -> dict:

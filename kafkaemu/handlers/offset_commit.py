@@ -17,6 +17,7 @@ v10 (KIP-848) names topics by id, as KafkaApis.handleOffsetCommitRequest: each i
 its name first (offsets are kept by name), an unknown id (the zero id too) answers UNKNOWN_TOPIC_ID
 for its partitions before topic authorization, and the response names topics by the request's ids.
 """
+from ..broker.context import DEFERRED
 from ..core.offsets.requests import CommitPartition, OffsetCommit
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator, partition_exists, resolve_topic_ids
@@ -31,33 +32,41 @@ def offset_commit(ctx, req):
         return _all(req.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if ctx.api_version >= 10:
         return _by_topic_id(ctx, req)
-    return _named(ctx, req, req.topics)
+    return _named(ctx, req, req.topics, None)
 
 
-def _named(ctx, req, topics) -> dict:
+def _named(ctx, req, topics, finish):
+    """The commit of ``topics``: the answer returned, or DEFERRED and given to ``ctx.respond``
+    once the commit is written; ``finish`` completes the answer first (None: it is complete)."""
     if not is_coordinator(ctx, req.group_id):
-        return _all(topics, ErrorCode.NOT_COORDINATOR)
+        answer = _all(topics, ErrorCode.NOT_COORDINATOR)
+        return answer if finish is None else finish(answer)
     if ctx.authorizer is None:   # authorization off: the common case, kept short
-        return _commit(ctx, req, topics)
+        return _commit(ctx, req, topics, finish)
     denied = denied_names(ctx, READ, TOPIC, [t.name for t in topics])
     if denied:   # those topics' partitions fail; the rest are committed
+        refused = _all([t for t in topics if t.name in denied], ErrorCode.TOPIC_AUTHORIZATION_FAILED)["topics"]
+
+        def merged(response: dict) -> dict:
+            response = dict(response, topics=response["topics"] + refused)
+            return response if finish is None else finish(response)
         allowed = [t for t in topics if t.name not in denied]
-        response = _commit(ctx, req, allowed) if allowed else {"topics": []}
-        return dict(response, topics=response["topics"] + _all(
-            [t for t in topics if t.name in denied], ErrorCode.TOPIC_AUTHORIZATION_FAILED)["topics"])
-    return _commit(ctx, req, topics)
+        return _commit(ctx, req, allowed, merged) if allowed else merged({"topics": []})
+    return _commit(ctx, req, topics, finish)
 
 
-def _by_topic_id(ctx, req) -> dict:
+def _by_topic_id(ctx, req):
     """v10: ids resolved to names (as Kafka sets each known topic's name), unknown ones answered
     UNKNOWN_TOPIC_ID, the rest committed by name and answered with the request's ids."""
     known, unknown, ids = resolve_topic_ids(ctx, req.topics)
-    response = _named(ctx, req, known) if known else {"topics": []}
-    for t in response["topics"]:
-        t["topic_id"] = ids[t["name"]]
-    if unknown:
-        response["topics"] = _all(unknown, ErrorCode.UNKNOWN_TOPIC_ID)["topics"] + response["topics"]
-    return response
+
+    def with_ids(response: dict) -> dict:
+        for t in response["topics"]:
+            t["topic_id"] = ids[t["name"]]
+        if unknown:
+            response["topics"] = _all(unknown, ErrorCode.UNKNOWN_TOPIC_ID)["topics"] + response["topics"]
+        return response
+    return _named(ctx, req, known, with_ids) if known else with_ids({"topics": []})
 
 
 def _all(topics, code) -> dict:
@@ -65,7 +74,9 @@ def _all(topics, code) -> dict:
         {"partition_index": p.partition_index, "error_code": code} for p in t.partitions]} for t in topics]}
 
 
-def _commit(ctx, req, topics) -> dict:
+def _commit(ctx, req, topics, finish):
+    """Answered once the commit's records are written: with those of the commits that arrived
+    with it as one batch while the connection lingers (``GroupCoordinator.commit_offsets_then``)."""
     version = ctx.api_version
     commit = OffsetCommit(
         group_id=req.group_id,
@@ -79,4 +90,7 @@ def _commit(ctx, req, topics) -> dict:
         retention_time_ms=req.retention_time_ms if 2 <= version <= 4 else -1,
         api_version=version,
     )
-    return ctx.groups.commit_offsets(ctx.now_ms, commit, partition_exists(ctx))
+    respond = ctx.respond
+    ctx.groups.commit_offsets_then(ctx.now_ms, commit, partition_exists(ctx),
+                                   respond if finish is None else lambda response: respond(finish(response)))
+    return DEFERRED

@@ -59,6 +59,7 @@ MAX_UNSENT_REPLY_BYTES = 1 << 20    # completed replies not yet taken by the tra
 MAX_IN_FLIGHT = 100                 # requests handled whose replies are not all sent
 _timer_serial = itertools.count(1)
 _KEY_VERSION_CORRELATION = struct.Struct(">hhi")
+_OFFSET_COMMIT_KEY = struct.pack(">h", ApiKey.OFFSET_COMMIT)   # its requests linger together (process)
 _SIZE_CORRELATION = struct.Struct(">ii")
 log = get_logger("kafkaemu.wire")
 
@@ -154,16 +155,30 @@ class Connection:
         if self._processing:  # a reply completed while a request of ours is being handled
             return
         self._processing = True
+        # The offset commits of this read linger: appended together once a request other than a
+        # commit comes or the read's requests are done, each answered after that append.
+        runtime = self.broker.group_runtime
+        if runtime is not None:
+            runtime.linger()
         try:
             queued, slots = self._queued, self._slots
-            # not self.blocked, inline (a property call per request)
-            while queued and not self.closed and not (self._output_paused or self._unsent >= MAX_UNSENT_REPLY_BYTES
-                                                      or len(slots) >= MAX_IN_FLIGHT or self._muted_until > 0):
-                body = queued.popleft()
-                self._queued_bytes -= len(body)
-                self._handle_frame(body, now_ms)
+            while True:
+                # not self.blocked, inline (a property call per request)
+                while queued and not self.closed and not (
+                        self._output_paused or self._unsent >= MAX_UNSENT_REPLY_BYTES or len(slots) >= MAX_IN_FLIGHT
+                        or self._muted_until > 0):
+                    body = queued.popleft()
+                    self._queued_bytes -= len(body)
+                    if runtime is not None and runtime.batch is not None and body[:2] != _OFFSET_COMMIT_KEY:
+                        runtime.flush()   # the commits before this request are written first
+                    self._handle_frame(body, now_ms)
+                if runtime is None or runtime.batch is None or not queued:
+                    break
+                runtime.flush()   # blocked behind lingering commits' replies: answer them, then go on
         finally:
             self._processing = False
+            if runtime is not None:
+                runtime.end_linger()
             self._end_processing()
 
     def _end_processing(self) -> None:
