@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import struct
 from bisect import bisect_left, bisect_right
-from itertools import accumulate
+from itertools import accumulate, compress
 
 from .record_batch import InvalidBatch
 
@@ -54,7 +54,7 @@ class MemoryBatchStore:
         self._lasts: list[int] = []
         self._batches: list = []          # bytes-like, as received with offsets rewritten
         self._max_ts: list[int] = []
-        self._ts_prefix: list[int] = []   # running max of _max_ts, for bisecting timestamp lookups
+        self._ts_prefix: list[int] = []   # running max of _max_ts (or above it), for bisecting timestamp lookups
         self.size_bytes = 0
         self.generation = 0               # bumped when the batches change other than at either end
 
@@ -142,31 +142,42 @@ class MemoryBatchStore:
             return None
         return self._bases[drop] if drop < n else high_watermark
 
-    def apply_cleaning(self, changes: dict) -> None:
-        """The end of a compaction: ``changes`` maps a base offset to (the batch's identity when
-        it was read, its replacement with the same offsets or None: dropped). A batch no longer
-        here as it was read (gone with the log start, say) is left alone. List work only."""
-        drop = set()
-        for base, (identity, new) in changes.items():
-            j = bisect_left(self._bases, base)
-            if j == len(self._bases) or self._bases[j] != base:
+    def apply_cleaning(self, changes: list, start: int, budget) -> int:
+        """A compaction's changes from ``changes[start]`` on, as many as ``budget`` has batches
+        for (one at least): each (base offset, (the batch's identity when it was read, its
+        replacement with the same offsets or None: dropped)), in offset order. A batch no longer
+        here as it was read (gone with the log start, say) is left alone. Returns where the next
+        call starts. List work only."""
+        end = min(len(changes), start + max(budget.batches, 1))
+        budget.batches -= end - start
+        drop = []
+        bases, batches = self._bases, self._batches
+        for base, (identity, new) in changes[start:end]:
+            j = bisect_left(bases, base)
+            if j == len(bases) or bases[j] != base:
                 continue
-            old = self._batches[j]
+            old = batches[j]
             if batch_identity(old) != identity:
                 continue
             if new is None:
-                drop.add(j)
+                drop.append(j)
                 self.size_bytes -= len(old)
             else:
-                self._batches[j] = new
+                batches[j] = new
                 self.size_bytes += len(new) - len(old)
         if drop:
-            keep = [j for j in range(len(self._batches)) if j not in drop]
-            self._bases = [self._bases[j] for j in keep]
-            self._lasts = [self._lasts[j] for j in keep]
-            self._batches = [self._batches[j] for j in keep]
-            self._max_ts = [self._max_ts[j] for j in keep]
-            self._rebuild_prefix()
+            keep = bytearray(b"\x01") * len(batches)
+            for j in drop:
+                keep[j] = 0
+            self._bases = list(compress(self._bases, keep))
+            self._lasts = list(compress(self._lasts, keep))
+            self._batches = list(compress(self._batches, keep))
+            self._max_ts = list(compress(self._max_ts, keep))
+            # what is left of the running max still bounds every earlier batch's timestamp from
+            # above (a timestamp lookup may look at a few batches more), without a pass over the
+            # log each call: the next drop_before recomputes it
+            self._ts_prefix = list(compress(self._ts_prefix, keep))
+        return end
 
     def _rebuild_prefix(self) -> None:
         self._ts_prefix = list(accumulate(self._max_ts, max))

@@ -3,12 +3,13 @@ the latest record per key is kept in every batch but the last, batches keep thei
 batch store rewrites what changed (in memory, or segment files through a rename).
 
 A cleaning is a ``CompactionJob`` the broker's ticks run a budget of batches at a time, so that no
-loop turn decodes a whole log: it reads the batches below the bounds taken when it starts (the
-last stable offset, the log end), first for each key's latest offset, then for what each batch
-becomes, and applies the changes in one step at the end, to the batches still there as they were
-read. Appends meanwhile lie above the bounds; a log start moved meanwhile (DeleteRecords,
-retention) only takes batches away, with every older record of their keys; a log replaced or
-closed (a snapshot restore, its topic deleted) abandons the job."""
+loop turn decodes or rewrites a whole log: it reads the batches below the bounds taken when it
+starts (the last stable offset, the log end), first for each key's latest offset, then for what
+each batch becomes; then it applies those changes in offset order, each to its batch only if the
+batch is still there as it was read. Each change stands alone: appends meanwhile lie above the
+bounds; a log start moved meanwhile (DeleteRecords, retention) only takes batches away, with every
+older record of their keys; a log replaced or closed (a snapshot restore, its topic deleted)
+abandons the job."""
 from __future__ import annotations
 
 import struct
@@ -21,7 +22,7 @@ from .record_batch import InvalidBatch, build_batch, iter_records, parse_header
 
 log = get_logger("kafkaemu.storage")
 
-BATCHES_PER_STEP = 2000      # what one loop turn of the cleaner may read, whichever runs out first
+BATCHES_PER_STEP = 1000      # what one loop turn of the cleaner may read, whichever runs out first
 BYTES_PER_STEP = 4 << 20
 
 
@@ -68,10 +69,9 @@ class CompactionJob:
         self.latest: dict[bytes, tuple[int, int]] = {}   # key -> (offset, base offset of its batch)
         self.holders: dict[int, int] = {}      # base offset -> how many keys' latest records the batch holds
         self.undecodable: set[int] = set()     # base offsets of batches kept as they are
-        self.changes: dict[int, tuple] = {}    # base offset -> (identity, replacement or None)
+        self.changes: list = []   # (base offset, (identity, replacement or None)), in offset order
         self.kept_tombstone_ts: list[int] = []
         self.removed = 0
-        self.batches_read = 0
         self.phase = "scan"                    # then "clean", then None (applied or abandoned)
         self.cursor: int | None = None         # the next offset to read in this phase (None: the first batch)
 
@@ -104,11 +104,11 @@ class CompactionJob:
                 log.info("compaction_abandoned", topic=self.plog.topic.name, partition=self.plog.index)
                 self.phase = None
                 break
-            if self.phase == "apply":
-                self._apply()
-                break
             if budget.spent:
                 return False
+            if self.phase == "apply":
+                self._apply(budget)
+                continue
             scanning = self.phase == "scan"
             bound = self.stable if scanning else min(self.stable, self.end - 1)
             step = self._scan if scanning else self._clean
@@ -119,13 +119,15 @@ class CompactionJob:
                     done = True
                     break
                 budget.spend(batch)
-                self.batches_read += 1
                 self.cursor = h.last_offset + 1
                 step(batch, h)
                 if budget.spent:
                     break
             if done or not budget.spent:   # the bound, or the log's end, was reached
-                self.phase, self.cursor = ("clean" if scanning else "apply"), None
+                if scanning:
+                    self.phase, self.cursor = "clean", None
+                else:
+                    self.phase = "apply"
         return True
 
     def _scan(self, batch, h) -> None:
@@ -149,7 +151,7 @@ class CompactionJob:
     def _clean(self, batch, h) -> None:
         new = self._cleaned(batch, h)
         if new is not batch:
-            self.changes[h.base_offset] = (batch_identity(batch), new)
+            self.changes.append((h.base_offset, (batch_identity(batch), new)))
 
     def _cleaned(self, batch, h):
         """The batch, its replacement (same offsets) or None (dropped)."""
@@ -184,11 +186,16 @@ class CompactionJob:
                            log_append_time=h.log_append_time, transactional=h.is_transactional,
                            last_offset_delta=h.last_offset_delta)
 
-    def _apply(self) -> None:
+    def _apply(self, budget: Budget) -> None:
+        """Apply the next of the changes (all in one step would be a list operation per batch of
+        the log): each batch's change stands alone, and going in offset order a key's older
+        records go before its tombstone."""
+        if self.changes:
+            del self.changes[:self.store.apply_cleaning(self.changes, 0, budget)]   # let go of them as they go
+            if self.changes:
+                return
         plog = self.plog
         self.phase = None
-        if self.changes:
-            self.store.apply_cleaning(self.changes)
         due = min(self.kept_tombstone_ts) + self.retention_ms if self.kept_tombstone_ts else None
         end = self.store.end_offset()
         appended = end > self.end

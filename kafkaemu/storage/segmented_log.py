@@ -253,25 +253,37 @@ class SegmentedBatchStore:
         return self._bases[0]
 
     # -- rewriting ---------------------------------------------------------------------------
-    def apply_cleaning(self, changes: dict) -> None:
-        """The end of a compaction: ``changes`` maps a base offset to (the batch's identity when
-        it was read, its replacement with the same offsets or None: dropped). A segment that
-        changes is written to ``<segment>.cleaned`` and renamed over the old file; a batch no
-        longer here as it was read (gone with the log start, say) is left alone."""
-        touched = sorted({bisect_right(self._bases, base) - 1 for base in changes} - {-1})
-        for k in touched:
-            out, changed = [], False
-            for _, batch in self.segments[k].batches_from(0):
-                change = changes.get(_BASE_LEN.unpack_from(batch)[0])
-                if change is None or batch_identity(batch) != change[0]:
-                    out.append(batch)
-                    continue
-                changed = True
-                if change[1] is not None:
-                    out.append(change[1])
-            if changed:
-                self.tail.clear()
-                self._swap(k, out)
+    def apply_cleaning(self, changes: list, start: int, budget) -> int:
+        """A compaction's changes from ``changes[start]`` on (see ``MemoryBatchStore``), a whole
+        segment at a time while ``budget`` lasts (one at least, each batch read counted): a segment
+        that changes is written to ``<segment>.cleaned`` and renamed over the old file. Returns
+        where the next call starts."""
+        i = start
+        while i < len(changes) and (i == start or not budget.spent):
+            k = bisect_right(self._bases, changes[i][0]) - 1
+            upper = self._bases[k + 1] if k + 1 < len(self._bases) else None
+            j = i + 1
+            while j < len(changes) and (upper is None or changes[j][0] < upper):
+                j += 1
+            if k >= 0:   # else below the first segment: gone with the log start
+                self._clean_segment(k, dict(changes[i:j]), budget)
+            i = j
+        return i
+
+    def _clean_segment(self, k: int, changes: dict, budget) -> None:
+        out, changed = [], False
+        for _, batch in self.segments[k].batches_from(0):
+            budget.batches -= 1
+            change = changes.get(_BASE_LEN.unpack_from(batch)[0])
+            if change is None or batch_identity(batch) != change[0]:
+                out.append(batch)
+                continue
+            changed = True
+            if change[1] is not None:
+                out.append(change[1])
+        if changed:
+            self.tail.clear()
+            self._swap(k, out)
 
     def _swap(self, k: int, batches: list) -> None:
         old = self.segments[k]

@@ -111,6 +111,8 @@ def test_a_cleaning_split_over_ticks_leaves_the_log_of_one_whole_pass(seed, budg
     ticks = run_cleaner(store, budget=budget)
     expected = compacted_at_once(seed)
     assert contents(plog) == contents(expected) != before
+    for ts in (NOW - 10 * RETENTION, NOW - 10 * RETENTION + 50, NOW, NOW + 60, NOW + 119, NOW + 500):
+        assert plog.offset_for_timestamp(ts) == expected.offset_for_timestamp(ts)
     assert plog.tombstones_due_ms == expected.tombstones_due_ms
     assert plog._clean_bytes == expected._clean_bytes == plog.size_bytes
     # every batch below the bound is read twice (keys, then cleaning), a budget's worth a tick
@@ -238,7 +240,7 @@ def test_a_cleaning_split_over_ticks_rewrites_segment_files_as_one_pass(tmp_path
             plog.delete_records(plog.high_watermark // 4)
             plog.append(build_batch([(b"k0", b"late", [], NOW)]), NOW)
 
-    assert run_cleaner(store, during=delete, budget=4) > 30
+    assert run_cleaner(store, during=delete) > 30   # (applying, a segment is read whole)
 
     def expected_steps(p):
         p.delete_records(p.high_watermark // 4)
