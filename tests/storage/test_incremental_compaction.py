@@ -251,3 +251,48 @@ def test_a_cleaning_split_over_ticks_rewrites_segment_files_as_one_pass(tmp_path
     reopened = LogStore()
     DataDir(str(tmp_path), 0).attach(reopened)
     assert contents(reopened.get("c").partitions[0]) == contents(expected)
+
+
+def visible(plog) -> dict:
+    """Each key's latest record outside aborted transactions: key -> (offset, value)."""
+    aborted = [(t.producer_id, t.first_offset, t.last_offset) for t in plog.producers.aborted]
+    out = {}
+    for b in plog.batches():
+        b = bytes(b)
+        h = parse_header(b)
+        if h.is_control or (h.is_transactional and any(
+                pid == h.producer_id and first <= h.base_offset <= last for pid, first, last in aborted)):
+            continue
+        for r in iter_records(b):
+            out[r.key] = (r.offset, r.value)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("budget", [1, 5])
+def test_between_any_two_ticks_every_key_reads_as_before_or_as_deleted(seed, budget, tmp_path):
+    """What a reader sees halfway through: each key's latest record is the one it had, or, for a
+    key whose latest record is a tombstone, nothing (never an older value coming back)."""
+    store = None
+    if seed % 2:
+        store = LogStore(cleaner_backoff_ms=1000, cleaner_budget=Budget(budget, 1 << 40))
+        DataDir(str(tmp_path), 0).attach(store)
+    store, plog = started(budget, dict(COMPACT, **SMALL_SEGMENTS), store)
+    fill(plog, seed)
+    for key in (b"k0", b"k1", b"k2", b"k3"):   # deleted long ago: the cleaning removes every record of them
+        plog.append(build_batch([(key, None, [], NOW - 10 * RETENTION)]), NOW)
+    plog.append(build_batch([(b"last", b"x", [], NOW)]), NOW)
+    before = visible(plog)
+    seen = []
+
+    def check(tick):
+        now = visible(plog)
+        assert all(before[key] == record for key, record in now.items())
+        assert all(before[key][1] is None for key in before.keys() - now.keys())
+        seen.append(len(now))
+
+    run_cleaner(store, during=check)
+    check(None)
+    assert seen[0] == len(before)
+    if plog.producers.first_unstable_offset() is None or seed < 2:   # (else the open transaction bounds the cleaning)
+        assert not {b"k0", b"k1", b"k2", b"k3"} & visible(plog).keys()
