@@ -56,6 +56,8 @@ def compact(plog, now_ms: int | None, force: bool) -> int:
 
 
 class CompactionJob:
+    """One cleaning of one partition log, resumable: ``run`` goes on where the last call stopped."""
+
     def __init__(self, plog, now_ms: int | None) -> None:
         self.plog = plog
         self.store = plog.batch_store
@@ -72,7 +74,7 @@ class CompactionJob:
         self.changes: list = []   # (base offset, (identity, replacement or None)), in offset order
         self.kept_tombstone_ts: list[int] = []
         self.removed = 0
-        self.phase = "scan"                    # then "clean", then None (applied or abandoned)
+        self.phase = "scan"                    # then "clean", "apply", and None (applied or abandoned)
         self.cursor: int | None = None         # the next offset to read in this phase (None: the first batch)
 
     @classmethod
@@ -97,8 +99,7 @@ class CompactionJob:
         return self.plog.batch_store is not self.store or self.store.generation != self.generation
 
     def run(self, budget: Budget) -> bool:
-        """Read batches while ``budget`` lasts (applying the changes once all are read); True when
-        the job is over."""
+        """Read, then apply, while ``budget`` lasts; True when the job is over."""
         while self.phase is not None:
             if self.stale:
                 log.info("compaction_abandoned", topic=self.plog.topic.name, partition=self.plog.index)
