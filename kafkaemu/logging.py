@@ -29,14 +29,11 @@ _modules = sys.modules
 _request_context: ContextVar[Callable[[], dict] | None] = ContextVar("kafkaemu_request_context", default=None)
 
 
-def bind_request_context(fields: Callable[[], dict]):
-    """Until ``unbind_request_context(token)``, every event logged carries ``fields()``
-    (connection, client, api, group, ...); returns the token."""
-    return _request_context.set(fields)
-
-
-def unbind_request_context(token) -> None:
-    _request_context.reset(token)
+# ``bind_request_context(fields)``: until ``unbind_request_context(token)``, every event logged
+# carries ``fields()`` (connection, client, api, group, ...); returns the token. The context
+# variable's own methods, not functions around them: every request calls both.
+bind_request_context: Callable[[Callable[[], dict]], Any] = _request_context.set
+unbind_request_context: Callable[[Any], None] = _request_context.reset
 
 
 @contextmanager

@@ -22,5 +22,6 @@ def kafka_abs(n: int) -> int:
     return 0 if n == INT32_MIN else abs(n)
 
 
+@lru_cache(maxsize=65536)   # asked twice on every group request (its coordinator, its write)
 def partition_for(group_id: str, num_partitions: int) -> int:
     return kafka_abs(java_string_hash(group_id)) % num_partitions

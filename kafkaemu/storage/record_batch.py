@@ -355,15 +355,24 @@ def build_keyed_batch(records, timestamp: int, *, base_offset: int = 0, partitio
     headers) all at ``timestamp``, uncompressed, with no sequence: what a coordinator writes to its
     internal topic. Built straight at its offsets (``base_offset``, ``partition_leader_epoch``), so
     the log keeps it as it is."""
-    parts = []
-    for delta, (key, value) in enumerate(records):
-        # attributes 0, timestamp delta 0, the offset delta, key, value, no headers
-        record = b"".join((b"\x00\x00", _varint(delta), _NULL_VARINT if key is None else _varint(len(key)), key or b"",
+    if len(records) == 1:   # most coordinator writes (a commit of one partition): no list, no loop
+        key, value = records[0]
+        # attributes 0, timestamp delta 0, offset delta 0, key, value, no headers
+        record = b"".join((b"\x00\x00\x00", _NULL_VARINT if key is None else _varint(len(key)), key or b"",
                            _NULL_VARINT if value is None else _varint(len(value)), value or b"", b"\x00"))
-        parts.append(_varint(len(record)))
-        parts.append(record)
+        body = _varint(len(record)) + record
+    else:
+        parts = []
+        for delta, (key, value) in enumerate(records):
+            # attributes 0, timestamp delta 0, the offset delta, key, value, no headers
+            record = b"".join((b"\x00\x00", _varint(delta), _NULL_VARINT if key is None else _varint(len(key)),
+                               key or b"", _NULL_VARINT if value is None else _varint(len(value)), value or b"",
+                               b"\x00"))
+            parts.append(_varint(len(record)))
+            parts.append(record)
+        body = b"".join(parts)
     covered = _HEADER_AFTER_CRC.pack(TRANSACTIONAL_BIT if transactional else 0, len(records) - 1, timestamp,
-                                     timestamp, producer_id, producer_epoch, -1, len(records)) + b"".join(parts)
+                                     timestamp, producer_id, producer_epoch, -1, len(records)) + body
     return _HEADER_TO_CRC.pack(base_offset, len(covered) + 9, partition_leader_epoch, 2, _crc32c(covered)) + covered
 
 

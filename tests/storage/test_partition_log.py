@@ -284,6 +284,15 @@ def test_a_coordinators_keyed_batch_is_stored_as_append_batch_would_store_it(sto
     assert crc_ok(stored) and parse_header(stored).partition_leader_epoch == built[1].leader_epoch
 
 
+@pytest.mark.parametrize("record", [(b"k", b"v"), (b"key" * 30, b"v" * 300), (b"k", None), (None, b"x" * 9000)])
+def test_a_one_record_keyed_batch_is_stored_as_append_batch_would_store_it(store, record):
+    built = store.create_topic("__consumer_offsets", 2, internal=True).partitions
+    built[0].append_batch(build_batch([(record[0], record[1], [], NOW)]), NOW)
+    assert built[1].append_keyed([record], NOW) == 0
+    assert [bytes(b) for b in built[1].batches()] == [bytes(b) for b in built[0].batches()]
+    assert [(r.key, r.value) for r in iter_records(built[1].batches()[0])] == [record]
+
+
 def test_a_keyed_batch_of_a_stale_producer_epoch_is_refused_and_not_appended(log):
     log.append_keyed([(b"key", b"offset")], NOW, producer_id=9, producer_epoch=1)
     assert log.open_transactions() == {9: 0} and log.last_stable_offset == 0

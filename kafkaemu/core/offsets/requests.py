@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass
+@dataclass(slots=True)   # made per committed partition
 class CommitPartition:
     partition: int
     offset: int
@@ -15,7 +15,7 @@ class CommitPartition:
     metadata: str | None = ""
 
 
-@dataclass
+@dataclass(slots=True)   # made per OffsetCommit request
 class OffsetCommit:
     group_id: str
     topics: list[tuple[str, list[CommitPartition]]]
