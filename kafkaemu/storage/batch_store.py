@@ -4,9 +4,19 @@ in segment files (``segmented_log``). Both answer the same calls; offsets are al
 Without a data directory memory is bounded by retention, which drops whole batches."""
 from __future__ import annotations
 
+import struct
 from bisect import bisect_left, bisect_right
+from itertools import accumulate, compress
 
 from .record_batch import InvalidBatch
+
+_LENGTH_CRC = struct.Struct(">i5xI")   # batchLength at 8, then (leader epoch, magic) skipped, then crc
+
+
+def batch_identity(batch) -> tuple[int, int]:
+    """(length, crc) from a batch's header: with its base offset, what tells a stored batch from
+    another one at the same offsets (the crc covers every record), without decoding it."""
+    return _LENGTH_CRC.unpack_from(batch, 8)
 
 
 class StorageError(InvalidBatch):
@@ -44,8 +54,9 @@ class MemoryBatchStore:
         self._lasts: list[int] = []
         self._batches: list = []          # bytes-like, as received with offsets rewritten
         self._max_ts: list[int] = []
-        self._ts_prefix: list[int] = []   # running max of _max_ts, for bisecting timestamp lookups
+        self._ts_prefix: list[int] = []   # running max of _max_ts (or above it), for bisecting timestamp lookups
         self.size_bytes = 0
+        self.generation = 0               # bumped when the batches change other than at either end
 
     @property
     def batch_count(self) -> int:
@@ -55,6 +66,10 @@ class MemoryBatchStore:
     def pieces(self) -> int:
         """The units retention drops: batches."""
         return len(self._batches)
+
+    def end_offset(self) -> int:
+        """The offset after the last batch (0: none)."""
+        return self._lasts[-1] + 1 if self._lasts else 0
 
     def append(self, batch, base: int, last: int, max_ts: int, now_ms: int | None = None) -> None:
         self._bases.append(base)
@@ -69,14 +84,15 @@ class MemoryBatchStore:
         took; later reads find none)."""
         self._bases, self._lasts, self._batches, self._max_ts, self._ts_prefix = [], [], [], [], []
         self.size_bytes = 0
+        self.generation += 1
 
     def read(self, offset: int, max_bytes: int, min_one: bool = True, max_offset: int | None = None) -> list:
         return read_batches(self._bases, self._lasts, self._batches, offset, max_bytes, min_one, max_offset)
 
-    def batches(self, start: int | None = None):
-        if start is None:
-            return iter(list(self._batches))
-        return iter(self._batches[bisect_left(self._lasts, start):])
+    def batches(self, start: int | None = None, limit: int | None = None):
+        """The batches from the one holding ``start`` (all: None), at most ``limit`` of them."""
+        i = 0 if start is None else bisect_left(self._lasts, start)
+        return iter(self._batches[i:] if limit is None else self._batches[i:i + limit])
 
     def bytes_between(self, start: int, end: int) -> int:
         lo = bisect_left(self._lasts, start)
@@ -126,34 +142,45 @@ class MemoryBatchStore:
             return None
         return self._bases[drop] if drop < n else high_watermark
 
-    def rewrite(self, transform, until: int) -> None:
-        """Compaction: ``transform(batch)`` returns the batch, a replacement (same offsets) or None
-        (dropped), for each batch but the last whose last offset is below ``until`` (Kafka never
-        cleans the active segment; this store has none, so the last batch stands in for it)."""
-        keep = []
-        n = len(self._batches)
-        for j, batch in enumerate(self._batches):
-            new = transform(batch) if j < n - 1 and self._lasts[j] < until else batch
-            if new is None:
-                self.size_bytes -= len(batch)
+    def apply_cleaning(self, changes: list, start: int, budget) -> int:
+        """A compaction's changes from ``changes[start]`` on, as many as ``budget`` has batches
+        for (one at least): each (base offset, (the batch's identity when it was read, its
+        replacement with the same offsets or None: dropped)), in offset order. A batch no longer
+        here as it was read (gone with the log start, say) is left alone. Returns where the next
+        call starts. List work only."""
+        end = min(len(changes), start + max(budget.batches, 1))
+        budget.batches -= end - start
+        drop = []
+        bases, batches = self._bases, self._batches
+        for base, (identity, new) in changes[start:end]:
+            j = bisect_left(bases, base)
+            if j == len(bases) or bases[j] != base:
                 continue
-            if new is not batch:
-                self.size_bytes += len(new) - len(batch)
-                self._batches[j] = new
-            keep.append(j)
-        if len(keep) != len(self._batches):
-            self._bases = [self._bases[j] for j in keep]
-            self._lasts = [self._lasts[j] for j in keep]
-            self._batches = [self._batches[j] for j in keep]
-            self._max_ts = [self._max_ts[j] for j in keep]
-            self._rebuild_prefix()
+            old = batches[j]
+            if batch_identity(old) != identity:
+                continue
+            if new is None:
+                drop.append(j)
+                self.size_bytes -= len(old)
+            else:
+                batches[j] = new
+                self.size_bytes += len(new) - len(old)
+        if drop:
+            keep = bytearray(b"\x01") * len(batches)
+            for j in drop:
+                keep[j] = 0
+            self._bases = list(compress(self._bases, keep))
+            self._lasts = list(compress(self._lasts, keep))
+            self._batches = list(compress(self._batches, keep))
+            self._max_ts = list(compress(self._max_ts, keep))
+            # what is left of the running max still bounds every earlier batch's timestamp from
+            # above (a timestamp lookup may look at a few batches more), without a pass over the
+            # log each call: the next drop_before recomputes it
+            self._ts_prefix = list(compress(self._ts_prefix, keep))
+        return end
 
     def _rebuild_prefix(self) -> None:
-        prefix, run = [], None
-        for ts in self._max_ts:
-            run = ts if run is None else max(run, ts)
-            prefix.append(run)
-        self._ts_prefix = prefix
+        self._ts_prefix = list(accumulate(self._max_ts, max))
 
     def copy(self) -> "MemoryBatchStore":
         """The same batches (shared: a store never changes a batch it holds) in new lists."""
@@ -167,5 +194,7 @@ class MemoryBatchStore:
 
     def replace(self, other: "MemoryBatchStore", base: int = 0) -> None:
         """Hold exactly ``other``'s batches (a control snapshot restore)."""
+        generation = self.generation + 1
         copied = other.copy()
         self.__dict__.update(copied.__dict__)
+        self.generation = generation

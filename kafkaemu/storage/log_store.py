@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..logging import get_logger
+from .compaction import Budget, CompactionJob
 from .compression import DEFAULT_LIMIT
 from .fetch_purgatory import FetchPurgatory
 from .partition_log import PartitionLog
@@ -51,7 +53,7 @@ def validate_topic_name(name: str) -> bool:
 class LogStore:
     def __init__(self, retention_check_interval_ms: int = 300000, cleaner_backoff_ms: int = 15000,
                  max_uncompressed_batch_bytes: int = DEFAULT_LIMIT,
-                 topic_defaults: dict[str, str] | None = None) -> None:
+                 topic_defaults: dict[str, str] | None = None, cleaner_budget: Budget | None = None) -> None:
         self.topics: dict[str, Topic] = {}
         self.topic_defaults = dict(topic_defaults or {})   # topic config -> the broker's value, where not Kafka's
         self._by_id: dict[bytes, Topic] = {}
@@ -61,6 +63,10 @@ class LogStore:
         self.cleaner_backoff_ms = cleaner_backoff_ms
         self._next_retention_ms: int | None = None
         self._next_clean_ms: int | None = None
+        self.cleaner_budget = cleaner_budget or Budget()   # what one tick's cleaning may read
+        self._to_clean: deque | None = None   # the partitions the cleaner's pass has still to visit
+        self._cleaning: tuple | None = None   # (topic, its partition's CompactionJob) under way
+        self.cleaner_batches_read = 0         # by every cleaning so far
         self.persistence = None   # a DataDir when the broker has a data directory
         self.max_uncompressed_batch_bytes = max_uncompressed_batch_bytes   # the most one batch may inflate to
 
@@ -84,7 +90,8 @@ class LogStore:
             self.apply_retention(now_ms)
         if now_ms >= self._next_clean_ms:
             self._next_clean_ms = now_ms + self.cleaner_backoff_ms
-            self.clean(now_ms)
+            if self.clean(now_ms):
+                self._next_clean_ms = now_ms   # the pass goes on at the next loop turn
         if self.persistence is not None:
             self.persistence.topics_changed(self)  # configs are altered in place
             self.persistence.tick(now_ms)          # producer snapshots and recovery points
@@ -99,17 +106,48 @@ class LogStore:
         """retention.ms / retention.bytes on every partition (cleanup.policy=delete)."""
         self._each_partition("retention", lambda p: p.apply_retention(now_ms))
 
-    def clean(self, now_ms: int) -> None:
-        """Compact the partitions of cleanup.policy=compact topics that are dirty enough."""
-        self._each_partition("compaction", lambda p: p.compact(now_ms))
+    def clean(self, now_ms: int) -> bool:
+        """One loop turn of the cleaner's pass over the partitions: compact those of
+        cleanup.policy=compact topics that are dirty enough, reading at most the cleaner budget's
+        batches (a partition's job goes on over the next turns). Returns whether the pass has
+        work left; a job that fails is logged and the pass goes on with the next partition."""
+        budget = Budget(self.cleaner_budget.batches, self.cleaner_budget.bytes)
+        try:
+            return self._clean_within(budget, now_ms)
+        finally:
+            self.cleaner_batches_read += self.cleaner_budget.batches - budget.batches
+
+    def _clean_within(self, budget: Budget, now_ms: int) -> bool:
+        if self._to_clean is None:
+            self._to_clean = deque((t, p) for t in self.topics.values() for p in t.partitions)
+        while not budget.spent:
+            if self._cleaning is None:
+                if not self._to_clean:
+                    self._to_clean = None
+                    return False
+                topic, plog = self._to_clean.popleft()
+                if self.topics.get(topic.name) is topic:
+                    job = self._partition_work("compaction", topic, plog,
+                                               lambda: CompactionJob.start(plog, now_ms, force=False))
+                    self._cleaning = (topic, job) if job is not None else None
+                continue
+            topic, job = self._cleaning
+            if self._partition_work("compaction", topic, job.plog, lambda: job.run(budget)) is not False:
+                self._cleaning = None   # over: applied, abandoned or failed
+        return True
 
     def _each_partition(self, work: str, run) -> None:
         for topic in list(self.topics.values()):
             for p in topic.partitions:
-                try:
-                    run(p)
-                except Exception:
-                    log.exception("partition_work_failed", work=work, topic=topic.name, partition=p.index)
+                self._partition_work(work, topic, p, lambda: run(p))
+
+    @staticmethod
+    def _partition_work(work: str, topic: Topic, plog: PartitionLog, run):
+        try:
+            return run()
+        except Exception:
+            log.exception("partition_work_failed", work=work, topic=topic.name, partition=plog.index)
+            return None
 
     def get(self, name: str) -> Topic | None:
         return self.topics.get(name)

@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import struct
 from bisect import bisect_right
+from itertools import islice
 
 from . import topic_config
-from .batch_store import MemoryBatchStore
+from .batch_store import MemoryBatchStore, batch_identity
 from .record_batch import LOG_OVERHEAD
 from .segment import Segment, StorageError, read_max_timestamp
 from .tail_cache import Tail, TailBudget
@@ -32,6 +33,7 @@ class SegmentedBatchStore:
         self.on_roll = None              # called with the new segment's base offset (producer snapshots)
         self._roll_raw: tuple | None = None
         self._roll_limits = (0, 0)
+        self.generation = 0              # bumped when the batches change other than at either end
 
     # -- building ----------------------------------------------------------------------------
     def _interval(self) -> int:
@@ -162,8 +164,12 @@ class SegmentedBatchStore:
                 offset = _last_offset(out[-1]) + 1
         return out
 
-    def batches(self, start: int | None = None):
-        """Every batch from the one holding ``start`` (all: None), read from the files lazily."""
+    def batches(self, start: int | None = None, limit: int | None = None):
+        """The batches from the one holding ``start`` (all: None), at most ``limit`` of them, read
+        from the files lazily."""
+        return self._batches_from(start) if limit is None else islice(self._batches_from(start), limit)
+
+    def _batches_from(self, start: int | None):
         k = 0 if start is None else self._segment_index(start)
         for seg in list(self.segments[k:]):
             pos = 0 if start is None else seg.position_of(start)
@@ -247,25 +253,37 @@ class SegmentedBatchStore:
         return self._bases[0]
 
     # -- rewriting ---------------------------------------------------------------------------
-    def rewrite(self, transform, until: int) -> None:
-        """Compaction: every batch but the last whose last offset is below ``until`` goes through
-        ``transform`` (kept, replaced with the same offsets, or None: dropped); a segment that
-        changes is written to ``<segment>.cleaned`` and renamed over the old file."""
-        log_end = self.end_offset()
-        for k, seg in enumerate(list(self.segments)):
-            if seg.base >= until:
-                break
-            out, changed = [], False
-            for _, batch in seg.batches_from(0):
-                last = _last_offset(batch)
-                new = transform(batch) if last < until and last < log_end - 1 else batch
-                if new is not batch:
-                    changed = True
-                if new is not None:
-                    out.append(new)
-            if changed:
-                self.tail.clear()
-                self._swap(k, out)
+    def apply_cleaning(self, changes: list, start: int, budget) -> int:
+        """A compaction's changes from ``changes[start]`` on (see ``MemoryBatchStore``), a whole
+        segment at a time while ``budget`` lasts (one at least, each batch read counted): a segment
+        that changes is written to ``<segment>.cleaned`` and renamed over the old file. Returns
+        where the next call starts."""
+        i = start
+        while i < len(changes) and (i == start or not budget.spent):
+            k = bisect_right(self._bases, changes[i][0]) - 1
+            upper = self._bases[k + 1] if k + 1 < len(self._bases) else None
+            j = i + 1
+            while j < len(changes) and (upper is None or changes[j][0] < upper):
+                j += 1
+            if k >= 0:   # else below the first segment: gone with the log start
+                self._clean_segment(k, dict(changes[i:j]), budget)
+            i = j
+        return i
+
+    def _clean_segment(self, k: int, changes: dict, budget) -> None:
+        out, changed = [], False
+        for _, batch in self.segments[k].batches_from(0):
+            budget.batches -= 1
+            change = changes.get(_BASE_LEN.unpack_from(batch)[0])
+            if change is None or batch_identity(batch) != change[0]:
+                out.append(batch)
+                continue
+            changed = True
+            if change[1] is not None:
+                out.append(change[1])
+        if changed:
+            self.tail.clear()
+            self._swap(k, out)
 
     def _swap(self, k: int, batches: list) -> None:
         old = self.segments[k]
@@ -293,6 +311,7 @@ class SegmentedBatchStore:
         its first batch (``base`` when it has none)."""
         self._delete_first(len(self.segments))
         self.tail.clear()
+        self.generation += 1
         first = next(iter(other.read(-1, 1 << 62)), None)
         self.new_segment(_BASE_LEN.unpack_from(first)[0] if first is not None else base)
         for b in other.batches():
@@ -309,6 +328,7 @@ class SegmentedBatchStore:
 
     def close(self) -> None:
         self.tail.clear()
+        self.generation += 1
         for seg in self.segments:
             seg.close()
 

@@ -161,12 +161,9 @@ class Connection:
         if runtime is not None:
             runtime.linger()
         try:
-            queued, slots = self._queued, self._slots
+            queued = self._queued
             while True:
-                # not self.blocked, inline (a property call per request)
-                while queued and not self.closed and not (
-                        self._output_paused or self._unsent >= MAX_UNSENT_REPLY_BYTES or len(slots) >= MAX_IN_FLIGHT
-                        or self._muted_until > 0):
+                while queued and not self.closed and not self.blocked:
                     body = queued.popleft()
                     self._queued_bytes -= len(body)
                     if runtime is not None and runtime.batch is not None and body[:2] != _OFFSET_COMMIT_KEY:
@@ -243,7 +240,7 @@ class Connection:
             raise ProtocolViolation(f"request of {len(data)} bytes is shorter than a header")
         api_key, api_version, correlation_id = _KEY_VERSION_CORRELATION.unpack_from(data)
         api = self.registry.get(api_key)
-        if api is None or not api.min_version <= api_version <= api.max_version:   # api.supports, inline
+        if api is None or not api.supports(api_version):
             if api_key == ApiKey.API_VERSIONS and api is not None and api_version > api.max_version:
                 # Kafka's ApiVersionsRequest.getErrorResponse: only ApiVersions' own range (KIP-511)
                 self._send(envelope.unsupported_api_versions(correlation_id, [
