@@ -301,6 +301,10 @@ class GroupCoordinator:
             reply(self.commit_offsets(now_ms, req, partition_exists))
             return
         self.tick(now_ms)   # as ``_request``, leaving the lingering writes open
+        if runtime.batch is not None and req.generation_id >= 0 and req.group_id not in self.ctx.groups:
+            # A commit before it may make the simple group; one with a generation is checked against
+            # it (without one, an absent group and a new simple one accept it alike).
+            runtime.flush()
         runtime.run_lingering(req.group_id, self.offsets.commit, (req, partition_exists),
                               OffsetManager.commit_failed, reply)
         self.ctx.timers.poll(self.ctx.now_ms)

@@ -261,10 +261,13 @@ class CoordinatorRuntime:
         write.effects = write.timers = None
         if write.producer_id >= 0:
             raise RuntimeError("a transactional write cannot linger")
+        if not records and (batch is None or effects is None and timers is None):
+            # Nothing to append and nothing waiting, or an operation that refused the request (its
+            # group's answer): done now, as Kafka completes an operation that threw at once. An
+            # operation that only has effects waits for the batch (Kafka's waitForPendingWrites).
+            self._release(group_id, effects, reply, response)
+            return
         if batch is None:
-            if not records:   # nothing to append and nothing waiting: done now, as ``run``
-                self._release(group_id, effects, reply, response)
-                return
             batch = self.batch = LingerBatch(partition)
         if records:
             size = 0

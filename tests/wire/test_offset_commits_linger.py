@@ -132,3 +132,115 @@ def test_a_batch_that_cannot_be_written_fails_every_commit_in_it_and_applies_non
     conn.receive(commit_frame("g", 60, 20, member, 1), NOW + 600)
     assert decode(ApiKey.OFFSET_COMMIT, 8, replies(conn)[0])["topics"][0]["partitions"][0]["error_code"] == 0
     assert committed(conn, "g") == [60, -1] and coordinator.timers.deadline(session_key) == NOW + 600 + 30_000
+
+
+def joined_member(coordinator) -> str:
+    """A classic member of group "g" at generation 1, stable."""
+    got = []
+    coordinator.join_group(NOW, JoinGroup("g", "", "consumer", [("range", b"")], client_id="c",
+                                          session_timeout_ms=30_000), got.append)
+    member = got[-1]["member_id"]
+    coordinator.join_group(NOW, JoinGroup("g", member, "consumer", [("range", b"")], client_id="c",
+                                          session_timeout_ms=30_000), got.append)
+    coordinator.sync_group(NOW, SyncGroup("g", 1, member, {member: b""}), got.append)
+    assert got[-1]["error_code"] == 0
+    return member
+
+
+def error_codes(api_key: int, version: int, frames: list[bytes]) -> list[list[int]]:
+    return [[p["error_code"] for t in decode(api_key, version, f)["topics"] for p in t["partitions"]] for f in frames]
+
+
+def test_a_commit_its_group_refuses_keeps_its_own_error_when_the_batch_it_came_with_fails():
+    """Kafka's operation that throws (validateOffsetCommit) completes at once; only the commits
+    whose records were in the batch get failCurrentBatch's error."""
+    broker, conn = open_connection()
+    coordinator = broker.coordinator
+    member = joined_member(coordinator)
+
+    def refusing_sink(partition, records, now_ms, **kw):
+        raise AppendError(ErrorCode.NOT_LEADER_OR_FOLLOWER, "refused")
+    coordinator.ctx.sink = refusing_sink
+    conn.receive(commit_frame("g", 1, 1, member, 1) + commit_frame("g", 2, 2, member, 7)
+                 + commit_frame("g", 3, 3, "stranger", 1) + commit_frame("g", 4, 4, member, 1), NOW)
+    out = replies(conn)
+    assert [int.from_bytes(f[:4], "big") for f in out] == [1, 2, 3, 4]
+    assert error_codes(ApiKey.OFFSET_COMMIT, 8, out) == [
+        [ErrorCode.NOT_COORDINATOR], [ErrorCode.ILLEGAL_GENERATION], [ErrorCode.UNKNOWN_MEMBER_ID],
+        [ErrorCode.NOT_COORDINATOR]]
+
+
+def test_a_commit_after_one_that_makes_its_simple_group_is_checked_against_that_group():
+    """In Kafka the first commit's simple group exists (Empty, generation 0) for the second at
+    once: a member it does not know is UNKNOWN_MEMBER_ID, not GROUP_ID_NOT_FOUND."""
+    frames = [commit_frame("g", 1, 1), commit_frame("g", 2, 2, "m", 0), commit_frame("g", 3, 3)]
+    one_by_one_broker, one_by_one = open_connection()
+    answers = []
+    for f in frames:
+        one_by_one.receive(f, NOW)
+        answers += replies(one_by_one)
+    broker, conn = open_connection()
+    conn.receive(b"".join(frames), NOW)
+    out = replies(conn)
+    assert out == answers
+    assert error_codes(ApiKey.OFFSET_COMMIT, 8, out) == [[0], [ErrorCode.UNKNOWN_MEMBER_ID], [0]]
+    assert committed(conn, "g") == [3, -1]
+
+
+def test_a_commit_naming_only_unknown_partitions_makes_no_group_even_behind_a_batch():
+    """KafkaApis answers unknown partitions itself; with none left the coordinator is not asked."""
+    broker, conn = open_connection()
+    conn.receive(commit_frame("g", 1, 1) + commit_frame("h", 2, 2, partition=9), NOW)
+    assert error_codes(ApiKey.OFFSET_COMMIT, 8, replies(conn)) == [[0], [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]]
+    assert broker.coordinator.group("g") is not None and broker.coordinator.group("h") is None
+
+
+def test_a_group_deletion_in_the_same_read_deletes_what_the_commits_before_it_wrote():
+    broker, conn = open_connection()
+    delete = encode_request(ApiKey.DELETE_GROUPS, 2, {"groups_names": ["g"]}, 2)
+    conn.receive(commit_frame("g", 1, 1) + delete + commit_frame("g", 3, 3), NOW)
+    out = replies(conn)
+    assert [int.from_bytes(f[:4], "big") for f in out] == [1, 2, 3]
+    deleted = catalog().response(ApiKey.DELETE_GROUPS, 2).decode(out[1][5:])
+    assert [r["error_code"] for r in deleted["results"]] == [0]
+    keys = offsets_batches(broker, "g")
+    assert [len(b) for b in keys] == [1, 2, 1]   # the commit, the deletion's tombstones, the next commit
+    assert committed(conn, "g") == [3, -1]
+
+
+def commit_v10_frame(topics: list[tuple[bytes, int]], correlation_id: int) -> bytes:
+    return encode_request(ApiKey.OFFSET_COMMIT, 10, {
+        "group_id": "g", "generation_id_or_member_epoch": -1, "member_id": "", "group_instance_id": None,
+        "topics": [{"topic_id": tid, "partitions": [
+            {"partition_index": p, "committed_offset": 5, "committed_leader_epoch": -1, "committed_metadata": ""}]}
+            for tid, p in topics]}, correlation_id)
+
+
+def test_authorized_v10_commits_of_a_batch_that_fails_keep_the_answers_made_before_the_coordinator():
+    """Unknown ids (UNKNOWN_TOPIC_ID) and denied topics (TOPIC_AUTHORIZATION_FAILED) are answered
+    by KafkaApis; only the topics the coordinator took get the failed batch's error."""
+    from kafkaemu.auth.acl import Acl, AclOperation as Op, AclPermissionType as Perm, PatternType as PT, \
+        ResourceType as RT
+    broker = new_broker(NOW, topics={TOPIC: 2, "denied": 1}, authorizer=True)
+    broker.authorizer.create([Acl(RT.GROUP, "g", PT.LITERAL, "User:alice", "*", Op.READ, Perm.ALLOW),
+                              Acl(RT.TOPIC, TOPIC, PT.LITERAL, "User:alice", "*", Op.READ, Perm.ALLOW)])
+    broker.coordinator
+    conn = Connection(broker, REGISTRY, 1, "127.0.0.1", now_ms=NOW)
+    conn.principal = "User:alice"
+    tid, denied, unknown = broker.store.get(TOPIC).topic_id, broker.store.get("denied").topic_id, b"\x07" * 16
+    frames = commit_v10_frame([(tid, 0), (denied, 0), (unknown, 0)], 1) + commit_v10_frame([(tid, 1)], 2)
+    conn.receive(frames, NOW)
+    written = [[(t["topic_id"], p["error_code"]) for t in decode(ApiKey.OFFSET_COMMIT, 10, f)["topics"]
+                for p in t["partitions"]] for f in replies(conn)]
+    assert [sorted(w) for w in written] == [sorted([(tid, 0), (denied, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
+                                                    (unknown, ErrorCode.UNKNOWN_TOPIC_ID)]), [(tid, 0)]]
+
+    def refusing_sink(partition, records, now_ms, **kw):
+        raise AppendError(ErrorCode.NOT_LEADER_OR_FOLLOWER, "refused")
+    broker.coordinator.ctx.sink = refusing_sink
+    conn.receive(frames, NOW)
+    failed = [[(t["topic_id"], p["error_code"]) for t in decode(ApiKey.OFFSET_COMMIT, 10, f)["topics"]
+               for p in t["partitions"]] for f in replies(conn)]
+    assert [sorted(w) for w in failed] == [
+        sorted([(tid, ErrorCode.NOT_COORDINATOR), (denied, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
+                (unknown, ErrorCode.UNKNOWN_TOPIC_ID)]), [(tid, ErrorCode.NOT_COORDINATOR)]]

@@ -81,6 +81,9 @@ class OffsetManager:
         now = self.ctx.now_ms
         expire = None if req.retention_time_ms == -1 else _int64(now + req.retention_time_ms)
         topics_out, commits = [], []
+        # KafkaApis answers unknown partitions itself: a request naming no other never reaches the
+        # coordinator (no simple group is made for it, no session kept alive).
+        reached = False
         limit = self.ctx.settings.offsets.metadata_max_bytes
         seq = self._record_seq   # numbered as decided: the write appends them next, in this order
         for topic, partitions in req.topics:
@@ -88,7 +91,10 @@ class OffsetManager:
             for p in partitions:
                 if partition_exists is not None and not partition_exists(topic, p.partition):
                     code = E.UNKNOWN_TOPIC_OR_PARTITION
-                elif group_error != E.NONE:
+                    parts_out.append({"partition_index": p.partition, "error_code": int(code)})
+                    continue
+                reached = True
+                if group_error != E.NONE:
                     code = group_error
                 elif p.metadata is not None and len(p.metadata) > limit:
                     code = E.OFFSET_METADATA_TOO_LARGE
@@ -111,17 +117,17 @@ class OffsetManager:
             return {"topics": [{"name": t["name"], "partitions": [
                 p if p["error_code"] == unknown else dict(p, error_code=int(E.UNKNOWN_SERVER_ERROR))
                 for p in t["partitions"]]} for t in topics_out]}
-        self.ctx.append(req.group_id, records)
-        self.ctx.on_written(self._apply_commits, req, commits, group, group_error)
+        if group_error == E.NONE and reached:
+            self.ctx.append(req.group_id, records)
+            self.ctx.on_written(self._apply_commits, req, commits, group)
         return {"topics": topics_out}
 
-    def _apply_commits(self, req: OffsetCommit, commits: list, group: Group | None, group_error: ErrorCode) -> None:
+    def _apply_commits(self, req: OffsetCommit, commits: list, group: Group | None) -> None:
         """Once written: a member's commit keeps its session alive; a new simple group; the offsets."""
-        if group_error == E.NONE:
-            if group is not None:
-                self.groups.offset_committed(group, req.member_id)
-            elif req.group_id not in self.ctx.groups:
-                self.groups.create_simple_group(req.group_id)
+        if group is not None:
+            self.groups.offset_committed(group, req.member_id)
+        elif req.group_id not in self.ctx.groups:
+            self.groups.create_simple_group(req.group_id)
         put, group_id = self.store.put, req.group_id
         for topic, partition, committed in commits:
             put(group_id, topic, partition, committed)
