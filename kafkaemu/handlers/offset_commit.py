@@ -32,17 +32,18 @@ def offset_commit(ctx, req):
         return _all(req.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if ctx.api_version >= 10:
         return _by_topic_id(ctx, req)
-    return _named(ctx, req, req.topics, None)
+    return _named(ctx, req, req.topics, None, None)
 
 
-def _named(ctx, req, topics, finish):
+def _named(ctx, req, topics, finish, ids):
     """The commit of ``topics``: the answer returned, or DEFERRED and given to ``ctx.respond``
-    once the commit is written; ``finish`` completes the answer first (None: it is complete)."""
+    once the commit is written; ``finish`` completes the answer first (None: it is complete).
+    ``ids``: v10's topic ids by name, which the answer names the topics by."""
     if not is_coordinator(ctx, req.group_id):
         answer = _all(topics, ErrorCode.NOT_COORDINATOR)
         return answer if finish is None else finish(answer)
     if ctx.authorizer is None:   # authorization off: the common case, kept short
-        return _commit(ctx, req, topics, finish)
+        return _commit(ctx, req, topics, finish, ids)
     denied = denied_names(ctx, READ, TOPIC, [t.name for t in topics])
     if denied:   # those topics' partitions fail; the rest are committed
         refused = _all([t for t in topics if t.name in denied], ErrorCode.TOPIC_AUTHORIZATION_FAILED)["topics"]
@@ -51,22 +52,21 @@ def _named(ctx, req, topics, finish):
             response = dict(response, topics=response["topics"] + refused)
             return response if finish is None else finish(response)
         allowed = [t for t in topics if t.name not in denied]
-        return _commit(ctx, req, allowed, merged) if allowed else merged({"topics": []})
-    return _commit(ctx, req, topics, finish)
+        return _commit(ctx, req, allowed, merged, ids) if allowed else merged({"topics": []})
+    return _commit(ctx, req, topics, finish, ids)
 
 
 def _by_topic_id(ctx, req):
     """v10: ids resolved to names (as Kafka sets each known topic's name), unknown ones answered
     UNKNOWN_TOPIC_ID, the rest committed by name and answered with the request's ids."""
     known, unknown, ids = resolve_topic_ids(ctx, req.topics)
+    if not unknown:
+        return _named(ctx, req, known, None, ids)
+    unknown_topics = _all(unknown, ErrorCode.UNKNOWN_TOPIC_ID)["topics"]
 
-    def with_ids(response: dict) -> dict:
-        for t in response["topics"]:
-            t["topic_id"] = ids[t["name"]]
-        if unknown:
-            response["topics"] = _all(unknown, ErrorCode.UNKNOWN_TOPIC_ID)["topics"] + response["topics"]
-        return response
-    return _named(ctx, req, known, with_ids) if known else with_ids({"topics": []})
+    def with_unknown(response: dict) -> dict:   # a new answer: the coordinator's may be kept (ConstantResponse)
+        return dict(response, topics=unknown_topics + response["topics"])
+    return _named(ctx, req, known, with_unknown, ids) if known else with_unknown({"topics": []})
 
 
 def _all(topics, code) -> dict:
@@ -74,7 +74,7 @@ def _all(topics, code) -> dict:
         {"partition_index": p.partition_index, "error_code": code} for p in t.partitions]} for t in topics]}
 
 
-def _commit(ctx, req, topics, finish):
+def _commit(ctx, req, topics, finish, ids):
     """Answered once the commit's records are written: with those of the commits that arrived
     with it as one batch while the connection lingers (``GroupCoordinator.commit_offsets_then``)."""
     version = ctx.api_version
@@ -89,6 +89,7 @@ def _commit(ctx, req, topics, finish):
         group_instance_id=req.group_instance_id if version >= 7 else None,
         retention_time_ms=req.retention_time_ms if 2 <= version <= 4 else -1,
         api_version=version,
+        topic_ids=ids,
     )
     respond = ctx.respond
     ctx.groups.commit_offsets_then(ctx.now_ms, commit, partition_exists(ctx),

@@ -24,6 +24,7 @@ class OffsetCommit:
     group_instance_id: str | None = None
     retention_time_ms: int = -1
     api_version: int = 9
+    topic_ids: dict[str, bytes] | None = None   # v10: each topic's id, which its answer names too
 
 
 @dataclass
@@ -38,3 +39,4 @@ class TxnOffsetCommit:
     member_id: str = ""
     group_instance_id: str | None = None
     api_version: int = 4
+    topic_ids: None = None   # its handler names topics by id itself (a failed write is answered as OffsetCommit's)
