@@ -156,9 +156,11 @@ class Connection:
             return
         self._processing = True
         # The offset commits of this read linger: appended together once a request other than a
-        # commit comes or the read's requests are done, each answered after that append.
+        # commit comes or the read's requests are done, each answered after that append. A read of
+        # one request has nothing to append with it.
         runtime = self.broker.group_runtime
-        if runtime is not None:
+        lingers = runtime is not None and len(self._queued) > 1
+        if lingers:
             runtime.linger()
         try:
             queued = self._queued
@@ -174,7 +176,7 @@ class Connection:
                 runtime.flush()   # blocked behind lingering commits' replies: answer them, then go on
         finally:
             self._processing = False
-            if runtime is not None:
+            if lingers:
                 runtime.end_linger()
             self._end_processing()
 
