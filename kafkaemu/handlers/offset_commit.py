@@ -18,7 +18,7 @@ its name first (offsets are kept by name), an unknown id (the zero id too) answe
 for its partitions before topic authorization, and the response names topics by the request's ids.
 """
 from ..broker.context import DEFERRED
-from ..core.offsets.requests import CommitPartition, OffsetCommit
+from ..core.offsets.requests import OffsetCommit
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator, partition_exists, resolve_topic_ids
 from ..protocol.api_keys import ApiKey
@@ -76,21 +76,12 @@ def _all(topics, code) -> dict:
 
 def _commit(ctx, req, topics, finish, ids):
     """Answered once the commit's records are written: with those of the commits that arrived
-    with it as one batch while the connection lingers (``GroupCoordinator.commit_offsets_then``)."""
-    version = ctx.api_version
-    commit = OffsetCommit(
-        group_id=req.group_id,
-        topics=[(t.name, [CommitPartition(p.partition_index, p.committed_offset,
-                                          p.committed_leader_epoch if version >= 6 else -1,
-                                          p.committed_metadata) for p in t.partitions])
-                for t in topics],
-        generation_id=req.generation_id_or_member_epoch,
-        member_id=req.member_id,
-        group_instance_id=req.group_instance_id if version >= 7 else None,
-        retention_time_ms=req.retention_time_ms if 2 <= version <= 4 else -1,
-        api_version=version,
-        topic_ids=ids,
-    )
+    with it as one batch while the connection lingers (``GroupCoordinator.commit_offsets_then``).
+    The decoded partitions go to the core as they are (``CommitPartition``'s fields are theirs),
+    and so do the fields a version lacks: they decode as their defaults (no leader epoch before v6,
+    no instance id before v7, no retention after v4), which is what the older version means."""
+    commit = OffsetCommit(req.group_id, [(t.name, t.partitions) for t in topics], req.generation_id_or_member_epoch,
+                          req.member_id, req.group_instance_id, req.retention_time_ms, ctx.api_version, ids)
     respond = ctx.respond
     ctx.groups.commit_offsets_then(ctx.now_ms, commit, partition_exists(ctx),
                                    respond if finish is None else lambda response: respond(finish(response)))

@@ -55,10 +55,10 @@ def _answer(req: OffsetCommit, codes: list[ErrorCode]) -> dict:
     ids = req.topic_ids
     if ids is None:
         return {"topics": [{"name": topic, "partitions": [
-            {"partition_index": p.partition, "error_code": int(next(it))} for p in partitions]}
+            {"partition_index": p.partition_index, "error_code": int(next(it))} for p in partitions]}
             for topic, partitions in req.topics]}
     return {"topics": [{"name": topic, "topic_id": ids[topic], "partitions": [
-        {"partition_index": p.partition, "error_code": int(next(it))} for p in partitions]}
+        {"partition_index": p.partition_index, "error_code": int(next(it))} for p in partitions]}
         for topic, partitions in req.topics]}
 
 
@@ -112,20 +112,20 @@ class OffsetManager:
         for topic, partitions in req.topics:
             shape.append(topic if ids is None else (topic, ids[topic]))   # a topic made again has a new id
             for p in partitions:
-                shape.append(p.partition)
-                if partition_exists is not None and not partition_exists(topic, p.partition):
+                shape.append(p.partition_index)
+                if partition_exists is not None and not partition_exists(topic, p.partition_index):
                     codes.append(E.UNKNOWN_TOPIC_OR_PARTITION)
                     continue
                 reached = True
                 if group_error != E.NONE:
                     codes.append(group_error)
-                elif p.metadata is not None and len(p.metadata) > limit:
+                elif p.committed_metadata is not None and len(p.committed_metadata) > limit:
                     codes.append(E.OFFSET_METADATA_TOO_LARGE)
-                elif check is not None and check(topic, p.partition) != E.NONE:
+                elif check is not None and check(topic, p.partition_index) != E.NONE:
                     codes.append(E.STALE_MEMBER_EPOCH)
                 else:
                     codes.append(E.NONE)
-                    commits.append((topic, p.partition, CommittedOffset(p.offset, p.leader_epoch, p.metadata or "",
+                    commits.append((topic, p.partition_index, CommittedOffset(p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "",
                                                                         now, expire, next(seq))))
         # All or nothing: every record is built before anything changes; if one cannot be (a field its
         # record format cannot hold), the whole request fails as Kafka fails a write it cannot append.
@@ -164,7 +164,7 @@ class OffsetManager:
         """OffsetCommit's answer when its records could not be written: every partition the
         coordinator saw gets the error (unknown ones are answered before it, as in KafkaApis)."""
         return _answer(req, [E.UNKNOWN_TOPIC_OR_PARTITION if partition_exists is not None
-                             and not partition_exists(topic, p.partition) else error
+                             and not partition_exists(topic, p.partition_index) else error
                              for topic, partitions in req.topics for p in partitions])
 
     # ============================================================ TxnOffsetCommit
@@ -172,11 +172,11 @@ class OffsetManager:
         """Kafka's commitTransactionalOffset: the response topics in request order. Unknown partitions
         answer UNKNOWN_TOPIC_OR_PARTITION (KafkaApis filters them out first, and when none is known
         the group is not looked at); a group-level error answers every other partition."""
-        known = [[partition_exists is None or partition_exists(t, p.partition) for p in parts]
+        known = [[partition_exists is None or partition_exists(t, p.partition_index) for p in parts]
                  for t, parts in req.topics]
 
         def answer(codes: list[list[ErrorCode]]) -> dict:
-            return {"topics": [{"name": t, "partitions": [{"partition_index": p.partition, "error_code": int(c)}
+            return {"topics": [{"name": t, "partitions": [{"partition_index": p.partition_index, "error_code": int(c)}
                                                           for p, c in zip(parts, row)]}
                                for (t, parts), row in zip(req.topics, codes)]}
 
@@ -203,13 +203,13 @@ class OffsetManager:
             for p, ok in zip(parts, exists):
                 if not ok:
                     row.append(E.UNKNOWN_TOPIC_OR_PARTITION)
-                elif p.metadata is not None and len(p.metadata) > limit:
+                elif p.committed_metadata is not None and len(p.committed_metadata) > limit:
                     row.append(E.OFFSET_METADATA_TOO_LARGE)
-                elif check is not None and check(topic, p.partition) != E.NONE:
+                elif check is not None and check(topic, p.partition_index) != E.NONE:
                     row.append(E.ILLEGAL_GENERATION)   # as a stale epoch of the whole request
                 else:
                     row.append(E.NONE)
-                    commits.append((topic, p.partition, CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", now,
+                    commits.append((topic, p.partition_index, CommittedOffset(p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "", now,
                                                                         None, next(self._record_seq))))
             codes.append(row)
         try:

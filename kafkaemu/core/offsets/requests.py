@@ -7,12 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(slots=True)   # made per committed partition
+@dataclass(slots=True)
 class CommitPartition:
-    partition: int
-    offset: int
-    leader_epoch: int = -1
-    metadata: str | None = ""
+    """One partition of a commit, its fields named as the OffsetCommit / TxnOffsetCommit request's
+    partition: a handler hands the decoded partitions over as they are (a field a version lacks
+    decodes as its default, which is what the older version means)."""
+    partition_index: int
+    committed_offset: int
+    committed_leader_epoch: int = -1
+    committed_metadata: str | None = ""
 
 
 @dataclass(slots=True)   # made per OffsetCommit request
