@@ -300,13 +300,17 @@ class GroupCoordinator:
         if not runtime.lingering:
             reply(self.commit_offsets(now_ms, req, partition_exists))
             return
-        self.tick(now_ms)   # as ``_request``, leaving the lingering writes open
-        if runtime.batch is not None and req.generation_id >= 0 and req.group_id not in self.ctx.groups:
+        batch = runtime.batch
+        if batch is None or now_ms > batch.now_ms:
+            # as ``_request``, leaving the lingering writes open; the commit that opened the batch
+            # ticked to its time (and until its append nothing else runs that sets a timer)
+            self.tick(now_ms)
+        if batch is not None and req.generation_id >= 0 and req.group_id not in self.ctx.groups:
             # A commit before it may make the simple group; one with a generation is checked against
             # it (without one, an absent group and a new simple one accept it alike).
             runtime.flush()
         runtime.run_lingering(req.group_id, self.offsets.commit, (req, partition_exists),
-                              OffsetManager.commit_failed, reply)
+                              OffsetManager.commit_failed, reply, now_ms)
         self.ctx.timers.poll(self.ctx.now_ms)
 
     @property

@@ -139,10 +139,11 @@ class LingerBatch:
     """Writes that arrived together, appended as one batch (Kafka's CoordinatorBatch with
     ``group.coordinator.append.linger.ms`` at its default, -1: adaptive): the records of each, in
     order, and per write what waits for the append: its effects, the timers it moved, its reply."""
-    __slots__ = ("partition", "records", "size", "entries")
+    __slots__ = ("partition", "now_ms", "records", "size", "entries")
 
-    def __init__(self, partition: int) -> None:
+    def __init__(self, partition: int, now_ms: int) -> None:
         self.partition = partition
+        self.now_ms = now_ms   # the time the write that opened it was run at
         self.records: list = []
         self.size = 0
         self.entries: list = []   # (effects, timers, reply, response, on_error, args)
@@ -225,13 +226,14 @@ class CoordinatorRuntime:
             self.flush()
 
     def run_lingering(self, group_id: str, op: Callable[..., Any], args: tuple,
-                      on_error: Callable[..., Any], reply: Callable[[Any], None]) -> None:
+                      on_error: Callable[..., Any], reply: Callable[[Any], None], now_ms: int) -> None:
         """``run(group_id, op, args, on_error, snapshot=False)`` with its response given to
         ``reply``; while ``linger`` is open, its records join the batch of the writes before it
         (the same partition) and its effects and reply wait for that batch's append. If the
         batch cannot be written, every write in it gets ``on_error``'s answer and none of their
         effects happen (Kafka's failCurrentBatch). The operation must change nothing but through
-        its effects (``snapshot=False``: an offset commit)."""
+        its effects (``snapshot=False``: an offset commit). ``now_ms``: the time its request was
+        run at (a batch it opens keeps it: ``GroupCoordinator.commit_offsets_then``)."""
         ctx = self.ctx
         if not self.lingering or ctx.write is not None:
             reply(self.run(group_id, op, args, on_error, False))
@@ -268,14 +270,14 @@ class CoordinatorRuntime:
             self._release(group_id, effects, reply, response)
             return
         if batch is None:
-            batch = self.batch = LingerBatch(partition)
+            batch = self.batch = LingerBatch(partition, now_ms)
         if records:
             size = 0
             for key, value in records:
                 size += len(key or b"") + len(value or b"") + 16
             if batch.records and batch.size + size > LINGER_BATCH_MAX_BYTES:
                 self.flush()
-                batch = self.batch = LingerBatch(partition)
+                batch = self.batch = LingerBatch(partition, now_ms)
             batch.records.extend(records)
             batch.size += size
         batch.entries.append((effects, timers, reply, response, on_error, args))

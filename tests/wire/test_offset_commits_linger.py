@@ -244,3 +244,21 @@ def test_authorized_v10_commits_of_a_batch_that_fails_keep_the_answers_made_befo
     assert [sorted(w) for w in failed] == [
         sorted([(tid, ErrorCode.NOT_COORDINATOR), (denied, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
                 (unknown, ErrorCode.UNKNOWN_TOPIC_ID)]), [(tid, ErrorCode.NOT_COORDINATOR)]]
+
+
+def test_a_commit_joining_a_batch_at_a_later_time_first_fires_the_timers_due_by_then():
+    """The commits of a batch opened at one time skip ticking again at that time only: one run at a
+    later time (another connection's read inside this one) expires the sessions due by then first."""
+    from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
+    broker, _ = open_connection()
+    coordinator = broker.coordinator
+    member = joined_member(coordinator)   # its session ends at NOW + 30 s
+    answers = []
+    runtime = coordinator.runtime
+    runtime.linger()
+    coordinator.commit_offsets_then(NOW, OffsetCommit("other", [(TOPIC, [CommitPartition(0, 1)])]), None,
+                                    answers.append)
+    coordinator.commit_offsets_then(NOW + 40_000, OffsetCommit("g", [(TOPIC, [CommitPartition(0, 2)])], 1, member),
+                                    None, answers.append)
+    runtime.end_linger()
+    assert [a["topics"][0]["partitions"][0]["error_code"] for a in answers] == [0, ErrorCode.UNKNOWN_MEMBER_ID]
