@@ -364,6 +364,10 @@ def throughput_table(servers: list[Server], reps: int, scale: float, only_rows: 
                     f"for one {r[f'client_{what}_cpu_wait'] * 100:.0f}%, broker CPU "
                     f"{r.get(f'server_{what}_cpu_ms_per_mb', float('nan')):.2f} ms per MB"
                     for (n, _), r in sorted(results.items()) if n == name] for name in ("kafkaemu", "Kafka")}))
+    if notes:
+        notes.insert(0, "Rows where kafkaemu's median is below Kafka's, each run: the client process's time on a CPU and "
+                        "runnable but waiting for one (Linux's schedstat, summed over its threads) as shares of the "
+                        "run's wall time, and the broker's CPU per MB")
     return Table("Produce and consume throughput, one partition, acks=1, no compression", rows,
                  "broker CPU ms per MB", notes=notes)
 
@@ -413,7 +417,9 @@ def consume_order_table(servers: list[Server], reps: int, scale: float, only_row
                  + (["Rows where kafkaemu's median is below Kafka's, with the client's own log of each run "
                      "(librdkafka's debug=fetch: its Fetch answers, messages enqueued per answer, queue-full "
                      "backoffs; kafka-python's Fetcher DEBUG log: its Fetches, and those the broker held empty for "
-                     "the client's fetch_max_wait_ms) and the share of a core the consuming process used"]
+                     "the client's fetch_max_wait_ms), and the consuming process's time on a CPU and runnable but "
+                     "waiting for one (Linux's schedstat, summed over its threads), as shares of the run's wall time: "
+                     "time waiting for a CPU is the machine's load, not the broker"]
                     + behind_notes if behind_notes else []))
 
 
