@@ -16,7 +16,8 @@ child's ApiVersions answer and to the first control call's answer.
 counted by valgrind's callgrind (a figure the machine's load does not move), with the start run
 in-process by ``_SERVE_UNTIL_ANSWERED`` / ``_EMULATOR_UNTIL_ANSWERED`` (the process ends at the
 answer; the client in it connects to a bytes host, so the idna codec a ``str`` host imports is not
-counted as the broker's); ``--tree`` counts another checkout (e.g. a ``git archive`` of an older commit). At
+counted as the broker's), median of three fixed hash seeds (the seed moves a count by a few
+million instructions, so two trees are compared seed for seed); ``--tree`` counts another checkout (e.g. a ``git archive`` of an older commit). At
 ``warning``, because at the default level the ``listening`` event, held 50 ms of wall time, is
 logged before the answer under callgrind (about 50 times slower) and its structlog import (about
 70 M instructions) is counted or not by the timing.
@@ -124,16 +125,16 @@ os._exit(0)
 """
 
 
-def count_instructions(tree: str | None, start: str = "serve") -> int | None:
-    """Instructions of a start (``serve`` or ``emulator``) to its first answer under callgrind; None
-    without valgrind."""
+def count_instructions(tree: str | None, start: str = "serve", hash_seed: int = 0) -> int | None:
+    """Instructions of a start (``serve`` or ``emulator``) to its first answer under callgrind, with
+    ``PYTHONHASHSEED`` = ``hash_seed``; None without valgrind."""
     import shutil
     import tempfile
     if shutil.which("valgrind") is None:
         return None
-    env = dict(_ENV)
+    env = dict(_ENV, PYTHONHASHSEED=str(hash_seed))   # the dicts' and sets' layouts move a count by ~±3 M
     if tree:
-        env["PYTHONPATH"] = tree
+        env["PYTHONPATH"] = os.path.abspath(tree)   # the start runs in a temporary directory
     code = {"serve": _SERVE_UNTIL_ANSWERED, "emulator": _EMULATOR_UNTIL_ANSWERED}[start] % api_versions_request().hex()
     with tempfile.TemporaryDirectory() as tmp:   # outside any checkout: the current directory comes first on the path
         subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, check=True)   # writes the bytecode
@@ -270,11 +271,12 @@ def main() -> None:
     if args.instructions:
         for start, what in (("serve", "kafkaemu serve --log-level warning"),
                             ("emulator", "KafkaEmulator() in a fresh interpreter")):
-            count = count_instructions(args.tree, start)
-            if count is None:
+            counts = [count_instructions(args.tree, start, seed) for seed in range(3)]
+            if None in counts:
                 print("startup: valgrind is not installed")
                 return
-            print(f"startup: {what}, process start -> ApiVersions answer: {count:,} instructions (callgrind)")
+            print(f"startup: {what}, process start -> ApiVersions answer: median {statistics.median(counts):,} "
+                  f"instructions (callgrind; hash seeds 0, 1, 2: {', '.join(f'{c:,}' for c in counts)})")
         return
     results = {
         "serve": measure([sys.executable, "-m", "kafkaemu", "serve", "--port", "0"], args.runs),
