@@ -54,6 +54,7 @@ def throughput(bootstrap: str, admin, record_size: int, total_mb: int, compressi
                server_pid: int | None = None) -> dict:
     """MB/s produced and consumed; with ``server_pid``, also the server's CPU ms per MB of each
     (steadier than MB/s on a shared machine: the client is most of the work)."""
+    from consume_order import cpu_wait_ns
     topic = _topic(admin)
     count = max(1000, total_mb * 1_000_000 // record_size)
     # half hex text, half repeated: compresses about 2:1, as typical payloads do
@@ -62,6 +63,8 @@ def throughput(bootstrap: str, admin, record_size: int, total_mb: int, compressi
                          "queue.buffering.max.kbytes": 1_048_576, "queue.buffering.max.messages": 1_000_000,
                          "acks": 1, "enable.idempotence": False, "compression.type": compression})
     cpu = _cpu_s(server_pid)
+    client_cpu = time.process_time()
+    waited = cpu_wait_ns()
     start = time.perf_counter()
     for _ in range(count):
         while True:
@@ -74,6 +77,8 @@ def throughput(bootstrap: str, admin, record_size: int, total_mb: int, compressi
         raise RuntimeError("producer did not flush")
     produce_s = time.perf_counter() - start
     produce_cpu = _cpu_s(server_pid) - cpu
+    client_produce_cpu = time.process_time() - client_cpu
+    produce_wait = cpu_wait_ns() - waited
 
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": topic, "enable.auto.commit": False,
                          "fetch.max.bytes": 52_428_800, "max.partition.fetch.bytes": 10_485_760,
@@ -83,6 +88,8 @@ def throughput(bootstrap: str, admin, record_size: int, total_mb: int, compressi
     consumer.assign([TopicPartition(topic, 0, 0)])
     got = 0
     cpu = _cpu_s(server_pid)
+    client_cpu = time.process_time()
+    waited = cpu_wait_ns()
     start = time.perf_counter()
     while got < count:
         for m in consumer.consume(min(1000, count - got), 5.0):
@@ -90,11 +97,19 @@ def throughput(bootstrap: str, admin, record_size: int, total_mb: int, compressi
                 got += 1
     consume_s = time.perf_counter() - start
     consume_cpu = _cpu_s(server_pid) - cpu
+    client_consume_cpu = time.process_time() - client_cpu
+    consume_wait = cpu_wait_ns() - waited
     consumer.close()
     mb = count * record_size / 1e6
     out = {"record_bytes": record_size, "compression": compression, "records": count, "megabytes": round(mb, 1),
            "produce_mb_s": round(mb / produce_s, 1), "produce_records_s": round(count / produce_s),
-           "consume_mb_s": round(mb / consume_s, 1), "consume_records_s": round(count / consume_s)}
+           "consume_mb_s": round(mb / consume_s, 1), "consume_records_s": round(count / consume_s),
+           # the client process's every thread, as a share of one core
+           "client_produce_cpu": round(client_produce_cpu / produce_s, 2),
+           "client_consume_cpu": round(client_consume_cpu / consume_s, 2),
+           # and the share of the wall time its threads were runnable but waiting for a CPU
+           "client_produce_cpu_wait": round(produce_wait / 1e9 / produce_s, 2),
+           "client_consume_cpu_wait": round(consume_wait / 1e9 / consume_s, 2)}
     if server_pid is not None:
         out["server_produce_cpu_ms_per_mb"] = round(produce_cpu * 1000 / mb, 2)
         out["server_consume_cpu_ms_per_mb"] = round(consume_cpu * 1000 / mb, 2)

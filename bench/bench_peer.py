@@ -16,6 +16,7 @@ record, topic creation, group formation and rebalance after a member leaves (cla
 share protocols), transaction commit latency, RSS idle and with 10,000 partitions.
 
     .venv/bin/python bench/bench_peer.py [--reps 3] [--only start,waits,pipelined,throughput,consume_order,formation,wakeup,rss]
+                                         [--rows 'kafka-python, 100 B, 3 partitions;produce, 10 KB']
                                          [--no-kafka] [--no-tansu] [--record [BENCHMARKS.md]]
 
 ``--record`` writes the tables into BENCHMARKS.md's side-by-side section (between its markers,
@@ -62,6 +63,9 @@ THROUGHPUT_RUNS = (("confluent-kafka", 100, 100), ("confluent-kafka", 1024, 200)
 # the client is the bottleneck of most rows (the broker CPU column says how much of it each broker
 # needs), so single runs swing with the machine's load: more of them for a steady median
 THROUGHPUT_MIN_REPS = 5
+# a consume_order row within a few tens of percent of Kafka flips with one run's noise (a librdkafka
+# queue-full pause, a kafka-python long poll, the share of a core the client got): medians of three
+CONSUME_ORDER_MIN_REPS = 3
 FORMATION_SIZES = (1, 5, 20, 100)
 # consumers as users run them: librdkafka's defaults (session.timeout.ms 45000, heartbeat 3000 ms)
 FORMATION_CLIENT: dict = {}
@@ -239,6 +243,7 @@ def kafka_python_throughput(bootstrap: str, admin, record_size: int, total_mb: i
                             server_pid: int | None = None) -> dict:
     from kafka import KafkaConsumer, KafkaProducer, TopicPartition
     from bench_data_path import _cpu_s, _topic
+    from consume_order import cpu_wait_ns
     topic = _topic(admin)
     count = max(1000, total_mb * 1_000_000 // record_size)
     value = (os.urandom(record_size // 4).hex().encode() + b"x" * record_size)[:record_size]
@@ -248,12 +253,16 @@ def kafka_python_throughput(bootstrap: str, admin, record_size: int, total_mb: i
     # (after the client's refresh backoff) before the clock starts, so a run measures the data path
     producer.partitions_for(topic)
     cpu = _cpu_s(server_pid)
+    client_cpu = time.process_time()
+    waited = cpu_wait_ns()
     start = time.perf_counter()
     for _ in range(count):
         producer.send(topic, value=value, partition=0)
     producer.flush(120)
     produce_s = time.perf_counter() - start
     produce_cpu = _cpu_s(server_pid) - cpu
+    client_produce_cpu = time.process_time() - client_cpu
+    produce_wait = cpu_wait_ns() - waited
     producer.close()
     consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, fetch_max_bytes=52_428_800,
                              max_partition_fetch_bytes=10_485_760)
@@ -263,6 +272,8 @@ def kafka_python_throughput(bootstrap: str, admin, record_size: int, total_mb: i
     consumer.seek_to_beginning(tp)
     got = 0
     cpu = _cpu_s(server_pid)
+    client_cpu = time.process_time()
+    waited = cpu_wait_ns()
     start = time.perf_counter()
     deadline = start + 120
     while got < count and time.perf_counter() < deadline:
@@ -270,19 +281,41 @@ def kafka_python_throughput(bootstrap: str, admin, record_size: int, total_mb: i
             got += len(records)
     consume_s = time.perf_counter() - start
     consume_cpu = _cpu_s(server_pid) - cpu
+    client_consume_cpu = time.process_time() - client_cpu
+    consume_wait = cpu_wait_ns() - waited
     consumer.close()
     if got < count:
         raise RuntimeError(f"kafka-python consumed {got} of {count} records in 120 s")
     mb = count * record_size / 1e6
     out = {"produce_mb_s": mb / produce_s, "produce_records_s": count / produce_s,
-           "consume_mb_s": mb / consume_s, "consume_records_s": count / consume_s}
+           "consume_mb_s": mb / consume_s, "consume_records_s": count / consume_s,
+           "client_produce_cpu": client_produce_cpu / produce_s, "client_consume_cpu": client_consume_cpu / consume_s,
+           "client_produce_cpu_wait": produce_wait / 1e9 / produce_s,
+           "client_consume_cpu_wait": consume_wait / 1e9 / consume_s}
     if server_pid is not None:
         out["server_produce_cpu_ms_per_mb"] = produce_cpu * 1000 / mb
         out["server_consume_cpu_ms_per_mb"] = consume_cpu * 1000 / mb
     return out
 
 
-def throughput_table(servers: list[Server], reps: int, scale: float) -> Table:
+def selected(label: str, rows: list[str] | None) -> bool:
+    """``--rows``: a row is measured when its label contains one of the given texts."""
+    return rows is None or any(r.lower() in label.lower() for r in rows)
+
+
+def behind_kafka(row: Row) -> bool:
+    a, b = row.values.get("kafkaemu"), row.values.get("Kafka")
+    return bool(a and b) and statistics.median(a) < statistics.median(b)
+
+
+def evidence_note(row: Row, runs: dict[str, list[str]]) -> str:
+    """What the client saw in each run of a row where kafkaemu's median is below Kafka's."""
+    ratio = statistics.median(row.values["kafkaemu"]) / statistics.median(row.values["Kafka"])
+    return (f"{row.label}: kafkaemu {ratio:.2f} of Kafka; each run, as the client saw it: "
+            + "; ".join(f"{name} [{' | '.join(texts)}]" for name, texts in runs.items() if texts))
+
+
+def throughput_table(servers: list[Server], reps: int, scale: float, only_rows: list[str] | None = None) -> Table:
     from confluent_kafka.admin import AdminClient
     import bench_data_path
     admins = {s.name: AdminClient({"bootstrap.servers": s.bootstrap}) for s in servers}
@@ -293,11 +326,14 @@ def throughput_table(servers: list[Server], reps: int, scale: float) -> Table:
             pass
         _delete_bench_topics(admins[s.name])
     rows = []
+    notes = []
     for client, size, mb in THROUGHPUT_RUNS:
         mb = max(1, int(mb * scale))
         size_text = f"{size // 1024} KB" if size >= 1024 else f"{size} B"
         produce = Row(f"{client} produce, {size_text} records", "rate", "MB/s")
         consume = Row(f"{client} consume, {size_text} records", "rate", "MB/s")
+        if not (selected(produce.label, only_rows) or selected(consume.label, only_rows)):
+            continue
         results: dict[tuple[str, int], dict] = {}
         counter = {}
 
@@ -321,16 +357,28 @@ def throughput_table(servers: list[Server], reps: int, scale: float) -> Table:
                 consume.extra.setdefault(name, []).append(r["server_consume_cpu_ms_per_mb"])
         produce.note = consume.note = f"{mb} MB per run"
         rows += [produce, consume]
+        for row, what in ((produce, "produce"), (consume, "consume")):
+            if behind_kafka(row):
+                notes.append(evidence_note(row, {name: [
+                    f"{r[f'{what}_mb_s']:.0f} MB/s, client on a CPU {r[f'client_{what}_cpu'] * 100:.0f}%, waiting "
+                    f"for one {r[f'client_{what}_cpu_wait'] * 100:.0f}%, broker CPU "
+                    f"{r.get(f'server_{what}_cpu_ms_per_mb', float('nan')):.2f} ms per MB"
+                    for (n, _), r in sorted(results.items()) if n == name] for name in ("kafkaemu", "Kafka")}))
+    if notes:
+        notes.insert(0, "Rows where kafkaemu's median is below Kafka's, each run: the client process's time on a CPU and "
+                        "runnable but waiting for one (Linux's schedstat, summed over its threads) as shares of the "
+                        "run's wall time, and the broker's CPU per MB")
     return Table("Produce and consume throughput, one partition, acks=1, no compression", rows,
-                 "broker CPU ms per MB")
+                 "broker CPU ms per MB", notes=notes)
 
 
-def consume_order_table(servers: list[Server], reps: int, scale: float) -> Table:
+def consume_order_table(servers: list[Server], reps: int, scale: float, only_rows: list[str] | None = None) -> Table:
     from confluent_kafka.admin import AdminClient
     from bench_data_path import _cpu_s
     admins = {s.name: AdminClient({"bootstrap.servers": s.bootstrap}) for s in servers}
     rows = []
     pause_notes = []
+    behind_notes = []
     for size, mb in consume_order.RECORD_SIZES:
         mb = max(1.0, mb * scale)
         size_text = f"{size // 1024} KB" if size >= 1024 else f"{size} B"
@@ -340,26 +388,39 @@ def consume_order_table(servers: list[Server], reps: int, scale: float) -> Table
                     row = Row(f"{consumer}, {size_text}, {partitions} partition{'s' if partitions > 1 else ''}, "
                               f"producer {order}", "rate", "MB/s",
                               note=f"{consume_order.record_count(mb, size) * size / 1e6:.0f} MB per run")
-
+                    if not selected(row.label, only_rows):
+                        continue
                     pauses: dict[str, list[int]] = {}
+                    seen: dict[str, list[dict]] = {}
 
                     def measure(server, order=order, consumer=consumer, size=size, mb=mb, partitions=partitions,
-                                pauses=pauses):
+                                pauses=pauses, seen=seen):
                         return consume_order.run(server.bootstrap, admins[server.name], order, consumer, size, mb,
                                                  partitions, (lambda: _cpu_s(server.pid)) if server.pid else None,
-                                                 pauses.setdefault(server.name, []))
-                    alternate(servers, reps, measure, row)
+                                                 pauses.setdefault(server.name, []), seen.setdefault(server.name, []))
+                    alternate(servers, max(reps, CONSUME_ORDER_MIN_REPS), measure, row)
                     if any(pauses.values()):
                         pause_notes.append(f"{row.label}: queue-full fetch backoffs per run (one line per partition "
                                            "each time): " + "; ".join(f"{name} {counts}"
                                                                       for name, counts in pauses.items()))
+                    if behind_kafka(row):
+                        behind_notes.append(evidence_note(row, {name: [consume_order.describe(e) for e in
+                                                                       seen.get(name, [])]
+                                                                for name in ("kafkaemu", "Kafka")}))
                     rows.append(row)
     return Table("Consume throughput by how the data arrived (producer closed or still open), acks=1, "
                  "round robin over the partitions", rows, "broker CPU ms per MB",
                  notes=["confluent-kafka with its defaults pauses fetching for fetch.queue.backoff.ms (1 s) each "
                         "time its local queue is full (64 MiB or 100,000 messages) when it wants to fetch: a broker "
                         "faster than the application's consume loop triggers it (bench/consume_order.py)"]
-                 + pause_notes)
+                 + pause_notes
+                 + (["Rows where kafkaemu's median is below Kafka's, with the client's own log of each run "
+                     "(librdkafka's debug=fetch: its Fetch answers, messages enqueued per answer, queue-full "
+                     "backoffs; kafka-python's Fetcher DEBUG log: its Fetches, and those the broker held empty for "
+                     "the client's fetch_max_wait_ms), and the consuming process's time on a CPU and runnable but "
+                     "waiting for one (Linux's schedstat, summed over its threads), as shares of the run's wall time: "
+                     "time waiting for a CPU is the machine's load, not the broker"]
+                    + behind_notes if behind_notes else []))
 
 
 # -- group formation ----------------------------------------------------------------------------
@@ -723,12 +784,15 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default=",".join(WORKLOADS), help=f"comma-separated subset of {','.join(WORKLOADS)}")
     ap.add_argument("--measure-s", type=float, default=2.0, help="measured seconds of each pipelined run")
     ap.add_argument("--scale", type=float, default=1.0, help="multiplies the megabytes of the throughput runs")
+    ap.add_argument("--rows", default=None, help="throughput and consume_order: only the rows whose label contains "
+                    "one of these semicolon-separated texts (e.g. 'kafka-python, 100 B, 3 partitions;10 KB records')")
     ap.add_argument("--no-kafka", action="store_true", help="leave Apache Kafka out")
     ap.add_argument("--no-tansu", action="store_true", help="leave Tansu out")
     ap.add_argument("--record", nargs="?", const=str(HERE.parent / "BENCHMARKS.md"), default=None,
                     metavar="PATH", help="write the tables into PATH's marked section (default BENCHMARKS.md)")
     args = ap.parse_args(argv)
     only = [w.strip() for w in args.only.split(",") if w.strip()]
+    only_rows = [r.strip() for r in args.rows.split(";")] if args.rows else None
     unknown = set(only) - set(WORKLOADS)
     if unknown:
         ap.error(f"unknown workloads: {', '.join(sorted(unknown))}")
@@ -764,9 +828,9 @@ def main(argv=None) -> int:
         if "pipelined" in only:
             tables += pipelined_tables(servers, args.reps, args.measure_s, pipelined_join_notes)
         if "throughput" in only:
-            tables.append(throughput_table(servers, args.reps, args.scale))
+            tables.append(throughput_table(servers, args.reps, args.scale, only_rows))
         if "consume_order" in only:
-            tables.append(consume_order_table(servers, args.reps, args.scale))
+            tables.append(consume_order_table(servers, args.reps, args.scale, only_rows))
         if "formation" in only:
             tables.append(formation_table(servers, args.reps, emu_delay, pipelined_join_notes))
             for t in tables[:-1]:    # the join notes said once, under the formation table
@@ -791,7 +855,8 @@ def main(argv=None) -> int:
         + "; ".join(described.get(p) or f"{p} skipped: {skipped.get(p, 'not started')}" for p in PEERS) + ".",
         f"Clients: {_versions()}. Each broker in its own process on loopback, the client in this one; "
         f"medians of {args.reps} runs per broker (in brackets the lowest and highest run; throughput: "
-        f"{max(args.reps, THROUGHPUT_MIN_REPS)}, group formation: {min(args.reps, FORMATION_REPS)}), "
+        f"{max(args.reps, THROUGHPUT_MIN_REPS)}, consume by how the data arrived: "
+        f"{max(args.reps, CONSUME_ORDER_MIN_REPS)}, group formation: {min(args.reps, FORMATION_REPS)}), "
         f"the brokers taking turns to go first.",
     ]
     text = render(tables, header, skipped)

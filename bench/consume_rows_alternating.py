@@ -15,6 +15,7 @@ broker.
     .venv/bin/python bench/consume_rows_alternating.py order kafka-python 100 3 closed [--runs 6] [--mb 15]
     .venv/bin/python bench/consume_rows_alternating.py order kafka-python 100 3 closed --fetch-max-wait-ms 10
     .venv/bin/python bench/consume_rows_alternating.py throughput confluent-kafka 100 [--runs 6] [--mb 50]
+    .venv/bin/python bench/consume_rows_alternating.py throughput kafka-python 1024 [--runs 6] [--mb 50]
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import bench_data_path  # noqa: E402
+import bench_peer  # noqa: E402
 import consume_order  # noqa: E402
 from peer_servers import start_kafka, start_kafkaemu  # noqa: E402
 
@@ -188,7 +190,8 @@ def _kafka_python_schedstat_at_close() -> None:
     close = kafka.KafkaConsumer.close
 
     def noting(self, *args, **kwargs):
-        _note_schedstat(CLIENT["sched_before"], time.perf_counter() - CLIENT["sched_wall"])
+        if "sched_before" in CLIENT:   # consume_order's loop, not the throughput table's
+            _note_schedstat(CLIENT.pop("sched_before"), time.perf_counter() - CLIENT["sched_wall"])
         return close(self, *args, **kwargs)
     kafka.KafkaConsumer.close = noting
 
@@ -262,11 +265,21 @@ def main() -> None:
                 ENQUEUED.clear()
                 pauses: list = []
                 if args.kind == "order":
-                    rate, _ = consume_order.run(s.bootstrap, admins[s.name], args.order, args.consumer, args.size,
-                                                  mb, args.partitions, pauses=pauses)
+                    rate, broker_cpu = consume_order.run(
+                        s.bootstrap, admins[s.name], args.order, args.consumer, args.size, mb, args.partitions,
+                        (lambda s=s: bench_data_path._cpu_s(s.pid)) if s.pid else None, pauses=pauses)
                     megabytes = consume_order.record_count(mb, args.size) * args.size / 1e6
                     line = (f"{rate:7.1f} MB/s, client CPU {CLIENT['cpu_s'] / CLIENT['wall_s'] * 100:3.0f}% "
-                            f"({CLIENT['cpu_s'] * 1000 / megabytes:4.0f} ms per MB)")
+                            f"({CLIENT['cpu_s'] * 1000 / megabytes:4.0f} ms per MB)"
+                            + (f", broker CPU {broker_cpu:.2f} ms per MB" if broker_cpu is not None else ""))
+                elif args.consumer == "kafka-python":
+                    r = bench_peer.kafka_python_throughput(s.bootstrap, admins[s.name], args.size, int(mb),
+                                                           server_pid=s.pid)
+                    _delete_bench_topics(admins[s.name])
+                    rate = (r["produce_mb_s"], r["consume_mb_s"])
+                    line = (f"produce {r['produce_mb_s']:6.1f} MB/s ({r.get('server_produce_cpu_ms_per_mb', 0):.2f} "
+                            f"ms/MB); consume {r['consume_mb_s']:6.1f} MB/s "
+                            f"({r.get('server_consume_cpu_ms_per_mb', 0):.2f} ms/MB)")
                 else:
                     r = bench_data_path.throughput(s.bootstrap, admins[s.name], args.size, int(mb), server_pid=s.pid)
                     _delete_bench_topics(admins[s.name])

@@ -90,5 +90,5 @@ def apply_changes(ctx, resource, changes, replace_all: bool, validate_only: bool
         result["error_code"], result["error_message"] = ErrorCode.INVALID_CONFIG, message
         return result
     if not validate_only:
-        topic.configs = configs
+        ctx.store.alter_topic_configs(topic.name, configs)
     return result

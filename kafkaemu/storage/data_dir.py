@@ -17,6 +17,9 @@ Segments roll at ``segment.bytes`` (``segmented_log``). Appends are written to t
 at once (unbuffered, so a killed process loses nothing the broker acknowledged; there is no fsync,
 so a power loss can). Reads go to the files; only the indexes stay in memory.
 
+``topics.json`` is written at each change to a topic (``topics_changed``), as Kafka's controller
+appends a metadata record at the change; not on a schedule.
+
 Every ``CHECKPOINT_INTERVAL_MS`` (and at a roll, and on a clean shutdown) producer snapshots are
 written at each changed partition's log end, then the recovery point checkpoint. On start
 (``recovery``) segments below the recovery point are trusted when their indexes are sane, the
@@ -61,7 +64,7 @@ class DataDir:
         self.path = path
         self.tail_budget = TailBudget(tail_cache_bytes)   # recent batches kept in memory, over all partitions
         os.makedirs(path, exist_ok=True)
-        self._meta: bytes = b""
+        self._meta_unwritten: bytes | None = None     # topics.json as it should be, when its last write failed
         self._partitions: dict[int, object] = {}       # id(partition log) -> partition log
         self._checkpointed: dict[int, int] = {}        # id(partition log) -> log end at the last checkpoint
         self._next_checkpoint_ms: int | None = None
@@ -100,18 +103,24 @@ class DataDir:
 
     # -- change notifications (called by LogStore / PartitionLog) --------------------------
     def topics_changed(self, store) -> None:
+        """A topic was created or deleted, or its partitions, configs or internal flag changed:
+        topics.json is written at once (every such change is made through the LogStore, which
+        calls this), so a restart after a kill finds it; one that cannot be written (a full disk)
+        is written at the next checkpoint."""
         if self._loading:
             return
-        meta = json.dumps({"topics": [
+        self._write_meta(json.dumps({"topics": [
             {"name": t.name, "id": t.topic_id.hex(), "partitions": len(t.partitions), "configs": t.configs,
-             "internal": t.internal} for t in store.topics.values()]}, sort_keys=True).encode()
-        if meta != self._meta:
-            try:
-                write_atomically(os.path.join(self.path, META), meta)
-            except OSError as exc:   # written at the next tick, when there is room
-                log.warning("data_dir_write_failed", file=META, error=exc.strerror or str(exc))
-                return
-            self._meta = meta
+             "internal": t.internal} for t in store.topics.values()]}, sort_keys=True).encode())
+
+    def _write_meta(self, meta: bytes) -> None:
+        try:
+            write_atomically(os.path.join(self.path, META), meta)
+        except OSError as exc:
+            log.warning("data_dir_write_failed", file=META, error=exc.strerror or str(exc))
+            self._meta_unwritten = meta
+            return
+        self._meta_unwritten = None
 
     def topic_deleted(self, topic) -> None:
         import shutil
@@ -182,6 +191,8 @@ class DataDir:
     def checkpoint(self, force: bool = False) -> None:
         """Producer snapshots at the log end of every partition that changed, then the recovery
         points. What cannot be written (a full disk) is logged and tried again at the next one."""
+        if self._meta_unwritten is not None:
+            self._write_meta(self._meta_unwritten)
         changed = False
         for key in list(self._unwritten):
             if key in self._partitions:

@@ -93,8 +93,7 @@ class LogStore:
             if self.clean(now_ms):
                 self._next_clean_ms = now_ms   # the pass goes on at the next loop turn
         if self.persistence is not None:
-            self.persistence.topics_changed(self)  # configs are altered in place
-            self.persistence.tick(now_ms)          # producer snapshots and recovery points
+            self.persistence.tick(now_ms)   # producer snapshots and recovery points
 
     def next_deadline_ms(self) -> int | None:
         checkpoint = self.persistence.next_deadline_ms() if self.persistence is not None else None
@@ -181,6 +180,15 @@ class LogStore:
         topic = self.topics[name]
         topic.internal = True
         topic.configs = dict(configs)
+        if self.persistence is not None:
+            self.persistence.topics_changed(self)
+        return topic
+
+    def alter_topic_configs(self, name: str, configs: dict[str, str]) -> Topic:
+        """Replace the topic's configs with ``configs``, which the caller has checked as
+        AlterConfigs does (``validate_topic_configs``)."""
+        topic = self.topics[name]
+        topic.configs = configs
         if self.persistence is not None:
             self.persistence.topics_changed(self)
         return topic

@@ -1,5 +1,7 @@
 """The optional data directory: a store reloaded from disk holds the same topics, ids, configs,
-batches, offsets and idempotent-producer state; a write cut short by a kill, a damaged tail or a
+batches, offsets and idempotent-producer state; every change to a topic (CreateTopics, DeleteTopics,
+CreatePartitions, AlterConfigs, IncrementalAlterConfigs, a topic made again) is in topics.json when
+it is answered, so a restart after a kill finds it; a write cut short by a kill, a damaged tail or a
 batch failing its CRC is truncated away (logged, the bytes kept aside), as Kafka's recovery does."""
 import os
 import random
@@ -9,9 +11,11 @@ import crc32c
 import pytest
 from structlog.testing import capture_logs
 
+from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.storage.data_dir import SEGMENT
 from kafkaemu.storage.record_batch import build_batch, iter_records, parse_header
 
+from tests.conftest import T0, call, new_broker
 from tests.storage.disk import open_store
 
 NOW = 1_700_000_000_000
@@ -49,15 +53,81 @@ def test_topics_and_records_survive_a_restart(tmp_path):
     assert values(open_store(tmp_path).get("orders").partitions[0])[-1] == (3, b"d")
 
 
+def _topics(broker) -> dict:
+    """Each topic of the broker's store: (id, partitions, configs, internal)."""
+    return {t.name: (t.topic_id, len(t.partitions), t.configs, t.internal) for t in broker.store.topics.values()}
+
+
+def _answered(reply) -> list:
+    entries = getattr(reply, "topics", None) or getattr(reply, "responses", None) or reply.results
+    return [(e.error_code, getattr(e, "error_message", None)) for e in entries]
+
+
+@pytest.mark.parametrize("shutdown", ["clean", "kill"])
+def test_every_topic_change_a_client_makes_survives_a_restart(tmp_path, shutdown):
+    """Each change through its request, then a second broker on the same directory: after a clean
+    shutdown, or with the first one left as a kill leaves it (no close, no tick after the changes:
+    each change is on disk when it is answered)."""
+    broker = new_broker(T0, data_dir=str(tmp_path))
+
+    def create(name, partitions, configs=()):
+        return call(broker, ApiKey.CREATE_TOPICS, 7, {"topics": [
+            {"name": name, "num_partitions": partitions, "replication_factor": -1, "assignments": [],
+             "configs": [{"name": k, "value": v} for k, v in configs]}], "timeout_ms": 1000, "validate_only": False})
+
+    def delete(name):
+        return call(broker, ApiKey.DELETE_TOPICS, 6, {"topics": [{"name": name, "topic_id": bytes(16)}],
+                                                      "timeout_ms": 1000})
+
+    assert _answered(create("grown", 1)) == [(0, None)]
+    assert _answered(create("altered", 2, [("retention.ms", "1000"), ("segment.bytes", "1048576")])) == [(0, None)]
+    assert _answered(create("replaced", 1, [("retention.ms", "1000")])) == [(0, None)]
+    assert _answered(create("gone", 1)) == [(0, None)]
+    assert _answered(create("again", 1, [("cleanup.policy", "compact")])) == [(0, None)]
+    broker.store.get("again").partitions[0].append(build_batch([(b"k", b"old", [], T0)]), T0)
+    old_id = broker.store.get("again").topic_id
+    assert _answered(call(broker, ApiKey.CREATE_PARTITIONS, 3, {
+        "topics": [{"name": "grown", "count": 3, "assignments": None}], "timeout_ms": 1000,
+        "validate_only": False})) == [(0, None)]
+    assert _answered(delete("gone")) == [(0, None)]
+    assert _answered(delete("again")) == [(0, None)]
+    assert _answered(create("again", 2)) == [(0, None)]
+    new_id = broker.store.get("again").topic_id
+    assert new_id != old_id
+    # last, so that no later change writes the file for them
+    assert _answered(call(broker, ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {"resources": [
+        {"resource_type": 2, "resource_name": "altered", "configs": [
+            {"name": "retention.ms", "config_operation": 0, "value": "5000"},           # SET
+            {"name": "segment.bytes", "config_operation": 1, "value": None},            # DELETE
+            {"name": "cleanup.policy", "config_operation": 2, "value": "compact"}]}],   # APPEND
+        "validate_only": False})) == [(0, None)]
+    assert _answered(call(broker, ApiKey.ALTER_CONFIGS, 2, {"resources": [   # replaces every config
+        {"resource_type": 2, "resource_name": "replaced", "configs": [{"name": "max.message.bytes", "value": "2048"}]}],
+        "validate_only": False})) == [(0, None)]
+    before = _topics(broker)
+    assert before["altered"][2] == {"retention.ms": "5000", "cleanup.policy": "delete,compact"}
+    assert before["replaced"][2] == {"max.message.bytes": "2048"}
+    if shutdown == "clean":
+        broker.close()
+
+    again = new_broker(T0, data_dir=str(tmp_path))
+    assert _topics(again) == before
+    assert "gone" not in before and not os.path.exists(tmp_path / "gone-0")
+    assert again.store.by_id(new_id) is again.store.get("again") and again.store.by_id(old_id) is None
+    assert [values(p) for p in again.store.get("again").partitions] == [[], []]   # the old topic's records went
+    described = call(again, ApiKey.DESCRIBE_CONFIGS, 4, {"resources": [
+        {"resource_type": 2, "resource_name": "altered", "configuration_keys": ["retention.ms", "cleanup.policy"]}],
+        "include_synonyms": False, "include_documentation": False}).results[0]
+    assert {c.name: c.value for c in described.configs} == {"retention.ms": "5000", "cleanup.policy": "delete,compact"}
+
+
 def test_log_start_and_compaction_survive_a_restart(tmp_path):
     store = open_store(tmp_path)
     plog = store.create_topic("t", 1).partitions[0]
     for i in range(4):
         plog.append(build_batch([(None, b"%d" % i, [], NOW)]), NOW)
     plog.delete_records(4)  # everything
-    store.get("t").configs["cleanup.policy"] = "compact"
-    store.tick(NOW)
-    store.tick(NOW + 1)  # configs are persisted at ticks
+    store.alter_topic_configs("t", {"cleanup.policy": "compact"})
     c = store.create_topic("c", 1, {"cleanup.policy": "compact"}).partitions[0]
     for v in (b"1", b"2", b"3"):
         c.append(build_batch([(b"k", v, [], NOW)]), NOW)

@@ -253,6 +253,31 @@ def test_a_cleaning_split_over_ticks_rewrites_segment_files_as_one_pass(tmp_path
     assert contents(reopened.get("c").partitions[0]) == contents(expected)
 
 
+def test_a_cleaning_pass_over_many_ticks_leaves_topics_json_as_it_was(tmp_path):
+    """A tick changes no topic, so it writes no topic metadata: the file as this test rewrote it
+    (same topics, other spacing) is still there after the pass; the next topic change writes it."""
+    import json
+    store = LogStore(cleaner_backoff_ms=1000, cleaner_budget=Budget(2, 1 << 40))
+    DataDir(str(tmp_path), 0).attach(store)
+    store, plog = started(2, dict(COMPACT, **SMALL_SEGMENTS), store)
+    for i in range(20):
+        store.create_topic(f"other-{i}", 2)
+    fill(plog, 3)
+    meta = tmp_path / "topics.json"
+    spaced = json.dumps(json.loads(meta.read_bytes()), indent=2).encode()
+    meta.write_bytes(spaced)
+    before = contents(plog)
+    assert run_cleaner(store) > 100
+    assert contents(plog) != before
+    run_cleaner(store, now=NOW + 10_000)   # a pass with nothing to clean, past a checkpoint
+    assert meta.read_bytes() == spaced
+    store.alter_topic_configs("other-0", {"retention.ms": "1000"})
+    assert meta.read_bytes() != spaced
+    reopened = LogStore()
+    DataDir(str(tmp_path), 0).attach(reopened)
+    assert reopened.get("other-0").configs == {"retention.ms": "1000"} and len(reopened.topics) == 21
+
+
 def visible(plog) -> dict:
     """Each key's latest record outside aborted transactions: key -> (offset, value)."""
     aborted = [(t.producer_id, t.first_offset, t.last_offset) for t in plog.producers.aborted]

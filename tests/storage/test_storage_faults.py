@@ -1,7 +1,8 @@
 """Storage faults a data directory meets, each handled as Kafka handles it: a full disk (the failed
 write is cut back and answered KAFKA_STORAGE_ERROR, appends resume when space is back), a corrupt
-recovery-point checkpoint or log-start file (reset, the log recovered), a truncated topics.json
-(topics found from their directories), garbage inside an index (sanity check, rebuild), a batch
+recovery-point checkpoint or log-start file (reset, the log recovered), a topics.json that
+cannot be written (written at the next checkpoint), a truncated topics.json (topics found from
+their directories), garbage inside an index (sanity check, rebuild), a batch
 larger than segment.bytes (RECORD_LIST_TOO_LARGE) and a log start past the log end (clamped)."""
 import os
 
@@ -163,6 +164,23 @@ def test_an_abort_marker_whose_index_entry_waits_for_space_is_not_lost(small_dis
     again = open_store(data).get("txn").partitions[0]
     assert [a.producer_id for a in again.aborted_transactions(0, 10)] == [7]
     assert again.high_watermark == 2 and again.last_stable_offset == 2
+
+
+def test_a_topic_change_a_full_disk_refused_is_written_at_the_next_checkpoint_with_room(small_disk):
+    data = small_disk / "data"
+    store = open_store(data)
+    store.create_topic("t", 1)
+    store.tick(NOW)
+    store.tick(NOW + 1)                    # the first checkpoint; the next is due 5 s later
+    fill(small_disk / "filler")
+    with capture_logs() as logs:
+        store.alter_topic_configs("t", {"retention.ms": "1000"})
+        store.tick(NOW + 5001)             # still full: tried again, logged again
+    assert [e["file"] for e in logs if e["event"] == "data_dir_write_failed"] == ["topics.json"] * 2
+    assert b"retention.ms" not in (data / "topics.json").read_bytes()   # the file as it was, whole
+    os.unlink(small_disk / "filler")
+    store.tick(NOW + 10_001)               # no other change to the topics: the checkpoint writes it
+    assert open_store(data).get("t").configs == {"retention.ms": "1000"}
 
 
 def test_tombstones_kept_before_a_restart_still_go_after_delete_retention(tmp_path):

@@ -58,3 +58,32 @@ def test_frames_are_bytes_whether_sliced_from_a_read_or_from_the_buffer():
     assert got == [b"first", big, b"last"]
     assert all(type(f) is bytes for f in got)
     assert decoder.buffered == 0
+
+
+def test_a_frame_over_many_reads_large_and_small_is_joined_whole():
+    decoder = FrameDecoder(1 << 22)
+    big = bytes(range(256)) * 8000                  # 2 MB, as a large Produce
+    data = frames_of(b"a", big, b"bc") + frame(b"d")[:2]
+    cuts = [0, 3, 7, 9, 300_000, 300_001, 300_010, 900_000, 1_500_000, 1_500_100, 2_048_000, len(data)]
+    got = []
+    for lo, hi in zip(cuts, cuts[1:]):
+        got += decoder.feed(data[lo:hi])
+    assert got == [b"a", big, b"bc"]
+    assert decoder.buffered == 2                    # half of the last size prefix
+    assert decoder.feed(frame(b"d")[2:]) == [b"d"]
+    assert decoder.buffered == 0
+
+
+def test_a_trickled_frame_is_held_in_one_buffer_not_an_object_per_read():
+    decoder = FrameDecoder(1 << 20)
+    body = b"y" * 5000
+    data = frame(body)
+    got = []
+    for i in range(len(data)):
+        got += decoder.feed(data[i:i + 1])
+    assert got == [body]
+    assert len(decoder._pieces) == 0
+    decoder.feed(data[:100])
+    for i in range(100, 4000):
+        decoder.feed(data[i:i + 1])
+    assert len(decoder._pieces) <= 2                # the first read's rest and one merged buffer
