@@ -16,8 +16,11 @@ UNSUPPORTED_VERSION. With an authorizer: GROUP READ, then TOPIC READ per topic (
 v10 (KIP-848) names topics by id, as KafkaApis.handleOffsetCommitRequest: each id is resolved to
 its name first (offsets are kept by name), an unknown id (the zero id too) answers UNKNOWN_TOPIC_ID
 for its partitions before topic authorization, and the response names topics by the request's ids.
+The answer is in KafkaApis's order: the topics it answers itself (an unknown id, a refused topic,
+partitions that do not exist) in request order, then the coordinator's answer merged in.
 """
 from ..broker.context import DEFERRED
+from ..core.offsets.manager import OffsetManager
 from ..core.offsets.requests import OffsetCommit
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator, partition_exists, resolve_topic_ids
@@ -39,8 +42,9 @@ def _named(ctx, req, topics, finish, ids):
     """The commit of ``topics``: the answer returned, or DEFERRED and given to ``ctx.respond``
     once the commit is written; ``finish`` completes the answer first (None: it is complete).
     ``ids``: v10's topic ids by name, which the answer names the topics by."""
-    if not is_coordinator(ctx, req.group_id):
-        answer = _all(topics, ErrorCode.NOT_COORDINATOR)
+    if not is_coordinator(ctx, req.group_id):   # the coordinator's answer: KafkaApis's come first
+        answer = OffsetManager.commit_failed(ErrorCode.NOT_COORDINATOR, _request(ctx, req, topics, ids),
+                                             partition_exists(ctx))
         return answer if finish is None else finish(answer)
     if ctx.authorizer is None:   # authorization off: the common case, kept short
         return _commit(ctx, req, topics, finish, ids)
@@ -49,7 +53,7 @@ def _named(ctx, req, topics, finish, ids):
         refused = _all([t for t in topics if t.name in denied], ErrorCode.TOPIC_AUTHORIZATION_FAILED)["topics"]
 
         def merged(response: dict) -> dict:
-            response = dict(response, topics=response["topics"] + refused)
+            response = _kafka_order(req, refused, response, ids is not None)
             return response if finish is None else finish(response)
         allowed = [t for t in topics if t.name not in denied]
         return _commit(ctx, req, allowed, merged, ids) if allowed else merged({"topics": []})
@@ -65,8 +69,30 @@ def _by_topic_id(ctx, req):
     unknown_topics = _all(unknown, ErrorCode.UNKNOWN_TOPIC_ID)["topics"]
 
     def with_unknown(response: dict) -> dict:   # a new answer: the coordinator's may be kept (ConstantResponse)
-        return dict(response, topics=unknown_topics + response["topics"])
+        return _kafka_order(req, unknown_topics, response, True)
     return _named(ctx, req, known, with_unknown, ids) if known else with_unknown({"topics": []})
+
+
+# the codes KafkaApis answers itself, before the coordinator: the coordinator answers none of them
+_ANSWERED_BY_APIS = frozenset((ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+                               ErrorCode.UNKNOWN_TOPIC_ID))
+
+
+def _kafka_order(req, refused: list[dict], response: dict, by_id: bool) -> dict:
+    """The answer in KafkaApis.handleOffsetCommitRequest's order: first the topics it answers
+    itself, in request order (``refused`` ones, and those with partitions that do not exist, which
+    the coordinator's answer puts first with those partitions first), then the coordinator's other
+    topics (OffsetCommitResponse.Builder, then merge). ``by_id``: v10, topics are told by id."""
+    first, rest = list(refused), []
+    for t in response["topics"]:
+        parts = t["partitions"]
+        (first if parts and parts[0]["error_code"] in _ANSWERED_BY_APIS else rest).append(t)
+    if len(first) > 1:
+        position: dict = {}
+        for i, t in enumerate(req.topics):
+            position.setdefault(t.topic_id if by_id else t.name, i)
+        first.sort(key=lambda t: position.get(t["topic_id"] if by_id else t["name"], len(position)))
+    return dict(response, topics=first + rest)
 
 
 def _all(topics, code) -> dict:
@@ -80,9 +106,13 @@ def _commit(ctx, req, topics, finish, ids):
     The decoded partitions go to the core as they are (``CommitPartition``'s fields are theirs),
     and so do the fields a version lacks: they decode as their defaults (no leader epoch before v6,
     no instance id before v7, no retention after v4), which is what the older version means."""
-    commit = OffsetCommit(req.group_id, [(t.name, t.partitions) for t in topics], req.generation_id_or_member_epoch,
-                          req.member_id, req.group_instance_id, req.retention_time_ms, ctx.api_version, ids)
+    commit = _request(ctx, req, topics, ids)
     respond = ctx.respond
     ctx.groups.commit_offsets_then(ctx.now_ms, commit, partition_exists(ctx),
                                    respond if finish is None else lambda response: respond(finish(response)))
     return DEFERRED
+
+
+def _request(ctx, req, topics, ids) -> OffsetCommit:
+    return OffsetCommit(req.group_id, [(t.name, t.partitions) for t in topics], req.generation_id_or_member_epoch,
+                        req.member_id, req.group_instance_id, req.retention_time_ms, ctx.api_version, ids)

@@ -2,6 +2,7 @@
 once (``OffsetManager.commit``): the kept answer must stay the right one for each request — by
 name and by id, with an unknown id or a refused topic beside it, after a topic is made again."""
 from kafkaemu.auth.acl import Acl, AclOperation as Op, AclPermissionType as Perm, PatternType as PT, ResourceType as RT
+from kafkaemu.core.runtime import AppendError
 from kafkaemu.protocol.api_keys import ApiKey
 from kafkaemu.protocol.errors import ErrorCode as E
 from tests.conftest import call, new_broker
@@ -19,9 +20,9 @@ def commit(broker, version, topics, **context):
             for t in resp.topics]
 
 
-def fetched(broker, topic, partitions):
+def fetched(broker, topic, partitions, **context):
     body = {"group_id": "g", "topics": [{"name": topic, "partition_indexes": partitions}], "require_stable": False}
-    resp = call(broker, ApiKey.OFFSET_FETCH, 7, body)
+    resp = call(broker, ApiKey.OFFSET_FETCH, 7, body, **context)
     return [p.committed_offset for p in resp.topics[0].partitions]
 
 
@@ -48,9 +49,9 @@ def test_a_partly_failed_commit_then_a_whole_one_of_the_same_shape():
                                                     "committed_leader_epoch": -1, "committed_metadata": ""}]}]}
     resp = call(broker, ApiKey.OFFSET_COMMIT, 9, body)
     assert [(p.partition_index, p.error_code) for p in resp.topics[0].partitions] == \
-        [(0, E.OFFSET_METADATA_TOO_LARGE), (3, E.UNKNOWN_TOPIC_OR_PARTITION)]
+        [(3, E.UNKNOWN_TOPIC_OR_PARTITION), (0, E.OFFSET_METADATA_TOO_LARGE)]   # KafkaApis's answers first
     assert commit(broker, 9, [("a", [(0, 6)])]) == [("a", [(0, 0)])]
-    assert commit(broker, 9, [("a", [(0, 7), (3, 7)])]) == [("a", [(0, 0), (3, E.UNKNOWN_TOPIC_OR_PARTITION)])]
+    assert commit(broker, 9, [("a", [(0, 7), (3, 7)])]) == [("a", [(3, E.UNKNOWN_TOPIC_OR_PARTITION), (0, 0)])]
     assert fetched(broker, "a", [0]) == [7]
 
 
@@ -73,5 +74,53 @@ def test_a_refused_topic_beside_a_kept_answer_leaves_it_as_it_was():
     alice = {"principal": "User:alice"}
     assert commit(broker, 9, [("a", [(0, 1)])], **alice) == [("a", [(0, 0)])]
     assert commit(broker, 9, [("a", [(0, 2)]), ("denied", [(0, 2)])], **alice) == [
-        ("a", [(0, 0)]), ("denied", [(0, E.TOPIC_AUTHORIZATION_FAILED)])]
+        ("denied", [(0, E.TOPIC_AUTHORIZATION_FAILED)]), ("a", [(0, 0)])]
     assert commit(broker, 9, [("a", [(0, 3)])], **alice) == [("a", [(0, 0)])]
+
+
+def test_kafkaapis_answers_come_first_in_request_order_then_the_coordinators_for_every_version():
+    """KafkaApis.handleOffsetCommitRequest: unknown ids, refused topics and unknown partitions are
+    put in OffsetCommitResponse.Builder in request order; the coordinator's answer is merged after
+    them (a topic already there gets its committed partitions after its unknown ones)."""
+    broker = new_broker(topics={"a": 1, "b": 2, "c": 1, "denied": 1}, authorizer=True)
+    broker.authorizer.create([Acl(RT.GROUP, "g", PT.LITERAL, "User:alice", "*", Op.READ, Perm.ALLOW)]
+                             + [Acl(RT.TOPIC, t, PT.LITERAL, "User:alice", "*", Op.READ, Perm.ALLOW)
+                                for t in ("a", "b", "c", "nope")])
+    alice = {"principal": "User:alice"}
+    for version in (2, 7, 8, 9):
+        assert commit(broker, version, [("a", [(0, version)]), ("denied", [(0, 1)]), ("b", [(0, 1), (5, 1), (1, 1)]),
+                                        ("nope", [(0, 1)]), ("c", [(0, 1)])], **alice) == [
+            ("denied", [(0, E.TOPIC_AUTHORIZATION_FAILED)]),
+            ("b", [(5, E.UNKNOWN_TOPIC_OR_PARTITION), (0, 0), (1, 0)]),
+            ("nope", [(0, E.UNKNOWN_TOPIC_OR_PARTITION)]),
+            ("a", [(0, 0)]), ("c", [(0, 0)])], version
+    a, b, c, denied = (broker.store.get(t).topic_id for t in ("a", "b", "c", "denied"))
+    unknown = b"\x09" * 16
+    assert commit(broker, 10, [(a, [(0, 10)]), (b, [(3, 1), (0, 1)]), (unknown, [(0, 1)]), (denied, [(0, 1)]),
+                               (c, [(0, 1)])], **alice) == [
+        (b, [(3, E.UNKNOWN_TOPIC_OR_PARTITION), (0, 0)]), (unknown, [(0, E.UNKNOWN_TOPIC_ID)]),
+        (denied, [(0, E.TOPIC_AUTHORIZATION_FAILED)]), (a, [(0, 0)]), (c, [(0, 0)])]
+    assert fetched(broker, "a", [0], **alice) == [10] and fetched(broker, "b", [0, 1], **alice) == [1, 1]
+
+
+def test_a_failed_commit_answers_unknown_partitions_first_and_the_coordinators_error_after():
+    """The coordinator's error (a refused group, a write that fails) covers only the partitions it
+    was given: KafkaApis has answered the unknown ones, which come first."""
+    broker = new_broker(topics={"a": 1})
+
+    def body(generation):
+        return {"group_id": "g", "generation_id_or_member_epoch": generation, "member_id": "", "group_instance_id": None,
+                "topics": [{"name": t, "partitions": [{"partition_index": p, "committed_offset": 1,
+                                                       "committed_leader_epoch": -1, "committed_metadata": ""}
+                                                      for p in parts]} for t, parts in (("a", (0, 7)), ("x", (0,)))]}
+
+    def answered(resp):
+        return [(t.name, [(p.partition_index, p.error_code) for p in t.partitions]) for t in resp.topics]
+    assert answered(call(broker, ApiKey.OFFSET_COMMIT, 9, body(3))) == [   # no such group
+        ("a", [(7, E.UNKNOWN_TOPIC_OR_PARTITION), (0, E.GROUP_ID_NOT_FOUND)]), ("x", [(0, E.UNKNOWN_TOPIC_OR_PARTITION)])]
+
+    def refusing_sink(partition, records, now_ms, **kw):
+        raise AppendError(E.NOT_LEADER_OR_FOLLOWER, "refused")
+    broker.coordinator.ctx.sink = refusing_sink
+    assert answered(call(broker, ApiKey.OFFSET_COMMIT, 9, body(-1))) == [
+        ("a", [(7, E.UNKNOWN_TOPIC_OR_PARTITION), (0, E.NOT_COORDINATOR)]), ("x", [(0, E.UNKNOWN_TOPIC_OR_PARTITION)])]

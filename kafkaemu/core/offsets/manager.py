@@ -49,21 +49,29 @@ def _fetched(partition: int, c: CommittedOffset | None, unstable: bool = False) 
 _ANSWERS_KEPT = 4096   # success answers kept, one per request shape (topics and partitions)
 # read on every committed partition: an Enum member is a class attribute lookup, ~20 times a local's
 # in CPython 3.11 (EnumType's __getattr__ puts every lookup on the slow path)
-_NONE, _UNKNOWN_PARTITION, _METADATA_TOO_LARGE, _STALE_MEMBER_EPOCH = (
-    E.NONE, E.UNKNOWN_TOPIC_OR_PARTITION, E.OFFSET_METADATA_TOO_LARGE, E.STALE_MEMBER_EPOCH)
+_NONE, _UNKNOWN_PARTITION, _METADATA_TOO_LARGE = (
+    E.NONE, E.UNKNOWN_TOPIC_OR_PARTITION, E.OFFSET_METADATA_TOO_LARGE)
 
 
 def _answer(req: OffsetCommit, codes: list[ErrorCode]) -> dict:
-    """OffsetCommit's answer: each partition of the request with its code, in request order."""
+    """OffsetCommit's answer, each partition of the request with its code, in the order KafkaApis
+    answers: first the topics with partitions it answers itself (unknown ones), in request order,
+    then the coordinator's answer merged in (OffsetCommitResponse.Builder.merge: a topic already
+    there gets its partitions after the unknown ones, the others follow in request order)."""
     it = iter(codes)
     ids = req.topic_ids
-    if ids is None:
-        return {"topics": [{"name": topic, "partitions": [
-            {"partition_index": p.partition_index, "error_code": int(next(it))} for p in partitions]}
-            for topic, partitions in req.topics]}
-    return {"topics": [{"name": topic, "topic_id": ids[topic], "partitions": [
-        {"partition_index": p.partition_index, "error_code": int(next(it))} for p in partitions]}
-        for topic, partitions in req.topics]}
+    first, rest = [], []
+    for topic, partitions in req.topics:
+        unknown, answered = [], []
+        for p in partitions:
+            code = next(it)
+            (unknown if code == _UNKNOWN_PARTITION else answered).append(
+                {"partition_index": p.partition_index, "error_code": int(code)})
+        entry = {"name": topic, "partitions": unknown + answered}
+        if ids is not None:
+            entry["topic_id"] = ids[topic]
+        (first if unknown else rest).append(entry)
+    return {"topics": first + rest}
 
 
 class OffsetManager:
@@ -127,8 +135,9 @@ class OffsetManager:
                     codes.append(group_error)
                 elif metadata is not None and len(metadata) > limit:
                     codes.append(_METADATA_TOO_LARGE)
-                elif check is not None and check(topic, index) != _NONE:
-                    codes.append(_STALE_MEMBER_EPOCH)
+                elif check is not None and (refused := check(topic, index)) != _NONE:
+                    # the group's CommitPartitionValidator throws: the whole request fails with it
+                    return self.commit_failed(refused, req, partition_exists)
                 else:
                     codes.append(_NONE)
                     commits.append((topic, index, CommittedOffset(p.committed_offset, p.committed_leader_epoch,
@@ -212,7 +221,8 @@ class OffsetManager:
                 elif p.committed_metadata is not None and len(p.committed_metadata) > limit:
                     row.append(E.OFFSET_METADATA_TOO_LARGE)
                 elif check is not None and check(topic, p.partition_index) != E.NONE:
-                    row.append(E.ILLEGAL_GENERATION)   # as a stale epoch of the whole request
+                    # the group's CommitPartitionValidator throws: the whole request fails
+                    return answer(every(E.ILLEGAL_GENERATION))
                 else:
                     row.append(E.NONE)
                     commits.append((topic, p.partition_index, CommittedOffset(p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "", now,

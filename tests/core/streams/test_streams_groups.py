@@ -269,6 +269,23 @@ def test_a_commit_at_an_older_epoch_is_checked_task_by_task_against_assignment_e
     assert txn_commit(s, "m1", first, revoked) == E.ILLEGAL_GENERATION
     member = s.gc.group("app").members["m1"]
     assert {p: e for _, p, e in member.active_epochs} == {p: first for p in kept}
+    # The validator throws for the whole request (OffsetMetadataManager.commitOffset): a partition
+    # it refuses fails every other one, and nothing is written; too large metadata is per partition.
+    written = len(s.gc.ctx.sink.records)
+    from kafkaemu.core.offsets.requests import TxnOffsetCommit
+    parts = [CommitPartition(one_kept, 9), CommitPartition(revoked, 9, committed_metadata="x" * 5000)]
+    mixed = OffsetCommit("app", [("in", parts), ("in", [CommitPartition(revoked, 9)])], generation_id=first,
+                         member_id="m1", api_version=9)
+    assert [[p["error_code"] for p in t["partitions"]] for t in s.gc.commit_offsets(s.now, mixed)["topics"]] == \
+        [[E.STALE_MEMBER_EPOCH] * 2, [E.STALE_MEMBER_EPOCH]]
+    assert len(s.gc.ctx.sink.records) == written
+    alone = OffsetCommit("app", [("in", parts)], generation_id=first, member_id="m1", api_version=9)
+    assert [p["error_code"] for p in s.gc.commit_offsets(s.now, alone)["topics"][0]["partitions"]] == \
+        [0, E.OFFSET_METADATA_TOO_LARGE]
+    txn = TxnOffsetCommit("tx", "app", 7, 0, [("in", [CommitPartition(one_kept, 9), CommitPartition(revoked, 9)])],
+                          generation_id=first, member_id="m1")
+    assert [p["error_code"] for p in s.gc.commit_transactional_offsets(s.now, txn)["topics"][0]["partitions"]] == \
+        [E.ILLEGAL_GENERATION] * 2
 
 
 def test_assignment_epochs_are_written_as_kafka_tags_them_and_read_back():
