@@ -10,9 +10,9 @@ v1's client timestamp went with v0-1, KIP-896); v2-4 retention_time_ms sets an e
 (now + retention in Java long arithmetic: a huge one wraps to the past, as in Kafka). A commit
 whose records cannot be written (a group id over 32767 UTF-8 bytes) gets UNKNOWN_SERVER_ERROR
 with nothing changed; the empty group id is a valid one here, as in Kafka.
-For a KIP-848 consumer group generation_id_or_member_epoch is the member epoch: a mismatch gets
-STALE_MEMBER_EPOCH, an unknown member UNKNOWN_MEMBER_ID, a member committing below v9
-UNSUPPORTED_VERSION. With an authorizer: GROUP READ, then TOPIC READ per topic (KafkaApis).
+For a KIP-848 consumer group generation_id_or_member_epoch is the member epoch: a newer one gets
+STALE_MEMBER_EPOCH, an older one commits only partitions held since then (otherwise the whole
+request fails), an unknown member UNKNOWN_MEMBER_ID, a member committing below v9 UNSUPPORTED_VERSION. With an authorizer: GROUP READ, then TOPIC READ per topic (KafkaApis).
 v10 (KIP-848) names topics by id, as KafkaApis.handleOffsetCommitRequest: each id is resolved to
 its name first (offsets are kept by name), an unknown id (the zero id too) answers UNKNOWN_TOPIC_ID
 for its partitions before topic authorization, and the response names topics by the request's ids.
@@ -106,13 +106,14 @@ def _commit(ctx, req, topics, finish, ids):
     The decoded partitions go to the core as they are (``CommitPartition``'s fields are theirs),
     and so do the fields a version lacks: they decode as their defaults (no leader epoch before v6,
     no instance id before v7, no retention after v4), which is what the older version means."""
-    commit = _request(ctx, req, topics, ids)
+    commit = OffsetCommit(req.group_id, [(t.name, t.partitions) for t in topics], req.generation_id_or_member_epoch,
+                          req.member_id, req.group_instance_id, req.retention_time_ms, ctx.api_version, ids)
     respond = ctx.respond
     ctx.groups.commit_offsets_then(ctx.now_ms, commit, partition_exists(ctx),
                                    respond if finish is None else lambda response: respond(finish(response)))
     return DEFERRED
 
 
-def _request(ctx, req, topics, ids) -> OffsetCommit:
+def _request(ctx, req, topics, ids) -> OffsetCommit:   # as _commit's (written out there: every commit runs it)
     return OffsetCommit(req.group_id, [(t.name, t.partitions) for t in topics], req.generation_id_or_member_epoch,
                         req.member_id, req.group_instance_id, req.retention_time_ms, ctx.api_version, ids)

@@ -92,15 +92,37 @@ class ConsumerGroup(ModernGroup, group_type=GroupType.CONSUMER, records=records,
 
     # --- the Group interface: offsets and deletion --------------------------------------------
     def validate_offset_commit(self, member_id: str, instance_id: str | None, member_epoch: int,
-                               api_version: int, is_transactional: bool = False) -> None:
+                               api_version: int, is_transactional: bool = False) -> PartitionCheck | None:
+        """ConsumerGroup.validateOffsetCommit: the member's own epoch commits anything; an older one
+        is checked partition by partition."""
         if member_epoch < 0 and not self.members:
-            return  # admin client or a consumer without group management
+            return None  # admin client or a consumer without group management
+        if is_transactional and member_epoch == -1 and not member_id and instance_id is None:
+            return None  # a transactional producer committing without the group's member (TxnOffsetCommit < v3)
         member = self.members.get(member_id)
         if member is None:
             raise GroupError(E.UNKNOWN_MEMBER_ID)
         if not is_transactional and api_version < 9 and not member.uses_classic_protocol:
             raise GroupError(E.UNSUPPORTED_VERSION)   # consumer-protocol members commit with v9+
-        _validate_member_epoch(member_epoch, member)
+        if member_epoch == member.member_epoch:
+            return None
+        # a member speaking the classic protocol knows its epoch as its generation
+        refused = E.ILLEGAL_GENERATION if member.uses_classic_protocol else E.STALE_MEMBER_EPOCH
+        if member_epoch > member.member_epoch:
+            raise GroupError(refused)
+        return self._assignment_epoch_check(member, member_epoch, refused)
+
+    def _assignment_epoch_check(self, member: ConsumerMember, received: int, refused: ErrorCode) -> PartitionCheck:
+        """ConsumerGroup.createAssignmentEpochValidator (Kafka 4.4): a commit at an older member
+        epoch may commit a partition the member holds (assigned or pending revocation) since that
+        epoch or before; any other is ``refused``."""
+        topics = self.subscription_metadata
+
+        def check(topic: str, partition: int) -> ErrorCode:
+            meta = topics.get(topic)
+            epoch = member.assignment_epoch(meta.topic_id, partition) if meta is not None else None
+            return E.NONE if epoch is not None and received >= epoch else refused
+        return check
 
     def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> None:
         if member_id is None and member_epoch < 0:

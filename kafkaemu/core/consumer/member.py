@@ -49,6 +49,10 @@ class ConsumerMember:
     assigned: Assignment = field(default_factory=dict)
     pending_revocation: Assignment = field(default_factory=dict)
     classic: ClassicMeta | None = None   # set for a member speaking JoinGroup/SyncGroup/Heartbeat
+    # (topic id, partition) -> the epoch each assigned or pending-revocation partition was given at
+    # (Kafka 4.4's per-partition assignment epochs, which fence a commit at an older member epoch);
+    # a partition without one (a member made otherwise) counts as given at the member's epoch
+    assignment_epochs: dict[tuple[bytes, int], int] = field(default_factory=dict)
 
     @property
     def uses_classic_protocol(self) -> bool:
@@ -56,6 +60,13 @@ class ConsumerMember:
 
     def is_reconciled_to(self, epoch: int) -> bool:
         return self.state is MemberState.STABLE and self.member_epoch == epoch
+
+    def assignment_epoch(self, topic_id: bytes, partition: int) -> int | None:
+        """The epoch ``partition`` was given at, assigned or pending revocation; None if neither
+        (ConsumerGroupMember.assignmentEpoch, then pendingRevocationEpoch)."""
+        if partition in self.assigned.get(topic_id, ()) or partition in self.pending_revocation.get(topic_id, ()):
+            return self.assignment_epochs.get((topic_id, partition), self.member_epoch)
+        return None
 
 
 def kafka_uuid_string() -> str:

@@ -59,12 +59,18 @@ def _next(member: ConsumerMember, member_epoch: int, target_epoch: int, target: 
             revoking[tid] = frozenset(lose)
         if free:
             pending[tid] = frozenset(free)
+    # each partition kept (or pending revocation) keeps the epoch it was given at; a new one gets
+    # the target assignment's (CurrentAssignmentBuilder.computeNextAssignment)
+    held, given = member.assignment_epochs, member.member_epoch
+    kept = {(tid, p): held.get((tid, p), given) for tid, parts in assigned.items() for p in parts}
     if revoking and _owns_any(owned, revoking):
+        kept.update(((tid, p), held.get((tid, p), given)) for tid, parts in revoking.items() for p in parts)
         return replace(member, state=MemberState.UNREVOKED_PARTITIONS,
                        previous_member_epoch=member.member_epoch, member_epoch=member_epoch,
-                       assigned=assigned, pending_revocation=revoking)
+                       assigned=assigned, pending_revocation=revoking, assignment_epochs=kept)
     for tid, parts in pending.items():
         assigned[tid] = assigned.get(tid, frozenset()) | parts
+        kept.update(((tid, p), target_epoch) for p in parts)
     return replace(member, state=MemberState.UNRELEASED_PARTITIONS if unreleased else MemberState.STABLE,
                    previous_member_epoch=member.member_epoch, member_epoch=target_epoch,
-                   assigned=assigned, pending_revocation={})
+                   assigned=assigned, pending_revocation={}, assignment_epochs=kept)

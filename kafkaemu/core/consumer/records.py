@@ -53,9 +53,20 @@ def snapshot(group) -> dict[ConsumerKey, tuple]:
             m.subscribed_topic_regex, m.rebalance_timeout_ms, m.server_assignor, m.classic)
         out[ConsumerKey(TARGET_MEMBER, gid, mid)] = _partitions(group.target.get(mid, {}))
         out[ConsumerKey(CURRENT_MEMBER, gid, mid)] = (
-            m.member_epoch, m.previous_member_epoch, STATE_BYTES[m.state], _partitions(m.assigned),
-            _partitions(m.pending_revocation))
+            m.member_epoch, m.previous_member_epoch, STATE_BYTES[m.state], _with_epochs(m, m.assigned),
+            _with_epochs(m, m.pending_revocation))
     return out
+
+
+def _with_epochs(member, assignment) -> tuple:
+    """An assignment as sorted tuples, each partition with the epoch it was given at."""
+    return tuple((tid, tuple((p, member.assignment_epoch(tid, p)) for p in ps)) for tid, ps in _partitions(assignment))
+
+
+def _wire_with_epochs(parts: tuple) -> list[dict]:
+    """TopicPartitions with AssignmentEpochs (tagged, Kafka 4.4), of the same length as Partitions."""
+    return [{"topic_id": tid, "partitions": [p for p, _ in pes], "assignment_epochs": [e for _, e in pes]}
+            for tid, pes in parts]
 
 
 def encode_value(key: ConsumerKey, value: tuple) -> bytes:
@@ -80,7 +91,8 @@ def encode_value(key: ConsumerKey, value: tuple) -> bytes:
     else:
         epoch, previous, state, assigned, revoking = value
         body = {"member_epoch": epoch, "previous_member_epoch": previous, "state": state,
-                "assigned_partitions": _wire(assigned), "partitions_pending_revocation": _wire(revoking)}
+                "assigned_partitions": _wire_with_epochs(assigned),
+                "partitions_pending_revocation": _wire_with_epochs(revoking)}
     return versioned(0, catalog().data(_NAMES[v] + "Value", 0).encode(body))
 
 

@@ -22,8 +22,22 @@ def apply(group, k, v, now_ms: int) -> None:
             member = replace(member, member_epoch=v.member_epoch, previous_member_epoch=v.previous_member_epoch,
                              state=records.STATES.get(v.state, MemberState.STABLE),
                              assigned=assignment(v.assigned_partitions),
-                             pending_revocation=assignment(v.partitions_pending_revocation))
+                             pending_revocation=assignment(v.partitions_pending_revocation),
+                             assignment_epochs=_assignment_epochs(v))
         group.put_member(member)
+
+
+def _assignment_epochs(v) -> dict[tuple[bytes, int], int]:
+    """Utils.assignmentFromTopicPartitions: each partition's assignment epoch; a record without
+    them (or with a count that does not match) gives the member epoch (at least 0)."""
+    default = max(v.member_epoch, 0)
+    out = {}
+    for entry in (*v.assigned_partitions, *v.partitions_pending_revocation):
+        tid, parts, epochs = bytes(entry.topic_id), list(entry.partitions), entry.assignment_epochs
+        if not epochs or len(epochs) != len(parts):
+            epochs = [default] * len(parts)
+        out.update(((tid, p), e) for p, e in zip(parts, epochs))
+    return out
 
 
 def remove(group, k) -> None:

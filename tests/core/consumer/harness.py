@@ -20,7 +20,7 @@ class ConsumerHarness:
         self.records: list = []
         self.c = GroupCoordinator(CoordinatorSettings(classic=ClassicSettings(initial_rebalance_delay_ms=0),
                                                       consumer=ConsumerSettings(**consumer_settings)),
-                                  sink=lambda p, recs, now: self.records.extend(recs), now_ms=self.now,
+                                  sink=lambda p, recs, now, **_: self.records.extend(recs), now_ms=self.now,
                                   ports=GroupPorts(may_describe=may_describe))
         self.topics: dict[str, TopicMeta] = {}
         for name, n in (topics or {"t": 6}).items():

@@ -8,7 +8,7 @@ import pytest
 
 from kafkaemu.core.consumer.member import MemberState
 from kafkaemu.core.classic.requests import Heartbeat, JoinGroup, LeaveGroup, LeavingMember
-from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit
+from kafkaemu.core.offsets.requests import CommitPartition, OffsetCommit, TxnOffsetCommit
 from kafkaemu.protocol.errors import ErrorCode as E
 
 from .harness import Client, ConsumerHarness, settle, tid
@@ -596,3 +596,45 @@ def test_many_members_join_in_any_order():
         settle(clients)
         assert sorted(len(c.partitions()) for c in clients) == [2, 2, 2, 2]
         assert_disjoint_clients(clients)
+
+
+def test_a_commit_at_an_older_epoch_is_checked_partition_by_partition_against_assignment_epochs():
+    """ConsumerGroup.validateOffsetCommit with createAssignmentEpochValidator (Kafka 4.4): an older
+    member epoch may commit a partition held since that epoch or before (assigned or pending
+    revocation); a partition it may not commit fails the whole request (the validator throws)."""
+    h = ConsumerHarness()
+    a, b = Client(h, "a"), Client(h, "b")
+    a.beat()
+    first = a.epoch
+    assert a.partitions() == set(range(6))
+
+    def commit(member, epoch, partitions, topic="t", txn=False):
+        parts = [CommitPartition(p, 7) for p in partitions]
+        if txn:
+            req = TxnOffsetCommit("tx", "g", 9, 0, [(topic, parts)], generation_id=epoch, member_id=member)
+            out = h.c.commit_transactional_offsets(h.now, req)
+        else:
+            out = h.c.commit_offsets(h.now, OffsetCommit("g", [(topic, parts)], epoch, member, api_version=9))
+        return [p["error_code"] for p in out["topics"][0]["partitions"]]
+
+    b.beat()   # the group's epoch moves on: a gives up half of its partitions to b
+    settle([a, b])
+    kept, given = a.partitions(), b.partitions()
+    assert len(kept) == 3 and a.epoch > first
+    assert given == set(range(6)) - kept and b.epoch == a.epoch
+    one_kept, one_given = min(kept), min(given)
+    assert commit("a", first, [one_kept]) == [0]                     # held since the first epoch
+    assert commit("a", first, [one_given]) == [E.STALE_MEMBER_EPOCH]  # given away
+    assert commit("a", first, [one_kept, one_given]) == [E.STALE_MEMBER_EPOCH] * 2   # the whole request fails
+    assert commit("a", a.epoch + 1, [one_kept]) == [E.STALE_MEMBER_EPOCH]            # newer than the member's
+    assert commit("a", first, [0], topic="other") == [E.STALE_MEMBER_EPOCH]          # not its topic
+    assert commit("b", first, [one_given]) == [E.STALE_MEMBER_EPOCH]  # given at a later epoch
+    assert commit("b", b.epoch, [one_given]) == [0]
+    assert commit("a", first, [one_kept, one_given], txn=True) == [E.ILLEGAL_GENERATION] * 2
+    assert commit("a", first, [one_kept], txn=True) == [0]
+    assert commit("", -1, [one_kept], txn=True) == [0]   # a producer committing without the group's member
+    fetched = h.c.fetch_offsets(h.now, "g", [("t", [one_kept, one_given])])["topics"][0]["partitions"]
+    assert [p["committed_offset"] for p in fetched] == [7, 7]
+    member = h.group().members["a"]
+    assert {p: member.assignment_epoch(tid("t"), p) for p in kept} == {p: first for p in kept}
+

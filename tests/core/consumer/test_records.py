@@ -28,9 +28,10 @@ def test_key_and_value_bytes_are_kafkas():
     assert cr.encode_value(cr.ConsumerKey(cr.GROUP_METADATA, "g"), (7,)) == b"\x00\x00" + b"\x00\x00\x00\x07" + b"\x00"
     member_key = cr.encode_key(cr.ConsumerKey(cr.CURRENT_MEMBER, "g", "m"))
     assert member_key == b"\x00\x08" + b"\x00\x01g" + b"\x00\x01m"
-    value = cr.encode_value(cr.ConsumerKey(cr.CURRENT_MEMBER, "g", "m"), (3, 2, 1, ((T, (0, 1)),), ()))
+    value = cr.encode_value(cr.ConsumerKey(cr.CURRENT_MEMBER, "g", "m"), (3, 2, 1, ((T, ((0, 3), (1, 2))),), ()))
+    epochs = b"\x01" + b"\x00" + b"\x09" + b"\x03" + b"\x00\x00\x00\x03" + b"\x00\x00\x00\x02"   # tag 0, 9 bytes
     assert value == (b"\x00\x00" + b"\x00\x00\x00\x03" + b"\x00\x00\x00\x02" + b"\x01"
-                     + b"\x02" + T + b"\x03" + b"\x00\x00\x00\x00\x00\x00\x00\x01" + b"\x00" + b"\x01" + b"\x00")
+                     + b"\x02" + T + b"\x03" + b"\x00\x00\x00\x00\x00\x00\x00\x01" + epochs + b"\x01" + b"\x00")
     assert cr.decode_key(member_key) == cr.ConsumerKey(cr.CURRENT_MEMBER, "g", "m")
 
 
@@ -105,3 +106,14 @@ def test_spark_decoding_passes_consumer_records_as_unknown():
     h.heartbeat(member_id="m1")
     rows = [decode_record(k, v) for k, v in h.records]
     assert rows and all(r.kind == "unknown" for r in rows)
+
+
+def test_assignment_epochs_are_written_as_kafka_tags_them_and_read_back():
+    h = ConsumerHarness()
+    a, b = Client(h, "a"), Client(h, "b")
+    a.beat()
+    settle([b, a])
+    before = h.group().members
+    assert len({e for m in before.values() for e in m.assignment_epochs.values()}) == 2   # two epochs told apart
+    after = restarted(h).consumer.groups["g"].members
+    assert {m: after[m].assignment_epochs for m in after} == {m: before[m].assignment_epochs for m in before}
