@@ -62,17 +62,18 @@ def create_topics(ctx, req):
     denied = () if authorize(ctx, CREATE, CLUSTER, "kafka-cluster", log_denied=False) else \
         denied_names(ctx, CREATE, TOPIC, [t.name for t in req.topics if counts[t.name] == 1])
     hidden_configs = denied_names(ctx, DESCRIBE_CONFIGS, TOPIC, [t.name for t in req.topics], log_denied=False)
-    for t in req.topics:
-        if t.name in denied and counts[t.name] == 1:
-            results.append({"name": t.name, "error_code": ErrorCode.TOPIC_AUTHORIZATION_FAILED,
-                            "error_message": "Authorization failed."})
-            continue
-        result = _create(ctx, t, counts, req.validate_only)
-        if result["error_code"] == ErrorCode.NONE and t.name in hidden_configs:
-            # ReplicationControlManager.createTopic: neither configs nor sizes without DESCRIBE_CONFIGS
-            result.update(configs=[], num_partitions=-1, replication_factor=-1,
-                          topic_config_error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
-        results.append(result)
+    with ctx.store.topic_changes():   # the request's topics reach the data directory as one write
+        for t in req.topics:
+            if t.name in denied and counts[t.name] == 1:
+                results.append({"name": t.name, "error_code": ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+                                "error_message": "Authorization failed."})
+                continue
+            result = _create(ctx, t, counts, req.validate_only)
+            if result["error_code"] == ErrorCode.NONE and t.name in hidden_configs:
+                # ReplicationControlManager.createTopic: neither configs nor sizes without DESCRIBE_CONFIGS
+                result.update(configs=[], num_partitions=-1, replication_factor=-1,
+                              topic_config_error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+            results.append(result)
     return {"topics": results}
 
 
@@ -85,10 +86,11 @@ def create_checked(ctx, topics: list[CreatableTopic]) -> dict[str, tuple[ErrorCo
     if _requested_partitions(ctx, topics, counts) > MAX_PARTITIONS_PER_BATCH:
         return {t.name: (ErrorCode.POLICY_VIOLATION, TOO_MANY_PARTITIONS) for t in topics}
     failed = {}
-    for t in topics:
-        result = _create(ctx, t, counts, validate_only=False)
-        if result["error_code"] != ErrorCode.NONE:
-            failed[t.name] = (result["error_code"], result["error_message"])
+    with ctx.store.topic_changes():
+        for t in topics:
+            result = _create(ctx, t, counts, validate_only=False)
+            if result["error_code"] != ErrorCode.NONE:
+                failed[t.name] = (result["error_code"], result["error_message"])
     return failed
 
 
