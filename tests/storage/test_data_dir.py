@@ -204,6 +204,22 @@ def test_each_request_changing_many_topics_writes_topics_json_once(tmp_path, met
     assert again.store.get("t20").configs == {"max.message.bytes": "2048"}   # AlterConfigs replaces them all
 
 
+def test_topic_changes_nest_and_are_written_when_the_outermost_ends_even_by_an_exception(tmp_path, meta_writes):
+    store = open_store(tmp_path)
+    meta_writes.clear()
+    with pytest.raises(RuntimeError):
+        with store.topic_changes():
+            store.create_topic("a", 1)
+            with store.topic_changes():
+                store.create_topic("b", 2)
+            assert meta_writes == []
+            raise RuntimeError("a handler's bug after its changes")
+    assert meta_writes == [["a", "b"]]
+    with store.topic_changes():   # nothing changed: nothing written
+        pass
+    assert meta_writes == [["a", "b"]] and sorted(open_store(tmp_path).topics) == ["a", "b"]
+
+
 @pytest.mark.parametrize("shutdown", ["clean", "kill"])
 def test_every_topic_one_request_creates_or_deletes_survives_a_restart(tmp_path, shutdown):
     """Many topics created by one CreateTopics, then many of them and others deleted by one
