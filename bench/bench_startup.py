@@ -11,10 +11,13 @@ child's ApiVersions answer and to the first control call's answer.
     .venv/bin/python bench/bench_startup.py [--runs 10] [--json]
     .venv/bin/python bench/bench_startup.py --instructions [--tree DIR]
 
-``--instructions``: the instructions a ``kafkaemu serve --log-level warning`` start executes up to
-its first answered ApiVersions, counted by valgrind's callgrind (a figure the machine's load does
-not move), with the start run in-process by ``_SERVE_UNTIL_ANSWERED`` (the process ends at the
-answer); ``--tree`` counts another checkout (e.g. a ``git archive`` of an older commit). At
+``--instructions``: the instructions a ``kafkaemu serve --log-level warning`` start, and a
+``KafkaEmulator()`` start in a fresh interpreter, execute up to their first answered ApiVersions,
+counted by valgrind's callgrind (a figure the machine's load does not move), with the start run
+in-process by ``_SERVE_UNTIL_ANSWERED`` / ``_EMULATOR_UNTIL_ANSWERED`` (the process ends at the
+answer; the client in it connects to a bytes host, so the idna codec a ``str`` host imports is not
+counted as the broker's), median of three fixed hash seeds (the seed moves a count by a few
+million instructions, so two trees are compared seed for seed); ``--tree`` counts another checkout (e.g. a ``git archive`` of an older commit). At
 ``warning``, because at the default level the ``listening`` event, held 50 ms of wall time, is
 logged before the answer under callgrind (about 50 times slower) and its structlog import (about
 70 M instructions) is counted or not by the timing.
@@ -92,7 +95,7 @@ class Stdout(io.TextIOBase):
 
 def client():
     printed.wait()
-    with socket.create_connection(("127.0.0.1", port[0])) as sock:
+    with socket.create_connection((b"127.0.0.1", port[0])) as sock:   # bytes: a str host imports the idna codec
         sock.sendall(REQUEST)
         got = b""
         while len(got) < 4 or len(got) < 4 + int.from_bytes(got[:4], "big"):
@@ -106,17 +109,33 @@ import runpy
 runpy.run_module("kafkaemu", run_name="__main__")   # as python -m kafkaemu starts
 """
 
+# ``KafkaEmulator()`` in this process until its broker answers one ApiVersions, then the process ends
+_EMULATOR_UNTIL_ANSWERED = """
+import os, socket
+REQUEST = bytes.fromhex(%r)
+from kafkaemu.testing import KafkaEmulator
+emu = KafkaEmulator().start()
+host, port = emu.bootstrap_server.rsplit(":", 1)
+with socket.create_connection((host.encode(), int(port))) as sock:   # bytes: a str host imports the idna codec
+    sock.sendall(REQUEST)
+    got = b""
+    while len(got) < 4 or len(got) < 4 + int.from_bytes(got[:4], "big"):
+        got += sock.recv(65536)
+os._exit(0)
+"""
 
-def count_instructions(tree: str | None) -> int | None:
-    """Instructions of a serve start to its first answer under callgrind; None without valgrind."""
+
+def count_instructions(tree: str | None, start: str = "serve", hash_seed: int = 0) -> int | None:
+    """Instructions of a start (``serve`` or ``emulator``) to its first answer under callgrind, with
+    ``PYTHONHASHSEED`` = ``hash_seed``; None without valgrind."""
     import shutil
     import tempfile
     if shutil.which("valgrind") is None:
         return None
-    env = dict(_ENV)
+    env = dict(_ENV, PYTHONHASHSEED=str(hash_seed))   # the dicts' and sets' layouts move a count by ~±3 M
     if tree:
-        env["PYTHONPATH"] = tree
-    code = _SERVE_UNTIL_ANSWERED % api_versions_request().hex()
+        env["PYTHONPATH"] = os.path.abspath(tree)   # the start runs in a temporary directory
+    code = {"serve": _SERVE_UNTIL_ANSWERED, "emulator": _EMULATOR_UNTIL_ANSWERED}[start] % api_versions_request().hex()
     with tempfile.TemporaryDirectory() as tmp:   # outside any checkout: the current directory comes first on the path
         subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, check=True)   # writes the bytecode
         run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out",
@@ -250,10 +269,14 @@ def main() -> None:
     parser.add_argument("--tree", help="with --instructions: the checkout to count (default: the kafkaemu imported)")
     args = parser.parse_args()
     if args.instructions:
-        count = count_instructions(args.tree)
-        print("startup: valgrind is not installed" if count is None else
-              f"startup: kafkaemu serve --log-level warning, process start -> ApiVersions answer: {count:,} instructions "
-              "(callgrind)")
+        for start, what in (("serve", "kafkaemu serve --log-level warning"),
+                            ("emulator", "KafkaEmulator() in a fresh interpreter")):
+            counts = [count_instructions(args.tree, start, seed) for seed in range(3)]
+            if None in counts:
+                print("startup: valgrind is not installed")
+                return
+            print(f"startup: {what}, process start -> ApiVersions answer: median {statistics.median(counts):,} "
+                  f"instructions (callgrind; hash seeds 0, 1, 2: {', '.join(f'{c:,}' for c in counts)})")
         return
     results = {
         "serve": measure([sys.executable, "-m", "kafkaemu", "serve", "--port", "0"], args.runs),

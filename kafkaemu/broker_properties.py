@@ -24,7 +24,7 @@ LISTENER_PREFIX = r"listener\.name\.[a-z0-9_-]+\."   # compiled with its first u
 IMAGE_EXCLUDES = frozenset({"KAFKA_VERSION", "KAFKA_HEAP_OPT", "KAFKA_LOG4J_OPTS", "KAFKA_OPTS", "KAFKA_JMX_OPTS",
                             "KAFKA_JVM_PERFORMANCE_OPTS", "KAFKA_GC_LOG_OPTS", "KAFKA_LOG4J_ROOT_LOGLEVEL",
                             "KAFKA_LOG4J_LOGGERS", "KAFKA_TOOLS_LOG4J_LOGLEVEL"})
-_SINGLE_UNDERSCORE = re.compile(r"[^_]_[^_]")
+_SINGLE_UNDERSCORE = r"[^_]_[^_]"   # compiled with the first KAFKA_* variable (re's cache keeps it)
 # the synonyms Kafka resolves into the ms settings, highest priority first after the ms one itself
 SYNONYMS = {"log.retention.ms": (("log.retention.minutes", 60000), ("log.retention.hours", 3600000)),
             "log.roll.ms": (("log.roll.hours", 3600000),)}
@@ -109,7 +109,7 @@ def from_environment(environ: Mapping[str, str]) -> dict[str, str]:
     out = {}
     for key, value in environ.items():
         if key.startswith("KAFKA_") and key not in IMAGE_EXCLUDES:
-            dotted = _SINGLE_UNDERSCORE.sub(lambda m: m.group(0).replace("_", "."), key[len("KAFKA_"):])
+            dotted = re.sub(_SINGLE_UNDERSCORE, lambda m: m.group(0).replace("_", "."), key[len("KAFKA_"):])
             out[dotted.replace("___", "-").replace("__", "_").lower()] = value
     return out
 

@@ -11,7 +11,10 @@ finalized features' epoch on, which clients compare to pick the newest answer.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .feature_update import FeatureUpdate
 
 METADATA_VERSION = "metadata.version"
 KRAFT_VERSION = "kraft.version"
@@ -34,14 +37,6 @@ KAFKA_4_4 = {
 # FeatureUpdate.UpgradeType
 UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 1, 2, 3
 INVALID_UPDATE_VERSION = 95   # Errors.INVALID_UPDATE_VERSION
-
-
-@dataclass(frozen=True)
-class FeatureUpdate:
-    """One feature of an UpdateFeatures request: its name, the level asked for and the upgrade type."""
-    name: str
-    level: int
-    upgrade_type: int
 
 
 def parse_levels(items) -> dict[str, int]:

@@ -12,7 +12,8 @@ validate_only (v1+) checks without applying. A success answers NONE ("NONE") and
 NONE result per feature. A feature listed twice takes its last level, as the controller's map does.
 Applied levels are what later ApiVersions answers finalize, with a newer epoch.
 """
-from ..core.features import INVALID_UPDATE_VERSION, SAFE_DOWNGRADE, UPGRADE, FeatureUpdate
+from ..core.feature_update import FeatureUpdate
+from ..core.features import INVALID_UPDATE_VERSION, SAFE_DOWNGRADE, UPGRADE
 from ..protocol.api_keys import ApiKey
 from ..protocol.errors import ErrorCode
 from .authorization import ALTER, authorize_cluster

@@ -1,9 +1,10 @@
 """Every Kafka API key, named as Apache Kafka's ``ApiKeys`` (the requests of Kafka 4.3's message
 definitions, whether kafkaemu answers them or not: ``handlers/registry.py`` says which it does)."""
-from enum import IntEnum
+from .int_enums import int_enum
 
 
-class ApiKey(IntEnum):
+@int_enum   # an IntEnum (int_enums.py says why it is not written ApiKey(IntEnum))
+class ApiKey:
     PRODUCE = 0
     FETCH = 1
     LIST_OFFSETS = 2

@@ -40,37 +40,78 @@ class _Specs(Mapping):
     def __getitem__(self, key) -> MessageSpec:
         spec = self._found.get(key)
         if spec is None:
-            self._catalog._parse(self._catalog._where[(self._kind, key)])   # KeyError: no such message
+            self._catalog._parse(self._catalog._source((self._kind, key)))   # KeyError: no such message
             spec = self._found[key]
         return spec
 
     def __iter__(self):
-        return (key for kind, key in self._catalog._where if kind == self._kind)
+        return (key for kind, key in self._catalog._every_slot() if kind == self._kind)
 
     def __len__(self) -> int:
-        return sum(1 for kind, _ in self._catalog._where if kind == self._kind)
+        return sum(1 for kind, _ in self._catalog._every_slot() if kind == self._kind)
 
 
 class Catalog:
-    """Every message of the spec files. Only the files' message lines are read at first (a
-    start-up answers its first requests without parsing sixty files); a file is parsed when one
-    of its messages is first used."""
+    """Every message of the spec files (``files``: source name -> text, e.g. a ``SpecFiles``, which
+    reads a file when its text is first asked). A file's message lines are read when a message is
+    first looked for in it, and the file is parsed when one of its messages is first used, so a
+    start answers its first requests without reading seventy files: a request or response of API
+    key N is looked for first in the file named ``NNN_*.spec`` (the spec directory's convention),
+    any other message first in the top-level files without a number (``headers.spec``); a message
+    not found there, and listing a table, index every file (which refuses a message declared twice).
+    """
 
-    def __init__(self, files: dict[str, str]):
-        self._texts = files                      # source name -> text, until parsed
-        self._lock = threading.Lock()
+    def __init__(self, files: Mapping[str, str]):
+        self._files = files
+        self._texts: dict[str, str] = {}         # source name -> text: indexed, until parsed
+        self._lock = threading.RLock()
         self._where: dict[tuple[str, object], str] = {}
-        for source, text in files.items():
+        self._all_indexed = False
+        self._parsed: set[str] = set()
+        self.requests = _Specs(self, "request")
+        self.responses = _Specs(self, "response")
+        self.others = _Specs(self, "other")
+        self._codecs: dict[tuple[str, int], Codec] = {}
+
+    def _index(self, sources) -> None:
+        """Read the message lines of those of ``sources`` not read yet (under the lock)."""
+        for source in sources:
+            if source in self._texts or source in self._parsed:
+                continue
+            text = self._texts[source] = self._files[source]
             for m in MESSAGE_LINE.finditer(text):
                 kind, key, name = m.group(1), m.group(2), m.group(3)
                 slot = (kind, int(key)) if kind in ("request", "response") else ("other", name)
                 if slot in self._where:
                     raise ValueError(f"duplicate {kind} {key or name} ({source}, {self._where[slot]})")
                 self._where[slot] = source
-        self.requests = _Specs(self, "request")
-        self.responses = _Specs(self, "response")
-        self.others = _Specs(self, "other")
-        self._codecs: dict[tuple[str, int], Codec] = {}
+
+    def _first_looked_in(self, slot) -> list[str]:
+        kind, key = slot
+        if kind == "other":
+            return [s for s in self._files if os.sep not in s and "/" not in s and not s[:1].isdigit()]
+        return [s for s in self._files if s.startswith(f"{key:03d}_")]
+
+    def _source(self, slot) -> str:
+        """The file declaring ``slot`` ((kind, api key) or ("other", name)); KeyError if none does."""
+        source = self._where.get(slot)
+        if source is None:
+            with self._lock:
+                self._index(self._first_looked_in(slot))
+                if slot not in self._where:
+                    self._index_all()
+                source = self._where[slot]
+        return source
+
+    def _index_all(self) -> None:
+        with self._lock:
+            if not self._all_indexed:
+                self._index(self._files)
+                self._all_indexed = True
+
+    def _every_slot(self):
+        self._index_all()
+        return list(self._where)
 
     def _parse(self, source: str) -> None:
         # under a lock: an in-process emulator's broker thread and a test's thread may ask at once,
@@ -84,6 +125,7 @@ class Catalog:
                 table = tables.get(m.kind, self.others)
                 table._found[m.api_key if m.kind in tables else m.name] = m
             del self._texts[source]
+            self._parsed.add(source)
 
     def _codec(self, spec: MessageSpec, version: int) -> Codec:
         key = (spec.name, version)
@@ -111,21 +153,30 @@ class Catalog:
         return spec.name[: -len("Request")] if spec else f"Api{api_key}"
 
 
-def spec_texts(directory: str) -> dict[str, str]:
-    """Every ``*.spec`` file under ``directory``: its path relative to it -> its text, in path order
-    (read with ``os.walk``: pathlib's ``rglob`` costs a start-up more than reading the files)."""
-    found = []
-    for root, _, names in os.walk(directory):
-        rel = os.path.relpath(root, directory)
-        found += [(name if rel == "." else os.path.join(rel, name), os.path.join(root, name))
-                  for name in names if name.endswith(".spec")]
-    texts = {}
-    for source, path in sorted(found):
-        with open(path, encoding="utf-8") as f:
-            texts[source] = f.read()
-    return texts
+class SpecFiles(Mapping):
+    """Every ``*.spec`` file under ``directory``: its path relative to it -> its text, in path order,
+    each file read when its text is asked (listed with ``os.walk``: pathlib's ``rglob`` costs a
+    start more than the listing)."""
+
+    def __init__(self, directory: str) -> None:
+        found = []
+        for root, _, names in os.walk(directory):
+            rel = os.path.relpath(root, directory)
+            found += [(name if rel == "." else os.path.join(rel, name), os.path.join(root, name))
+                      for name in names if name.endswith(".spec")]
+        self._paths = dict(sorted(found))
+
+    def __getitem__(self, source: str) -> str:
+        with open(self._paths[source], encoding="utf-8") as f:
+            return f.read()
+
+    def __iter__(self):
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
 
 
 @lru_cache(maxsize=1)
 def catalog() -> Catalog:
-    return Catalog(spec_texts(spec_dir()))
+    return Catalog(SpecFiles(spec_dir()))

@@ -1,7 +1,7 @@
 """Kafka protocol error codes, as Apache Kafka's ``Errors`` enum defines them (the wire codes)."""
 from __future__ import annotations
 
-from enum import IntEnum
+from .int_enums import int_enum
 
 # (name, code) in Kafka's order; the names are Apache Kafka's own spelling.
 _KAFKA_ERRORS = [
@@ -53,8 +53,9 @@ _KAFKA_ERRORS = [
     ("STREAMS_TOPOLOGY_FENCED", 132), ("SHARE_SESSION_LIMIT_REACHED", 133),
 ]
 
-ErrorCode = IntEnum("ErrorCode", _KAFKA_ERRORS)
-ErrorCode.__doc__ = "Kafka protocol error codes (ErrorCode.UNKNOWN_MEMBER_ID == 25, ...)."
+ErrorCode = int_enum(type("ErrorCode", (), {
+    "__module__": __name__, "__qualname__": "ErrorCode",
+    "__doc__": "Kafka protocol error codes (ErrorCode.UNKNOWN_MEMBER_ID == 25, ...).", **dict(_KAFKA_ERRORS)}))
 
 # Kafka's own message of an error (Errors.X.message()), for the answers where Kafka sends it: an
 # ApiError made of the error alone, or ``setErrorMessage(error.message)``.

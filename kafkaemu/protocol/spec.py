@@ -110,9 +110,10 @@ class MessageSpec:
         return list(range(self.versions.lo, self.versions.hi + 1))
 
 
-_HEADER = re.compile(r"^(request|response|header|data)\s+(?:(\d+)\s+)?(\w+)\s+(.*)$")
-# a message line anywhere in a file's text (the catalogue indexes files by them before parsing)
-MESSAGE_LINE = re.compile(_HEADER.pattern, re.MULTILINE)
+# a message line, matched against one line (which holds no newline, so MULTILINE changes nothing
+# there) or found anywhere in a file's text (the catalogue indexes files by them before parsing):
+# one pattern, compiled once
+MESSAGE_LINE = re.compile(r"^(request|response|header|data)\s+(?:(\d+)\s+)?(\w+)\s+(.*)$", re.MULTILINE)
 _FIELD = re.compile(r"^(\s*)(\w+):\s*(\S+)\s*(.*)$")
 
 
@@ -138,7 +139,7 @@ def parse_spec(text: str, source: str = "<spec>") -> list[MessageSpec]:
             continue
         where = f"{source}:{lineno}"
         if not line[0].isspace():
-            m = _HEADER.match(line)
+            m = MESSAGE_LINE.match(line)
             if not m:
                 raise SpecError(f"{where}: bad message line {raw!r}")
             kind, key, name, rest = m.groups()

@@ -1,12 +1,12 @@
-"""The catalogue indexes the spec files by their message lines and parses a file only when one of
-its messages is first used."""
+"""The catalogue indexes the spec files by their message lines, reading first the file a message's
+number or kind names, and parses a file only when one of its messages is first used."""
 import threading
 from pathlib import Path
 
 import pytest
 
-from kafkaemu.protocol.catalog import Catalog, catalog, spec_dir
-from kafkaemu.protocol.spec import load_spec_dir
+from kafkaemu.protocol.catalog import Catalog, SpecFiles, catalog, spec_dir
+from kafkaemu.protocol.spec import MESSAGE_LINE, load_spec_dir
 
 HEARTBEAT = (Path(spec_dir()) / "012_heartbeat.spec").read_text()
 BROKEN = "request  99  BrokenRequest  versions:0  flexible:none\n  what: nosuchtype\n    x: ???\n"
@@ -25,9 +25,54 @@ def test_a_file_is_parsed_when_one_of_its_messages_is_first_used():
     assert cat.requests.get(98) is None
 
 
-def test_a_message_declared_twice_is_refused():
+def test_a_message_declared_twice_is_refused_when_every_file_is_indexed():
     with pytest.raises(ValueError, match="duplicate request 12"):
-        Catalog({"a.spec": HEARTBEAT, "b.spec": HEARTBEAT})
+        list(Catalog({"a.spec": HEARTBEAT, "b.spec": HEARTBEAT}).requests)
+    with pytest.raises(ValueError, match="duplicate request 12"):   # not in 012_*.spec: every file is read
+        Catalog({"a.spec": HEARTBEAT, "b.spec": HEARTBEAT}).requests[12]
+
+
+class ReadRecorder(dict):
+    """Spec texts that note which files were read."""
+
+    def __init__(self, texts):
+        super().__init__(texts)
+        self.read = []
+
+    def __getitem__(self, source):
+        self.read.append(source)
+        return super().__getitem__(source)
+
+
+def test_answering_api_versions_reads_only_its_file_and_the_headers():
+    files = ReadRecorder(SpecFiles(spec_dir()))
+    cat = Catalog(files)
+    cat.request(18, 3), cat.response(18, 3), cat.data("RequestHeader", 2), cat.data("ResponseHeader", 1)
+    assert sorted(files.read) == ["018_api_versions.spec", "headers.spec"]
+    assert cat.responses[18].name == "ApiVersionsResponse"
+    assert cat.data("ConsumerProtocolAssignment", 0)   # in records/: found by reading every file
+    assert len(set(files.read)) == len(files) == len(files.read)   # each file read once
+
+
+def test_a_message_outside_the_file_its_number_names_is_found_all_the_same():
+    cat = Catalog({"001_other.spec": BROKEN.replace("99", "1"), "heartbeats.spec": HEARTBEAT,
+                   "records/x.spec": "header  OddHeader  versions:0  flexible:none\n  a: int8\n"})
+    assert cat.responses[12].name == "HeartbeatResponse" and cat.others["OddHeader"].name == "OddHeader"
+    assert sorted(cat.requests) == [1, 12]
+    with pytest.raises(KeyError):
+        cat.requests[2]
+
+
+def test_the_spec_files_follow_the_lookup_convention():
+    """A numbered file declares only its API's request and response; the other messages are in
+    files without a number (so a lookup by convention finds what indexing every file finds)."""
+    files = SpecFiles(spec_dir())
+    for source in files:
+        for m in MESSAGE_LINE.finditer(files[source]):
+            if source[:1].isdigit():
+                assert m.group(1) in ("request", "response") and int(m.group(2)) == int(source[:3]), source
+            else:
+                assert m.group(1) not in ("request", "response"), source
 
 
 def test_the_lazy_catalogue_holds_what_parsing_every_file_gives():

@@ -40,6 +40,8 @@ HEAVY = ("aiohttp", "multidict", "yarl", "fastavro", "avro", "jsonschema", "goog
          "kafkaemu.testing.transitions",
          # subprocess mode's watchdog
          "kafkaemu.testing.parent_watch",
+         # an UpdateFeatures request's FeatureUpdate (a frozen dataclass), with that API's first request
+         "kafkaemu.core.feature_update",
          # the coordinators (built on first use) and what only they use
          "kafkaemu.core.coordinator", "kafkaemu.core.classic", "kafkaemu.core.consumer", "kafkaemu.core.share",
          "kafkaemu.core.offsets", "kafkaemu.core.transactions", "kafkaemu.core.streams", "kafkaemu.core.modern",
@@ -284,6 +286,15 @@ def _metadata_quorum(printed):
     assert answer.error_code == 0 and answer.topics[0].partitions[0].error_code == 0, answer
 
 
+def _feature_update(printed):   # FeatureUpdate (core/feature_update.py), made with the first UpdateFeatures
+    answer = call(printed["kafka"], ApiKey.UPDATE_FEATURES, 1,
+                  {"timeout_ms": 1000, "validate_only": False,
+                   "feature_updates": [{"feature": "group.version", "max_version_level": 0, "upgrade_type": 2}]})
+    assert answer.error_code == 0, answer
+    versions = api_versions(printed["kafka"])
+    assert "group.version" not in {f.name for f in versions.finalized_features}, versions   # downgraded to 0
+
+
 def _produce_and_consume(printed, sasl: bool, transactional: bool):
     confluent_kafka = pytest.importorskip("confluent_kafka", reason="confluent-kafka is not installed")
     common = {"bootstrap.servers": printed["kafka"]}
@@ -321,6 +332,7 @@ FIRST_USES = {
     "share groups": ((), _share_group),
     "consumer groups (KIP-848)": ((), _consumer_group),
     "the metadata quorum": ((), _metadata_quorum),
+    "an UpdateFeatures request": ((), _feature_update),
 }
 
 
