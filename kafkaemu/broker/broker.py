@@ -114,8 +114,13 @@ class Broker:
         load = bool(config.data_dir)
         self._group_watchers: list[Callable[[GroupCoordinator], None]] = []
 
+        # the group coordinator's write runtime once it is built: a connection lets the offset
+        # commits of one read linger in it (``wire/connection.py``)
+        self.group_runtime = None
+
         def build_groups() -> GroupCoordinator:
             coordinator = self.new_coordinator(self.now_ms, load)
+            self.group_runtime = coordinator.runtime
             for watch in self._group_watchers:
                 watch(coordinator)
             self._group_watchers.clear()
@@ -208,7 +213,11 @@ class Broker:
 
     @coordinator.setter
     def coordinator(self, coordinator: GroupCoordinator) -> None:
+        old = built(self.services, "groups")
+        if old is not None:   # its lingering commits are written (and answered) first
+            old.runtime.flush()
         self.services.groups = coordinator
+        self.group_runtime = coordinator.runtime
 
     @property
     def txn_coordinator(self) -> TransactionCoordinator:

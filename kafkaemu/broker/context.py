@@ -14,6 +14,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..protocol.api_keys import ApiKey
+from ..protocol.constant_response import ConstantResponse  # noqa: F401  (handlers and the connection read it here)
 
 if TYPE_CHECKING:
     from ..config import BrokerConfig
@@ -34,18 +35,6 @@ NO_RESPONSE = object()  # nothing is sent back (acks=0 produce)
 ANONYMOUS = "User:ANONYMOUS"   # Kafka's principal for a connection that has not authenticated
 
 Response = dict
-
-
-class ConstantResponse(dict):
-    """A response a handler answers again and again without change (ApiVersions): the connection
-    encodes it once per version and reuses the bytes. Never mutate one; wrappers (faults, version
-    caps) build new dicts from it."""
-
-    __slots__ = ("encoded",)
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.encoded: dict[int, bytes] = {}
 
 
 def _drop(response: Response) -> None:

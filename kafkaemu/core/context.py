@@ -108,6 +108,13 @@ class CoordinatorContext:
             self.runtime.note_timer(write, key)
         self.timers.schedule(key, self.now_ms + delay_ms, callback)
 
+    def postpone(self, key: Hashable, delay_ms: int) -> bool:
+        """``Timers.postpone`` to ``delay_ms`` from now, undone with the write under way if it fails."""
+        write = self.write
+        if write is not None:
+            self.runtime.note_timer(write, key)
+        return self.timers.postpone(key, self.now_ms + delay_ms)
+
     def cancel(self, key: Hashable) -> None:
         write = self.write
         if write is not None:

@@ -134,6 +134,8 @@ class GroupCoordinator:
     def _request(self, now_ms: int) -> "_RequestScope":
         """``with self._request(now_ms):`` around each request: timers due by ``now_ms`` fire first,
         and timers due now (a zero initial rebalance delay) complete within the request that set them."""
+        if self.ctx.runtime.batch is not None:   # lingering commits are written before anything else
+            self.ctx.runtime.flush()
         self.tick(now_ms)
         return self._scope
 
@@ -288,6 +290,33 @@ class GroupCoordinator:
         with self._request(now_ms):
             return self._run(req.group_id, self.offsets.commit, (req, partition_exists), OffsetManager.commit_failed,
                              False)
+
+    def commit_offsets_then(self, now_ms: int, req: OffsetCommit, partition_exists: PartitionExists | None,
+                            reply: Callable[[dict], None]) -> None:
+        """``commit_offsets``, its answer given to ``reply``: inside the runtime's ``linger`` once its
+        records are appended with those of the commits that arrived with it (Kafka's adaptive
+        ``group.coordinator.append.linger.ms``; ``CoordinatorRuntime.run_lingering``)."""
+        runtime = self.ctx.runtime
+        if not runtime.lingering:
+            reply(self.commit_offsets(now_ms, req, partition_exists))
+            return
+        batch = runtime.batch
+        if batch is None or now_ms > batch.now_ms:
+            # as ``_request``, leaving the lingering writes open; the commit that opened the batch
+            # ticked to its time (and until its append nothing else runs that sets a timer)
+            self.tick(now_ms)
+        if batch is not None and req.generation_id >= 0 and req.group_id not in self.ctx.groups:
+            # A commit before it may make the simple group; one with a generation is checked against
+            # it (without one, an absent group and a new simple one accept it alike).
+            runtime.flush()
+        runtime.run_lingering(req.group_id, self.offsets.commit, (req, partition_exists),
+                              OffsetManager.commit_failed, reply, now_ms)
+        self.ctx.timers.poll(self.ctx.now_ms)
+
+    @property
+    def runtime(self):
+        """The runtime running this coordinator's writes (a connection opens its ``linger`` for a read)."""
+        return self.ctx.runtime
 
     def commit_transactional_offsets(self, now_ms: int, req: TxnOffsetCommit,
                                      partition_exists: PartitionExists | None = None) -> dict:

@@ -21,6 +21,11 @@ group the write names reverts all of them at one place. Committed offsets, the h
 other road: a commit decides its records without touching the store or the group and applies them
 once written (``snapshot=False``), so it copies nothing.
 
+Offset commits that arrive together may linger (``run_lingering``, inside ``linger``): their records
+go to one batch, appended before any other write, and each commit's effects and reply wait for it;
+a batch that cannot be written answers each commit its error (Kafka's adaptive
+``group.coordinator.append.linger.ms`` and ``failCurrentBatch``).
+
 Where Kafka itself does more than revert, its behaviour is kept: a leader's SyncGroup whose
 assignment cannot be written answers every waiting member with the error and rebalances
 (``ClassicGroupManager.assignment_not_written``, after the revert).
@@ -31,6 +36,7 @@ from typing import Any, Callable, Hashable
 
 from ..logging import get_logger
 from ..protocol.errors import ErrorCode
+from .placement import partition_for
 
 log = get_logger("kafkaemu.coordinator")
 E = ErrorCode
@@ -123,6 +129,24 @@ class DeferredReply:
 
 
 TIMER_RETRY_BACKOFF_MS = 500   # as the retry backoff of Kafka's coordinator timers
+# A lingering batch is appended before it would grow past this (Kafka's coordinator starts its
+# batch buffer at 512 KiB and appends when it is full): only one operation's own records can
+# reach the log's size limit, as without lingering.
+LINGER_BATCH_MAX_BYTES = 512 * 1024
+
+
+class LingerBatch:
+    """Writes that arrived together, appended as one batch (Kafka's CoordinatorBatch with
+    ``group.coordinator.append.linger.ms`` at its default, -1: adaptive): the records of each, in
+    order, and per write what waits for the append: its effects, the timers it moved, its reply."""
+    __slots__ = ("partition", "now_ms", "records", "size", "entries")
+
+    def __init__(self, partition: int, now_ms: int) -> None:
+        self.partition = partition
+        self.now_ms = now_ms   # the time the write that opened it was run at
+        self.records: list = []
+        self.size = 0
+        self.entries: list = []   # (effects, timers, reply, response, on_error, args)
 
 
 class CoordinatorRuntime:
@@ -132,6 +156,8 @@ class CoordinatorRuntime:
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self._write = Write("")
+        self.lingering = 0                  # scopes open in which writes may linger (``linger``)
+        self.batch: LingerBatch | None = None   # the writes lingering, not yet appended
 
     def deferred(self, reply: Callable[[dict], None]) -> DeferredReply:
         return DeferredReply(self, reply)
@@ -148,6 +174,8 @@ class CoordinatorRuntime:
             if current.group_id != group_id:
                 raise RuntimeError(f"a write for {group_id[:256]!r} inside the write for {current.group_id[:256]!r}")
             return op(*args)   # part of the write under way (one group, one batch)
+        if self.batch is not None:   # the lingering writes go to the log first, in order
+            self.flush()
         # One Write, reused: only this method fills it, and it is done with it before any effect
         # (which may start another write) runs.
         write = ctx.write = self._write
@@ -185,6 +213,114 @@ class CoordinatorRuntime:
                 except Exception:   # one failing reply must not keep the others from their clients
                     log.exception("coordinator_effect_failed", group=group_id[:256])
         return response
+
+    # ------------------------------------------------------------ lingering writes
+    def linger(self) -> None:
+        """Until the matching ``end_linger``, ``run_lingering`` writes wait to be appended together
+        (the requests a connection's read brought); ``flush`` appends them sooner."""
+        self.lingering += 1
+
+    def end_linger(self) -> None:
+        self.lingering -= 1
+        if self.lingering == 0 and self.batch is not None:
+            self.flush()
+
+    def run_lingering(self, group_id: str, op: Callable[..., Any], args: tuple,
+                      on_error: Callable[..., Any], reply: Callable[[Any], None], now_ms: int) -> None:
+        """``run(group_id, op, args, on_error, snapshot=False)`` with its response given to
+        ``reply``; while ``linger`` is open, its records join the batch of the writes before it
+        (the same partition) and its effects and reply wait for that batch's append. If the
+        batch cannot be written, every write in it gets ``on_error``'s answer and none of their
+        effects happen (Kafka's failCurrentBatch). The operation must change nothing but through
+        its effects (``snapshot=False``: an offset commit). ``now_ms``: the time its request was
+        run at (a batch it opens keeps it: ``GroupCoordinator.commit_offsets_then``)."""
+        ctx = self.ctx
+        if not self.lingering or ctx.write is not None:
+            reply(self.run(group_id, op, args, on_error, False))
+            return
+        partition = partition_for(group_id, ctx.settings.offsets.topic_num_partitions)
+        batch = self.batch
+        if batch is not None and batch.partition != partition:
+            self.flush()
+            batch = None
+        write = ctx.write = self._write
+        write.group_id = group_id
+        write.snapshot = False
+        try:
+            response = op(*args)
+        except Exception as exc:
+            ctx.write = None
+            log.warning("coordinator_write_failed", group=group_id[:256], error=append_error_code(exc).name,
+                        cause=str(exc)[:200], records=len(write.records))
+            self._undo(write)
+            write.clear()
+            reply(on_error(append_error_code(exc), *args))
+            return
+        ctx.write = None
+        records, effects, timers = write.records, write.effects, write.timers
+        if records is not _NO_RECORDS:
+            write.records = _NO_RECORDS
+        write.effects = write.timers = None
+        if write.producer_id >= 0:
+            raise RuntimeError("a transactional write cannot linger")
+        if not records and (batch is None or effects is None and timers is None):
+            # Nothing to append and nothing waiting, or an operation that refused the request (its
+            # group's answer): done now, as Kafka completes an operation that threw at once. An
+            # operation that only has effects waits for the batch (Kafka's waitForPendingWrites).
+            self._release(group_id, effects, reply, response)
+            return
+        if batch is None:
+            batch = self.batch = LingerBatch(partition, now_ms)
+        if records:
+            size = 0
+            for key, value in records:
+                size += len(key or b"") + len(value or b"") + 16
+            if batch.records and batch.size + size > LINGER_BATCH_MAX_BYTES:
+                self.flush()
+                batch = self.batch = LingerBatch(partition, now_ms)
+            batch.records.extend(records)
+            batch.size += size
+        batch.entries.append((effects, timers, reply, response, on_error, args))
+
+    def flush(self) -> None:
+        """Append the lingering writes' batch, then release each write's effects and reply in
+        order; if it cannot be appended, undo the timers they moved and answer each its error."""
+        batch = self.batch
+        if batch is None:
+            return
+        self.batch = None
+        ctx = self.ctx
+        try:
+            ctx.sink(batch.partition, batch.records, ctx.now_ms)
+        except Exception as exc:
+            code = append_error_code(exc)
+            log.warning("coordinator_write_failed", partition=batch.partition, error=code.name,
+                        cause=str(exc)[:200], records=len(batch.records), writes=len(batch.entries))
+            for _, timers, *_ in reversed(batch.entries):
+                if timers is not None:
+                    for key, entry in reversed(timers):
+                        ctx.timers.restore(key, entry)
+            for _, _, reply, _, on_error, args in batch.entries:
+                try:
+                    reply(on_error(code, *args))
+                except Exception:
+                    log.exception("coordinator_effect_failed", partition=batch.partition)
+            return
+        for effects, _, reply, response, _, args in batch.entries:
+            self._release("", effects, reply, response)
+
+    @staticmethod
+    def _release(group_id: str, effects: list | None, reply: Callable[[Any], None], response: Any) -> None:
+        if effects is not None:
+            for fn, fn_args in effects:
+                try:
+                    fn(*fn_args)
+                except Exception:   # one failing effect must not keep the others from their clients
+                    log.exception("coordinator_effect_failed", group=group_id[:256])
+        try:
+            reply(response)
+        except Exception:
+            log.exception("coordinator_effect_failed", group=group_id[:256])
 
     def revert(self) -> None:
         """The operation under way failed (it raised a GroupError it answers itself): everything it

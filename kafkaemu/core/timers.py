@@ -61,6 +61,16 @@ class Timers:
         if len(self._heap) > 2 * len(self._by_key) + _COMPACT_SLACK:
             self._compact()
 
+    def postpone(self, key: Hashable, deadline_ms: int) -> bool:
+        """Move the timer under ``key`` to ``deadline_ms``, no earlier than it was, keeping its
+        callback: as ``schedule`` with the same callback. False (nothing changed) when there is no
+        such timer or the deadline is earlier; then ``schedule`` it."""
+        old = self._by_key.get(key)
+        if old is None or old[0] > deadline_ms:
+            return False
+        self._by_key[key] = (deadline_ms, next(self._seq), old[2], old[3])   # its heap entry moves up later
+        return True
+
     def cancel(self, key: Hashable) -> None:
         self._by_key.pop(key, None)
         self._every.pop(key, None)

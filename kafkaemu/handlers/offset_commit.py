@@ -17,7 +17,8 @@ v10 (KIP-848) names topics by id, as KafkaApis.handleOffsetCommitRequest: each i
 its name first (offsets are kept by name), an unknown id (the zero id too) answers UNKNOWN_TOPIC_ID
 for its partitions before topic authorization, and the response names topics by the request's ids.
 """
-from ..core.offsets.requests import CommitPartition, OffsetCommit
+from ..broker.context import DEFERRED
+from ..core.offsets.requests import OffsetCommit
 from ..protocol.errors import ErrorCode
 from .group_common import is_coordinator, partition_exists, resolve_topic_ids
 from ..protocol.api_keys import ApiKey
@@ -31,33 +32,41 @@ def offset_commit(ctx, req):
         return _all(req.topics, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if ctx.api_version >= 10:
         return _by_topic_id(ctx, req)
-    return _named(ctx, req, req.topics)
+    return _named(ctx, req, req.topics, None, None)
 
 
-def _named(ctx, req, topics) -> dict:
+def _named(ctx, req, topics, finish, ids):
+    """The commit of ``topics``: the answer returned, or DEFERRED and given to ``ctx.respond``
+    once the commit is written; ``finish`` completes the answer first (None: it is complete).
+    ``ids``: v10's topic ids by name, which the answer names the topics by."""
     if not is_coordinator(ctx, req.group_id):
-        return _all(topics, ErrorCode.NOT_COORDINATOR)
+        answer = _all(topics, ErrorCode.NOT_COORDINATOR)
+        return answer if finish is None else finish(answer)
     if ctx.authorizer is None:   # authorization off: the common case, kept short
-        return _commit(ctx, req, topics)
+        return _commit(ctx, req, topics, finish, ids)
     denied = denied_names(ctx, READ, TOPIC, [t.name for t in topics])
     if denied:   # those topics' partitions fail; the rest are committed
+        refused = _all([t for t in topics if t.name in denied], ErrorCode.TOPIC_AUTHORIZATION_FAILED)["topics"]
+
+        def merged(response: dict) -> dict:
+            response = dict(response, topics=response["topics"] + refused)
+            return response if finish is None else finish(response)
         allowed = [t for t in topics if t.name not in denied]
-        response = _commit(ctx, req, allowed) if allowed else {"topics": []}
-        return dict(response, topics=response["topics"] + _all(
-            [t for t in topics if t.name in denied], ErrorCode.TOPIC_AUTHORIZATION_FAILED)["topics"])
-    return _commit(ctx, req, topics)
+        return _commit(ctx, req, allowed, merged, ids) if allowed else merged({"topics": []})
+    return _commit(ctx, req, topics, finish, ids)
 
 
-def _by_topic_id(ctx, req) -> dict:
+def _by_topic_id(ctx, req):
     """v10: ids resolved to names (as Kafka sets each known topic's name), unknown ones answered
     UNKNOWN_TOPIC_ID, the rest committed by name and answered with the request's ids."""
     known, unknown, ids = resolve_topic_ids(ctx, req.topics)
-    response = _named(ctx, req, known) if known else {"topics": []}
-    for t in response["topics"]:
-        t["topic_id"] = ids[t["name"]]
-    if unknown:
-        response["topics"] = _all(unknown, ErrorCode.UNKNOWN_TOPIC_ID)["topics"] + response["topics"]
-    return response
+    if not unknown:
+        return _named(ctx, req, known, None, ids)
+    unknown_topics = _all(unknown, ErrorCode.UNKNOWN_TOPIC_ID)["topics"]
+
+    def with_unknown(response: dict) -> dict:   # a new answer: the coordinator's may be kept (ConstantResponse)
+        return dict(response, topics=unknown_topics + response["topics"])
+    return _named(ctx, req, known, with_unknown, ids) if known else with_unknown({"topics": []})
 
 
 def _all(topics, code) -> dict:
@@ -65,18 +74,15 @@ def _all(topics, code) -> dict:
         {"partition_index": p.partition_index, "error_code": code} for p in t.partitions]} for t in topics]}
 
 
-def _commit(ctx, req, topics) -> dict:
-    version = ctx.api_version
-    commit = OffsetCommit(
-        group_id=req.group_id,
-        topics=[(t.name, [CommitPartition(p.partition_index, p.committed_offset,
-                                          p.committed_leader_epoch if version >= 6 else -1,
-                                          p.committed_metadata) for p in t.partitions])
-                for t in topics],
-        generation_id=req.generation_id_or_member_epoch,
-        member_id=req.member_id,
-        group_instance_id=req.group_instance_id if version >= 7 else None,
-        retention_time_ms=req.retention_time_ms if 2 <= version <= 4 else -1,
-        api_version=version,
-    )
-    return ctx.groups.commit_offsets(ctx.now_ms, commit, partition_exists(ctx))
+def _commit(ctx, req, topics, finish, ids):
+    """Answered once the commit's records are written: with those of the commits that arrived
+    with it as one batch while the connection lingers (``GroupCoordinator.commit_offsets_then``).
+    The decoded partitions go to the core as they are (``CommitPartition``'s fields are theirs),
+    and so do the fields a version lacks: they decode as their defaults (no leader epoch before v6,
+    no instance id before v7, no retention after v4), which is what the older version means."""
+    commit = OffsetCommit(req.group_id, [(t.name, t.partitions) for t in topics], req.generation_id_or_member_epoch,
+                          req.member_id, req.group_instance_id, req.retention_time_ms, ctx.api_version, ids)
+    respond = ctx.respond
+    ctx.groups.commit_offsets_then(ctx.now_ms, commit, partition_exists(ctx),
+                                   respond if finish is None else lambda response: respond(finish(response)))
+    return DEFERRED

@@ -59,6 +59,7 @@ MAX_UNSENT_REPLY_BYTES = 1 << 20    # completed replies not yet taken by the tra
 MAX_IN_FLIGHT = 100                 # requests handled whose replies are not all sent
 _timer_serial = itertools.count(1)
 _KEY_VERSION_CORRELATION = struct.Struct(">hhi")
+_OFFSET_COMMIT_KEY = struct.pack(">h", ApiKey.OFFSET_COMMIT)   # its requests linger together (process)
 _SIZE_CORRELATION = struct.Struct(">ii")
 log = get_logger("kafkaemu.wire")
 
@@ -154,14 +155,29 @@ class Connection:
         if self._processing:  # a reply completed while a request of ours is being handled
             return
         self._processing = True
+        # The offset commits of this read linger: appended together once a request other than a
+        # commit comes or the read's requests are done, each answered after that append. A read of
+        # one request has nothing to append with it.
+        runtime = self.broker.group_runtime
+        lingers = runtime is not None and len(self._queued) > 1
+        if lingers:
+            runtime.linger()
         try:
             queued = self._queued
-            while queued and not self.closed and not self.blocked:
-                body = queued.popleft()
-                self._queued_bytes -= len(body)
-                self._handle_frame(body, now_ms)
+            while True:
+                while queued and not self.closed and not self.blocked:
+                    body = queued.popleft()
+                    self._queued_bytes -= len(body)
+                    if runtime is not None and runtime.batch is not None and body[:2] != _OFFSET_COMMIT_KEY:
+                        runtime.flush()   # the commits before this request are written first
+                    self._handle_frame(body, now_ms)
+                if runtime is None or runtime.batch is None or not queued:
+                    break
+                runtime.flush()   # blocked behind lingering commits' replies: answer them, then go on
         finally:
             self._processing = False
+            if lingers:
+                runtime.end_linger()
             self._end_processing()
 
     def _end_processing(self) -> None:

@@ -174,3 +174,21 @@ def test_a_periodic_check_keeps_its_period_when_polled_once_per_period():
     assert fired == [100, 200, 300, 500] and t.next_deadline() == 600
     t.cancel("check")
     assert t.next_deadline() is None
+
+
+def test_postponing_a_timer_keeps_its_callback_and_orders_it_as_scheduled_again():
+    t, fired = Timers(), []
+    assert not t.postpone("k", 100) and not t.is_scheduled("k")   # none to postpone
+    t.schedule("k", 100, lambda: fired.append("k"))
+    t.schedule("other", 200, lambda: fired.append("other"))
+    assert not t.postpone("k", 50) and t.deadline("k") == 100    # never earlier
+    assert t.postpone("k", 200)                                  # after "other": scheduled later
+    t.poll(199)
+    assert fired == []
+    t.poll(200)
+    assert fired == ["other", "k"]
+    entry_before = (t.schedule("s", 100, lambda: fired.append("s")), t.entry("s"))[1]
+    assert t.postpone("s", 500)
+    t.restore("s", entry_before)                                 # a failed write puts it back
+    t.poll(100)
+    assert fired[-1] == "s"

@@ -26,6 +26,9 @@ from .state import DEAD_ANSWER, HEARTBEAT, JOIN, SYNC, ClassicGroupState
 
 log = get_logger("kafkaemu.coordinator")
 S = ClassicGroupState
+# the states in which a commit keeps a member's session alive, read on every commit (an Enum member
+# is a slow class attribute lookup in CPython 3.11)
+_KEEPS_SESSION = (S.STABLE, S.PREPARING_REBALANCE)
 E = ErrorCode
 
 
@@ -287,7 +290,7 @@ class ClassicGroupManager:
 
     def offset_committed(self, group: ClassicGroup, member_id: str) -> None:
         """Offset commits keep a classic member's session alive (Kafka: Stable or PreparingRebalance)."""
-        if group.is_in(S.STABLE, S.PREPARING_REBALANCE):
+        if group.state in _KEEPS_SESSION:
             self.rebalance.reschedule_heartbeat(group, group.member(member_id))
 
     # ============================================================ LeaveGroup

@@ -79,8 +79,10 @@ class ClassicRebalance:
         return ("heartbeat", group_id, member_id)
 
     def schedule_session(self, group_id: str, member_id: str, timeout_ms: int) -> None:
-        self.ctx.schedule(self._heartbeat_key(group_id, member_id), timeout_ms,
-                          lambda: self._expire_heartbeat(group_id, member_id))
+        key = ("heartbeat", group_id, member_id)   # _heartbeat_key, inline: every heartbeat and commit
+        # a session pushed back (a heartbeat, a commit) keeps its timer: always this callback
+        if not self.ctx.postpone(key, timeout_ms):
+            self.ctx.schedule(key, timeout_ms, lambda: self._expire_heartbeat(group_id, member_id))
 
     def reschedule_heartbeat(self, group: ClassicGroup, member: Member, timeout_ms: int | None = None) -> None:
         self.schedule_session(group.group_id, member.member_id,

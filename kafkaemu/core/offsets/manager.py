@@ -16,6 +16,7 @@ import itertools
 from typing import Callable
 
 from ...logging import get_logger
+from ...protocol.constant_response import ConstantResponse
 from ...protocol.errors import ErrorCode
 from ..context import CoordinatorContext
 from ..group_api import Group, GroupDirectory, GroupError, Record, by_commit_timestamp
@@ -45,6 +46,26 @@ def _fetched(partition: int, c: CommittedOffset | None, unstable: bool = False) 
             "metadata": c.metadata, "error_code": 0}
 
 
+_ANSWERS_KEPT = 4096   # success answers kept, one per request shape (topics and partitions)
+# read on every committed partition: an Enum member is a class attribute lookup, ~20 times a local's
+# in CPython 3.11 (EnumType's __getattr__ puts every lookup on the slow path)
+_NONE, _UNKNOWN_PARTITION, _METADATA_TOO_LARGE, _STALE_MEMBER_EPOCH = (
+    E.NONE, E.UNKNOWN_TOPIC_OR_PARTITION, E.OFFSET_METADATA_TOO_LARGE, E.STALE_MEMBER_EPOCH)
+
+
+def _answer(req: OffsetCommit, codes: list[ErrorCode]) -> dict:
+    """OffsetCommit's answer: each partition of the request with its code, in request order."""
+    it = iter(codes)
+    ids = req.topic_ids
+    if ids is None:
+        return {"topics": [{"name": topic, "partitions": [
+            {"partition_index": p.partition_index, "error_code": int(next(it))} for p in partitions]}
+            for topic, partitions in req.topics]}
+    return {"topics": [{"name": topic, "topic_id": ids[topic], "partitions": [
+        {"partition_index": p.partition_index, "error_code": int(next(it))} for p in partitions]}
+        for topic, partitions in req.topics]}
+
+
 class OffsetManager:
     def __init__(self, ctx: CoordinatorContext, groups: GroupDirectory) -> None:
         self.ctx = ctx
@@ -52,6 +73,7 @@ class OffsetManager:
         self.store = OffsetStore()
         self.pending = PendingOffsets()
         self._record_seq = itertools.count()   # orders records as their offsets in the log would
+        self._answers: dict[tuple, ConstantResponse] = {}   # success answers, by request shape (commit)
 
     def has_offsets(self, group_id: str) -> bool:
         """Whether the group holds committed offsets or has transactions with offsets open."""
@@ -65,9 +87,11 @@ class OffsetManager:
 
     # ============================================================ OffsetCommit
     def commit(self, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
-        """The response topics in request order (newest shape)."""
+        """The response topics in request order (newest shape). When every partition is committed
+        the answer is the one kept for requests of that shape (their topics and partitions): a
+        ConstantResponse, which the connection encodes once per version."""
         group = self.ctx.groups.get(req.group_id)
-        group_error, check = E.NONE, None
+        group_error, check = None, None
         try:
             if group is not None:
                 check = group.validate_offset_commit(req.member_id, req.group_instance_id, req.generation_id,
@@ -80,26 +104,35 @@ class OffsetManager:
         # Java long arithmetic, as Kafka's expireTimestampMs: a huge retention wraps to the past.
         now = self.ctx.now_ms
         expire = None if req.retention_time_ms == -1 else _int64(now + req.retention_time_ms)
-        topics_out, commits = [], []
+        commits = []
+        codes = []   # each partition's, in request order
+        shape = []   # topic names and partition indexes, in request order: what a success answer is made of
+        # KafkaApis answers unknown partitions itself: a request naming no other never reaches the
+        # coordinator (no simple group is made for it, no session kept alive).
+        reached = False
         limit = self.ctx.settings.offsets.metadata_max_bytes
         seq = self._record_seq   # numbered as decided: the write appends them next, in this order
+        ids = req.topic_ids
         for topic, partitions in req.topics:
-            parts_out = []
+            shape.append(topic if ids is None else (topic, ids[topic]))   # a topic made again has a new id
             for p in partitions:
-                if partition_exists is not None and not partition_exists(topic, p.partition):
-                    code = E.UNKNOWN_TOPIC_OR_PARTITION
-                elif group_error != E.NONE:
-                    code = group_error
-                elif p.metadata is not None and len(p.metadata) > limit:
-                    code = E.OFFSET_METADATA_TOO_LARGE
-                elif check is not None and check(topic, p.partition) != E.NONE:
-                    code = E.STALE_MEMBER_EPOCH
+                index = p.partition_index
+                shape.append(index)
+                if partition_exists is not None and not partition_exists(topic, index):
+                    codes.append(_UNKNOWN_PARTITION)
+                    continue
+                reached = True
+                metadata = p.committed_metadata
+                if group_error is not None:
+                    codes.append(group_error)
+                elif metadata is not None and len(metadata) > limit:
+                    codes.append(_METADATA_TOO_LARGE)
+                elif check is not None and check(topic, index) != _NONE:
+                    codes.append(_STALE_MEMBER_EPOCH)
                 else:
-                    code = E.NONE
-                    commits.append((topic, p.partition, CommittedOffset(p.offset, p.leader_epoch, p.metadata or "",
-                                                                        now, expire, next(seq))))
-                parts_out.append({"partition_index": p.partition, "error_code": int(code)})
-            topics_out.append({"name": topic, "partitions": parts_out})
+                    codes.append(_NONE)
+                    commits.append((topic, index, CommittedOffset(p.committed_offset, p.committed_leader_epoch,
+                                                                  metadata or "", now, expire, next(seq))))
         # All or nothing: every record is built before anything changes; if one cannot be (a field its
         # record format cannot hold), the whole request fails as Kafka fails a write it cannot append.
         try:
@@ -107,21 +140,27 @@ class OffsetManager:
                        for topic, partition, committed in commits]
         except Exception:
             log.exception("offset_commit_record_failed", group=req.group_id[:256])
-            unknown = int(E.UNKNOWN_TOPIC_OR_PARTITION)   # answered before the coordinator in Kafka
-            return {"topics": [{"name": t["name"], "partitions": [
-                p if p["error_code"] == unknown else dict(p, error_code=int(E.UNKNOWN_SERVER_ERROR))
-                for p in t["partitions"]]} for t in topics_out]}
-        self.ctx.append(req.group_id, records)
-        self.ctx.on_written(self._apply_commits, req, commits, group, group_error)
-        return {"topics": topics_out}
+            # unknown partitions are answered before the coordinator in Kafka
+            return _answer(req, [c if c == E.UNKNOWN_TOPIC_OR_PARTITION else E.UNKNOWN_SERVER_ERROR for c in codes])
+        if group_error is None and reached:
+            self.ctx.append(req.group_id, records)
+            self.ctx.on_written(self._apply_commits, req, commits, group)
+        if len(commits) != len(codes):
+            return _answer(req, codes)
+        key = tuple(shape)
+        answer = self._answers.get(key)
+        if answer is None:
+            if len(self._answers) >= _ANSWERS_KEPT:
+                self._answers.clear()
+            answer = self._answers[key] = ConstantResponse(_answer(req, codes))
+        return answer
 
-    def _apply_commits(self, req: OffsetCommit, commits: list, group: Group | None, group_error: ErrorCode) -> None:
+    def _apply_commits(self, req: OffsetCommit, commits: list, group: Group | None) -> None:
         """Once written: a member's commit keeps its session alive; a new simple group; the offsets."""
-        if group_error == E.NONE:
-            if group is not None:
-                self.groups.offset_committed(group, req.member_id)
-            elif req.group_id not in self.ctx.groups:
-                self.groups.create_simple_group(req.group_id)
+        if group is not None:
+            self.groups.offset_committed(group, req.member_id)
+        elif req.group_id not in self.ctx.groups:
+            self.groups.create_simple_group(req.group_id)
         put, group_id = self.store.put, req.group_id
         for topic, partition, committed in commits:
             put(group_id, topic, partition, committed)
@@ -130,22 +169,20 @@ class OffsetManager:
     def commit_failed(error: ErrorCode, req: OffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
         """OffsetCommit's answer when its records could not be written: every partition the
         coordinator saw gets the error (unknown ones are answered before it, as in KafkaApis)."""
-        return {"topics": [{"name": topic, "partitions": [
-            {"partition_index": p.partition,
-             "error_code": int(E.UNKNOWN_TOPIC_OR_PARTITION if partition_exists is not None
-                               and not partition_exists(topic, p.partition) else error)}
-            for p in partitions]} for topic, partitions in req.topics]}
+        return _answer(req, [E.UNKNOWN_TOPIC_OR_PARTITION if partition_exists is not None
+                             and not partition_exists(topic, p.partition_index) else error
+                             for topic, partitions in req.topics for p in partitions])
 
     # ============================================================ TxnOffsetCommit
     def commit_transactional(self, req: TxnOffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
         """Kafka's commitTransactionalOffset: the response topics in request order. Unknown partitions
         answer UNKNOWN_TOPIC_OR_PARTITION (KafkaApis filters them out first, and when none is known
         the group is not looked at); a group-level error answers every other partition."""
-        known = [[partition_exists is None or partition_exists(t, p.partition) for p in parts]
+        known = [[partition_exists is None or partition_exists(t, p.partition_index) for p in parts]
                  for t, parts in req.topics]
 
         def answer(codes: list[list[ErrorCode]]) -> dict:
-            return {"topics": [{"name": t, "partitions": [{"partition_index": p.partition, "error_code": int(c)}
+            return {"topics": [{"name": t, "partitions": [{"partition_index": p.partition_index, "error_code": int(c)}
                                                           for p, c in zip(parts, row)]}
                                for (t, parts), row in zip(req.topics, codes)]}
 
@@ -172,13 +209,13 @@ class OffsetManager:
             for p, ok in zip(parts, exists):
                 if not ok:
                     row.append(E.UNKNOWN_TOPIC_OR_PARTITION)
-                elif p.metadata is not None and len(p.metadata) > limit:
+                elif p.committed_metadata is not None and len(p.committed_metadata) > limit:
                     row.append(E.OFFSET_METADATA_TOO_LARGE)
-                elif check is not None and check(topic, p.partition) != E.NONE:
+                elif check is not None and check(topic, p.partition_index) != E.NONE:
                     row.append(E.ILLEGAL_GENERATION)   # as a stale epoch of the whole request
                 else:
                     row.append(E.NONE)
-                    commits.append((topic, p.partition, CommittedOffset(p.offset, p.leader_epoch, p.metadata or "", now,
+                    commits.append((topic, p.partition_index, CommittedOffset(p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "", now,
                                                                         None, next(self._record_seq))))
             codes.append(row)
         try:

@@ -7,12 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(slots=True)   # made per committed partition
+@dataclass(slots=True)
 class CommitPartition:
-    partition: int
-    offset: int
-    leader_epoch: int = -1
-    metadata: str | None = ""
+    """One partition of a commit, its fields named as the OffsetCommit / TxnOffsetCommit request's
+    partition: a handler hands the decoded partitions over as they are (a field a version lacks
+    decodes as its default, which is what the older version means)."""
+    partition_index: int
+    committed_offset: int
+    committed_leader_epoch: int = -1
+    committed_metadata: str | None = ""
 
 
 @dataclass(slots=True)   # made per OffsetCommit request
@@ -24,6 +27,7 @@ class OffsetCommit:
     group_instance_id: str | None = None
     retention_time_ms: int = -1
     api_version: int = 9
+    topic_ids: dict[str, bytes] | None = None   # v10: each topic's id, which its answer names too
 
 
 @dataclass
@@ -38,3 +42,4 @@ class TxnOffsetCommit:
     member_id: str = ""
     group_instance_id: str | None = None
     api_version: int = 4
+    topic_ids: None = None   # its handler names topics by id itself (a failed write is answered as OffsetCommit's)
