@@ -217,25 +217,26 @@ def restore(snapshot: Snapshot, broker) -> None:
     if snapshot.clients is not None:
         _apply_client_state(broker, snapshot.clients)
     store = broker.store
-    wanted = {t.name: t for t in snapshot.topics}
-    for name, topic in list(store.topics.items()):
-        image = wanted.get(name)
-        if image is None or image.topic_id != topic.topic_id:
-            store.delete_topic(name)
-    for image in snapshot.topics:
-        topic = store.get(image.name)
-        if topic is None:
-            topic = store.create_topic(image.name, len(image.partitions), image.configs, internal=image.internal,
-                                       topic_id=image.topic_id)
-        topic.configs = dict(image.configs)
-        topic.internal = image.internal
-        del topic.partitions[len(image.partitions):]
-        if len(topic.partitions) < len(image.partitions):
-            store.add_partitions(image.name, len(image.partitions))
-        for plog, state in zip(topic.partitions, image.partitions):
-            apply_partition(plog, state)
-            if store.persistence is not None:
-                store.persistence.state_replaced(plog)
+    with store.topic_changes():   # the topics deleted and created: one write (configs set in place: below)
+        wanted = {t.name: t for t in snapshot.topics}
+        for name, topic in list(store.topics.items()):
+            image = wanted.get(name)
+            if image is None or image.topic_id != topic.topic_id:
+                store.delete_topic(name)
+        for image in snapshot.topics:
+            topic = store.get(image.name)
+            if topic is None:
+                topic = store.create_topic(image.name, len(image.partitions), image.configs, internal=image.internal,
+                                           topic_id=image.topic_id)
+            topic.configs = dict(image.configs)
+            topic.internal = image.internal
+            del topic.partitions[len(image.partitions):]
+            if len(topic.partitions) < len(image.partitions):
+                store.add_partitions(image.name, len(image.partitions))
+            for plog, state in zip(topic.partitions, image.partitions):
+                apply_partition(plog, state)
+                if store.persistence is not None:
+                    store.persistence.state_replaced(plog)
     store.producer_ids = copy.deepcopy(snapshot.producer_ids)
     for key, value in snapshot.store_schedule.items():
         setattr(store, key, value)

@@ -7,7 +7,8 @@ from .registry import registry
 
 @registry.register(ApiKey.ALTER_CONFIGS, 0, 2)
 def alter_configs(ctx, req):
-    return {"responses": [
-        denied_resource(ctx, r) or apply_changes(ctx, r, [(c.name, SET, c.value) for c in r.configs], True,
-                                                 req.validate_only)
-        for r in req.resources]}
+    with ctx.store.topic_changes():   # the topics altered reach the data directory as one write
+        return {"responses": [
+            denied_resource(ctx, r) or apply_changes(ctx, r, [(c.name, SET, c.value) for c in r.configs], True,
+                                                     req.validate_only)
+            for r in req.resources]}

@@ -200,15 +200,17 @@ def _broker_synonyms(ctx, broker_name: str, node_id: int | None = None,
     return out
 
 
-def topic_entries(ctx, configs: dict[str, str]):
+def topic_entries(ctx, configs: dict[str, str], static: dict[str, str | None] | None = None):
     """(name, value, source, type, synonyms) of every topic config of a topic with ``configs`` set
     on it, as ConfigHelper.createTopicConfigEntry: its own value (DYNAMIC_TOPIC_CONFIG), then every
     level its broker synonym is set at (by the broker config's name); the source is the first
-    synonym's, else DEFAULT_CONFIG with no synonyms."""
+    synonym's, else DEFAULT_CONFIG with no synonyms. ``static``: ``static_values`` of this node,
+    when the caller describes many topics (computed once, not for each synonym)."""
+    static = static_values(ctx, ctx.node_id) if static is None else static
     for name, (default, typ) in sorted(TOPIC_CONFIG_DEFAULTS.items()):
         levels = [(name, configs[name], DYNAMIC_TOPIC_CONFIG)] if name in configs else []
         broker_name = TOPIC_CONFIG_SYNONYMS.get(name)
         if broker_name is not None:
-            levels += _broker_synonyms(ctx, broker_name)
+            levels += _broker_synonyms(ctx, broker_name, static=static)
         _, value, source = levels[0] if levels else (name, default, DEFAULT_CONFIG)
         yield name, value, source, typ, [{"name": n, "value": v, "source": s} for n, v, s in levels]

@@ -29,15 +29,16 @@ def create_partitions(ctx, req):
     results = []
     denied = denied_names(ctx, ALTER, TOPIC, [t.name for t in req.topics if counts[t.name] == 1])
     answered = set()
-    for t in req.topics:
-        if t.name in answered:   # a name given twice is answered once, as Kafka's controller does
-            continue
-        answered.add(t.name)
-        code, message = (ErrorCode.TOPIC_AUTHORIZATION_FAILED, None) \
-            if t.name in denied else _validate(ctx, t, counts)
-        if code == ErrorCode.NONE and not req.validate_only:
-            ctx.store.add_partitions(t.name, t.count)
-        results.append({"name": t.name, "error_code": code, "error_message": message})
+    with ctx.store.topic_changes():   # the request's topics reach the data directory as one write
+        for t in req.topics:
+            if t.name in answered:   # a name given twice is answered once, as Kafka's controller does
+                continue
+            answered.add(t.name)
+            code, message = (ErrorCode.TOPIC_AUTHORIZATION_FAILED, None) \
+                if t.name in denied else _validate(ctx, t, counts)
+            if code == ErrorCode.NONE and not req.validate_only:
+                ctx.store.add_partitions(t.name, t.count)
+            results.append({"name": t.name, "error_code": code, "error_message": message})
     return {"results": results}
 
 

@@ -27,7 +27,7 @@ from ..storage.log_store import OFFSETS_TOPIC, TopicError, validate_topic_name
 from ..storage.topic_config import validate_topic_config, validate_topic_configs
 from ..protocol.api_keys import ApiKey
 from .authorization import CLUSTER, CREATE, DESCRIBE_CONFIGS, TOPIC, authorize, denied_names
-from .broker_configs import topic_entries
+from .broker_configs import static_values, topic_entries
 from .registry import registry
 
 MAX_PARTITIONS_PER_BATCH = 10_000  # Kafka's ReplicationControlManager.MAX_PARTITIONS_PER_BATCH
@@ -62,17 +62,19 @@ def create_topics(ctx, req):
     denied = () if authorize(ctx, CREATE, CLUSTER, "kafka-cluster", log_denied=False) else \
         denied_names(ctx, CREATE, TOPIC, [t.name for t in req.topics if counts[t.name] == 1])
     hidden_configs = denied_names(ctx, DESCRIBE_CONFIGS, TOPIC, [t.name for t in req.topics], log_denied=False)
-    for t in req.topics:
-        if t.name in denied and counts[t.name] == 1:
-            results.append({"name": t.name, "error_code": ErrorCode.TOPIC_AUTHORIZATION_FAILED,
-                            "error_message": "Authorization failed."})
-            continue
-        result = _create(ctx, t, counts, req.validate_only)
-        if result["error_code"] == ErrorCode.NONE and t.name in hidden_configs:
-            # ReplicationControlManager.createTopic: neither configs nor sizes without DESCRIBE_CONFIGS
-            result.update(configs=[], num_partitions=-1, replication_factor=-1,
-                          topic_config_error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
-        results.append(result)
+    static = static_values(ctx, ctx.node_id)   # the broker's configs, described with each topic's
+    with ctx.store.topic_changes():   # the request's topics reach the data directory as one write
+        for t in req.topics:
+            if t.name in denied and counts[t.name] == 1:
+                results.append({"name": t.name, "error_code": ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+                                "error_message": "Authorization failed."})
+                continue
+            result = _create(ctx, t, counts, req.validate_only, static)
+            if result["error_code"] == ErrorCode.NONE and t.name in hidden_configs:
+                # ReplicationControlManager.createTopic: neither configs nor sizes without DESCRIBE_CONFIGS
+                result.update(configs=[], num_partitions=-1, replication_factor=-1,
+                              topic_config_error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+            results.append(result)
     return {"topics": results}
 
 
@@ -85,14 +87,16 @@ def create_checked(ctx, topics: list[CreatableTopic]) -> dict[str, tuple[ErrorCo
     if _requested_partitions(ctx, topics, counts) > MAX_PARTITIONS_PER_BATCH:
         return {t.name: (ErrorCode.POLICY_VIOLATION, TOO_MANY_PARTITIONS) for t in topics}
     failed = {}
-    for t in topics:
-        result = _create(ctx, t, counts, validate_only=False)
-        if result["error_code"] != ErrorCode.NONE:
-            failed[t.name] = (result["error_code"], result["error_message"])
+    static = static_values(ctx, ctx.node_id)
+    with ctx.store.topic_changes():
+        for t in topics:
+            result = _create(ctx, t, counts, False, static)
+            if result["error_code"] != ErrorCode.NONE:
+                failed[t.name] = (result["error_code"], result["error_message"])
     return failed
 
 
-def _create(ctx, t, counts, validate_only: bool) -> dict:
+def _create(ctx, t, counts, validate_only: bool, static: dict) -> dict:
     result = {"name": t.name, "error_code": ErrorCode.NONE, "error_message": None}
     error = _validate(ctx, t, counts)
     if error is not None:
@@ -116,7 +120,7 @@ def _create(ctx, t, counts, validate_only: bool) -> dict:
         topic_id = topic.topic_id
         _place_replicas(ctx, topic, t.assignments, rf)
     result.update(topic_id=topic_id, num_partitions=partitions, replication_factor=rf,
-                  configs=_config_entries(ctx, configs))
+                  configs=_config_entries(ctx, configs, static))
     return result
 
 
@@ -193,6 +197,6 @@ def _place_replicas(ctx, topic, assignments, rf: int) -> None:
             placement.assign_replicas(topic.name, p.index, placement.spread_replicas(p, rf))
 
 
-def _config_entries(ctx, configs):
+def _config_entries(ctx, configs, static):
     return [{"name": name, "value": value, "read_only": False, "config_source": source, "is_sensitive": False}
-            for name, value, source, _, _ in topic_entries(ctx, configs)]
+            for name, value, source, _, _ in topic_entries(ctx, configs, static)]

@@ -19,8 +19,9 @@ def delete_topics(ctx, req):
     wanted = [(t.name, t.topic_id) for t in req.topics] if ctx.api_version >= 6 \
         else [(name, ZERO_UUID) for name in req.topic_names]
     counts = Counter(wanted)
-    return {"responses": [_delete(ctx, name, topic_id, counts[(name, topic_id)] > 1)
-                          for name, topic_id in dict.fromkeys(wanted)]}
+    with ctx.store.topic_changes():   # the request's deletions reach the data directory as one write
+        return {"responses": [_delete(ctx, name, topic_id, counts[(name, topic_id)] > 1)
+                              for name, topic_id in dict.fromkeys(wanted)]}
 
 
 def _delete(ctx, name, topic_id, duplicate: bool) -> dict:

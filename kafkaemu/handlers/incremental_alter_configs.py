@@ -7,7 +7,8 @@ from .registry import registry
 
 @registry.register(ApiKey.INCREMENTAL_ALTER_CONFIGS, 0, 1)
 def incremental_alter_configs(ctx, req):
-    return {"responses": [
-        denied_resource(ctx, r) or apply_changes(ctx, r, [(c.name, c.config_operation, c.value) for c in r.configs],
-                                                 False, req.validate_only)
-        for r in req.resources]}
+    with ctx.store.topic_changes():   # the topics altered reach the data directory as one write
+        return {"responses": [
+            denied_resource(ctx, r) or apply_changes(ctx, r, [(c.name, c.config_operation, c.value) for c in r.configs],
+                                                     False, req.validate_only)
+            for r in req.resources]}

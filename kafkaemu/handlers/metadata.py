@@ -65,8 +65,9 @@ def metadata(ctx, req):
             # a missing topic the principal may not create is refused, not unknown (KafkaApis:
             # unauthorizedForCreateTopics), when the request may auto-create it
             denied = denied_names(ctx, DESCRIBE, TOPIC, names)
-            results = [_denied(name, ZERO_UUID) if name in denied or (allow_create and not _may_create(ctx, name))
-                       else _by_name(ctx, name, allow_create, topic_ops) for name in names]
+            with ctx.store.topic_changes():   # the topics it auto-creates reach the data directory as one write
+                results = [_denied(name, ZERO_UUID) if name in denied or (allow_create and not _may_create(ctx, name))
+                           else _by_name(ctx, name, allow_create, topic_ops) for name in names]
     if ctx.authorizer is not None and req.include_topic_authorized_operations and v >= 8:
         for topic in results:
             if topic.get("topic_authorized_operations", NOT_REQUESTED) != NOT_REQUESTED:
@@ -114,7 +115,8 @@ def _named_answer(ctx, req, v, names, allow_create, topic_ops):
         kept = answers.get(key)
         if kept is not None and kept.current(ctx.store, listener, ctx.cluster_id):
             return kept.response
-    results = [_by_name(ctx, name, allow_create, topic_ops) for name in names]
+    with ctx.store.topic_changes():   # the topics it auto-creates reach the data directory as one write
+        results = [_by_name(ctx, name, allow_create, topic_ops) for name in names]
     response = ConstantResponse(_response(ctx, req, v, results))
     if key is not None and not (allow_create and any(r["error_code"] for r in results)):
         if len(answers) >= MAX_KEPT_ANSWERS and key not in answers:

@@ -98,78 +98,79 @@ def produce(ctx, req):
         verifier = ctx.txn_path.partition_check(adds=version >= 12)
     denied = () if ctx.authorizer is None else denied_names(ctx, WRITE, TOPIC, [name for name, _, _ in topic_data
                                                                                 if name is not None])
-    for name, partitions, topic_id in topic_data:
-        topic = None if name is None else store.get(name)
-        topic_error = None
-        if name is None:
-            topic_error = ErrorCode.UNKNOWN_TOPIC_ID
-        elif name in denied:   # before existence, as Kafka: a denied name's existence is not disclosed
-            topic, topic_error = None, ErrorCode.TOPIC_AUTHORIZATION_FAILED
-        elif topic is None:
-            # __consumer_offsets is the group coordinator's to create, not a produce's
-            if ctx.config.auto_create_topics and validate_topic_name(name) and name != OFFSETS_TOPIC:
-                try:
-                    topic = ctx.topics.create(name, ctx.config.num_partitions, {})
-                except TopicError as exc:
-                    topic_error = exc.code
-            else:  # an illegal name too: Kafka only finds no such partition in its metadata cache
-                topic_error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-        elif topic.internal and ctx.client_id != _ADMIN_CLIENT_ID:
-            topic_error = ErrorCode.INVALID_TOPIC_EXCEPTION
-        parts = []
-        late = []   # answers Kafka puts after the appended partitions' (see below)
-        max_message_bytes = None if topic is None else \
-            int(topic.configs.get("max.message.bytes", ctx.config.message_max_bytes))
-        for index, records in partitions:
-            if acks not in (0, 1, -1):
-                parts.append(_error(index, ErrorCode.INVALID_REQUIRED_ACKS))
-                continue
-            if topic_error is not None:
-                msg = f"Cannot append to internal topic {name}" if topic_error == ErrorCode.INVALID_TOPIC_EXCEPTION \
-                    and topic is not None else None
-                parts.append(_error(index, topic_error, msg))
-                continue
-            plog, error = serve_partition(ctx, topic, index)
-            if plog is None:
-                late.append((1, _error(index, error)))
-                continue
-            if error != ErrorCode.NONE:
-                out = _error(index, error)
-                out["current_leader"] = current_leader(ctx, plog)
-                leaders.add(out["current_leader"]["leader_id"])
-                parts.append(out)
-                continue
-            if verifier is not None:
-                out = _verify(verifier, req.transactional_id, plog, index, records, version)
-                if out is not None:
+    with store.topic_changes():   # the topics it auto-creates reach the data directory as one write
+        for name, partitions, topic_id in topic_data:
+            topic = None if name is None else store.get(name)
+            topic_error = None
+            if name is None:
+                topic_error = ErrorCode.UNKNOWN_TOPIC_ID
+            elif name in denied:   # before existence, as Kafka: a denied name's existence is not disclosed
+                topic, topic_error = None, ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            elif topic is None:
+                # __consumer_offsets is the group coordinator's to create, not a produce's
+                if ctx.config.auto_create_topics and validate_topic_name(name) and name != OFFSETS_TOPIC:
+                    try:
+                        topic = ctx.topics.create(name, ctx.config.num_partitions, {})
+                    except TopicError as exc:
+                        topic_error = exc.code
+                else:  # an illegal name too: Kafka only finds no such partition in its metadata cache
+                    topic_error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            elif topic.internal and ctx.client_id != _ADMIN_CLIENT_ID:
+                topic_error = ErrorCode.INVALID_TOPIC_EXCEPTION
+            parts = []
+            late = []   # answers Kafka puts after the appended partitions' (see below)
+            max_message_bytes = None if topic is None else \
+                int(topic.configs.get("max.message.bytes", ctx.config.message_max_bytes))
+            for index, records in partitions:
+                if acks not in (0, 1, -1):
+                    parts.append(_error(index, ErrorCode.INVALID_REQUIRED_ACKS))
+                    continue
+                if topic_error is not None:
+                    msg = f"Cannot append to internal topic {name}" \
+                        if topic_error == ErrorCode.INVALID_TOPIC_EXCEPTION and topic is not None else None
+                    parts.append(_error(index, topic_error, msg))
+                    continue
+                plog, error = serve_partition(ctx, topic, index)
+                if plog is None:
+                    late.append((1, _error(index, error)))
+                    continue
+                if error != ErrorCode.NONE:
+                    out = _error(index, error)
+                    out["current_leader"] = current_leader(ctx, plog)
+                    leaders.add(out["current_leader"]["leader_id"])
                     parts.append(out)
                     continue
-            res = plog.append(records, now, produce_version=version, max_message_bytes=max_message_bytes,
-                              max_uncompressed_bytes=inflatable)
-            inflatable = max(0, inflatable - res.uncompressed_bytes)
-            if res.error != "NONE":
-                # Kafka's answer carries a message only for record errors (ReplicaManager's
-                # RecordValidationException) and for an error met reading the request's batches
-                # (the request fails with ApiError's message); an error of the producer's state has the
-                # log start offset
-                shown = res.record_errors or res.request_wide
-                out = _error(index, ErrorCode[res.error], res.message if shown else None)
-                out["log_start_offset"] = plog.log_start_offset if res.error in _PRODUCER_STATE_ERRORS else -1
-                if res.record_errors:
-                    out["record_errors"] = [{"batch_index": i, "batch_index_error_message": m}
-                                            for i, m in res.record_errors]
-                if records is not None and len(records) > 16 and records[16] in (0, 1):
-                    late.append((2, out))   # a legacy batch: refused by ProduceRequest.validateRecords
-                else:
-                    parts.append(out)
-                continue
-            parts.append({"index": index, "error_code": ErrorCode.NONE, "base_offset": res.base_offset,
-                          "log_append_time_ms": res.log_append_time, "log_start_offset": res.log_start_offset,
-                          "record_errors": [], "error_message": None})
-        # KafkaApis merges its answers in this order: the partitions it appended (or tried to), those
-        # not in its metadata, those whose records it refused before appending (a batch's magic)
-        parts += [out for _, out in sorted(late, key=lambda kv: kv[0])]
-        responses.append({"name": name, "topic_id": topic_id, "partition_responses": parts})
+                if verifier is not None:
+                    out = _verify(verifier, req.transactional_id, plog, index, records, version)
+                    if out is not None:
+                        parts.append(out)
+                        continue
+                res = plog.append(records, now, produce_version=version, max_message_bytes=max_message_bytes,
+                                  max_uncompressed_bytes=inflatable)
+                inflatable = max(0, inflatable - res.uncompressed_bytes)
+                if res.error != "NONE":
+                    # Kafka's answer carries a message only for record errors (ReplicaManager's
+                    # RecordValidationException) and for an error met reading the request's batches
+                    # (the request fails with ApiError's message); an error of the producer's state has the
+                    # log start offset
+                    shown = res.record_errors or res.request_wide
+                    out = _error(index, ErrorCode[res.error], res.message if shown else None)
+                    out["log_start_offset"] = plog.log_start_offset if res.error in _PRODUCER_STATE_ERRORS else -1
+                    if res.record_errors:
+                        out["record_errors"] = [{"batch_index": i, "batch_index_error_message": m}
+                                                for i, m in res.record_errors]
+                    if records is not None and len(records) > 16 and records[16] in (0, 1):
+                        late.append((2, out))   # a legacy batch: refused by ProduceRequest.validateRecords
+                    else:
+                        parts.append(out)
+                    continue
+                parts.append({"index": index, "error_code": ErrorCode.NONE, "base_offset": res.base_offset,
+                              "log_append_time_ms": res.log_append_time, "log_start_offset": res.log_start_offset,
+                              "record_errors": [], "error_message": None})
+            # KafkaApis merges its answers in this order: the partitions it appended (or tried to), those
+            # not in its metadata, those whose records it refused before appending (a batch's magic)
+            parts += [out for _, out in sorted(late, key=lambda kv: kv[0])]
+            responses.append({"name": name, "topic_id": topic_id, "partition_responses": parts})
     if acks == 0:
         return NO_RESPONSE
     return {"responses": responses, "throttle_time_ms": 0, "node_endpoints": node_endpoints(ctx, leaders)}

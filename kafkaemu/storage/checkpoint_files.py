@@ -80,16 +80,21 @@ def leader_epochs(path: str) -> list[tuple[int, int]] | None:
 
 
 def topics(path: str, meta_name: str) -> list[dict] | None:
-    """The topics of ``topics.json`` (None: there is none). When it does not parse, the topics
-    are found from the partition directories as Kafka finds its logs (``<topic>-<partition>``):
-    their records are kept, their configs and ids are not (logged); the internal topics are
-    made internal again by the broker as it starts."""
+    """The topics of ``topics.json`` (None: there is none, nor any partition directory: a new
+    data directory). When it does not parse, or is missing beside partition directories (its
+    first write refused by a full disk, then a kill), the topics are found from the partition
+    directories as Kafka finds its logs (``<topic>-<partition>``): their records are kept, their
+    configs and ids are not (logged); the internal topics are made internal again by the broker
+    as it starts."""
     meta_path = os.path.join(path, meta_name)
     try:
         with open(meta_path, "rb") as f:
             data = f.read()
     except FileNotFoundError:
-        return None
+        counts = _partition_dirs(path)
+        if not counts:
+            return None
+        return _rebuilt(counts, "topics_file_missing", path=meta_path)
     try:
         found = json.loads(data)["topics"]
         for t in found:
@@ -98,13 +103,21 @@ def topics(path: str, meta_name: str) -> list[dict] | None:
             bytes.fromhex(t["id"])
         return found
     except (ValueError, KeyError, TypeError) as exc:
-        counts: dict[str, int] = {}
-        for entry in sorted(os.listdir(path)):
-            m = _PARTITION_DIR.match(entry)
-            if m and os.path.isdir(os.path.join(path, entry)):
-                counts[m.group(1)] = max(counts.get(m.group(1), 0), int(m.group(2)) + 1)
-        log.warning("topics_file_unreadable", path=meta_path, reason=str(exc)[:200],
-                    fallback="topics found from the partition directories; their configs are lost",
-                    topics=sorted(counts))
-        return [{"name": name, "partitions": n, "configs": {}, "internal": False, "id": None}
-                for name, n in counts.items()]
+        return _rebuilt(_partition_dirs(path), "topics_file_unreadable", path=meta_path, reason=str(exc)[:200])
+
+
+def _partition_dirs(path: str) -> dict[str, int]:
+    """topic -> partitions, from the ``<topic>-<partition>`` directories (up to the highest one)."""
+    counts: dict[str, int] = {}
+    for entry in sorted(os.listdir(path)):
+        m = _PARTITION_DIR.match(entry)
+        if m and os.path.isdir(os.path.join(path, entry)):
+            counts[m.group(1)] = max(counts.get(m.group(1), 0), int(m.group(2)) + 1)
+    return counts
+
+
+def _rebuilt(counts: dict[str, int], event: str, **fields) -> list[dict]:
+    log.warning(event, **fields, fallback="topics found from the partition directories; their configs are lost",
+                topics=sorted(counts))
+    return [{"name": name, "partitions": n, "configs": {}, "internal": False, "id": None}
+            for name, n in counts.items()]

@@ -18,7 +18,8 @@ at once (unbuffered, so a killed process loses nothing the broker acknowledged; 
 so a power loss can). Reads go to the files; only the indexes stay in memory.
 
 ``topics.json`` is written at each change to a topic (``topics_changed``), as Kafka's controller
-appends a metadata record at the change; not on a schedule.
+appends a metadata record at the change; not on a schedule. The changes of one request are one
+write (``LogStore.topic_changes``), as the controller appends one request's records as one batch.
 
 Every ``CHECKPOINT_INTERVAL_MS`` (and at a roll, and on a clean shutdown) producer snapshots are
 written at each changed partition's log end, then the recovery point checkpoint. On start

@@ -68,6 +68,8 @@ class LogStore:
         self._cleaning: tuple | None = None   # (topic, its partition's CompactionJob) under way
         self.cleaner_batches_read = 0         # by every cleaning so far
         self.persistence = None   # a DataDir when the broker has a data directory
+        self._open_changes = 0          # topic_changes() contexts entered and not yet left
+        self._changes_unwritten = False  # a topic changed inside them: topics.json is written as they end
         self.max_uncompressed_batch_bytes = max_uncompressed_batch_bytes   # the most one batch may inflate to
 
     @cached_property
@@ -148,6 +150,21 @@ class LogStore:
             log.exception("partition_work_failed", work=work, topic=topic.name, partition=plog.index)
             return None
 
+    def topic_changes(self) -> "TopicChanges":
+        """A context for the topic changes of one request: with a data directory, topics.json is
+        written once as it ends (before the request is answered) rather than at each change, as
+        Kafka's controller appends the records of one CreateTopics, DeleteTopics, CreatePartitions
+        or AlterConfigs as one batch. Contexts nest; the outermost writes."""
+        return TopicChanges(self)
+
+    def _topics_changed(self) -> None:
+        if self.persistence is None:
+            return
+        if self._open_changes:
+            self._changes_unwritten = True
+        else:
+            self.persistence.topics_changed(self)
+
     def get(self, name: str) -> Topic | None:
         return self.topics.get(name)
 
@@ -170,8 +187,7 @@ class LogStore:
         topic.partitions = [self._new_partition(topic, i) for i in range(num_partitions)]
         self.topics[name] = topic
         self._by_id[topic.topic_id] = topic
-        if self.persistence is not None:
-            self.persistence.topics_changed(self)
+        self._topics_changed()
         return topic
 
     def make_internal(self, name: str, configs: dict[str, str]) -> Topic:
@@ -180,8 +196,7 @@ class LogStore:
         topic = self.topics[name]
         topic.internal = True
         topic.configs = dict(configs)
-        if self.persistence is not None:
-            self.persistence.topics_changed(self)
+        self._topics_changed()
         return topic
 
     def alter_topic_configs(self, name: str, configs: dict[str, str]) -> Topic:
@@ -189,8 +204,7 @@ class LogStore:
         AlterConfigs does (``validate_topic_configs``)."""
         topic = self.topics[name]
         topic.configs = configs
-        if self.persistence is not None:
-            self.persistence.topics_changed(self)
+        self._topics_changed()
         return topic
 
     def _new_partition(self, topic: Topic, index: int) -> PartitionLog:
@@ -212,7 +226,7 @@ class LogStore:
             plog.batch_store.close()
         if self.persistence is not None:
             self.persistence.topic_deleted(topic)
-            self.persistence.topics_changed(self)
+        self._topics_changed()
         return topic
 
     def add_partitions(self, name: str, total: int) -> Topic:
@@ -224,6 +238,26 @@ class LogStore:
             raise TopicError(ErrorCode.INVALID_PARTITIONS,
                              f"topic {name} has {len(topic.partitions)} partitions; cannot reduce or keep to {total}")
         topic.partitions.extend(self._new_partition(topic, i) for i in range(len(topic.partitions), total))
-        if self.persistence is not None:
-            self.persistence.topics_changed(self)
+        self._topics_changed()
         return topic
+
+
+class TopicChanges:
+    """``LogStore.topic_changes()``: the changes made inside it reach the data directory as one
+    write when the outermost one ends, also when it ends by an exception (what changed is in
+    memory, and answered by later requests)."""
+    __slots__ = ("store",)
+
+    def __init__(self, store: LogStore) -> None:
+        self.store = store
+
+    def __enter__(self) -> LogStore:
+        self.store._open_changes += 1
+        return self.store
+
+    def __exit__(self, *exc_info) -> None:
+        store = self.store
+        store._open_changes -= 1
+        if not store._open_changes and store._changes_unwritten:
+            store._changes_unwritten = False
+            store.persistence.topics_changed(store)

@@ -10,7 +10,7 @@ kafkaemu leave out versions no current client sends.
 The definitions are Apache Kafka's. Kafka 4.4.0's come first, read from its kafka-clients jar
 (``common/message/``) in the reference broker's cache (``python -m kafka_reference fetch``, Maven);
 then those in the project's ``../shared/reference``, beside this checkout or beside one of its
-parents (a git worktree); without the latter the tests skip. Kafka 4.3's
+parents (a git worktree); without either the tests skip, naming what is missing. Kafka 4.3's
 (``kafka-4.3-message-specs``) come next; the older ``kafka-message-specs`` has the
 ``__consumer_offsets`` records and the versions Kafka 4.0 removed (KIP-896) that kafkaemu still
 answers for old clients.
@@ -90,6 +90,9 @@ def _load(name: str) -> list[dict]:
     if root is None:
         pytest.skip(f"Apache Kafka's message definitions not found: no ../shared/reference/{REFERENCES[0]} "
                     f"beside {REPO} or its parents")
+    if not kafka_4_4_jar().exists():   # 4.3's definitions alone would fail every message 4.4 changed
+        pytest.skip(f"Kafka 4.4.0's message definitions not found: no {kafka_4_4_jar()} "
+                    "(`make kafka-deps` fetches it with Maven)")
     paths = [path for ref in REFERENCES for path in sorted((root / ref).rglob(f"{name}.json"))]
     newest = kafka_4_4_definition(name)
     if not paths and newest is None and name in NOT_IN_THE_REFERENCE:

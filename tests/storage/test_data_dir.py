@@ -1,8 +1,9 @@
 """The optional data directory: a store reloaded from disk holds the same topics, ids, configs,
 batches, offsets and idempotent-producer state; every change to a topic (CreateTopics, DeleteTopics,
 CreatePartitions, AlterConfigs, IncrementalAlterConfigs, a topic made again) is in topics.json when
-it is answered, so a restart after a kill finds it; a write cut short by a kill, a damaged tail or a
-batch failing its CRC is truncated away (logged, the bytes kept aside), as Kafka's recovery does."""
+it is answered, so a restart after a kill finds it, and the changes of one request are one write;
+a write cut short by a kill, a damaged tail or a batch failing its CRC is truncated away (logged,
+the bytes kept aside), as Kafka's recovery does."""
 import os
 import random
 import struct
@@ -119,6 +120,128 @@ def test_every_topic_change_a_client_makes_survives_a_restart(tmp_path, shutdown
         {"resource_type": 2, "resource_name": "altered", "configuration_keys": ["retention.ms", "cleanup.policy"]}],
         "include_synonyms": False, "include_documentation": False}).results[0]
     assert {c.name: c.value for c in described.configs} == {"retention.ms": "5000", "cleanup.policy": "delete,compact"}
+
+
+def _create_topics_body(names, partitions=2, validate_only=False) -> dict:
+    return {"topics": [{"name": n, "num_partitions": partitions, "replication_factor": -1, "assignments": [],
+                        "configs": []} for n in names], "timeout_ms": 1000, "validate_only": validate_only}
+
+
+@pytest.fixture
+def meta_writes(monkeypatch) -> list:
+    """Each write of a topics.json the data directories make, in order: its topics' names (not
+    the internal ones, made at the broker's start)."""
+    import json
+    from kafkaemu.storage import data_dir
+    writes = []
+
+    def write_atomically(path, data):
+        data_dir_write(path, data)
+        if os.path.basename(path) == "topics.json":
+            writes.append(sorted(t["name"] for t in json.loads(data)["topics"] if not t["internal"]))
+    data_dir_write = data_dir.write_atomically
+    monkeypatch.setattr(data_dir, "write_atomically", write_atomically)
+    return writes
+
+
+def test_each_request_changing_many_topics_writes_topics_json_once(tmp_path, meta_writes):
+    """A request's topic changes reach topics.json as one write, made before it is answered, as
+    Kafka's controller appends the records of one request as one batch: CreateTopics, DeleteTopics,
+    CreatePartitions, AlterConfigs, IncrementalAlterConfigs and auto-creation by Metadata and
+    Produce, each naming many topics; a request that changes nothing writes nothing."""
+    broker = new_broker(T0, data_dir=str(tmp_path), auto_create_topics=True)
+    on_disk = lambda: meta_writes[-1]   # noqa: E731
+    meta_writes.clear()
+    created = [f"t{i:02d}" for i in range(40)]
+    answered = call(broker, ApiKey.CREATE_TOPICS, 7, _create_topics_body(created))
+    assert [t.error_code for t in answered.topics] == [0] * 40
+    assert meta_writes == [created]
+
+    meta_writes.clear()
+    assert [t.error_code for t in call(broker, ApiKey.CREATE_TOPICS, 7, _create_topics_body(
+        ["t00", "new-a", "new-b"], validate_only=True)).topics] == [36, 0, 0]
+    assert [t.error_code for t in call(broker, ApiKey.CREATE_TOPICS, 7, _create_topics_body(
+        ["t00", "t01"])).topics] == [36, 36]   # TOPIC_ALREADY_EXISTS
+    assert meta_writes == []
+
+    answered = call(broker, ApiKey.DELETE_TOPICS, 6, {"topics": [{"name": n, "topic_id": bytes(16)} for n in
+                                                                 created[:15] + ["missing"]], "timeout_ms": 1000})
+    assert [r.error_code for r in answered.responses] == [0] * 15 + [3]
+    assert meta_writes == [created[15:]]
+
+    meta_writes.clear()
+    answered = call(broker, ApiKey.CREATE_PARTITIONS, 3, {"topics": [
+        {"name": n, "count": 5, "assignments": None} for n in created[15:]], "timeout_ms": 1000,
+        "validate_only": False})
+    assert [r.error_code for r in answered.results] == [0] * 25 and len(meta_writes) == 1
+    answered = call(broker, ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, {"resources": [
+        {"resource_type": 2, "resource_name": n, "configs": [
+            {"name": "retention.ms", "config_operation": 0, "value": "5000"}]} for n in created[15:]],
+        "validate_only": False})
+    assert [r.error_code for r in answered.responses] == [0] * 25 and len(meta_writes) == 2
+    answered = call(broker, ApiKey.ALTER_CONFIGS, 2, {"resources": [
+        {"resource_type": 2, "resource_name": n, "configs": [{"name": "max.message.bytes", "value": "2048"}]}
+        for n in created[15:]], "validate_only": False})
+    assert [r.error_code for r in answered.responses] == [0] * 25 and len(meta_writes) == 3
+
+    meta_writes.clear()
+    auto = [f"auto-{i}" for i in range(20)]
+    answered = call(broker, ApiKey.METADATA, 12, {"topics": [{"name": n, "topic_id": bytes(16)} for n in auto],
+                                                  "allow_auto_topic_creation": True})
+    assert [t.error_code for t in answered.topics] == [0] * 20
+    assert meta_writes == [sorted(created[15:] + auto)]
+    produced = [f"produced-{i}" for i in range(20)]
+    records = build_batch([(None, b"v", [], T0)])
+    answered = call(broker, ApiKey.PRODUCE, 9, {"transactional_id": None, "acks": -1, "timeout_ms": 1000,
+                                                "topic_data": [{"name": n, "partition_data": [
+                                                    {"index": 0, "records": records}]} for n in produced]})
+    assert [t.partition_responses[0].error_code for t in answered.responses] == [0] * 20
+    assert len(meta_writes) == 2 and on_disk() == sorted(created[15:] + auto + produced)
+
+    again = new_broker(T0, data_dir=str(tmp_path))   # as after a kill: no close, no tick
+    assert {n: (len(t.partitions), t.configs) for n, t in again.store.topics.items()} == {
+        n: (len(t.partitions), t.configs) for n, t in broker.store.topics.items()}
+    assert again.store.get("t20").configs == {"max.message.bytes": "2048"}   # AlterConfigs replaces them all
+
+
+def test_topic_changes_nest_and_are_written_when_the_outermost_ends_even_by_an_exception(tmp_path, meta_writes):
+    store = open_store(tmp_path)
+    meta_writes.clear()
+    with pytest.raises(RuntimeError):
+        with store.topic_changes():
+            store.create_topic("a", 1)
+            with store.topic_changes():
+                store.create_topic("b", 2)
+            assert meta_writes == []
+            raise RuntimeError("a handler's bug after its changes")
+    assert meta_writes == [["a", "b"]]
+    with store.topic_changes():   # nothing changed: nothing written
+        pass
+    assert meta_writes == [["a", "b"]] and sorted(open_store(tmp_path).topics) == ["a", "b"]
+
+
+@pytest.mark.parametrize("shutdown", ["clean", "kill"])
+def test_every_topic_one_request_creates_or_deletes_survives_a_restart(tmp_path, shutdown):
+    """Many topics created by one CreateTopics, then many of them and others deleted by one
+    DeleteTopics: a second broker on the directory, after a clean shutdown or as a kill leaves it
+    (no close, no tick after the requests), holds exactly the topics the requests left."""
+    broker = new_broker(T0, data_dir=str(tmp_path), topics={f"old-{i}": 1 for i in range(10)})
+    created = [f"new-{i}" for i in range(60)]
+    assert [t.error_code for t in call(broker, ApiKey.CREATE_TOPICS, 7, _create_topics_body(created, 3)).topics] \
+        == [0] * 60
+    gone = created[::3] + [f"old-{i}" for i in range(0, 10, 2)]
+    answered = call(broker, ApiKey.DELETE_TOPICS, 6, {"topics": [{"name": n, "topic_id": bytes(16)} for n in gone],
+                                                      "timeout_ms": 1000})
+    assert [r.error_code for r in answered.responses] == [0] * len(gone)
+    before = _topics(broker)
+    assert sorted(n for n in before if not before[n][3]) == sorted(
+        set(created + [f"old-{i}" for i in range(10)]) - set(gone))
+    if shutdown == "clean":
+        broker.close()
+
+    again = new_broker(T0, data_dir=str(tmp_path))
+    assert _topics(again) == before
+    assert not any(os.path.exists(tmp_path / f"{n}-0") for n in gone)
 
 
 def test_log_start_and_compaction_survive_a_restart(tmp_path):

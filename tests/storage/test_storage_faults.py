@@ -1,8 +1,8 @@
 """Storage faults a data directory meets, each handled as Kafka handles it: a full disk (the failed
 write is cut back and answered KAFKA_STORAGE_ERROR, appends resume when space is back), a corrupt
 recovery-point checkpoint or log-start file (reset, the log recovered), a topics.json that
-cannot be written (written at the next checkpoint), a truncated topics.json (topics found from
-their directories), garbage inside an index (sanity check, rebuild), a batch
+cannot be written (written at the next checkpoint), a truncated or missing topics.json (topics
+found from their directories), garbage inside an index (sanity check, rebuild), a batch
 larger than segment.bytes (RECORD_LIST_TOO_LARGE) and a log start past the log end (clamped)."""
 import os
 
@@ -108,6 +108,32 @@ def test_a_truncated_topics_file_is_recovered_from_the_partition_directories(tmp
     assert len(again.get("other").partitions) == 3
     assert values(again.get("other").partitions[2])[0][:7] == b"v000007"
     assert any(e["event"] == "topics_file_unreadable" for e in logs)
+
+
+def test_a_missing_topics_file_beside_partition_directories_is_rebuilt_from_them(tmp_path):
+    """topics.json gone (as when its first write met a full disk and a kill followed) while the
+    partition directories hold records: the topics are found from the directories, as for an
+    unreadable file, rather than started without them; the rebuilt file is written at once."""
+    store = written_store(tmp_path)
+    store.create_topic("other", 3)
+    store.get("other").partitions[2].append(batch(7), NOW)
+    os.unlink(tmp_path / "topics.json")
+    with capture_logs() as logs:
+        again = open_store(tmp_path)
+    assert [v[:7] for v in values(again.get("t").partitions[0])] == [b"v%06d" % i for i in range(30)]
+    assert len(again.get("other").partitions) == 3
+    assert values(again.get("other").partitions[2])[0][:7] == b"v000007"
+    (missing,) = [e for e in logs if e["event"] == "topics_file_missing"]
+    assert missing["topics"] == ["other", "t"]
+    assert sorted(open_store(tmp_path).topics) == ["other", "t"]   # from topics.json, written again
+
+
+def test_a_new_data_directory_without_topics_file_starts_empty_without_a_warning(tmp_path):
+    (tmp_path / "not-a-partition").mkdir()
+    (tmp_path / "notes-1").write_bytes(b"a file, not a partition directory")
+    with capture_logs() as logs:
+        store = open_store(tmp_path)
+    assert store.topics == {} and [e for e in logs if e["log_level"] == "warning"] == []
 
 
 def test_garbage_inside_an_index_fails_the_sanity_check_and_the_index_is_rebuilt(tmp_path):
