@@ -50,8 +50,21 @@ def _with_initializing_topics(ref: dict) -> dict:
     return {**ref, "fields": [{**initialized, "name": "InitializingTopics"}] + ref["fields"]}
 
 
-# records whose Kafka 4.3 layout is newer than the shared reference's: the reference, brought up to it
-NEWER_THAN_THE_REFERENCE = {"ShareGroupStatePartitionMetadataValue": _with_initializing_topics}
+def _with_assignment_epochs(ref: dict) -> dict:
+    """Kafka 4.4 tags each TopicPartitions of ConsumerGroupCurrentMemberAssignmentValue with the
+    epochs its partitions were assigned at (AssignmentEpochs, tag 0, as in the 4.4 group-coordinator
+    jar's definition); the shared reference is older, without it."""
+    epochs = {"name": "AssignmentEpochs", "versions": "0+", "nullableVersions": "0+", "taggedVersions": "0+",
+              "tag": 0, "type": "[]int32", "default": "null"}
+    structs = [{**c, "fields": c["fields"] + [epochs]} if c["name"] == "TopicPartitions"
+               and not any(f["name"] == "AssignmentEpochs" for f in c["fields"]) else c
+               for c in ref.get("commonStructs", [])]
+    return {**ref, "commonStructs": structs}
+
+
+# records whose Kafka 4.3-4.4 layout is newer than the shared reference's: the reference, brought up to it
+NEWER_THAN_THE_REFERENCE = {"ShareGroupStatePartitionMetadataValue": _with_initializing_topics,
+                            "ConsumerGroupCurrentMemberAssignmentValue": _with_assignment_epochs}
 
 
 def reference_dir() -> Path | None:
