@@ -11,7 +11,8 @@ partition not added with AddOffsetsToTxn TRANSACTION_ABORTABLE (INVALID_TXN_STAT
 fenced producer INVALID_PRODUCER_EPOCH, an unknown one INVALID_PRODUCER_ID_MAPPING,
 CONCURRENT_TRANSACTIONS while it completes; then the group's checks: v3+ member and generation
 (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, FENCED_INSTANCE_ID; a KIP-848 member's stale epoch is
-ILLEGAL_GENERATION), an unknown group with a generation ILLEGAL_GENERATION, older versions no
+ILLEGAL_GENERATION, STALE_MEMBER_EPOCH from v6), an unknown group with a generation ILLEGAL_GENERATION
+(GROUP_ID_NOT_FOUND from v6, as Kafka 4.4), older versions no
 member at all; OFFSET_METADATA_TOO_LARGE per partition. v0-1 get COORDINATOR_NOT_AVAILABLE for
 COORDINATOR_LOAD_IN_PROGRESS. v5 (KIP-890 part 2, transactions V2 producers, which send no
 AddOffsetsToTxn): the group's partition is added to the transaction instead of verified.

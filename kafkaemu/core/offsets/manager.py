@@ -202,14 +202,17 @@ class OffsetManager:
             return answer(every(E.UNKNOWN_TOPIC_OR_PARTITION))
         group = self.ctx.groups.get(req.group_id)
         check = None
+        # v6 (Kafka 4.4's TxnOffsetCommitRequest.supportsGroupIdNotFoundError / supportsStaleMemberEpochError)
+        # answers these two as they are; older versions ILLEGAL_GENERATION (validateTransactionalOffsetCommit)
+        v6 = req.api_version >= 6
         try:
             if group is not None:
                 check = group.validate_offset_commit(req.member_id, req.group_instance_id, req.generation_id,
                                                      req.api_version, is_transactional=True)
             elif req.generation_id >= 0:
-                raise GroupError(E.ILLEGAL_GENERATION)
+                raise GroupError(E.GROUP_ID_NOT_FOUND if v6 else E.ILLEGAL_GENERATION)
         except GroupError as exc:
-            return answer(every(E.ILLEGAL_GENERATION if exc.code == E.STALE_MEMBER_EPOCH else exc.code))
+            return answer(every(E.ILLEGAL_GENERATION if exc.code == E.STALE_MEMBER_EPOCH and not v6 else exc.code))
         limit = self.ctx.settings.offsets.metadata_max_bytes
         now = self.ctx.now_ms
         codes, commits = [], []
@@ -220,9 +223,10 @@ class OffsetManager:
                     row.append(E.UNKNOWN_TOPIC_OR_PARTITION)
                 elif p.committed_metadata is not None and len(p.committed_metadata) > limit:
                     row.append(E.OFFSET_METADATA_TOO_LARGE)
-                elif check is not None and check(topic, p.partition_index) != E.NONE:
+                elif check is not None and (refused := check(topic, p.partition_index)) != E.NONE:
                     # the group's CommitPartitionValidator throws: the whole request fails
-                    return answer(every(E.ILLEGAL_GENERATION))
+                    return answer(every(E.ILLEGAL_GENERATION if refused == E.STALE_MEMBER_EPOCH and not v6
+                                        else refused))
                 else:
                     row.append(E.NONE)
                     commits.append((topic, p.partition_index, CommittedOffset(p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "", now,

@@ -608,10 +608,11 @@ def test_a_commit_at_an_older_epoch_is_checked_partition_by_partition_against_as
     first = a.epoch
     assert a.partitions() == set(range(6))
 
-    def commit(member, epoch, partitions, topic="t", txn=False):
+    def commit(member, epoch, partitions, topic="t", txn=False, txn_version=4):
         parts = [CommitPartition(p, 7) for p in partitions]
         if txn:
-            req = TxnOffsetCommit("tx", "g", 9, 0, [(topic, parts)], generation_id=epoch, member_id=member)
+            req = TxnOffsetCommit("tx", "g", 9, 0, [(topic, parts)], generation_id=epoch, member_id=member,
+                                  api_version=txn_version)
             out = h.c.commit_transactional_offsets(h.now, req)
         else:
             out = h.c.commit_offsets(h.now, OffsetCommit("g", [(topic, parts)], epoch, member, api_version=9))
@@ -631,6 +632,11 @@ def test_a_commit_at_an_older_epoch_is_checked_partition_by_partition_against_as
     assert commit("b", first, [one_given]) == [E.STALE_MEMBER_EPOCH]  # given at a later epoch
     assert commit("b", b.epoch, [one_given]) == [0]
     assert commit("a", first, [one_kept, one_given], txn=True) == [E.ILLEGAL_GENERATION] * 2
+    # TxnOffsetCommit v6 (Kafka 4.4: supportsStaleMemberEpochError) answers STALE_MEMBER_EPOCH as it is
+    assert commit("a", first, [one_kept, one_given], txn=True, txn_version=5) == [E.ILLEGAL_GENERATION] * 2
+    assert commit("a", first, [one_kept, one_given], txn=True, txn_version=6) == [E.STALE_MEMBER_EPOCH] * 2
+    assert commit("a", a.epoch + 1, [one_kept], txn=True, txn_version=5) == [E.ILLEGAL_GENERATION]
+    assert commit("a", a.epoch + 1, [one_kept], txn=True, txn_version=6) == [E.STALE_MEMBER_EPOCH]
     assert commit("a", first, [one_kept], txn=True) == [0]
     assert commit("", -1, [one_kept], txn=True) == [0]   # a producer committing without the group's member
     fetched = h.c.fetch_offsets(h.now, "g", [("t", [one_kept, one_given])])["topics"][0]["partitions"]

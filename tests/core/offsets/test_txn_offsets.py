@@ -176,3 +176,13 @@ def test_a_kip848_member_commits_transactionally_with_its_epoch_below_v9():
     assert set(errors(commit(epoch)).values()) == {E.NONE}   # OffsetCommit would need v9
     assert set(errors(commit(epoch + 1)).values()) == {E.ILLEGAL_GENERATION}   # stale epoch, in v3's words
     assert set(errors(commit(epoch, "ghost")).values()) == {E.UNKNOWN_MEMBER_ID}
+
+
+def test_an_unknown_group_with_a_generation_is_group_id_not_found_from_v6():
+    """Kafka 4.4's validateTransactionalOffsetCommit: GROUP_ID_NOT_FOUND when the version supports it
+    (TxnOffsetCommitRequest.supportsGroupIdNotFoundError, v6), ILLEGAL_GENERATION before."""
+    h = Harness()
+    for version, code in ((3, E.ILLEGAL_GENERATION), (5, E.ILLEGAL_GENERATION), (6, E.GROUP_ID_NOT_FOUND)):
+        resp = txn_commit(h, "nobody", {("t", 0): 1}, member_id="m", generation=2, version=version)
+        assert errors(resp) == {("t", 0): code}
+    assert h.records == []   # nothing was written
