@@ -17,7 +17,10 @@ v10 (KIP-848) names topics by id, as KafkaApis.handleOffsetCommitRequest: each i
 its name first (offsets are kept by name), an unknown id (the zero id too) answers UNKNOWN_TOPIC_ID
 for its partitions before topic authorization, and the response names topics by the request's ids.
 The answer is in KafkaApis's order: the topics it answers itself (an unknown id, a refused topic,
-partitions that do not exist) in request order, then the coordinator's answer merged in.
+partitions that do not exist) in request order, one entry per topic, then the coordinator's answer
+merged in (OffsetCommitResponse.Builder.merge: a topic named twice is one entry when KafkaApis
+answered anything itself, two otherwise). An existing topic named with no partitions is left out;
+an unknown one is answered with none.
 """
 from ..broker.context import DEFERRED
 from ..core.offsets.manager import OffsetManager
@@ -79,20 +82,35 @@ _ANSWERED_BY_APIS = frozenset((ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.T
 
 
 def _kafka_order(req, refused: list[dict], response: dict, by_id: bool) -> dict:
-    """The answer in KafkaApis.handleOffsetCommitRequest's order: first the topics it answers
-    itself, in request order (``refused`` ones, and those with partitions that do not exist, which
-    the coordinator's answer puts first with those partitions first), then the coordinator's other
-    topics (OffsetCommitResponse.Builder, then merge). ``by_id``: v10, topics are told by id."""
-    first, rest = list(refused), []
+    """The answer in KafkaApis.handleOffsetCommitRequest's order (OffsetCommitResponse.Builder):
+    first the topics it answers itself, one entry per topic (by id in v10) in request order (the
+    ``refused`` ones, and those of ``response`` with partitions that do not exist, which the
+    coordinator's answer puts first with those partitions first, or with none), then the
+    coordinator's other topics, each joined to an entry of its topic already there (Builder.merge
+    with something answered before)."""
+    def key(t: dict):
+        return t["topic_id"] if by_id else t["name"]
+    first: dict = {}
+    for t in refused:   # a topic named twice is one entry
+        entry = first.get(key(t))
+        if entry is None:
+            first[key(t)] = dict(t, partitions=list(t["partitions"]))
+        else:
+            entry["partitions"].extend(t["partitions"])
+    rest: dict = {}
     for t in response["topics"]:
         parts = t["partitions"]
-        (first if parts and parts[0]["error_code"] in _ANSWERED_BY_APIS else rest).append(t)
-    if len(first) > 1:
-        position: dict = {}
-        for i, t in enumerate(req.topics):
-            position.setdefault(t.topic_id if by_id else t.name, i)
-        first.sort(key=lambda t: position.get(t["topic_id"] if by_id else t["name"], len(position)))
-    return dict(response, topics=first + rest)
+        if not parts or parts[0]["error_code"] in _ANSWERED_BY_APIS:
+            first[key(t)] = t   # the coordinator's answer has one entry per such topic
+        elif key(t) in rest:
+            rest[key(t)] = dict(rest[key(t)], partitions=rest[key(t)]["partitions"] + parts)
+        else:
+            rest[key(t)] = t
+    position: dict = {}
+    for i, t in enumerate(req.topics):
+        position.setdefault(t.topic_id if by_id else t.name, i)
+    ordered = sorted(first.values(), key=lambda t: position.get(key(t), len(position)))
+    return dict(response, topics=ordered + list(rest.values()))
 
 
 def _all(topics, code) -> dict:

@@ -124,3 +124,41 @@ def test_a_failed_commit_answers_unknown_partitions_first_and_the_coordinators_e
     broker.coordinator.ctx.sink = refusing_sink
     assert answered(call(broker, ApiKey.OFFSET_COMMIT, 9, body(-1))) == [
         ("a", [(7, E.UNKNOWN_TOPIC_OR_PARTITION), (0, E.NOT_COORDINATOR)]), ("x", [(0, E.UNKNOWN_TOPIC_OR_PARTITION)])]
+
+
+def test_an_existing_topic_with_no_partitions_is_left_out_an_unknown_one_kept():
+    """KafkaApis passes no topic without partitions to the coordinator; an unknown topic is answered
+    by OffsetCommitResponse.Builder.addPartitions, which makes its entry even with none."""
+    broker = new_broker(topics={"a": 1, "b": 1})
+    a, b = broker.store.get("a").topic_id, broker.store.get("b").topic_id
+    for _ in range(2):   # the second answer from what was kept, if anything was
+        assert commit(broker, 9, [("a", [(0, 1)]), ("b", [])]) == [("a", [(0, 0)])]
+        assert commit(broker, 9, [("b", []), ("missing", []), ("a", [(0, 1)])]) == [("missing", []), ("a", [(0, 0)])]
+        assert commit(broker, 9, [("b", [])]) == []
+        assert commit(broker, 10, [(a, [(0, 1)]), (b, [])]) == [(a, [(0, 0)])]
+    unknown = b"\x09" * 16
+    assert commit(broker, 10, [(a, [(0, 1)]), (unknown, [])]) == [(unknown, []), (a, [(0, 0)])]
+    broker.topics.delete("b")   # a topic gone is answered again
+    assert commit(broker, 9, [("a", [(0, 1)]), ("b", [])]) == [("b", []), ("a", [(0, 0)])]
+
+
+def test_a_topic_named_twice_is_one_entry_only_when_kafka_apis_answered_something():
+    """Builder.merge keeps the coordinator's answer as it is when KafkaApis answered nothing itself
+    (the topic twice); otherwise each of its topics joins the entry already made for that topic."""
+    broker = new_broker(topics={"a": 2}, authorizer=True)
+    broker.authorizer.create([Acl(RT.GROUP, "g", PT.LITERAL, "User:alice", "*", Op.READ, Perm.ALLOW)] + [
+        Acl(RT.TOPIC, t, PT.LITERAL, "User:alice", "*", Op.READ, Perm.ALLOW) for t in ("a", "missing")])
+    alice = {"principal": "User:alice"}
+    a = broker.store.get("a").topic_id
+    for _ in range(2):
+        assert commit(broker, 9, [("a", [(0, 1)]), ("a", [(1, 1)])], **alice) == [("a", [(0, 0)]), ("a", [(1, 0)])]
+        assert commit(broker, 9, [("a", [(0, 1)]), ("missing", [(0, 1)]), ("a", [(1, 1)])], **alice) == [
+            ("missing", [(0, E.UNKNOWN_TOPIC_OR_PARTITION)]), ("a", [(0, 0), (1, 0)])]
+        assert commit(broker, 9, [("a", [(0, 1)]), ("a", [(7, 1)]), ("a", [(1, 1)])], **alice) == [
+            ("a", [(7, E.UNKNOWN_TOPIC_OR_PARTITION), (0, 0), (1, 0)])]
+        assert commit(broker, 9, [("a", [(0, 1)]), ("denied", [(0, 1)]), ("a", [(1, 1)]), ("denied", [(1, 1)])],
+                      **alice) == [("denied", [(0, E.TOPIC_AUTHORIZATION_FAILED), (1, E.TOPIC_AUTHORIZATION_FAILED)]),
+                                   ("a", [(0, 0), (1, 0)])]
+        unknown = b"\x09" * 16
+        assert commit(broker, 10, [(a, [(0, 1)]), (unknown, [(0, 1)]), (a, [(1, 1)]), (unknown, [(1, 1)])],
+                      **alice) == [(unknown, [(0, E.UNKNOWN_TOPIC_ID), (1, E.UNKNOWN_TOPIC_ID)]), (a, [(0, 0), (1, 0)])]

@@ -53,25 +53,53 @@ _NONE, _UNKNOWN_PARTITION, _METADATA_TOO_LARGE = (
     E.NONE, E.UNKNOWN_TOPIC_OR_PARTITION, E.OFFSET_METADATA_TOO_LARGE)
 
 
-def _answer(req: OffsetCommit, codes: list[ErrorCode]) -> dict:
-    """OffsetCommit's answer, each partition of the request with its code, in the order KafkaApis
-    answers: first the topics with partitions it answers itself (unknown ones), in request order,
-    then the coordinator's answer merged in (OffsetCommitResponse.Builder.merge: a topic already
-    there gets its partitions after the unknown ones, the others follow in request order)."""
+def _answer(req: OffsetCommit, codes: list[ErrorCode], partition_exists: PartitionExists | None) -> dict:
+    """OffsetCommit's answer, each partition of the request with its code, as KafkaApis builds it
+    (OffsetCommitResponse.Builder): first the topics with partitions it answers itself (unknown
+    ones; an unknown topic named with no partitions too), one entry per topic in request order;
+    then the coordinator's answer (an entry per request topic with partitions that exist) merged in
+    (Builder.merge: with nothing answered before, as it is, a topic named twice twice; otherwise
+    joined to the entry of its topic, or added). An existing topic named with no partitions is left
+    out (KafkaApis passes no such topic on)."""
     it = iter(codes)
     ids = req.topic_ids
-    first, rest = [], []
+    answered: dict[str, dict] = {}   # by name: v10's ids name one topic each
+    coordinator = []
     for topic, partitions in req.topics:
-        unknown, answered = [], []
+        if not partitions:   # a topic exists when its partition 0 does
+            if partition_exists is not None and not partition_exists(topic, 0) and topic not in answered:
+                answered[topic] = _entry(topic, ids)
+            continue
+        unknown, known = [], []
         for p in partitions:
             code = next(it)
-            (unknown if code == _UNKNOWN_PARTITION else answered).append(
+            (unknown if code == _UNKNOWN_PARTITION else known).append(
                 {"partition_index": p.partition_index, "error_code": int(code)})
-        entry = {"name": topic, "partitions": unknown + answered}
-        if ids is not None:
-            entry["topic_id"] = ids[topic]
-        (first if unknown else rest).append(entry)
-    return {"topics": first + rest}
+        if unknown:
+            entry = answered.get(topic)
+            if entry is None:
+                entry = answered[topic] = _entry(topic, ids)
+            entry["partitions"].extend(unknown)
+        if known:
+            entry = _entry(topic, ids)
+            entry["partitions"] = known
+            coordinator.append(entry)
+    if not answered:
+        return {"topics": coordinator}
+    for entry in coordinator:
+        existing = answered.get(entry["name"])
+        if existing is None:
+            answered[entry["name"]] = entry
+        else:
+            existing["partitions"].extend(entry["partitions"])
+    return {"topics": list(answered.values())}
+
+
+def _entry(topic: str, ids: dict[str, bytes] | None) -> dict:
+    entry = {"name": topic, "partitions": []}
+    if ids is not None:
+        entry["topic_id"] = ids[topic]
+    return entry
 
 
 class OffsetManager:
@@ -121,8 +149,11 @@ class OffsetManager:
         limit = self.ctx.settings.offsets.metadata_max_bytes
         seq = self._record_seq   # numbered as decided: the write appends them next, in this order
         ids = req.topic_ids
+        empty_topic = False   # its answer depends on whether the topic exists: never kept
         for topic, partitions in req.topics:
             shape.append(topic if ids is None else (topic, ids[topic]))   # a topic made again has a new id
+            if not partitions:
+                empty_topic = True
             for p in partitions:
                 index = p.partition_index
                 shape.append(index)
@@ -150,18 +181,19 @@ class OffsetManager:
         except Exception:
             log.exception("offset_commit_record_failed", group=req.group_id[:256])
             # unknown partitions are answered before the coordinator in Kafka
-            return _answer(req, [c if c == E.UNKNOWN_TOPIC_OR_PARTITION else E.UNKNOWN_SERVER_ERROR for c in codes])
+            return _answer(req, [c if c == E.UNKNOWN_TOPIC_OR_PARTITION else E.UNKNOWN_SERVER_ERROR for c in codes],
+                           partition_exists)
         if group_error is None and reached:
             self.ctx.append(req.group_id, records)
             self.ctx.on_written(self._apply_commits, req, commits, group)
-        if len(commits) != len(codes):
-            return _answer(req, codes)
+        if len(commits) != len(codes) or empty_topic:
+            return _answer(req, codes, partition_exists)
         key = tuple(shape)
         answer = self._answers.get(key)
         if answer is None:
             if len(self._answers) >= _ANSWERS_KEPT:
                 self._answers.clear()
-            answer = self._answers[key] = ConstantResponse(_answer(req, codes))
+            answer = self._answers[key] = ConstantResponse(_answer(req, codes, partition_exists))
         return answer
 
     def _apply_commits(self, req: OffsetCommit, commits: list, group: Group | None) -> None:
@@ -180,7 +212,7 @@ class OffsetManager:
         coordinator saw gets the error (unknown ones are answered before it, as in KafkaApis)."""
         return _answer(req, [E.UNKNOWN_TOPIC_OR_PARTITION if partition_exists is not None
                              and not partition_exists(topic, p.partition_index) else error
-                             for topic, partitions in req.topics for p in partitions])
+                             for topic, partitions in req.topics for p in partitions], partition_exists)
 
     # ============================================================ TxnOffsetCommit
     def commit_transactional(self, req: TxnOffsetCommit, partition_exists: PartitionExists | None = None) -> dict:
