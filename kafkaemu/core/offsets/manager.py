@@ -149,11 +149,8 @@ class OffsetManager:
         limit = self.ctx.settings.offsets.metadata_max_bytes
         seq = self._record_seq   # numbered as decided: the write appends them next, in this order
         ids = req.topic_ids
-        empty_topic = False   # its answer depends on whether the topic exists: never kept
         for topic, partitions in req.topics:
             shape.append(topic if ids is None else (topic, ids[topic]))   # a topic made again has a new id
-            if not partitions:
-                empty_topic = True
             for p in partitions:
                 index = p.partition_index
                 shape.append(index)
@@ -186,11 +183,14 @@ class OffsetManager:
         if group_error is None and reached:
             self.ctx.append(req.group_id, records)
             self.ctx.on_written(self._apply_commits, req, commits, group)
-        if len(commits) != len(codes) or empty_topic:
+        if len(commits) != len(codes):
             return _answer(req, codes, partition_exists)
         key = tuple(shape)
         answer = self._answers.get(key)
         if answer is None:
+            if any(not partitions for _, partitions in req.topics):
+                # its answer depends on whether that topic exists: never kept (so never found kept)
+                return _answer(req, codes, partition_exists)
             if len(self._answers) >= _ANSWERS_KEPT:
                 self._answers.clear()
             answer = self._answers[key] = ConstantResponse(_answer(req, codes, partition_exists))
