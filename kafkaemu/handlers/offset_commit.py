@@ -45,21 +45,23 @@ def _named(ctx, req, topics, finish, ids):
     """The commit of ``topics``: the answer returned, or DEFERRED and given to ``ctx.respond``
     once the commit is written; ``finish`` completes the answer first (None: it is complete).
     ``ids``: v10's topic ids by name, which the answer names the topics by."""
+    if ctx.authorizer is not None:   # KafkaApis refuses topics before the coordinator answers anything
+        denied = denied_names(ctx, READ, TOPIC, [t.name for t in topics])
+        if denied:   # those topics' partitions fail; the rest go to the coordinator
+            refused = _all([t for t in topics if t.name in denied], ErrorCode.TOPIC_AUTHORIZATION_FAILED)["topics"]
+            done = finish
+
+            def merged(response: dict) -> dict:
+                response = _kafka_order(req, refused, response, ids is not None)
+                return response if done is None else done(response)
+            topics = [t for t in topics if t.name not in denied]
+            if not topics:
+                return merged({"topics": []})
+            finish = merged
     if not is_coordinator(ctx, req.group_id):   # the coordinator's answer: KafkaApis's come first
         answer = OffsetManager.commit_failed(ErrorCode.NOT_COORDINATOR, _request(ctx, req, topics, ids),
                                              partition_exists(ctx))
         return answer if finish is None else finish(answer)
-    if ctx.authorizer is None:   # authorization off: the common case, kept short
-        return _commit(ctx, req, topics, finish, ids)
-    denied = denied_names(ctx, READ, TOPIC, [t.name for t in topics])
-    if denied:   # those topics' partitions fail; the rest are committed
-        refused = _all([t for t in topics if t.name in denied], ErrorCode.TOPIC_AUTHORIZATION_FAILED)["topics"]
-
-        def merged(response: dict) -> dict:
-            response = _kafka_order(req, refused, response, ids is not None)
-            return response if finish is None else finish(response)
-        allowed = [t for t in topics if t.name not in denied]
-        return _commit(ctx, req, allowed, merged, ids) if allowed else merged({"topics": []})
     return _commit(ctx, req, topics, finish, ids)
 
 

@@ -103,6 +103,25 @@ def test_kafkaapis_answers_come_first_in_request_order_then_the_coordinators_for
     assert fetched(broker, "a", [0], **alice) == [10] and fetched(broker, "b", [0, 1], **alice) == [1, 1]
 
 
+def test_a_refused_topic_is_answered_before_not_coordinator():
+    """KafkaApis authorizes the topics before the coordinator is asked: on a node that is not the
+    group's coordinator a refused topic is TOPIC_AUTHORIZATION_FAILED (first), the rest NOT_COORDINATOR."""
+    broker = new_broker(nodes=3, topics={"a": 1, "denied": 1}, authorizer=True)
+    node = broker.placement.group_coordinator("g")
+    other = next(n for n in broker.placement.node_ids if n != node)
+    broker.authorizer.create([Acl(RT.GROUP, "g", PT.LITERAL, "User:alice", "*", Op.READ, Perm.ALLOW),
+                              Acl(RT.TOPIC, "a", PT.LITERAL, "User:alice", "*", Op.READ, Perm.ALLOW)])
+    alice = {"principal": "User:alice", "node_id": other}
+    for version in (8, 9):
+        assert commit(broker, version, [("a", [(0, 1)]), ("denied", [(0, 1)])], **alice) == [
+            ("denied", [(0, E.TOPIC_AUTHORIZATION_FAILED)]), ("a", [(0, E.NOT_COORDINATOR)])]
+        assert commit(broker, version, [("denied", [(0, 1)])], **alice) == [
+            ("denied", [(0, E.TOPIC_AUTHORIZATION_FAILED)])]
+    a, denied = broker.store.get("a").topic_id, broker.store.get("denied").topic_id
+    assert commit(broker, 10, [(a, [(0, 1)]), (denied, [(0, 1)])], **alice) == [
+        (denied, [(0, E.TOPIC_AUTHORIZATION_FAILED)]), (a, [(0, E.NOT_COORDINATOR)])]
+
+
 def test_a_failed_commit_answers_unknown_partitions_first_and_the_coordinators_error_after():
     """The coordinator's error (a refused group, a write that fails) covers only the partitions it
     was given: KafkaApis has answered the unknown ones, which come first."""
