@@ -207,11 +207,7 @@ class CoordinatorRuntime:
         if snapshot:
             write.before = write.memento = None
         if effects is not None:
-            for fn, fn_args in effects:
-                try:
-                    fn(*fn_args)
-                except Exception:   # one failing reply must not keep the others from their clients
-                    log.exception("coordinator_effect_failed", group=group_id[:256])
+            self._apply(group_id, effects)
         return response
 
     # ------------------------------------------------------------ lingering writes
@@ -310,13 +306,18 @@ class CoordinatorRuntime:
             self._release("", effects, reply, response)
 
     @staticmethod
-    def _release(group_id: str, effects: list | None, reply: Callable[[Any], None], response: Any) -> None:
+    def _apply(group_id: str, effects: list) -> None:
+        """A written operation's effects, in order: its replies to waiting members and what follows them."""
+        for fn, fn_args in effects:
+            try:
+                fn(*fn_args)
+            except Exception:   # one failing effect must not keep the others from their clients
+                log.exception("coordinator_effect_failed", group=group_id[:256])
+
+    @classmethod
+    def _release(cls, group_id: str, effects: list | None, reply: Callable[[Any], None], response: Any) -> None:
         if effects is not None:
-            for fn, fn_args in effects:
-                try:
-                    fn(*fn_args)
-                except Exception:   # one failing effect must not keep the others from their clients
-                    log.exception("coordinator_effect_failed", group=group_id[:256])
+            cls._apply(group_id, effects)
         try:
             reply(response)
         except Exception:
