@@ -60,13 +60,23 @@ def committed(conn, group: str) -> list[int]:
     return [p["committed_offset"] for p in answer["groups"][0]["topics"][0]["partitions"]]
 
 
-def test_the_commits_of_one_read_are_one_batch_with_the_answers_of_commits_read_one_by_one():
-    frames = [commit_frame("g", 10 + i, i, partition=i % 2) for i in range(6)]
-    one_by_one_broker, one_by_one = open_connection()
+def read_one_by_one(frames: list[bytes]):
+    """A fresh broker and connection that received ``frames`` one read each, and their answers."""
+    broker, conn = open_connection()
     answers = []
     for f in frames:
-        one_by_one.receive(f, NOW)
-        answers += replies(one_by_one)
+        conn.receive(f, NOW)
+        answers += replies(conn)
+    return broker, conn, answers
+
+
+def refusing_sink(partition, records, now_ms, **kw):
+    raise AppendError(ErrorCode.NOT_LEADER_OR_FOLLOWER, "refused")
+
+
+def test_the_commits_of_one_read_are_one_batch_with_the_answers_of_commits_read_one_by_one():
+    frames = [commit_frame("g", 10 + i, i, partition=i % 2) for i in range(6)]
+    one_by_one_broker, one_by_one, answers = read_one_by_one(frames)
     broker, conn = open_connection()
     conn.receive(b"".join(frames), NOW)
     assert replies(conn) == answers and len(answers) == 6
@@ -117,10 +127,10 @@ def test_a_batch_that_cannot_be_written_fails_every_commit_in_it_and_applies_non
     deadline = coordinator.timers.deadline(session_key)
     real_sink, appended = coordinator.ctx.sink, []
 
-    def refusing_sink(partition, records, now_ms, **kw):
+    def counting_refusing_sink(partition, records, now_ms, **kw):
         appended.append(len(records))
-        raise AppendError(ErrorCode.NOT_LEADER_OR_FOLLOWER, "refused")
-    coordinator.ctx.sink = refusing_sink
+        refusing_sink(partition, records, now_ms)
+    coordinator.ctx.sink = counting_refusing_sink
     conn.receive(b"".join(commit_frame("g", 50 + i, 10 + i, member, 1, partition=i % 2) for i in range(4)), NOW + 500)
     out = replies(conn)
     assert appended == [4]   # one batch, refused as a whole
@@ -158,8 +168,6 @@ def test_a_commit_its_group_refuses_keeps_its_own_error_when_the_batch_it_came_w
     coordinator = broker.coordinator
     member = joined_member(coordinator)
 
-    def refusing_sink(partition, records, now_ms, **kw):
-        raise AppendError(ErrorCode.NOT_LEADER_OR_FOLLOWER, "refused")
     coordinator.ctx.sink = refusing_sink
     conn.receive(commit_frame("g", 1, 1, member, 1) + commit_frame("g", 2, 2, member, 7)
                  + commit_frame("g", 3, 3, "stranger", 1) + commit_frame("g", 4, 4, member, 1), NOW)
@@ -174,11 +182,7 @@ def test_a_commit_after_one_that_makes_its_simple_group_is_checked_against_that_
     """In Kafka the first commit's simple group exists (Empty, generation 0) for the second at
     once: a member it does not know is UNKNOWN_MEMBER_ID, not GROUP_ID_NOT_FOUND."""
     frames = [commit_frame("g", 1, 1), commit_frame("g", 2, 2, "m", 0), commit_frame("g", 3, 3)]
-    one_by_one_broker, one_by_one = open_connection()
-    answers = []
-    for f in frames:
-        one_by_one.receive(f, NOW)
-        answers += replies(one_by_one)
+    _, _, answers = read_one_by_one(frames)
     broker, conn = open_connection()
     conn.receive(b"".join(frames), NOW)
     out = replies(conn)
@@ -235,8 +239,6 @@ def test_authorized_v10_commits_of_a_batch_that_fails_keep_the_answers_made_befo
     assert [sorted(w) for w in written] == [sorted([(tid, 0), (denied, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
                                                     (unknown, ErrorCode.UNKNOWN_TOPIC_ID)]), [(tid, 0)]]
 
-    def refusing_sink(partition, records, now_ms, **kw):
-        raise AppendError(ErrorCode.NOT_LEADER_OR_FOLLOWER, "refused")
     broker.coordinator.ctx.sink = refusing_sink
     conn.receive(frames, NOW)
     failed = [[(t["topic_id"], p["error_code"]) for t in decode(ApiKey.OFFSET_COMMIT, 10, f)["topics"]
